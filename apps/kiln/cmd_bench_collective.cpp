@@ -1,0 +1,199 @@
+// `kiln bench collective`: nccl-tests-style flags and table, one process per GPU.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/kiln/commands.hpp"
+#include "bench/bus_bandwidth.hpp"
+#include "bench/collective_bench.hpp"
+#include "comm/communicator.hpp"
+#include "comm/launch_env.hpp"
+#include "comm/local_launcher.hpp"
+#include "core/error.hpp"
+#include "core/hardware_profile.hpp"
+#include "core/provenance.hpp"
+#include "core/size_parse.hpp"
+
+namespace kiln::app {
+namespace {
+
+struct CollectiveFlags {
+  std::string op = "allreduce";
+  std::string dtype = "fp32";
+  std::string min_bytes = "1M";
+  std::string max_bytes = "1G";
+  std::string factor = "2";
+  int gpus = 0;  // 0: all visible
+  int warmup = 5;
+  int iterations = 20;
+  int check = 1;
+  double timeout = 60.0;
+  std::string json_path;
+  bool dry_run = false;
+  std::string profile = "h200-sxm";
+  int debug_hang_rank = -1;
+};
+
+bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_size) {
+  bench::CollectiveBenchOptions o;
+  o.op = comm::parse_op(f.op, "-o");
+  o.dtype = core::parse_dtype(f.dtype, "-d");
+  o.min_bytes = core::parse_size(f.min_bytes, "-b");
+  o.max_bytes = core::parse_size(f.max_bytes, "-e");
+  o.factor = core::parse_size(f.factor, "-f");
+  o.warmup = f.warmup;
+  o.iterations = f.iterations;
+  o.check = f.check;
+  o.timeout_seconds = f.timeout;
+  o.world_size = world_size;
+  o.debug_hang_rank = f.debug_hang_rank;
+  return o;
+}
+
+// Without GPUs: what the sweep will move and the floor the spec-sheet interconnect sets.
+int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_name) {
+  const core::HardwareProfile& profile = core::find_profile(profile_name);
+  const double factor = bench::bus_factor(o.op, o.world_size);
+  fmt::print("# kiln bench collective --dry-run: {} {} on {} rank(s); nothing is measured\n",
+             comm::op_name(o.op), core::dtype_name(o.dtype), o.world_size);
+  fmt::print("# floor = size x busbw factor ({:.3f}) / {} GB/s per direction ({}, spec sheet: {})\n",
+             factor, profile.interconnect_gbps_per_direction, profile.display_name, profile.interconnect);
+  fmt::print("# {:>12} {:>13} {:>14} {:>14} {:>12}\n", "size (B)", "count", "send/rank (B)",
+             "recv/rank (B)", "floor (us)");
+  for (std::uint64_t size : bench::message_sizes(o.min_bytes, o.max_bytes, o.factor)) {
+    const comm::CollectiveCounts c = comm::counts_for(o.op, size, core::dtype_size(o.dtype), o.world_size);
+    const double floor_us = static_cast<double>(c.bytes) * factor /
+                            (profile.interconnect_gbps_per_direction * 1e9) * 1e6;
+    fmt::print("  {:>12} {:>13} {:>14} {:>14} {:>12.2f}\n", c.bytes, c.total_count,
+               c.send_count * core::dtype_size(o.dtype), c.recv_count * core::dtype_size(o.dtype),
+               floor_us);
+  }
+  return 0;
+}
+
+int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o,
+              const std::string& json_path, core::Provenance provenance) {
+  comm::Communicator comm(info, o.timeout_seconds);
+  const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
+  const bool printer = comm.rank() == 0;
+  if (printer) {
+    fmt::print("# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {}\n",
+               comm::op_name(o.op), core::dtype_name(o.dtype), comm.size(), info.launcher,
+               comm::nccl_version());
+    fmt::print("# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
+               "time = median over iterations of the max over ranks\n",
+               o.min_bytes, o.max_bytes, o.factor, o.warmup, o.iterations, o.check, o.timeout_seconds);
+    for (const bench::RankDevice& d : devices) {
+      fmt::print("#  Rank {:2} Pid {:7} device {:2} [{}] {}\n", d.rank, d.pid, d.device, d.bus_id, d.name);
+    }
+    fmt::print("{}\n", bench::format_table_header(o));
+    std::fflush(stdout);
+  }
+  std::uint64_t total_wrong = 0;
+  double busbw_sum = 0.0;
+  const std::vector<bench::CollectiveRow> rows =
+      bench::run_collective_bench(comm, o, [&](const bench::CollectiveRow& row) {
+        total_wrong += row.wrong;
+        busbw_sum += row.busbw_gbps;
+        if (printer) {
+          fmt::print("{}\n", bench::format_row(o, row));
+          std::fflush(stdout);
+        }
+      });
+  if (printer) {
+    fmt::print("# Wrong elements    : {} {}\n", total_wrong,
+               o.check ? (total_wrong == 0 ? "OK" : "FAILED") : "(not checked)");
+    fmt::print("# Avg bus bandwidth : {:.2f} GB/s\n#\n", busbw_sum / static_cast<double>(rows.size()));
+    std::fflush(stdout);
+    if (!json_path.empty()) {
+      provenance.world_size = comm.size();
+      core::add_device_provenance(provenance, comm.device());
+      provenance.devices.clear();
+      for (const bench::RankDevice& d : devices) provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
+      provenance.libraries["nccl"] = comm::nccl_version();
+      nlohmann::json result;
+      result["provenance"] = core::to_json(provenance);
+      result["benchmark"] = "collective";
+      result["op"] = comm::op_name(o.op);
+      result["dtype"] = core::dtype_name(o.dtype);
+      result["world_size"] = comm.size();
+      result["launcher"] = info.launcher;
+      result["bus_factor"] = bench::bus_factor(o.op, comm.size());
+      result["warmup"] = o.warmup;
+      result["iterations"] = o.iterations;
+      result["rows"] = nlohmann::json::array();
+      for (const bench::CollectiveRow& row : rows) result["rows"].push_back(bench::row_to_json(row));
+      core::write_json_file(json_path, result);
+      fmt::print("# wrote {}\n", json_path);
+    }
+  }
+  return o.check && total_wrong != 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void register_bench_collective(CLI::App& bench, Runner& run) {
+  auto flags = std::make_shared<CollectiveFlags>();
+  CLI::App* cmd = bench.add_subcommand(
+      "collective",
+      "NCCL collective bandwidth, nccl-tests style: one process per GPU, time = max over ranks");
+  cmd->add_option("-o,--op", flags->op,
+                  "allreduce|reducescatter|allgather|alltoall|broadcast|reduce|sendrecv")
+      ->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, "bf16|fp16|fp32|int32")->capture_default_str();
+  cmd->add_option("-b,--minbytes", flags->min_bytes, "smallest size (K/M/G suffixes, powers of 1024)")
+      ->capture_default_str();
+  cmd->add_option("-e,--maxbytes", flags->max_bytes, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this each step")
+      ->capture_default_str();
+  cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible. Ignored "
+                  "under mpirun/srun/torchrun, which set the ranks")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per size")->capture_default_str();
+  cmd->add_option("-c,--check", flags->check, "check results against the expected values (0/1)")
+      ->capture_default_str();
+  cmd->add_option("--timeout", flags->timeout,
+                  "seconds any collective may take before every rank aborts")
+      ->capture_default_str();
+  cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
+  cmd->add_flag("--dry-run", flags->dry_run,
+                "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");
+  cmd->add_option("--profile", flags->profile, "hardware profile for --dry-run floors")
+      ->capture_default_str();
+  cmd->add_option("--debug-hang-rank", flags->debug_hang_rank,
+                  "fault injection: this rank stops calling collectives (tests the watchdog)")
+      ->group("");  // hidden
+
+  cmd->callback([flags, &run]() {
+    run = [flags](const Invocation& invocation) -> int {
+      const std::optional<comm::RankInfo> launched = comm::rank_from_environment(comm::process_environment());
+      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      if (flags->dry_run) {
+        bench::CollectiveBenchOptions o = to_options(*flags, flags->gpus > 0 ? flags->gpus : 1);
+        bench::validate(o, -1);
+        return dry_run(o, flags->profile);
+      }
+      if (launched) {
+        KILN_REQUIRE(flags->gpus == 0 || flags->gpus == launched->world_size,
+                     fmt::format("-g {}: the launcher ({}) already started {} rank(s); omit -g",
+                                 flags->gpus, launched->launcher, launched->world_size));
+        bench::CollectiveBenchOptions o = to_options(*flags, launched->world_size);
+        bench::validate(o, -1);
+        return rank_main(*launched, o, flags->json_path, provenance);
+      }
+      const int visible = comm::count_visible_gpus();
+      KILN_REQUIRE(flags->gpus >= 0, fmt::format("-g {}: must be at least 1 (or 0 for all GPUs)", flags->gpus));
+      const int world = flags->gpus == 0 ? std::max(visible, 1) : flags->gpus;
+      bench::CollectiveBenchOptions o = to_options(*flags, world);
+      bench::validate(o, visible);
+      const std::string json_path = flags->json_path;
+      return comm::launch_local_ranks(world, [&](const comm::RankInfo& info) {
+        return rank_main(info, o, json_path, provenance);
+      });
+    };
+  });
+}
+
+}  // namespace kiln::app

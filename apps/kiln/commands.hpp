@@ -1,0 +1,22 @@
+// The subcommands of the kiln CLI. Each registers its flags on a CLI11 app and sets `run`, which
+// main() calls after parsing; run returns the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+
+namespace kiln::app {
+
+struct Invocation {
+  int argc = 0;
+  char** argv = nullptr;
+};
+
+using Runner = std::function<int(const Invocation&)>;
+
+void register_probe(CLI::App& app, Runner& run);
+void register_profiles(CLI::App& app, Runner& run);
+void register_bench_collective(CLI::App& bench, Runner& run);
+
+}  // namespace kiln::app

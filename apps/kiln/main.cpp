@@ -1,0 +1,43 @@
+// kiln: one CLI for the toolkit. Usage errors exit 2 with one line; runtime errors exit 1.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "apps/kiln/commands.hpp"
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: fast single- and multi-GPU kernels, measured against the hardware's limits"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "kiln (commit " + kiln::core::git_commit() + ")");
+  kiln::app::Runner run;
+  kiln::app::register_probe(app, run);
+  kiln::app::register_profiles(app, run);
+  CLI::App* bench = app.add_subcommand("bench", "benchmarks (see `kiln bench --help`)");
+  bench->require_subcommand(1);
+  kiln::app::register_bench_collective(*bench, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "kiln: error: %s (see --help)\n", e.what());
+    return 2;
+  }
+  try {
+    return run ? run({argc, argv}) : 2;
+  } catch (const kiln::UsageError& e) {
+    std::fprintf(stderr, "kiln: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln: error: %s\n", e.what());
+    return 1;
+  }
+}

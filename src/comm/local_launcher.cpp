@@ -1,0 +1,173 @@
+#include "comm/local_launcher.hpp"
+
+#include <arpa/inet.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace kiln::comm {
+namespace {
+
+// Asks the kernel for a free TCP port on loopback. A small race remains (another program may take
+// it before rank 0 listens); NCCL then fails to bind and the run reports it.
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw Error(fmt::format("socket() failed: {}", std::strerror(errno)));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    throw Error(fmt::format("cannot find a free loopback port: {}", std::strerror(errno)));
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+[[noreturn]] void run_child(int rank, int world_size, const std::string& comm_id,
+                            const std::function<int(const RankInfo&)>& rank_main) {
+  // If the launcher dies, its ranks must not live on holding GPUs.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  setenv(kRankVariable, std::to_string(rank).c_str(), 1);
+  setenv(kWorldSizeVariable, std::to_string(world_size).c_str(), 1);
+  setenv(kLocalRankVariable, std::to_string(rank).c_str(), 1);
+  setenv("NCCL_COMM_ID", comm_id.c_str(), 1);
+  RankInfo info;
+  info.rank = rank;
+  info.world_size = world_size;
+  info.local_rank = rank;
+  info.local_world_size = world_size;
+  info.launcher = "kiln";
+  int code = 1;
+  try {
+    code = rank_main(info);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "kiln: rank %d: error: %s\n", rank, error.what());
+    code = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+}  // namespace
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return "ended in an unknown way";
+}
+
+int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>& rank_main,
+                       const LaunchOptions& options) {
+  if (world_size < 1) throw UsageError(fmt::format("-g {}: need at least one GPU", world_size));
+  const std::string comm_id = fmt::format("127.0.0.1:{}", free_loopback_port());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<pid_t> pids(world_size, -1);
+  for (int rank = 0; rank < world_size; ++rank) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      for (pid_t started : pids) {
+        if (started > 0) kill(started, SIGKILL);
+      }
+      throw Error(fmt::format("fork() for rank {} failed: {}", rank, std::strerror(errno)));
+    }
+    if (pid == 0) run_child(rank, world_size, comm_id, rank_main);
+    pids[rank] = pid;
+  }
+
+  int result = 0;
+  int running = world_size;
+  bool failed = false;
+  std::chrono::steady_clock::time_point failure_time;
+  bool sent_term = false;
+  bool sent_kill = false;
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      int rank = -1;
+      for (int r = 0; r < world_size; ++r) {
+        if (pids[r] == pid) rank = r;
+      }
+      if (rank < 0) continue;
+      pids[rank] = -1;
+      --running;
+      const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok && !sent_term) {
+        std::fprintf(stderr, "kiln: rank %d (pid %d) %s\n", rank, static_cast<int>(pid),
+                     describe_wait_status(status).c_str());
+      }
+      if (!ok && !failed) {
+        failed = true;
+        failure_time = std::chrono::steady_clock::now();
+        result = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        if (result == 0) result = 1;
+        if (running > 0) {
+          std::fprintf(stderr, "kiln: stopping the other %d rank(s) within %.0f s\n", running,
+                       options.grace_seconds + 2.0);
+        }
+      }
+      continue;
+    }
+    if (pid < 0 && errno != EINTR) break;
+    if (failed) {
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - failure_time).count();
+      if (!sent_term && waited >= options.grace_seconds) {
+        for (pid_t child : pids) {
+          if (child > 0) kill(child, SIGTERM);
+        }
+        sent_term = true;
+      }
+      if (!sent_kill && waited >= options.grace_seconds + 2.0) {
+        for (pid_t child : pids) {
+          if (child > 0) kill(child, SIGKILL);
+        }
+        sent_kill = true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return result;
+}
+
+int count_visible_gpus() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) throw Error(fmt::format("fork() failed: {}", std::strerror(errno)));
+  if (pid == 0) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    _exit(count > 200 ? 200 : count);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 0;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+}  // namespace kiln::comm

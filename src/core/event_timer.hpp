@@ -1,0 +1,45 @@
+// Event timing of a repeated region: warm-up, then `iterations` back-to-back launches with an
+// event between each pair, so every iteration gets its own time without host gaps in between.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+#include "core/stream.hpp"
+
+namespace kiln::core {
+
+struct TimingOptions {
+  int warmup = 5;
+  int iterations = 20;
+};
+
+// `body(i)` enqueues one iteration on `stream`. `wait(stream)` blocks until the stream is done;
+// multi-GPU callers pass a watchdog wait that aborts a hung collective instead of blocking forever.
+// Returns one duration in milliseconds per timed iteration.
+inline std::vector<float> time_iterations(
+    cudaStream_t stream, const TimingOptions& options, const std::function<void(int)>& body,
+    const std::function<void(cudaStream_t)>& wait = [](cudaStream_t s) {
+      KILN_CUDA_CHECK(cudaStreamSynchronize(s));
+    }) {
+  for (int i = 0; i < options.warmup; ++i) body(i);
+  wait(stream);
+  std::vector<Event> events;
+  events.reserve(options.iterations + 1);
+  for (int i = 0; i <= options.iterations; ++i) events.emplace_back();
+  events[0].record(stream);
+  for (int i = 0; i < options.iterations; ++i) {
+    body(i);
+    events[i + 1].record(stream);
+  }
+  wait(stream);
+  std::vector<float> milliseconds(options.iterations);
+  for (int i = 0; i < options.iterations; ++i) {
+    milliseconds[i] = events[i + 1].elapsed_ms_since(events[i]);
+  }
+  return milliseconds;
+}
+
+}  // namespace kiln::core
