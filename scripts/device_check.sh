@@ -34,6 +34,9 @@ for op in allreduce reducescatter allgather alltoall broadcast reduce sendrecv; 
 done
 
 if [ "$gpus" -ge 2 ]; then
+  step "NCCL through PyTorch at 1 GiB (reference for busbw)"
+  python3 scripts/torch_collective_reference.py --gpus "$gpus" --bytes 1G --json "$out/torch-g$gpus.json" 2>&1 \
+    | grep -v Warning | tee "$out/torch.txt"
   step "watchdog: rank 1 stops calling collectives (timeout 10 s)"
   start=$(date +%s)
   $kiln bench collective -g "$gpus" -b 1M -e 1M --timeout 10 --debug-hang-rank 1 2>&1 | tee "$out/watchdog.txt"
@@ -50,7 +53,7 @@ fi
 
 step "compute-sanitizer (memcheck, racecheck, synccheck) on the fill/check kernels, 1 rank"
 for tool in memcheck racecheck synccheck; do
-  compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 3 \
+  compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no --error-exitcode 3 \
     $kiln bench collective -g 1 -o allgather -d bf16 -b 4K -e 64K -f 4 -w 1 -n 2 -c 1 > "$out/sanitizer-$tool.txt" 2>&1
   echo "$tool exit=$? $(grep -E 'ERROR SUMMARY' "$out/sanitizer-$tool.txt" | sort | uniq -c | tr '\n' ' ')" | tee -a "$out/summary.txt"
 done
