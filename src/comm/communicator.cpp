@@ -20,7 +20,25 @@ Clock::time_point deadline_after(double seconds) {
                             std::chrono::duration<double>(seconds));
 }
 
-void pause_briefly() { std::this_thread::sleep_for(std::chrono::microseconds(50)); }
+// Polling back-off for ncclInProgress. A non-blocking communicator hands most calls to a
+// background thread and returns ncclInProgress; the call is usually done within microseconds, so
+// sleeping at once (a sleep overshoots to ~100 us) would put a host gap between back-to-back
+// collectives. Spin with yields for the first 2 ms, then sleep with a growing interval.
+class Backoff {
+ public:
+  void pause() {
+    if (Clock::now() - start_ < std::chrono::milliseconds(2)) {
+      std::this_thread::yield();
+      return;
+    }
+    std::this_thread::sleep_for(interval_);
+    if (interval_ < std::chrono::microseconds(1000)) interval_ *= 2;
+  }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+  std::chrono::microseconds interval_{10};
+};
 
 }  // namespace
 
@@ -59,8 +77,9 @@ Communicator::~Communicator() {
   // Finalize flushes outstanding work; bounded like everything else, abort if it does not end.
   ncclResult_t result = ncclCommFinalize(comm_);
   const auto deadline = deadline_after(timeout_seconds_);
+  Backoff backoff;
   while (result == ncclInProgress && Clock::now() < deadline) {
-    pause_briefly();
+    backoff.pause();
     ncclCommGetAsyncError(comm_, &result);
   }
   if (result == ncclSuccess) {
@@ -87,11 +106,12 @@ void Communicator::fail(const std::string& message, bool timed_out) {
 void Communicator::complete(ncclResult_t result, const std::string& operation) {
   if (aborted_) throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
   const auto deadline = deadline_after(timeout_seconds_);
+  Backoff backoff;
   while (result == ncclInProgress) {
     if (Clock::now() > deadline) {
       fail(fmt::format("{} did not complete within {:.0f} s", operation, timeout_seconds_), true);
     }
-    pause_briefly();
+    backoff.pause();
     if (comm_ == nullptr) break;
     ncclCommGetAsyncError(comm_, &result);
   }
@@ -103,7 +123,7 @@ void Communicator::complete(ncclResult_t result, const std::string& operation) {
 void Communicator::wait(cudaStream_t stream, const std::string& operation) {
   if (aborted_) throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
   const auto deadline = deadline_after(timeout_seconds_);
-  auto interval = std::chrono::microseconds(5);
+  Backoff backoff;
   for (;;) {
     const cudaError_t query = cudaStreamQuery(stream);
     if (query == cudaSuccess) return;
@@ -121,8 +141,7 @@ void Communicator::wait(cudaStream_t stream, const std::string& operation) {
                        operation, timeout_seconds_),
            true);
     }
-    std::this_thread::sleep_for(interval);
-    if (interval < std::chrono::microseconds(1000)) interval *= 2;
+    backoff.pause();
   }
 }
 
