@@ -33,6 +33,7 @@ struct CollectiveFlags {
   bool dry_run = false;
   std::string profile = "h200-sxm";
   int debug_hang_rank = -1;
+  bool nccl_blocking = false;
 };
 
 bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_size) {
@@ -48,6 +49,7 @@ bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_siz
   o.timeout_seconds = f.timeout;
   o.world_size = world_size;
   o.debug_hang_rank = f.debug_hang_rank;
+  o.nccl_blocking = f.nccl_blocking;
   return o;
 }
 
@@ -74,13 +76,13 @@ int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_n
 
 int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o,
               const std::string& json_path, core::Provenance provenance) {
-  comm::Communicator comm(info, o.timeout_seconds);
+  comm::Communicator comm(info, o.timeout_seconds, o.nccl_blocking);
   const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
-    fmt::print("# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {}\n",
+    fmt::print("# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {} ({} communicator)\n",
                comm::op_name(o.op), core::dtype_name(o.dtype), comm.size(), info.launcher,
-               comm::nccl_version());
+               comm::nccl_version(), o.nccl_blocking ? "blocking" : "non-blocking");
     fmt::print("# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
                "time = median over iterations of the max over ranks\n",
                o.min_bytes, o.max_bytes, o.factor, o.warmup, o.iterations, o.check, o.timeout_seconds);
@@ -122,6 +124,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
       result["bus_factor"] = bench::bus_factor(o.op, comm.size());
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
+      result["nccl_blocking"] = o.nccl_blocking;
       result["rows"] = nlohmann::json::array();
       for (const bench::CollectiveRow& row : rows) result["rows"].push_back(bench::row_to_json(row));
       core::write_json_file(json_path, result);
@@ -157,6 +160,8 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
   cmd->add_option("--timeout", flags->timeout,
                   "seconds any collective may take before every rank aborts")
       ->capture_default_str();
+  cmd->add_flag("--nccl-blocking", flags->nccl_blocking,
+                "blocking NCCL communicator: less launch overhead, but init is not under the watchdog");
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->add_flag("--dry-run", flags->dry_run,
                 "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");

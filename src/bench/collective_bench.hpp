@@ -29,7 +29,8 @@ struct CollectiveBenchOptions {
   int check = 1;
   double timeout_seconds = 60.0;
   int world_size = 1;
-  int debug_hang_rank = -1;  // fault injection for the watchdog test: that rank stops calling
+  int debug_hang_rank = -1;
+  bool nccl_blocking = false;  // blocking communicator (see Communicator)  // fault injection for the watchdog test: that rank stops calling
 };
 
 // Throws kiln::UsageError naming the flag and the accepted range. `visible_gpus` < 0 skips the

@@ -49,7 +49,7 @@ std::string nccl_version() {
   return fmt::format("{}.{}.{}", version / 10000, (version % 10000) / 100, version % 100);
 }
 
-Communicator::Communicator(const RankInfo& info, double timeout_seconds)
+Communicator::Communicator(const RankInfo& info, double timeout_seconds, bool blocking)
     : info_(info), timeout_seconds_(timeout_seconds) {
   if (timeout_seconds_ <= 0) {
     throw UsageError(fmt::format("--timeout {}: must be positive (seconds)", timeout_seconds_));
@@ -65,7 +65,7 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds)
   KILN_NCCL_CHECK(ncclGetUniqueId(&id));
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
+  config.blocking = blocking ? 1 : 0;
   complete(ncclCommInitRankConfig(&comm_, info_.world_size, id, info_.rank, &config),
            fmt::format("communicator initialisation ({} ranks, bootstrap {})", info_.world_size,
                        address));

@@ -18,7 +18,10 @@ class Communicator {
  public:
   // Bootstraps through NCCL_COMM_ID (see bootstrap_address) and binds the rank to GPU
   // local_rank % visible devices. `timeout_seconds` bounds initialisation and every wait.
-  Communicator(const RankInfo& info, double timeout_seconds);
+  // `blocking` = true creates a blocking communicator: lower launch overhead for small messages,
+  // but initialisation and first point-to-point connections are then not bounded by the watchdog
+  // (waits on the stream still are).
+  Communicator(const RankInfo& info, double timeout_seconds, bool blocking = false);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
