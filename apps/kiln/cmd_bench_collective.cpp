@@ -33,7 +33,7 @@ struct CollectiveFlags {
   bool dry_run = false;
   std::string profile = "h200-sxm";
   int debug_hang_rank = -1;
-  bool nccl_blocking = false;
+  bool nccl_nonblocking = false;
 };
 
 bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_size) {
@@ -49,7 +49,7 @@ bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_siz
   o.timeout_seconds = f.timeout;
   o.world_size = world_size;
   o.debug_hang_rank = f.debug_hang_rank;
-  o.nccl_blocking = f.nccl_blocking;
+  o.nccl_nonblocking = f.nccl_nonblocking;
   return o;
 }
 
@@ -59,12 +59,14 @@ int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_n
   const double factor = bench::bus_factor(o.op, o.world_size);
   fmt::print("# kiln bench collective --dry-run: {} {} on {} rank(s); nothing is measured\n",
              comm::op_name(o.op), core::dtype_name(o.dtype), o.world_size);
-  fmt::print("# floor = size x busbw factor ({:.3f}) / {} GB/s per direction ({}, spec sheet: {})\n",
-             factor, profile.interconnect_gbps_per_direction, profile.display_name, profile.interconnect);
+  fmt::print(
+      "# floor = size x busbw factor ({:.3f}) / {} GB/s per direction ({}, spec sheet: {})\n",
+      factor, profile.interconnect_gbps_per_direction, profile.display_name, profile.interconnect);
   fmt::print("# {:>12} {:>13} {:>14} {:>14} {:>12}\n", "size (B)", "count", "send/rank (B)",
              "recv/rank (B)", "floor (us)");
   for (std::uint64_t size : bench::message_sizes(o.min_bytes, o.max_bytes, o.factor)) {
-    const comm::CollectiveCounts c = comm::counts_for(o.op, size, core::dtype_size(o.dtype), o.world_size);
+    const comm::CollectiveCounts c =
+        comm::counts_for(o.op, size, core::dtype_size(o.dtype), o.world_size);
     const double floor_us = static_cast<double>(c.bytes) * factor /
                             (profile.interconnect_gbps_per_direction * 1e9) * 1e6;
     fmt::print("  {:>12} {:>13} {:>14} {:>14} {:>12.2f}\n", c.bytes, c.total_count,
@@ -76,18 +78,24 @@ int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_n
 
 int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o,
               const std::string& json_path, core::Provenance provenance) {
-  comm::Communicator comm(info, o.timeout_seconds, o.nccl_blocking);
+  comm::Communicator comm(
+      info, o.timeout_seconds,
+      o.nccl_nonblocking ? comm::NcclMode::kNonBlocking : comm::NcclMode::kSplitBlocking);
   const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
-    fmt::print("# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {} ({} communicator)\n",
-               comm::op_name(o.op), core::dtype_name(o.dtype), comm.size(), info.launcher,
-               comm::nccl_version(), o.nccl_blocking ? "blocking" : "non-blocking");
-    fmt::print("# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
-               "time = median over iterations of the max over ranks\n",
-               o.min_bytes, o.max_bytes, o.factor, o.warmup, o.iterations, o.check, o.timeout_seconds);
+    fmt::print(
+        "# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {} ({} communicator)\n",
+        comm::op_name(o.op), core::dtype_name(o.dtype), comm.size(), info.launcher,
+        comm::nccl_version(),
+        o.nccl_nonblocking ? "non-blocking" : "blocking split of a non-blocking init");
+    fmt::print(
+        "# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
+        "time = median over iterations of the max over ranks\n",
+        o.min_bytes, o.max_bytes, o.factor, o.warmup, o.iterations, o.check, o.timeout_seconds);
     for (const bench::RankDevice& d : devices) {
-      fmt::print("#  Rank {:2} Pid {:7} device {:2} [{}] {}\n", d.rank, d.pid, d.device, d.bus_id, d.name);
+      fmt::print("#  Rank {:2} Pid {:7} device {:2} [{}] {}\n", d.rank, d.pid, d.device, d.bus_id,
+                 d.name);
     }
     fmt::print("{}\n", bench::format_table_header(o));
     std::fflush(stdout);
@@ -106,13 +114,15 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
   if (printer) {
     fmt::print("# Wrong elements    : {} {}\n", total_wrong,
                o.check ? (total_wrong == 0 ? "OK" : "FAILED") : "(not checked)");
-    fmt::print("# Avg bus bandwidth : {:.2f} GB/s\n#\n", busbw_sum / static_cast<double>(rows.size()));
+    fmt::print("# Avg bus bandwidth : {:.2f} GB/s\n#\n",
+               busbw_sum / static_cast<double>(rows.size()));
     std::fflush(stdout);
     if (!json_path.empty()) {
       provenance.world_size = comm.size();
       core::add_device_provenance(provenance, comm.device());
       provenance.devices.clear();
-      for (const bench::RankDevice& d : devices) provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
+      for (const bench::RankDevice& d : devices)
+        provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
       provenance.libraries["nccl"] = comm::nccl_version();
       nlohmann::json result;
       result["provenance"] = core::to_json(provenance);
@@ -124,9 +134,10 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
       result["bus_factor"] = bench::bus_factor(o.op, comm.size());
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
-      result["nccl_blocking"] = o.nccl_blocking;
+      result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "split-blocking";
       result["rows"] = nlohmann::json::array();
-      for (const bench::CollectiveRow& row : rows) result["rows"].push_back(bench::row_to_json(row));
+      for (const bench::CollectiveRow& row : rows)
+        result["rows"].push_back(bench::row_to_json(row));
       core::write_json_file(json_path, result);
       fmt::print("# wrote {}\n", json_path);
     }
@@ -145,23 +156,28 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
                   "allreduce|reducescatter|allgather|alltoall|broadcast|reduce|sendrecv")
       ->capture_default_str();
   cmd->add_option("-d,--datatype", flags->dtype, "bf16|fp16|fp32|int32")->capture_default_str();
-  cmd->add_option("-b,--minbytes", flags->min_bytes, "smallest size (K/M/G suffixes, powers of 1024)")
+  cmd->add_option("-b,--minbytes", flags->min_bytes,
+                  "smallest size (K/M/G suffixes, powers of 1024)")
       ->capture_default_str();
   cmd->add_option("-e,--maxbytes", flags->max_bytes, "largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this each step")
       ->capture_default_str();
-  cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible. Ignored "
+  cmd->add_option("-g,--ngpus", flags->gpus,
+                  "GPUs (ranks) on this host; 0 = all visible. Ignored "
                   "under mpirun/srun/torchrun, which set the ranks")
       ->capture_default_str();
-  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")->capture_default_str();
-  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per size")->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")
+      ->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per size")
+      ->capture_default_str();
   cmd->add_option("-c,--check", flags->check, "check results against the expected values (0/1)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout,
                   "seconds any collective may take before every rank aborts")
       ->capture_default_str();
-  cmd->add_flag("--nccl-blocking", flags->nccl_blocking,
-                "blocking NCCL communicator: less launch overhead, but init is not under the watchdog");
+  cmd->add_flag("--nccl-nonblocking", flags->nccl_nonblocking,
+                "keep the NCCL communicator non-blocking for every call (more launch overhead; by "
+                "default only initialisation is non-blocking)");
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->add_flag("--dry-run", flags->dry_run,
                 "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");
@@ -173,7 +189,8 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
 
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const std::optional<comm::RankInfo> launched = comm::rank_from_environment(comm::process_environment());
+      const std::optional<comm::RankInfo> launched =
+          comm::rank_from_environment(comm::process_environment());
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       if (flags->dry_run) {
         bench::CollectiveBenchOptions o = to_options(*flags, flags->gpus > 0 ? flags->gpus : 1);
@@ -189,7 +206,8 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
         return rank_main(*launched, o, flags->json_path, provenance);
       }
       const int visible = comm::count_visible_gpus();
-      KILN_REQUIRE(flags->gpus >= 0, fmt::format("-g {}: must be at least 1 (or 0 for all GPUs)", flags->gpus));
+      KILN_REQUIRE(flags->gpus >= 0,
+                   fmt::format("-g {}: must be at least 1 (or 0 for all GPUs)", flags->gpus));
       const int world = flags->gpus == 0 ? std::max(visible, 1) : flags->gpus;
       bench::CollectiveBenchOptions o = to_options(*flags, world);
       bench::validate(o, visible);

@@ -22,7 +22,8 @@ struct ProbeFlags {
 void print_probe(const nlohmann::json& cached) {
   const nlohmann::json& probe = cached.at("probe");
   fmt::print("# measured {} on {} (commit {})\n", cached.at("provenance").value("date", "?"),
-             cached.at("provenance").value("host", "?"), cached.at("provenance").value("commit", "?"));
+             cached.at("provenance").value("host", "?"),
+             cached.at("provenance").value("commit", "?"));
   fmt::print("# {:>3} {:<28} {:>5} {:>16} {:>10} {:>16} {:>10}\n", "dev", "name", "SMs",
              "copy GB/s (r+w)", "of spec", "bf16 GEMM TF/s", "of spec");
   for (const nlohmann::json& d : probe.at("devices")) {
@@ -30,8 +31,8 @@ void print_probe(const nlohmann::json& cached) {
     const std::optional<core::HardwareProfile> spec = core::profile_for_device_name(name);
     const double copy = d.at("copy_gbps_read_plus_write");
     const double gemm = d.at("gemm_bf16_tflops");
-    fmt::print("  {:>3} {:<28} {:>5} {:>16.1f} {:>10} {:>16.1f} {:>10}\n", d.at("device").get<int>(),
-               name, d.at("sm_count").get<int>(), copy,
+    fmt::print("  {:>3} {:<28} {:>5} {:>16.1f} {:>10} {:>16.1f} {:>10}\n",
+               d.at("device").get<int>(), name, d.at("sm_count").get<int>(), copy,
                spec ? fmt::format("{:.1f}%", 100.0 * copy / spec->hbm_gbps) : "-", gemm,
                spec ? fmt::format("{:.1f}%", 100.0 * gemm / spec->bf16_tensor_tflops) : "-");
   }
@@ -40,7 +41,8 @@ void print_probe(const nlohmann::json& cached) {
     int count = static_cast<int>(probe.at("devices").size());
     std::vector<std::vector<double>> matrix(count, std::vector<double>(count, 0.0));
     for (const nlohmann::json& p : probe.at("peers")) {
-      matrix[p.at("source").get<int>()][p.at("destination").get<int>()] = p.at("gbps_one_direction");
+      matrix[p.at("source").get<int>()][p.at("destination").get<int>()] =
+          p.at("gbps_one_direction");
     }
     fmt::print("  {:>4}", "");
     for (int j = 0; j < count; ++j) fmt::print(" {:>8}", j);
@@ -62,19 +64,23 @@ void print_probe(const nlohmann::json& cached) {
 void register_probe(CLI::App& app, Runner& run) {
   auto flags = std::make_shared<ProbeFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "probe", "measure copy bandwidth, bf16 GEMM rate (cuBLAS) and per-pair P2P bandwidth; cache them");
+      "probe",
+      "measure copy bandwidth, bf16 GEMM rate (cuBLAS) and per-pair P2P bandwidth; cache them");
   cmd->add_flag("--show", flags->show, "print the cached measurements (no GPU needed)");
   cmd->add_flag("--quick", flags->quick, "fewer iterations and smaller buffers");
-  cmd->add_option("--cache", flags->cache_path, "cache file (default: $KILN_CACHE_DIR/probe.json, "
+  cmd->add_option("--cache", flags->cache_path,
+                  "cache file (default: $KILN_CACHE_DIR/probe.json, "
                   "else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
   cmd->add_option("--json", flags->json_path, "also write the result with provenance here");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const std::string cache = flags->cache_path.empty() ? core::default_probe_cache_path() : flags->cache_path;
+      const std::string cache =
+          flags->cache_path.empty() ? core::default_probe_cache_path() : flags->cache_path;
       if (flags->show) {
         const std::optional<nlohmann::json> cached = core::load_probe_cache(cache);
         if (!cached) {
-          std::fprintf(stderr, "kiln: no probe cache at %s; run `kiln probe` on a GPU machine\n", cache.c_str());
+          std::fprintf(stderr, "kiln: no probe cache at %s; run `kiln probe` on a GPU machine\n",
+                       cache.c_str());
           return 1;
         }
         print_probe(*cached);
@@ -82,7 +88,8 @@ void register_probe(CLI::App& app, Runner& run) {
       }
       int devices = 0;
       if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "kiln: probe: no CUDA GPU is visible here; `kiln probe --show` prints "
+        std::fprintf(stderr,
+                     "kiln: probe: no CUDA GPU is visible here; `kiln probe --show` prints "
                      "a cached probe and `kiln profiles` the spec sheets\n");
         return 1;
       }

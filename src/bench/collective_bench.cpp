@@ -27,17 +27,22 @@ template <typename T>
 void allreduce_in_place(comm::Communicator& comm, T* device_values, std::size_t count,
                         ncclDataType_t type, ncclRedOp_t op, cudaStream_t stream,
                         const std::string& what) {
-  comm.complete(ncclAllReduce(device_values, device_values, count, type, op, comm.get(), stream), what);
+  comm.call(what, [&] {
+    return ncclAllReduce(device_values, device_values, count, type, op, comm.get(), stream);
+  });
   comm.wait(stream, what);
 }
 
 std::uint64_t shared_seed(comm::Communicator& comm, cudaStream_t stream) {
   std::uint64_t seed = 0;
-  if (comm.rank() == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (comm.rank() == 0)
+    seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   core::DeviceBuffer buffer(sizeof(seed));
-  KILN_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), &seed, sizeof(seed), cudaMemcpyHostToDevice, stream));
-  comm.complete(ncclBroadcast(buffer.data(), buffer.data(), 1, ncclUint64, 0, comm.get(), stream),
-                "seed broadcast");
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(buffer.data(), &seed, sizeof(seed), cudaMemcpyHostToDevice, stream));
+  comm.call("seed broadcast", [&] {
+    return ncclBroadcast(buffer.data(), buffer.data(), 1, ncclUint64, 0, comm.get(), stream);
+  });
   comm.wait(stream, "seed broadcast");
   KILN_CUDA_CHECK(cudaMemcpy(&seed, buffer.data(), sizeof(seed), cudaMemcpyDeviceToHost));
   return seed;
@@ -63,9 +68,11 @@ std::vector<RankDevice> gather_rank_devices(comm::Communicator& comm) {
   core::Stream stream;
   core::DeviceBuffer send(sizeof(Record));
   core::DeviceBuffer recv(sizeof(Record) * comm.size());
-  KILN_CUDA_CHECK(cudaMemcpyAsync(send.data(), &mine, sizeof(Record), cudaMemcpyHostToDevice, stream));
-  comm.complete(ncclAllGather(send.data(), recv.data(), sizeof(Record), ncclUint8, comm.get(), stream),
-                "device gather");
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(send.data(), &mine, sizeof(Record), cudaMemcpyHostToDevice, stream));
+  comm.call("device gather", [&] {
+    return ncclAllGather(send.data(), recv.data(), sizeof(Record), ncclUint8, comm.get(), stream);
+  });
   comm.wait(stream, "device gather");
   std::vector<Record> records(comm.size());
   KILN_CUDA_CHECK(cudaMemcpy(records.data(), recv.data(), recv.bytes(), cudaMemcpyDeviceToHost));
@@ -120,26 +127,29 @@ std::vector<CollectiveRow> run_collective_bench(
       check_output();
     }
     if (comm.rank() == o.debug_hang_rank) {
-      std::fprintf(stderr, "kiln: rank %d: --debug-hang-rank: this rank stops calling collectives\n",
+      std::fprintf(stderr,
+                   "kiln: rank %d: --debug-hang-rank: this rank stops calling collectives\n",
                    comm.rank());
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
-    const std::vector<float> milliseconds = core::time_iterations(
-        stream, {o.warmup, o.iterations}, enqueue,
-        [&](cudaStream_t waiting) { comm.wait(waiting, what); });
+    const std::vector<float> milliseconds =
+        core::time_iterations(stream, {o.warmup, o.iterations}, enqueue,
+                              [&](cudaStream_t waiting) { comm.wait(waiting, what); });
     if (o.check) check_output();  // the output of the last timed iteration
 
     KILN_CUDA_CHECK(cudaMemcpyAsync(iteration_times.data(), milliseconds.data(),
-                                    sizeof(float) * milliseconds.size(), cudaMemcpyHostToDevice, stream));
+                                    sizeof(float) * milliseconds.size(), cudaMemcpyHostToDevice,
+                                    stream));
     allreduce_in_place(comm, iteration_times.as<float>(), milliseconds.size(), ncclFloat32, ncclMax,
                        stream, "time reduction");
     allreduce_in_place(comm, wrong_counter.as<unsigned long long>(), 1, ncclUint64, ncclSum, stream,
                        "error-count reduction");
     std::vector<float> slowest(milliseconds.size());
-    KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), iteration_times.data(), sizeof(float) * slowest.size(),
-                               cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), iteration_times.data(),
+                               sizeof(float) * slowest.size(), cudaMemcpyDeviceToHost));
     unsigned long long wrong = 0;
-    KILN_CUDA_CHECK(cudaMemcpy(&wrong, wrong_counter.data(), sizeof(wrong), cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(
+        cudaMemcpy(&wrong, wrong_counter.data(), sizeof(wrong), cudaMemcpyDeviceToHost));
 
     for (float& value : slowest) value *= 1000.0f;  // ms -> us
     row.time_us = core::summarize(std::span<const float>(slowest));

@@ -29,8 +29,10 @@ struct CollectiveBenchOptions {
   int check = 1;
   double timeout_seconds = 60.0;
   int world_size = 1;
+  // Fault injection for the watchdog test: that rank stops calling collectives.
   int debug_hang_rank = -1;
-  bool nccl_blocking = false;  // blocking communicator (see Communicator)  // fault injection for the watchdog test: that rank stops calling
+  // Keep the communicator non-blocking for every call (see comm::NcclMode).
+  bool nccl_nonblocking = false;
 };
 
 // Throws kiln::UsageError naming the flag and the accepted range. `visible_gpus` < 0 skips the

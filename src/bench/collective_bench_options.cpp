@@ -23,21 +23,20 @@ void validate(const CollectiveBenchOptions& o, int visible_gpus) {
   KILN_REQUIRE(o.check == 0 || o.check == 1, fmt::format("-c {}: must be 0 or 1", o.check));
   KILN_REQUIRE(o.timeout_seconds > 0 && o.timeout_seconds <= 86400,
                fmt::format("--timeout {}: must be in (0, 86400] seconds", o.timeout_seconds));
-  KILN_REQUIRE(o.debug_hang_rank < o.world_size,
-               fmt::format("--debug-hang-rank {}: must be below -g {}", o.debug_hang_rank,
-                           o.world_size));
+  KILN_REQUIRE(
+      o.debug_hang_rank < o.world_size,
+      fmt::format("--debug-hang-rank {}: must be below -g {}", o.debug_hang_rank, o.world_size));
   const comm::CollectiveCounts smallest =
       comm::counts_for(o.op, o.min_bytes, core::dtype_size(o.dtype), o.world_size);
-  KILN_REQUIRE(smallest.block_count > 0,
-               fmt::format("-b {}: too small for {} {} on {} rank(s); need at least {} bytes",
-                           o.min_bytes, comm::op_name(o.op), core::dtype_name(o.dtype),
-                           o.world_size,
-                           core::dtype_size(o.dtype) *
-                               (comm::splits_into_blocks(o.op) ? o.world_size : 1)));
+  KILN_REQUIRE(
+      smallest.block_count > 0,
+      fmt::format("-b {}: too small for {} {} on {} rank(s); need at least {} bytes", o.min_bytes,
+                  comm::op_name(o.op), core::dtype_name(o.dtype), o.world_size,
+                  core::dtype_size(o.dtype) * (comm::splits_into_blocks(o.op) ? o.world_size : 1)));
   // Last, so that flag mistakes are reported the same way on machines without GPUs.
   if (visible_gpus >= 0) {
-    KILN_REQUIRE(visible_gpus > 0, fmt::format("-g {}: no CUDA GPU is visible on this host",
-                                                o.world_size));
+    KILN_REQUIRE(visible_gpus > 0,
+                 fmt::format("-g {}: no CUDA GPU is visible on this host", o.world_size));
     KILN_REQUIRE(o.world_size <= visible_gpus,
                  fmt::format("-g {}: this host has {} visible GPU(s); accepted range 1..{}",
                              o.world_size, visible_gpus, visible_gpus));
@@ -58,12 +57,12 @@ std::vector<std::uint64_t> message_sizes(std::uint64_t min_bytes, std::uint64_t 
 
 std::string format_table_header(const CollectiveBenchOptions& o) {
   std::string text;
-  text += fmt::format("#\n# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}\n",
-                      "size", "count", "type", "redop", "root", "time", "min", "max", "cv",
-                      "algbw", "busbw", "#wrong");
-  text += fmt::format("# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}",
-                      "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)", "(%)", "(GB/s)",
-                      "(GB/s)", "");
+  text += fmt::format(
+      "#\n# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}\n", "size",
+      "count", "type", "redop", "root", "time", "min", "max", "cv", "algbw", "busbw", "#wrong");
+  text += fmt::format(
+      "# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}", "(B)",
+      "(elements)", "", "", "", "(us)", "(us)", "(us)", "(%)", "(GB/s)", "(GB/s)", "");
   (void)o;
   return text;
 }
@@ -73,12 +72,13 @@ std::string format_row(const CollectiveBenchOptions& o, const CollectiveRow& row
                        o.op == comm::CollectiveOp::kReduceScatter ||
                        o.op == comm::CollectiveOp::kReduce;
   const bool rooted = o.op == comm::CollectiveOp::kBroadcast || o.op == comm::CollectiveOp::kReduce;
-  return fmt::format("  {:>12} {:>13} {:>6} {:>6} {:>5} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.1f} {:>8.2f} {:>8.2f} {:>7}",
-                     row.counts.bytes, row.counts.total_count, core::dtype_name(o.dtype),
-                     reduces ? "sum" : "none", rooted ? std::to_string(comm::kRootRank) : "-1",
-                     row.time_us.median, row.time_us.min, row.time_us.max, 100.0 * row.time_us.cv,
-                     row.algbw_gbps, row.busbw_gbps,
-                     row.checked ? std::to_string(row.wrong) : std::string("N/A"));
+  return fmt::format(
+      "  {:>12} {:>13} {:>6} {:>6} {:>5} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.1f} {:>8.2f} {:>8.2f} "
+      "{:>7}",
+      row.counts.bytes, row.counts.total_count, core::dtype_name(o.dtype), reduces ? "sum" : "none",
+      rooted ? std::to_string(comm::kRootRank) : "-1", row.time_us.median, row.time_us.min,
+      row.time_us.max, 100.0 * row.time_us.cv, row.algbw_gbps, row.busbw_gbps,
+      row.checked ? std::to_string(row.wrong) : std::string("N/A"));
 }
 
 nlohmann::json row_to_json(const CollectiveRow& row) {

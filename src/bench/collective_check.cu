@@ -7,10 +7,18 @@
 namespace kiln::bench {
 namespace {
 
-__device__ bool matches(__nv_bfloat16 v, int expected) { return __bfloat162float(v) == static_cast<float>(expected); }
-__device__ bool matches(__half v, int expected) { return __half2float(v) == static_cast<float>(expected); }
-__device__ bool matches(float v, int expected) { return v == static_cast<float>(expected); }
-__device__ bool matches(int v, int expected) { return v == expected; }
+__device__ bool matches(__nv_bfloat16 v, int expected) {
+  return __bfloat162float(v) == static_cast<float>(expected);
+}
+__device__ bool matches(__half v, int expected) {
+  return __half2float(v) == static_cast<float>(expected);
+}
+__device__ bool matches(float v, int expected) {
+  return v == static_cast<float>(expected);
+}
+__device__ bool matches(int v, int expected) {
+  return v == expected;
+}
 
 template <typename T>
 __global__ void count_wrong_kernel(const T* recv, std::uint64_t count, CollectiveExpectation e,
@@ -22,7 +30,8 @@ __global__ void count_wrong_kernel(const T* recv, std::uint64_t count, Collectiv
     if (!matches(recv[i], expected_value(e, i))) ++wrong;
   }
   // One atomic per warp keeps the counter off the critical path.
-  for (int offset = 16; offset > 0; offset /= 2) wrong += __shfl_down_sync(0xFFFFFFFFu, wrong, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    wrong += __shfl_down_sync(0xFFFFFFFFu, wrong, offset);
   if ((threadIdx.x & 31) == 0 && wrong != 0) atomicAdd(counter, wrong);
 }
 
@@ -42,10 +51,18 @@ void count_wrong_elements(const void* recv, core::DType dtype, std::uint64_t cou
                           unsigned long long* device_counter, cudaStream_t stream) {
   if (count == 0) return;
   switch (dtype) {
-    case core::DType::kBf16: launch<__nv_bfloat16>(recv, count, expectation, device_counter, stream); break;
-    case core::DType::kFp16: launch<__half>(recv, count, expectation, device_counter, stream); break;
-    case core::DType::kFp32: launch<float>(recv, count, expectation, device_counter, stream); break;
-    case core::DType::kInt32: launch<int>(recv, count, expectation, device_counter, stream); break;
+    case core::DType::kBf16:
+      launch<__nv_bfloat16>(recv, count, expectation, device_counter, stream);
+      break;
+    case core::DType::kFp16:
+      launch<__half>(recv, count, expectation, device_counter, stream);
+      break;
+    case core::DType::kFp32:
+      launch<float>(recv, count, expectation, device_counter, stream);
+      break;
+    case core::DType::kInt32:
+      launch<int>(recv, count, expectation, device_counter, stream);
+      break;
   }
 }
 

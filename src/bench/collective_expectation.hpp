@@ -36,11 +36,12 @@ KILN_HOST_DEVICE inline int expected_value(const CollectiveExpectation& e, std::
       return sum;
     }
     case CollectiveOp::kAllGather:
-      return core::test_value(e.seed, static_cast<int>(index / e.block_count), index % e.block_count);
-    case CollectiveOp::kAllToAll:
       return core::test_value(e.seed, static_cast<int>(index / e.block_count),
-                              static_cast<std::uint64_t>(e.rank) * e.block_count +
-                                  index % e.block_count);
+                              index % e.block_count);
+    case CollectiveOp::kAllToAll:
+      return core::test_value(
+          e.seed, static_cast<int>(index / e.block_count),
+          static_cast<std::uint64_t>(e.rank) * e.block_count + index % e.block_count);
     case CollectiveOp::kBroadcast:
       return core::test_value(e.seed, comm::kRootRank, index);
     case CollectiveOp::kSendRecv:

@@ -11,10 +11,14 @@ namespace {
 
 ncclDataType_t nccl_type(core::DType dtype) {
   switch (dtype) {
-    case core::DType::kBf16: return ncclBfloat16;
-    case core::DType::kFp16: return ncclFloat16;
-    case core::DType::kFp32: return ncclFloat32;
-    case core::DType::kInt32: return ncclInt32;
+    case core::DType::kBf16:
+      return ncclBfloat16;
+    case core::DType::kFp16:
+      return ncclFloat16;
+    case core::DType::kFp32:
+      return ncclFloat32;
+    case core::DType::kInt32:
+      return ncclInt32;
   }
   throw Error("nccl_type: unknown dtype");
 }
@@ -23,13 +27,20 @@ ncclDataType_t nccl_type(core::DType dtype) {
 
 std::string op_name(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::kAllReduce: return "allreduce";
-    case CollectiveOp::kReduceScatter: return "reducescatter";
-    case CollectiveOp::kAllGather: return "allgather";
-    case CollectiveOp::kAllToAll: return "alltoall";
-    case CollectiveOp::kBroadcast: return "broadcast";
-    case CollectiveOp::kReduce: return "reduce";
-    case CollectiveOp::kSendRecv: return "sendrecv";
+    case CollectiveOp::kAllReduce:
+      return "allreduce";
+    case CollectiveOp::kReduceScatter:
+      return "reducescatter";
+    case CollectiveOp::kAllGather:
+      return "allgather";
+    case CollectiveOp::kAllToAll:
+      return "alltoall";
+    case CollectiveOp::kBroadcast:
+      return "broadcast";
+    case CollectiveOp::kReduce:
+      return "reduce";
+    case CollectiveOp::kSendRecv:
+      return "sendrecv";
   }
   throw Error("op_name: unknown op");
 }
@@ -59,7 +70,8 @@ CollectiveOp parse_op(const std::string& text, const std::string& argument) {
 
 CollectiveCounts counts_for(CollectiveOp op, std::uint64_t bytes, std::size_t element_size,
                             int world_size) {
-  if (element_size == 0 || world_size < 1) throw Error("counts_for: bad element size or world size");
+  if (element_size == 0 || world_size < 1)
+    throw Error("counts_for: bad element size or world size");
   const std::uint64_t world = static_cast<std::uint64_t>(world_size);
   CollectiveCounts counts;
   std::uint64_t total = bytes / element_size;
@@ -96,41 +108,58 @@ void enqueue_collective(Communicator& comm, CollectiveOp op, const void* send, v
   const std::string what = op_name(op);
   switch (op) {
     case CollectiveOp::kAllReduce:
-      comm.complete(ncclAllReduce(send, recv, counts.total_count, type, ncclSum, handle, stream), what);
+      comm.call(what, [&] {
+        return ncclAllReduce(send, recv, counts.total_count, type, ncclSum, handle, stream);
+      });
       return;
     case CollectiveOp::kReduceScatter:
-      comm.complete(ncclReduceScatter(send, recv, counts.recv_count, type, ncclSum, handle, stream), what);
+      comm.call(what, [&] {
+        return ncclReduceScatter(send, recv, counts.recv_count, type, ncclSum, handle, stream);
+      });
       return;
     case CollectiveOp::kAllGather:
-      comm.complete(ncclAllGather(send, recv, counts.send_count, type, handle, stream), what);
+      comm.call(what,
+                [&] { return ncclAllGather(send, recv, counts.send_count, type, handle, stream); });
       return;
     case CollectiveOp::kBroadcast:
-      comm.complete(ncclBroadcast(send, recv, counts.total_count, type, kRootRank, handle, stream), what);
+      comm.call(what, [&] {
+        return ncclBroadcast(send, recv, counts.total_count, type, kRootRank, handle, stream);
+      });
       return;
     case CollectiveOp::kReduce:
-      comm.complete(ncclReduce(send, recv, counts.total_count, type, ncclSum, kRootRank, handle, stream), what);
+      comm.call(what, [&] {
+        return ncclReduce(send, recv, counts.total_count, type, ncclSum, kRootRank, handle, stream);
+      });
       return;
     case CollectiveOp::kAllToAll: {
       // Grouped point-to-point, the form every NCCL version supports (and what PyTorch issues).
       const auto* send_bytes = static_cast<const char*>(send);
       auto* recv_bytes = static_cast<char*>(recv);
       const std::size_t block_bytes = counts.block_count * element;
-      comm.complete(ncclGroupStart(), what);
+      comm.call(what, [&] { return ncclGroupStart(); });
       for (int peer = 0; peer < comm.size(); ++peer) {
-        comm.complete(ncclSend(send_bytes + peer * block_bytes, counts.block_count, type, peer, handle, stream), what);
-        comm.complete(ncclRecv(recv_bytes + peer * block_bytes, counts.block_count, type, peer, handle, stream), what);
+        comm.call(what, [&] {
+          return ncclSend(send_bytes + peer * block_bytes, counts.block_count, type, peer, handle,
+                          stream);
+        });
+        comm.call(what, [&] {
+          return ncclRecv(recv_bytes + peer * block_bytes, counts.block_count, type, peer, handle,
+                          stream);
+        });
       }
-      comm.complete(ncclGroupEnd(), what);
+      comm.call(what, [&] { return ncclGroupEnd(); });
       return;
     }
     case CollectiveOp::kSendRecv: {
       // Ring shift as nccl-tests: send to the next rank, receive from the previous one.
       const int next = (comm.rank() + 1) % comm.size();
       const int previous = (comm.rank() - 1 + comm.size()) % comm.size();
-      comm.complete(ncclGroupStart(), what);
-      comm.complete(ncclSend(send, counts.total_count, type, next, handle, stream), what);
-      comm.complete(ncclRecv(recv, counts.total_count, type, previous, handle, stream), what);
-      comm.complete(ncclGroupEnd(), what);
+      comm.call(what, [&] { return ncclGroupStart(); });
+      comm.call(what,
+                [&] { return ncclSend(send, counts.total_count, type, next, handle, stream); });
+      comm.call(what,
+                [&] { return ncclRecv(recv, counts.total_count, type, previous, handle, stream); });
+      comm.call(what, [&] { return ncclGroupEnd(); });
       return;
     }
   }

@@ -14,7 +14,15 @@ namespace kiln::comm {
 
 class Communicator;
 
-enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
+enum class CollectiveOp {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kSendRecv
+};
 
 std::string op_name(CollectiveOp op);
 // reducescatter, allgather, alltoall: the vector is split into one block per rank.

@@ -1,10 +1,12 @@
 #include "comm/communicator.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <thread>
+#include <cstring>
 
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
@@ -16,14 +18,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 Clock::time_point deadline_after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-// Polling back-off for ncclInProgress. A non-blocking communicator hands most calls to a
-// background thread and returns ncclInProgress; the call is usually done within microseconds, so
-// sleeping at once (a sleep overshoots to ~100 us) would put a host gap between back-to-back
-// collectives. Spin with yields for the first 2 ms, then sleep with a growing interval.
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Polling back-off. A non-blocking communicator returns ncclInProgress and finishes the call on a
+// background thread, usually within microseconds; sleeping at once (a sleep overshoots to ~100 us)
+// would put a host gap between back-to-back collectives. Spin with yields for the first 2 ms, then
+// sleep with a growing interval.
 class Backoff {
  public:
   void pause() {
@@ -49,8 +56,30 @@ std::string nccl_version() {
   return fmt::format("{}.{}.{}", version / 10000, (version % 10000) / 100, version % 100);
 }
 
-Communicator::Communicator(const RankInfo& info, double timeout_seconds, bool blocking)
-    : info_(info), timeout_seconds_(timeout_seconds) {
+ncclComm_t Communicator::wait_for_init(ncclComm_t comm, ncclResult_t result, double timeout_seconds,
+                                       const std::string& what, int rank) {
+  const auto deadline = deadline_after(timeout_seconds);
+  Backoff backoff;
+  while (result == ncclInProgress && comm != nullptr) {
+    if (Clock::now() > deadline) {
+      ncclCommAbort(comm);
+      throw TimeoutError(
+          fmt::format("rank {}: {} did not complete within {:.0f} s (a rank did not "
+                      "join); communicator aborted",
+                      rank, what, timeout_seconds));
+    }
+    backoff.pause();
+    ncclCommGetAsyncError(comm, &result);
+  }
+  if (result != ncclSuccess) {
+    if (comm != nullptr) ncclCommAbort(comm);
+    throw Error(fmt::format("rank {}: {} failed: {}", rank, what, nccl_error_detail(result)));
+  }
+  return comm;
+}
+
+Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMode mode)
+    : info_(info), timeout_seconds_(timeout_seconds), mode_(mode) {
   if (timeout_seconds_ <= 0) {
     throw UsageError(fmt::format("--timeout {}: must be positive (seconds)", timeout_seconds_));
   }
@@ -65,15 +94,57 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, bool bl
   KILN_NCCL_CHECK(ncclGetUniqueId(&id));
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = blocking ? 1 : 0;
-  complete(ncclCommInitRankConfig(&comm_, info_.world_size, id, info_.rank, &config),
-           fmt::format("communicator initialisation ({} ranks, bootstrap {})", info_.world_size,
-                       address));
+  config.blocking = 0;
+  ncclComm_t initial = nullptr;
+  const ncclResult_t started =
+      ncclCommInitRankConfig(&initial, info_.world_size, id, info_.rank, &config);
+  wait_for_init(initial, started, timeout_seconds_,
+                fmt::format("communicator initialisation ({} ranks, bootstrap {})",
+                            info_.world_size, address),
+                info_.rank);
+  if (mode_ == NcclMode::kNonBlocking) {
+    comm_ = initial;
+    return;
+  }
+  ncclConfig_t blocking_config = NCCL_CONFIG_INITIALIZER;
+  blocking_config.blocking = 1;
+  ncclComm_t split = nullptr;
+  const ncclResult_t split_started =
+      ncclCommSplit(initial, 0, info_.rank, &split, &blocking_config);
+  // The parent is non-blocking: the split may still be in progress on it.
+  ncclResult_t parent_state = split_started;
+  const auto deadline = deadline_after(timeout_seconds_);
+  Backoff backoff;
+  while (parent_state == ncclInProgress && Clock::now() < deadline) {
+    backoff.pause();
+    ncclCommGetAsyncError(initial, &parent_state);
+  }
+  if (parent_state != ncclSuccess || split == nullptr) {
+    ncclCommAbort(initial);
+    if (split != nullptr) ncclCommAbort(split);
+    throw Error(fmt::format(
+        "rank {}: splitting the communicator into a blocking one failed: {}", info_.rank,
+        parent_state == ncclInProgress ? "timed out" : nccl_error_detail(parent_state)));
+  }
+  wait_for_init(split, ncclInProgress, timeout_seconds_, "blocking communicator split", info_.rank);
+  ncclResult_t finalized = ncclCommFinalize(initial);
+  while (finalized == ncclInProgress && Clock::now() < deadline) {
+    backoff.pause();
+    ncclCommGetAsyncError(initial, &finalized);
+  }
+  if (finalized == ncclSuccess) {
+    ncclCommDestroy(initial);
+  } else {
+    ncclCommAbort(initial);
+  }
+  comm_ = split;
+  watchdog_ = std::thread([this] { watch_blocking_calls(); });
 }
 
 Communicator::~Communicator() {
-  if (comm_ == nullptr) return;
-  if (aborted_) return;
+  stop_watchdog_.store(true);
+  if (watchdog_.joinable()) watchdog_.join();
+  if (comm_ == nullptr || aborted_) return;
   // Finalize flushes outstanding work; bounded like everything else, abort if it does not end.
   ncclResult_t result = ncclCommFinalize(comm_);
   const auto deadline = deadline_after(timeout_seconds_);
@@ -86,6 +157,30 @@ Communicator::~Communicator() {
     ncclCommDestroy(comm_);
   } else {
     ncclCommAbort(comm_);
+  }
+}
+
+void Communicator::arm(const std::string& operation) {
+  if (mode_ != NcclMode::kSplitBlocking) return;
+  std::snprintf(armed_operation_, sizeof(armed_operation_), "%s", operation.c_str());
+  armed_deadline_ns_.store(now_ns() + static_cast<long long>(timeout_seconds_ * 1e9),
+                           std::memory_order_release);
+}
+
+void Communicator::watch_blocking_calls() {
+  while (!stop_watchdog_.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const long long deadline = armed_deadline_ns_.load(std::memory_order_acquire);
+    if (deadline != 0 && now_ns() > deadline) {
+      // The calling thread is stuck inside NCCL (e.g. connecting to a dead peer); it cannot be
+      // unwound, so the process ends here, loudly, rather than hanging.
+      std::fprintf(stderr,
+                   "kiln: rank %d: error: NCCL call '%s' did not return within %.0f s (a peer rank "
+                   "may have died); exiting\n",
+                   info_.rank, armed_operation_, timeout_seconds_);
+      std::fflush(stderr);
+      _exit(1);
+    }
   }
 }
 
@@ -104,7 +199,8 @@ void Communicator::fail(const std::string& message, bool timed_out) {
 }
 
 void Communicator::complete(ncclResult_t result, const std::string& operation) {
-  if (aborted_) throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
+  if (aborted_)
+    throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
   const auto deadline = deadline_after(timeout_seconds_);
   Backoff backoff;
   while (result == ncclInProgress) {
@@ -112,7 +208,6 @@ void Communicator::complete(ncclResult_t result, const std::string& operation) {
       fail(fmt::format("{} did not complete within {:.0f} s", operation, timeout_seconds_), true);
     }
     backoff.pause();
-    if (comm_ == nullptr) break;
     ncclCommGetAsyncError(comm_, &result);
   }
   if (result != ncclSuccess) {
@@ -121,7 +216,8 @@ void Communicator::complete(ncclResult_t result, const std::string& operation) {
 }
 
 void Communicator::wait(cudaStream_t stream, const std::string& operation) {
-  if (aborted_) throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
+  if (aborted_)
+    throw Error(fmt::format("rank {}: {} on an aborted communicator", info_.rank, operation));
   const auto deadline = deadline_after(timeout_seconds_);
   Backoff backoff;
   for (;;) {

@@ -1,27 +1,37 @@
-// An NCCL communicator with a watchdog. It is created non-blocking so that no NCCL call can hang
-// the process: every wait polls the stream and ncclCommGetAsyncError against a deadline, and on an
-// error or a timeout the communicator is aborted (ncclCommAbort) and kiln::TimeoutError /
-// kiln::Error names the rank and the operation. A rank that dies therefore ends its peers within
-// the timeout instead of leaving them spinning in a collective kernel.
+// An NCCL communicator with a watchdog, so that no NCCL call or wait can hang the process.
+//
+// Initialisation is always non-blocking and polled against the deadline (a rank that never joins
+// cannot hang the others). By default the initialised communicator is then split into a blocking
+// one for the data path: on the 2xH200 machine a non-blocking communicator hands each call to a
+// background thread and costs ~35-45 us per collective at small sizes (docs/results/). Calls on
+// the blocking communicator are armed on a watchdog thread: one that has not returned by the
+// deadline ends the process with a message naming the rank and operation. Every wait polls the
+// stream and ncclCommGetAsyncError against the deadline and aborts (ncclCommAbort) on an error or
+// timeout, raising kiln::Error / kiln::TimeoutError naming the rank and the operation.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "comm/launch_env.hpp"
 
 namespace kiln::comm {
 
+enum class NcclMode {
+  kSplitBlocking,  // non-blocking init, then a blocking split for low launch overhead (default)
+  kNonBlocking,    // non-blocking throughout: every call is polled, none can block
+};
+
 class Communicator {
  public:
   // Bootstraps through NCCL_COMM_ID (see bootstrap_address) and binds the rank to GPU
-  // local_rank % visible devices. `timeout_seconds` bounds initialisation and every wait.
-  // `blocking` = true creates a blocking communicator: lower launch overhead for small messages,
-  // but initialisation and first point-to-point connections are then not bounded by the watchdog
-  // (waits on the stream still are).
-  Communicator(const RankInfo& info, double timeout_seconds, bool blocking = false);
+  // local_rank % visible devices. `timeout_seconds` bounds initialisation, every call and wait.
+  Communicator(const RankInfo& info, double timeout_seconds,
+               NcclMode mode = NcclMode::kSplitBlocking);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -31,8 +41,18 @@ class Communicator {
   int device() const { return device_; }
   const RankInfo& info() const { return info_; }
   ncclComm_t get() const { return comm_; }
+  NcclMode mode() const { return mode_; }
   double timeout_seconds() const { return timeout_seconds_; }
 
+  // Runs one NCCL call on this communicator under the watchdog and checks its result:
+  //   comm.call("allreduce", [&] { return ncclAllReduce(..., comm.get(), stream); });
+  template <typename NcclCall>
+  void call(const std::string& operation, NcclCall&& nccl_call) {
+    arm(operation);
+    const ncclResult_t result = nccl_call();
+    disarm();
+    complete(result, operation);
+  }
   // Checks the result of an NCCL call made on this communicator; waits out ncclInProgress.
   void complete(ncclResult_t result, const std::string& operation);
   // Blocks until `stream` is idle, watching NCCL's async error and the deadline.
@@ -42,12 +62,24 @@ class Communicator {
 
  private:
   [[noreturn]] void fail(const std::string& message, bool timed_out);
+  void arm(const std::string& operation);
+  void disarm() { armed_deadline_ns_.store(0, std::memory_order_release); }
+  void watch_blocking_calls();
+  static ncclComm_t wait_for_init(ncclComm_t comm, ncclResult_t result, double timeout_seconds,
+                                  const std::string& what, int rank);
 
   RankInfo info_;
   double timeout_seconds_;
+  NcclMode mode_;
   int device_ = 0;
   ncclComm_t comm_ = nullptr;
   bool aborted_ = false;
+
+  // Watchdog of blocking calls: deadline (steady-clock ns, 0 = none) and the call's name.
+  std::atomic<long long> armed_deadline_ns_{0};
+  char armed_operation_[128] = {};
+  std::atomic<bool> stop_watchdog_{false};
+  std::thread watchdog_;
 };
 
 // "2.28.9" for the NCCL library loaded at run time.

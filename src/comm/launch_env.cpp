@@ -15,8 +15,8 @@ struct LauncherVariables {
   const char* launcher;
   const char* rank;
   const char* size;
-  const char* local_rank;        // may be nullptr
-  const char* local_size;        // may be nullptr
+  const char* local_rank;  // may be nullptr
+  const char* local_size;  // may be nullptr
 };
 
 // Order matters: our own variables first, then MPI flavours, then Slurm, then torchrun (whose
@@ -61,8 +61,8 @@ std::optional<RankInfo> rank_from_environment(const EnvLookup& env) {
     info.rank = parse_int(vars.rank, rank_text);
     info.world_size = parse_int(vars.size, size_text);
     if (info.world_size < 1) {
-      throw UsageError(fmt::format("environment variable {}={} must be at least 1", vars.size,
-                                   info.world_size));
+      throw UsageError(
+          fmt::format("environment variable {}={} must be at least 1", vars.size, info.world_size));
     }
     if (info.rank < 0 || info.rank >= info.world_size) {
       throw UsageError(fmt::format("environment variable {}={} is outside [0, {}) given by {}",

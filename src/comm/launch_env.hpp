@@ -16,7 +16,8 @@ struct RankInfo {
   std::string launcher;  // "kiln", "mpirun (Open MPI)", "mpirun (Hydra)", "srun", "torchrun"
 };
 
-// Looks a variable up; returns nullptr when unset. Tests pass a map instead of the real environment.
+// Looks a variable up; returns nullptr when unset. Tests pass a map instead of the real
+// environment.
 using EnvLookup = std::function<const char*(const char*)>;
 EnvLookup process_environment();
 

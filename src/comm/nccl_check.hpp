@@ -17,10 +17,10 @@ inline std::string nccl_error_detail(ncclResult_t status) {
 }
 }  // namespace kiln::comm
 
-#define KILN_NCCL_CHECK(call)                                                       \
-  do {                                                                              \
-    const ncclResult_t kiln_status_ = (call);                                       \
-    if (kiln_status_ != ncclSuccess)                                                \
-      ::kiln::core::throw_call_error("NCCL", #call, __FILE__, __LINE__,             \
+#define KILN_NCCL_CHECK(call)                                                        \
+  do {                                                                               \
+    const ncclResult_t kiln_status_ = (call);                                        \
+    if (kiln_status_ != ncclSuccess)                                                 \
+      ::kiln::core::throw_call_error("NCCL", #call, __FILE__, __LINE__,              \
                                      ::kiln::comm::nccl_error_detail(kiln_status_)); \
   } while (0)

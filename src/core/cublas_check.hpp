@@ -7,12 +7,11 @@
 
 #include "core/error.hpp"
 
-#define KILN_CUBLAS_CHECK(call)                                                      \
-  do {                                                                               \
-    const cublasStatus_t kiln_status_ = (call);                                      \
-    if (kiln_status_ != CUBLAS_STATUS_SUCCESS)                                       \
-      ::kiln::core::throw_call_error("cuBLAS", #call, __FILE__, __LINE__,            \
-                                     std::string(cublasGetStatusName(kiln_status_)) + \
-                                         " (" + cublasGetStatusString(kiln_status_) + \
-                                         ")");                                       \
+#define KILN_CUBLAS_CHECK(call)                                                              \
+  do {                                                                                       \
+    const cublasStatus_t kiln_status_ = (call);                                              \
+    if (kiln_status_ != CUBLAS_STATUS_SUCCESS)                                               \
+      ::kiln::core::throw_call_error("cuBLAS", #call, __FILE__, __LINE__,                    \
+                                     std::string(cublasGetStatusName(kiln_status_)) + " (" + \
+                                         cublasGetStatusString(kiln_status_) + ")");         \
   } while (0)

@@ -9,19 +9,25 @@ namespace kiln::core {
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
     case DType::kBf16:
-    case DType::kFp16: return 2;
+    case DType::kFp16:
+      return 2;
     case DType::kFp32:
-    case DType::kInt32: return 4;
+    case DType::kInt32:
+      return 4;
   }
   throw Error("dtype_size: unknown dtype");
 }
 
 std::string dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kBf16: return "bf16";
-    case DType::kFp16: return "fp16";
-    case DType::kFp32: return "fp32";
-    case DType::kInt32: return "int32";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kFp16:
+      return "fp16";
+    case DType::kFp32:
+      return "fp32";
+    case DType::kInt32:
+      return "int32";
   }
   throw Error("dtype_name: unknown dtype");
 }

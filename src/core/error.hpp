@@ -35,7 +35,7 @@ namespace core {
 }  // namespace kiln
 
 // Checks a condition on user input or API arguments; throws kiln::UsageError with the message.
-#define KILN_REQUIRE(condition, message)                      \
-  do {                                                        \
-    if (!(condition)) throw ::kiln::UsageError(message);      \
+#define KILN_REQUIRE(condition, message)                 \
+  do {                                                   \
+    if (!(condition)) throw ::kiln::UsageError(message); \
   } while (0)

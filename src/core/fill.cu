@@ -47,10 +47,18 @@ unsigned grid_for(std::uint64_t count) {
 template <template <typename> class Launch>
 void dispatch(DType dtype, auto&&... args) {
   switch (dtype) {
-    case DType::kBf16: Launch<__nv_bfloat16>{}(args...); break;
-    case DType::kFp16: Launch<__half>{}(args...); break;
-    case DType::kFp32: Launch<float>{}(args...); break;
-    case DType::kInt32: Launch<int>{}(args...); break;
+    case DType::kBf16:
+      Launch<__nv_bfloat16>{}(args...);
+      break;
+    case DType::kFp16:
+      Launch<__half>{}(args...);
+      break;
+    case DType::kFp32:
+      Launch<float>{}(args...);
+      break;
+    case DType::kInt32:
+      Launch<int>{}(args...);
+      break;
   }
 }
 
@@ -58,16 +66,18 @@ template <typename T>
 struct LaunchTestValues {
   void operator()(void* buffer, std::uint64_t count, std::uint64_t seed, int rank,
                   cudaStream_t stream) const {
-    fill_test_values_kernel<T><<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count,
-                                                                    seed, rank);
+    fill_test_values_kernel<T>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed, rank);
     KILN_CUDA_CHECK_LAUNCH();
   }
 };
 
 template <typename T>
 struct LaunchUniform {
-  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed, cudaStream_t stream) const {
-    fill_uniform_kernel<T><<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed);
+  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed,
+                  cudaStream_t stream) const {
+    fill_uniform_kernel<T>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed);
     KILN_CUDA_CHECK_LAUNCH();
   }
 };

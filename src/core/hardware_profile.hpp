@@ -18,10 +18,10 @@ struct HardwareProfile {
   double bf16_tensor_tflops = 0.0;
   double fp16_tensor_tflops = 0.0;
   double tf32_tensor_tflops = 0.0;
-  double fp8_tensor_tflops = 0.0;  // 0: not supported
-  double fp32_tflops = 0.0;        // non-tensor FMA rate
-  double hbm_gbps = 0.0;           // device memory bandwidth, GB/s (1e9 B/s)
-  std::string interconnect;        // "NVLink 4 (18 links)", "PCIe 4.0 x16"
+  double fp8_tensor_tflops = 0.0;                // 0: not supported
+  double fp32_tflops = 0.0;                      // non-tensor FMA rate
+  double hbm_gbps = 0.0;                         // device memory bandwidth, GB/s (1e9 B/s)
+  std::string interconnect;                      // "NVLink 4 (18 links)", "PCIe 4.0 x16"
   double interconnect_gbps_per_direction = 0.0;  // per GPU, one direction, GB/s
   double pcie_gbps_per_direction = 0.0;
   std::string source;  // where the figures come from

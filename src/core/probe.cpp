@@ -30,7 +30,8 @@ std::string uuid_text(const cudaUUID_t& uuid) {
 
 TimingStats time_ms(cudaStream_t stream, const ProbeOptions& options,
                     const std::function<void(int)>& body) {
-  const std::vector<float> samples = time_iterations(stream, {options.warmup, options.iterations}, body);
+  const std::vector<float> samples =
+      time_iterations(stream, {options.warmup, options.iterations}, body);
   return summarize(std::span<const float>(samples));
 }
 
@@ -42,7 +43,8 @@ void probe_copy(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t st
     KILN_CUDA_CHECK(cudaMemcpyAsync(destination.data(), source.data(), options.copy_bytes,
                                     cudaMemcpyDeviceToDevice, stream));
   });
-  probe.copy_gbps = 2.0 * static_cast<double>(options.copy_bytes) / (probe.copy_ms.median * 1e-3) / 1e9;
+  probe.copy_gbps =
+      2.0 * static_cast<double>(options.copy_bytes) / (probe.copy_ms.median * 1e-3) / 1e9;
 }
 
 void probe_gemm(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t stream) {
@@ -69,7 +71,8 @@ void probe_gemm(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t st
                                    c.data(), CUDA_R_16BF, size, CUBLAS_COMPUTE_32F,
                                    CUBLAS_GEMM_DEFAULT));
   });
-  probe.gemm_bf16_tflops = 2.0 * static_cast<double>(n * n * n) / (probe.gemm_ms.median * 1e-3) / 1e12;
+  probe.gemm_bf16_tflops =
+      2.0 * static_cast<double>(n * n * n) / (probe.gemm_ms.median * 1e-3) / 1e12;
 }
 
 }  // namespace
@@ -184,7 +187,9 @@ void save_probe_cache(const std::string& path, const nlohmann::json& probe_with_
   const std::filesystem::path file(path);
   std::error_code error;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
-  if (error) throw Error(fmt::format("cannot create '{}': {}", file.parent_path().string(), error.message()));
+  if (error)
+    throw Error(
+        fmt::format("cannot create '{}': {}", file.parent_path().string(), error.message()));
   write_json_file(path, probe_with_provenance);
 }
 
@@ -194,8 +199,9 @@ std::optional<nlohmann::json> load_probe_cache(const std::string& path) {
   try {
     return nlohmann::json::parse(file);
   } catch (const nlohmann::json::exception& error) {
-    throw Error(fmt::format("probe cache '{}' is not valid JSON ({}); delete it or run `kiln probe`",
-                            path, error.what()));
+    throw Error(
+        fmt::format("probe cache '{}' is not valid JSON ({}); delete it or run `kiln probe`", path,
+                    error.what()));
   }
 }
 

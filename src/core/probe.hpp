@@ -48,11 +48,13 @@ struct ProbeResult {
 };
 
 // Measures every visible device, then every ordered pair. `progress` gets one line per step.
-ProbeResult run_probe(const ProbeOptions& options, const std::function<void(const std::string&)>& progress);
+ProbeResult run_probe(const ProbeOptions& options,
+                      const std::function<void(const std::string&)>& progress);
 
 nlohmann::json to_json(const ProbeResult& result);
 
-// Cache location: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln; file probe.json.
+// Cache location: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln; file
+// probe.json.
 std::string default_probe_cache_path();
 void save_probe_cache(const std::string& path, const nlohmann::json& probe_with_provenance);
 std::optional<nlohmann::json> load_probe_cache(const std::string& path);

@@ -40,7 +40,9 @@ std::string version_text(int version) {  // 13000 -> "13.0"
 
 }  // namespace
 
-std::string git_commit() { return kiln_build_git_commit(); }
+std::string git_commit() {
+  return kiln_build_git_commit();
+}
 
 std::string utc_now_iso8601() {
   const std::time_t now = std::time(nullptr);
@@ -73,8 +75,8 @@ void add_device_provenance(Provenance& provenance, int device) {
   KILN_CUDA_CHECK(cudaDriverGetVersion(&driver));
   KILN_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   const std::string release = read_driver_release();
-  provenance.driver_version =
-      release.empty() ? "CUDA " + version_text(driver) : release + " (CUDA " + version_text(driver) + ")";
+  provenance.driver_version = release.empty() ? "CUDA " + version_text(driver)
+                                              : release + " (CUDA " + version_text(driver) + ")";
   provenance.cuda_runtime_version = version_text(runtime);
 }
 

@@ -26,11 +26,20 @@ std::uint64_t parse_size(const std::string& text, const std::string& argument) {
   int shift = 0;
   if (suffix.size() == 1) {
     switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: throw bad();
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        throw bad();
     }
   }
   if (shift > 0 && number > (std::numeric_limits<std::uint64_t>::max() >> shift)) throw bad();

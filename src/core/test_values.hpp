@@ -24,7 +24,8 @@ KILN_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t x) {
 
 // A value in {-4, -3, -2, -1, 1, 2, 3, 4}: never zero, so an unwritten (zeroed) output shows.
 KILN_HOST_DEVICE inline int test_value(std::uint64_t seed, int rank, std::uint64_t index) {
-  const std::uint64_t h = mix64(seed ^ mix64(index * 0x100000001B3ull + static_cast<std::uint64_t>(rank)));
+  const std::uint64_t h =
+      mix64(seed ^ mix64(index * 0x100000001B3ull + static_cast<std::uint64_t>(rank)));
   const int v = static_cast<int>(h & 7u);
   return v < 4 ? v - 4 : v - 3;
 }

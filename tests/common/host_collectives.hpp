@@ -12,7 +12,8 @@
 namespace kiln::testing {
 
 // Per-rank input vectors as the benchmark fills them: input[r][i] = test_value(seed, r, i).
-inline std::vector<std::vector<int>> host_inputs(std::uint64_t seed, int world, std::uint64_t send_count) {
+inline std::vector<std::vector<int>> host_inputs(std::uint64_t seed, int world,
+                                                 std::uint64_t send_count) {
   std::vector<std::vector<int>> inputs(world, std::vector<int>(send_count));
   for (int r = 0; r < world; ++r) {
     for (std::uint64_t i = 0; i < send_count; ++i) inputs[r][i] = core::test_value(seed, r, i);
@@ -30,11 +31,13 @@ inline std::optional<std::vector<int>> host_collective(comm::CollectiveOp op,
   const std::uint64_t block = c.block_count;
   switch (op) {
     case CollectiveOp::kAllReduce:
-      for (const auto& source : in) for (std::uint64_t i = 0; i < c.recv_count; ++i) out[i] += source[i];
+      for (const auto& source : in)
+        for (std::uint64_t i = 0; i < c.recv_count; ++i) out[i] += source[i];
       return out;
     case CollectiveOp::kReduce:
       if (rank != comm::kRootRank) return std::nullopt;
-      for (const auto& source : in) for (std::uint64_t i = 0; i < c.recv_count; ++i) out[i] += source[i];
+      for (const auto& source : in)
+        for (std::uint64_t i = 0; i < c.recv_count; ++i) out[i] += source[i];
       return out;
     case CollectiveOp::kReduceScatter:
       for (const auto& source : in) {

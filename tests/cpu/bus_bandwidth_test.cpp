@@ -26,4 +26,6 @@ TEST(BusBandwidth, AlgorithmBandwidthIsBytesOverTime) {
   EXPECT_DOUBLE_EQ(algorithm_bandwidth_gbps(100, 0.0), 0.0);
 }
 
-TEST(BusBandwidth, RejectsEmptyWorld) { EXPECT_ANY_THROW(bus_factor(CollectiveOp::kAllReduce, 0)); }
+TEST(BusBandwidth, RejectsEmptyWorld) {
+  EXPECT_ANY_THROW(bus_factor(CollectiveOp::kAllReduce, 0));
+}

@@ -21,8 +21,8 @@ TEST(TestValues, SmallNonZeroAndSeedDependent) {
     differs += v != kiln::core::test_value(43, 1, i);
     differs += v != kiln::core::test_value(42, 2, i);
   }
-  EXPECT_EQ(seen.size(), 8u);   // every value appears
-  EXPECT_GT(differs, 15000);    // another seed or rank gives other inputs
+  EXPECT_EQ(seen.size(), 8u);  // every value appears
+  EXPECT_GT(differs, 15000);   // another seed or rank gives other inputs
 }
 
 TEST(CollectiveExpectation, MatchesHostSimulation) {
@@ -40,7 +40,8 @@ TEST(CollectiveExpectation, MatchesHostSimulation) {
           const kiln::bench::CollectiveExpectation e{op, world, rank, seed, counts.block_count};
           for (std::uint64_t i = 0; i < counts.recv_count; ++i) {
             ASSERT_EQ(kiln::bench::expected_value(e, i), (*reference)[i])
-                << kiln::comm::op_name(op) << " world " << world << " rank " << rank << " index " << i;
+                << kiln::comm::op_name(op) << " world " << world << " rank " << rank << " index "
+                << i;
           }
         }
       }

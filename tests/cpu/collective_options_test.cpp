@@ -28,7 +28,9 @@ CollectiveBenchOptions valid() {
 
 }  // namespace
 
-TEST(CollectiveOptions, DefaultsAreValid) { EXPECT_NO_THROW(validate(valid(), 4)); }
+TEST(CollectiveOptions, DefaultsAreValid) {
+  EXPECT_NO_THROW(validate(valid(), 4));
+}
 
 TEST(CollectiveOptions, EachBadFlagIsNamed) {
   auto o = valid();

@@ -20,13 +20,15 @@ kiln::comm::EnvLookup env_of(const std::map<std::string, std::string>& values) {
 
 }  // namespace
 
-TEST(LaunchEnv, NoLauncher) { EXPECT_FALSE(rank_from_environment(env_of({})).has_value()); }
+TEST(LaunchEnv, NoLauncher) {
+  EXPECT_FALSE(rank_from_environment(env_of({})).has_value());
+}
 
 TEST(LaunchEnv, OpenMpi) {
   const auto info = rank_from_environment(env_of({{"OMPI_COMM_WORLD_RANK", "5"},
-                                                   {"OMPI_COMM_WORLD_SIZE", "8"},
-                                                   {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-                                                   {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}}));
+                                                  {"OMPI_COMM_WORLD_SIZE", "8"},
+                                                  {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}}));
   ASSERT_TRUE(info);
   EXPECT_EQ(info->rank, 5);
   EXPECT_EQ(info->world_size, 8);
@@ -37,9 +39,9 @@ TEST(LaunchEnv, OpenMpi) {
 
 TEST(LaunchEnv, SlurmWithRepeatedTasksPerNode) {
   const auto info = rank_from_environment(env_of({{"SLURM_PROCID", "3"},
-                                                   {"SLURM_NTASKS", "4"},
-                                                   {"SLURM_LOCALID", "1"},
-                                                   {"SLURM_NTASKS_PER_NODE", "2(x2)"}}));
+                                                  {"SLURM_NTASKS", "4"},
+                                                  {"SLURM_LOCALID", "1"},
+                                                  {"SLURM_NTASKS_PER_NODE", "2(x2)"}}));
   ASSERT_TRUE(info);
   EXPECT_EQ(info->rank, 3);
   EXPECT_EQ(info->local_rank, 1);
@@ -48,8 +50,8 @@ TEST(LaunchEnv, SlurmWithRepeatedTasksPerNode) {
 }
 
 TEST(LaunchEnv, TorchrunAndHydra) {
-  auto info = rank_from_environment(env_of(
-      {{"RANK", "2"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}, {"LOCAL_WORLD_SIZE", "4"}}));
+  auto info = rank_from_environment(
+      env_of({{"RANK", "2"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}, {"LOCAL_WORLD_SIZE", "4"}}));
   ASSERT_TRUE(info);
   EXPECT_EQ(info->launcher, "torchrun");
   EXPECT_EQ(info->local_rank, 2);
@@ -61,10 +63,10 @@ TEST(LaunchEnv, TorchrunAndHydra) {
 
 TEST(LaunchEnv, KilnVariablesWinOverGenericOnes) {
   const auto info = rank_from_environment(env_of({{"KILN_RANK", "1"},
-                                                   {"KILN_WORLD_SIZE", "2"},
-                                                   {"KILN_LOCAL_RANK", "1"},
-                                                   {"RANK", "0"},
-                                                   {"WORLD_SIZE", "1"}}));
+                                                  {"KILN_WORLD_SIZE", "2"},
+                                                  {"KILN_LOCAL_RANK", "1"},
+                                                  {"RANK", "0"},
+                                                  {"WORLD_SIZE", "1"}}));
   ASSERT_TRUE(info);
   EXPECT_EQ(info->launcher, "kiln");
   EXPECT_EQ(info->rank, 1);
@@ -81,7 +83,8 @@ TEST(LaunchEnv, MalformedValuesNameTheVariable) {
       FAIL() << "accepted a malformed environment";
     } catch (const kiln::UsageError& error) {
       const std::string text = error.what();
-      EXPECT_TRUE(text.find("RANK") != std::string::npos || text.find("WORLD_SIZE") != std::string::npos)
+      EXPECT_TRUE(text.find("RANK") != std::string::npos ||
+                  text.find("WORLD_SIZE") != std::string::npos)
           << text;
     }
   }

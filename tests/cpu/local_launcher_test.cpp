@@ -26,12 +26,14 @@ TEST(LocalLauncher, EveryRankSeesItsOwnEnvironment) {
 }
 
 TEST(LocalLauncher, ReportsTheFirstFailingRanksCode) {
-  const int code = launch_local_ranks(2, [](const RankInfo& info) { return info.rank == 1 ? 7 : 0; });
+  const int code =
+      launch_local_ranks(2, [](const RankInfo& info) { return info.rank == 1 ? 7 : 0; });
   EXPECT_EQ(code, 7);
 }
 
 TEST(LocalLauncher, AnExceptionInARankBecomesExitCodeOne) {
-  const int code = launch_local_ranks(1, [](const RankInfo&) -> int { throw std::runtime_error("boom"); });
+  const int code =
+      launch_local_ranks(1, [](const RankInfo&) -> int { throw std::runtime_error("boom"); });
   EXPECT_EQ(code, 1);
 }
 

@@ -49,7 +49,8 @@ double element_as_double(const std::vector<unsigned char>& raw, DType dtype, std
 }
 
 // Runs every op x dtype x size on this rank; returns the number of failing cases.
-int check_all_collectives(const kiln::comm::RankInfo& info, const std::vector<std::uint64_t>& sizes) {
+int check_all_collectives(const kiln::comm::RankInfo& info,
+                          const std::vector<std::uint64_t>& sizes) {
   kiln::comm::Communicator comm(info, 60.0);
   kiln::core::Stream stream;
   int failures = 0;
@@ -63,7 +64,8 @@ int check_all_collectives(const kiln::comm::RankInfo& info, const std::vector<st
         ++seed;  // fresh inputs for every case
         kiln::core::DeviceBuffer send(counts.send_count * element);
         kiln::core::DeviceBuffer recv(counts.recv_count * element);
-        kiln::core::fill_test_values(send.data(), dtype, counts.send_count, seed, comm.rank(), stream);
+        kiln::core::fill_test_values(send.data(), dtype, counts.send_count, seed, comm.rank(),
+                                     stream);
         kiln::core::poison(recv.data(), recv.bytes(), stream);
         kiln::comm::enqueue_collective(comm, op, send.data(), recv.data(), counts, dtype, stream);
         comm.wait(stream, kiln::comm::op_name(op));
@@ -81,11 +83,12 @@ int check_all_collectives(const kiln::comm::RankInfo& info, const std::vector<st
         }
         if (wrong != 0) {
           ++failures;
-          std::fprintf(stderr, "rank %d: %s %s %llu bytes: %llu wrong, first at %llu (got %g, want %d)\n",
-                       comm.rank(), kiln::comm::op_name(op).c_str(), kiln::core::dtype_name(dtype).c_str(),
-                       static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(wrong),
-                       static_cast<unsigned long long>(first), element_as_double(raw, dtype, first),
-                       (*reference)[first]);
+          std::fprintf(
+              stderr, "rank %d: %s %s %llu bytes: %llu wrong, first at %llu (got %g, want %d)\n",
+              comm.rank(), kiln::comm::op_name(op).c_str(), kiln::core::dtype_name(dtype).c_str(),
+              static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(wrong),
+              static_cast<unsigned long long>(first), element_as_double(raw, dtype, first),
+              (*reference)[first]);
         }
       }
     }

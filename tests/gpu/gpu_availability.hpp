@@ -8,15 +8,16 @@
 namespace kiln::testing {
 
 inline int visible_gpus() {
-  static const int count = comm::count_visible_gpus();  // counted in a child: this process stays CUDA-free
+  static const int count =
+      comm::count_visible_gpus();  // counted in a child: this process stays CUDA-free
   return count;
 }
 
 }  // namespace kiln::testing
 
-#define KILN_SKIP_UNLESS_GPUS(n)                                                            \
-  do {                                                                                      \
-    if (::kiln::testing::visible_gpus() < (n))                                              \
-      GTEST_SKIP() << "needs " << (n) << " GPU(s), " << ::kiln::testing::visible_gpus()     \
-                   << " visible";                                                           \
+#define KILN_SKIP_UNLESS_GPUS(n)                                                        \
+  do {                                                                                  \
+    if (::kiln::testing::visible_gpus() < (n))                                          \
+      GTEST_SKIP() << "needs " << (n) << " GPU(s), " << ::kiln::testing::visible_gpus() \
+                   << " visible";                                                       \
   } while (0)
