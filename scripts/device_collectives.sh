@@ -35,7 +35,7 @@ if [ "$gpus" -ge 2 ]; then
   kill -9 "$victim"
   wait "$launcher"; code=$?
   grep -v "^#" "$out/kill.txt" | tee -a "$out/table.txt"
-  echo "exit=$code, $(echo "$(date +%s.%N) - $killed_at" | bc) s after the kill" | tee -a "$out/table.txt"
+  echo "exit=$code, $(awk "BEGIN{print $(date +%s.%N) - $killed_at}") s after the kill" | tee -a "$out/table.txt"
 fi
 tar czf "$final/logs.tar.gz" -C "$out" .
 cp "$out/table.txt" "$final/"

@@ -106,27 +106,31 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
     comm_ = initial;
     return;
   }
-  ncclConfig_t blocking_config = NCCL_CONFIG_INITIALIZER;
-  blocking_config.blocking = 1;
-  ncclComm_t split = nullptr;
-  const ncclResult_t split_started =
-      ncclCommSplit(initial, 0, info_.rank, &split, &blocking_config);
-  // The parent is non-blocking: the split may still be in progress on it.
-  ncclResult_t parent_state = split_started;
+  // The data-path communicator: blocking, initialised from a fresh id that rank 0 creates and
+  // broadcasts over the (proven, bounded) non-blocking one. (ncclCommSplit of a non-blocking parent
+  // into a blocking child failed with an internal error on NCCL 2.28.3, 2026-11-22.)
+  ncclUniqueId data_id{};
+  if (info_.rank == 0) {
+    unsetenv("NCCL_COMM_ID");  // a new root on an ephemeral port, not the bootstrap address again
+    KILN_NCCL_CHECK(ncclGetUniqueId(&data_id));
+    setenv("NCCL_COMM_ID", address.c_str(), 1);
+  }
+  {
+    comm_ = initial;  // complete()/wait() act on the bootstrap communicator for the broadcast
+    cudaStream_t stream = nullptr;
+    KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    void* buffer = nullptr;
+    KILN_CUDA_CHECK(cudaMalloc(&buffer, sizeof(data_id)));
+    KILN_CUDA_CHECK(cudaMemcpy(buffer, &data_id, sizeof(data_id), cudaMemcpyHostToDevice));
+    complete(ncclBroadcast(buffer, buffer, sizeof(data_id), ncclUint8, 0, initial, stream),
+             "data communicator id broadcast");
+    wait(stream, "data communicator id broadcast");
+    KILN_CUDA_CHECK(cudaMemcpy(&data_id, buffer, sizeof(data_id), cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(cudaFree(buffer));
+    KILN_CUDA_CHECK(cudaStreamDestroy(stream));
+  }
   const auto deadline = deadline_after(timeout_seconds_);
   Backoff backoff;
-  while (parent_state == ncclInProgress && Clock::now() < deadline) {
-    backoff.pause();
-    ncclCommGetAsyncError(initial, &parent_state);
-  }
-  if (parent_state != ncclSuccess || split == nullptr) {
-    ncclCommAbort(initial);
-    if (split != nullptr) ncclCommAbort(split);
-    throw Error(fmt::format(
-        "rank {}: splitting the communicator into a blocking one failed: {}", info_.rank,
-        parent_state == ncclInProgress ? "timed out" : nccl_error_detail(parent_state)));
-  }
-  wait_for_init(split, ncclInProgress, timeout_seconds_, "blocking communicator split", info_.rank);
   ncclResult_t finalized = ncclCommFinalize(initial);
   while (finalized == ncclInProgress && Clock::now() < deadline) {
     backoff.pause();
@@ -137,8 +141,18 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   } else {
     ncclCommAbort(initial);
   }
-  comm_ = split;
+  comm_ = nullptr;
+  // Blocking init: bounded by the watchdog thread (every rank was alive a moment ago).
   watchdog_ = std::thread([this] { watch_blocking_calls(); });
+  ncclComm_t data = nullptr;
+  arm("data communicator initialisation");
+  const ncclResult_t data_started = ncclCommInitRank(&data, info_.world_size, data_id, info_.rank);
+  disarm();
+  if (data_started != ncclSuccess) {
+    throw Error(fmt::format("rank {}: data communicator initialisation failed: {}", info_.rank,
+                            nccl_error_detail(data_started)));
+  }
+  comm_ = data;
 }
 
 Communicator::~Communicator() {

@@ -1,11 +1,12 @@
 // An NCCL communicator with a watchdog, so that no NCCL call or wait can hang the process.
 //
 // Initialisation is always non-blocking and polled against the deadline (a rank that never joins
-// cannot hang the others). By default the initialised communicator is then split into a blocking
-// one for the data path: on the 2xH200 machine a non-blocking communicator hands each call to a
-// background thread and costs ~35-45 us per collective at small sizes (docs/results/). Calls on
-// the blocking communicator are armed on a watchdog thread: one that has not returned by the
-// deadline ends the process with a message naming the rank and operation. Every wait polls the
+// cannot hang the others). By default that bootstrap communicator then carries a fresh unique id
+// from rank 0 to all ranks, and a blocking communicator is initialised from it for the data path:
+// on the 2xH200 machine a non-blocking communicator hands each call to a background thread and
+// costs ~25-35 us more per collective at small sizes (docs/results/). Calls on the blocking
+// communicator (its initialisation too) are armed on a watchdog thread: one that has not returned
+// by the deadline ends the process with a message naming the rank and operation. Every wait polls the
 // stream and ncclCommGetAsyncError against the deadline and aborts (ncclCommAbort) on an error or
 // timeout, raising kiln::Error / kiln::TimeoutError naming the rank and the operation.
 #pragma once
@@ -22,7 +23,7 @@
 namespace kiln::comm {
 
 enum class NcclMode {
-  kSplitBlocking,  // non-blocking init, then a blocking split for low launch overhead (default)
+  kSplitBlocking,  // non-blocking bootstrap, then a blocking data communicator (default)
   kNonBlocking,    // non-blocking throughout: every call is polled, none can block
 };
 
