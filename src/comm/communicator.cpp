@@ -149,6 +149,8 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   const ncclResult_t data_started = ncclCommInitRank(&data, info_.world_size, data_id, info_.rank);
   disarm();
   if (data_started != ncclSuccess) {
+    stop_watchdog_.store(true);
+    watchdog_.join();  // a constructor that throws runs no destructor
     throw Error(fmt::format("rank {}: data communicator initialisation failed: {}", info_.rank,
                             nccl_error_detail(data_started)));
   }
