@@ -110,11 +110,10 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   // broadcasts over the (proven, bounded) non-blocking one. (ncclCommSplit of a non-blocking parent
   // into a blocking child failed with an internal error on NCCL 2.28.3, 2026-11-22.)
   ncclUniqueId data_id{};
-  if (info_.rank == 0) {
-    unsetenv("NCCL_COMM_ID");  // a new root on an ephemeral port, not the bootstrap address again
-    KILN_NCCL_CHECK(ncclGetUniqueId(&data_id));
-    setenv("NCCL_COMM_ID", address.c_str(), 1);
-  }
+  // With NCCL_COMM_ID set, rank 0 would host a root on that (still bound) address again, both in
+  // ncclGetUniqueId and in ncclCommInitRank: clear it so the new root takes an ephemeral port.
+  unsetenv("NCCL_COMM_ID");
+  if (info_.rank == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&data_id));
   {
     comm_ = initial;  // complete()/wait() act on the bootstrap communicator for the broadcast
     cudaStream_t stream = nullptr;
@@ -148,6 +147,7 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   arm("data communicator initialisation");
   const ncclResult_t data_started = ncclCommInitRank(&data, info_.world_size, data_id, info_.rank);
   disarm();
+  setenv("NCCL_COMM_ID", address.c_str(), 1);
   if (data_started != ncclSuccess) {
     stop_watchdog_.store(true);
     watchdog_.join();  // a constructor that throws runs no destructor
