@@ -80,7 +80,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
               const std::string& json_path, core::Provenance provenance) {
   comm::Communicator comm(
       info, o.timeout_seconds,
-      o.nccl_nonblocking ? comm::NcclMode::kNonBlocking : comm::NcclMode::kSplitBlocking);
+      o.nccl_nonblocking ? comm::NcclMode::kNonBlocking : comm::NcclMode::kBlockingDataPath);
   const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
@@ -88,7 +88,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
         "# kiln bench collective: {} {}, {} rank(s), launcher {}, NCCL {} ({} communicator)\n",
         comm::op_name(o.op), core::dtype_name(o.dtype), comm.size(), info.launcher,
         comm::nccl_version(),
-        o.nccl_nonblocking ? "non-blocking" : "blocking split of a non-blocking init");
+        o.nccl_nonblocking ? "non-blocking" : "blocking, after a non-blocking bootstrap");
     fmt::print(
         "# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
         "time = median over iterations of the max over ranks\n",
@@ -134,7 +134,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
       result["bus_factor"] = bench::bus_factor(o.op, comm.size());
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
-      result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "split-blocking";
+      result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "blocking-data-path";
       result["rows"] = nlohmann::json::array();
       for (const bench::CollectiveRow& row : rows)
         result["rows"].push_back(bench::row_to_json(row));

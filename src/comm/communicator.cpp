@@ -177,7 +177,7 @@ Communicator::~Communicator() {
 }
 
 void Communicator::arm(const std::string& operation) {
-  if (mode_ != NcclMode::kSplitBlocking) return;
+  if (mode_ != NcclMode::kBlockingDataPath) return;
   std::snprintf(armed_operation_, sizeof(armed_operation_), "%s", operation.c_str());
   armed_deadline_ns_.store(now_ns() + static_cast<long long>(timeout_seconds_ * 1e9),
                            std::memory_order_release);

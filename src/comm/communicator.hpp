@@ -23,7 +23,7 @@
 namespace kiln::comm {
 
 enum class NcclMode {
-  kSplitBlocking,  // non-blocking bootstrap, then a blocking data communicator (default)
+  kBlockingDataPath,  // non-blocking bootstrap, then a blocking data communicator (default)
   kNonBlocking,    // non-blocking throughout: every call is polled, none can block
 };
 
@@ -32,7 +32,7 @@ class Communicator {
   // Bootstraps through NCCL_COMM_ID (see bootstrap_address) and binds the rank to GPU
   // local_rank % visible devices. `timeout_seconds` bounds initialisation, every call and wait.
   Communicator(const RankInfo& info, double timeout_seconds,
-               NcclMode mode = NcclMode::kSplitBlocking);
+               NcclMode mode = NcclMode::kBlockingDataPath);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
