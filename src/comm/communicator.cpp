@@ -47,6 +47,23 @@ class Backoff {
   std::chrono::microseconds interval_{10};
 };
 
+// Flushes outstanding work and frees `comm`; aborts it instead when finalisation reports an error
+// or, on a non-blocking communicator, does not finish within `timeout_seconds`.
+void finalize_or_abort(ncclComm_t comm, double timeout_seconds) {
+  const auto deadline = deadline_after(timeout_seconds);
+  Backoff backoff;
+  ncclResult_t result = ncclCommFinalize(comm);
+  while (result == ncclInProgress && Clock::now() < deadline) {
+    backoff.pause();
+    ncclCommGetAsyncError(comm, &result);
+  }
+  if (result == ncclSuccess) {
+    ncclCommDestroy(comm);
+  } else {
+    ncclCommAbort(comm);
+  }
+}
+
 }  // namespace
 
 std::string nccl_version() {
@@ -128,18 +145,7 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
     KILN_CUDA_CHECK(cudaFree(buffer));
     KILN_CUDA_CHECK(cudaStreamDestroy(stream));
   }
-  const auto deadline = deadline_after(timeout_seconds_);
-  Backoff backoff;
-  ncclResult_t finalized = ncclCommFinalize(initial);
-  while (finalized == ncclInProgress && Clock::now() < deadline) {
-    backoff.pause();
-    ncclCommGetAsyncError(initial, &finalized);
-  }
-  if (finalized == ncclSuccess) {
-    ncclCommDestroy(initial);
-  } else {
-    ncclCommAbort(initial);
-  }
+  finalize_or_abort(initial, timeout_seconds_);
   comm_ = nullptr;
   // Blocking init: bounded by the watchdog thread (every rank was alive a moment ago).
   watchdog_ = std::thread([this] { watch_blocking_calls(); });
@@ -158,22 +164,13 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
 }
 
 Communicator::~Communicator() {
+  if (comm_ != nullptr && !aborted_) {
+    arm("communicator finalisation");  // a blocking finalize waits for peers: keep it bounded
+    finalize_or_abort(comm_, timeout_seconds_);
+    disarm();
+  }
   stop_watchdog_.store(true);
   if (watchdog_.joinable()) watchdog_.join();
-  if (comm_ == nullptr || aborted_) return;
-  // Finalize flushes outstanding work; bounded like everything else, abort if it does not end.
-  ncclResult_t result = ncclCommFinalize(comm_);
-  const auto deadline = deadline_after(timeout_seconds_);
-  Backoff backoff;
-  while (result == ncclInProgress && Clock::now() < deadline) {
-    backoff.pause();
-    ncclCommGetAsyncError(comm_, &result);
-  }
-  if (result == ncclSuccess) {
-    ncclCommDestroy(comm_);
-  } else {
-    ncclCommAbort(comm_);
-  }
 }
 
 void Communicator::arm(const std::string& operation) {

@@ -38,21 +38,13 @@ std::vector<HardwareProfile> make_profiles() {
     profiles.push_back(p);
   }
   {
-    HardwareProfile p;
+    // Same GH100 chip and clocks as the H100 SXM; more and faster memory.
+    HardwareProfile p = profiles.back();
     p.key = "h200-sxm";
     p.display_name = "NVIDIA H200 SXM 141GB";
     p.device_name_patterns = {"h200"};
-    p.sm_count = 132;
     p.memory_gib = 141;
-    p.bf16_tensor_tflops = 989.4;
-    p.fp16_tensor_tflops = 989.4;
-    p.tf32_tensor_tflops = 494.7;
-    p.fp8_tensor_tflops = 1978.9;
-    p.fp32_tflops = 66.9;
     p.hbm_gbps = 4800;
-    p.interconnect = "NVLink 4 (18 links, 900 GB/s bidirectional)";
-    p.interconnect_gbps_per_direction = 450;
-    p.pcie_gbps_per_direction = 64;
     p.source = "NVIDIA H200 Tensor Core GPU datasheet (SXM)";
     profiles.push_back(p);
   }
@@ -75,20 +67,13 @@ std::vector<HardwareProfile> make_profiles() {
     profiles.push_back(p);
   }
   {
-    HardwareProfile p;
+    // The export variant of the A100: same chip, NVLink cut to 8 links.
+    HardwareProfile p = profiles.back();
     p.key = "a800-sxm";
     p.display_name = "NVIDIA A800 SXM4 80GB";
     p.device_name_patterns = {"a800-sxm", "a800 sxm"};
-    p.sm_count = 108;
-    p.memory_gib = 80;
-    p.bf16_tensor_tflops = 312;
-    p.fp16_tensor_tflops = 312;
-    p.tf32_tensor_tflops = 156;
-    p.fp32_tflops = 19.5;
-    p.hbm_gbps = 2039;
     p.interconnect = "NVLink 3 (8 links, 400 GB/s bidirectional)";
     p.interconnect_gbps_per_direction = 200;
-    p.pcie_gbps_per_direction = 32;
     p.source = "NVIDIA A800 40GB/80GB product brief (SXM4); A100 compute rates";
     profiles.push_back(p);
   }
