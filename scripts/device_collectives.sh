@@ -11,7 +11,7 @@ gpus=$(nvidia-smi -L | grep -c '^GPU')
 { nvidia-smi -L; $kiln --version; } | tee "$out/device.txt"
 build/kiln_gpu_tests 2>&1 | tail -6 | tee "$out/gpu_tests.txt"
 for op in allreduce reducescatter allgather alltoall; do
-  for mode in split nonblocking; do
+  for mode in default nonblocking; do
     flag=""; [ "$mode" = nonblocking ] && flag="--nccl-nonblocking"
     $kiln bench collective -g "$gpus" -o "$op" -d bf16 -b 64K -e 1G -f 4 -w 10 -n 50 -c 1 $flag \
       --json "$out/collective-$op-g$gpus-$mode.json" 2>&1 | tee -a "$out/table.txt"
