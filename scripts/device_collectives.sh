@@ -9,7 +9,14 @@ source scripts/device_env.sh
 kiln=build/kiln
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 { nvidia-smi -L; $kiln --version; } | tee "$out/device.txt"
-build/kiln_gpu_tests 2>&1 | tail -6 | tee "$out/gpu_tests.txt"
+build/kiln_gpu_tests 2>&1 | grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|timed out|wrong" | tee "$out/gpu_tests.txt"
+echo "== issue 2 acceptance command" | tee -a "$out/table.txt"
+$kiln bench collective -g "$gpus" -o allreduce -b 1M -e 1G -f 4 -c 1 --json "$out/acceptance-allreduce-g$gpus.json" \
+  2>&1 | tee -a "$out/table.txt"
+echo "== wrong flags (each: one line, exit 2)" | tee -a "$out/table.txt"
+for args in "-g 1 -b 0" "-g 1 -b 1M -e 1K" "-g $((gpus + 5)) -b 1M -e 1M" "-g 1 -o gather"; do
+  $kiln bench collective $args 2>&1 | tee -a "$out/table.txt"; echo "exit=${PIPESTATUS[0]}" | tee -a "$out/table.txt"
+done
 for op in allreduce reducescatter allgather alltoall; do
   for mode in default nonblocking; do
     flag=""; [ "$mode" = nonblocking ] && flag="--nccl-nonblocking"
