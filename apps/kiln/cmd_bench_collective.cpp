@@ -163,8 +163,8 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
   cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this each step")
       ->capture_default_str();
   cmd->add_option("-g,--ngpus", flags->gpus,
-                  "GPUs (ranks) on this host; 0 = all visible. Ignored "
-                  "under mpirun/srun/torchrun, which set the ranks")
+                  "GPUs (ranks) on this host; 0 = all visible. Under mpirun/srun/torchrun the "
+                  "launcher sets the ranks: omit -g (or give the same number)")
       ->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")
       ->capture_default_str();
