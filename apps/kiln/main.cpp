@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks (see `kiln bench --help`)");
   bench->require_subcommand(1);
   kiln::app::register_bench_collective(*bench, run);
+  CLI::App* overlap = app.add_subcommand("overlap", "GEMM + collective overlap (see `kiln overlap --help`)");
+  overlap->require_subcommand(1);
+  kiln::app::register_overlap_bench(*overlap, run);
+  kiln::app::register_overlap_gemm(*overlap, run);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,185 @@
+// `kiln overlap bench`: GEMM + ReduceScatter / AllReduce with kiln's signaling overlap against
+// serial and decomposition baselines, one process per GPU.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/kiln/commands.hpp"
+#include "bench/collective_bench.hpp"
+#include "bench/overlap_bench.hpp"
+#include "comm/communicator.hpp"
+#include "comm/launch_env.hpp"
+#include "comm/local_launcher.hpp"
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+
+namespace kiln::app {
+namespace {
+
+struct OverlapFlags {
+  std::string op = "rs";
+  std::string dtype = "bf16";
+  std::string layout = "nk";
+  std::vector<std::string> shapes;
+  std::string plan;
+  std::vector<int> caps;
+  int gpus = 0;
+  int warmup = 5;
+  int iterations = 20;
+  int sweep_iterations = 5;
+  int check = 1;
+  bool spin_wait = false;
+  double timeout = 60.0;
+  std::string json_path;
+};
+
+bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
+  bench::OverlapBenchOptions o;
+  o.op = overlap::parse_overlap_op(f.op, "--op");
+  o.dtype = core::parse_dtype(f.dtype, "-d");
+  o.layout = overlap::parse_weight_layout(f.layout, "--layout");
+  for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
+  if (o.shapes.empty()) o.shapes = bench::default_overlap_shapes();
+  if (!f.plan.empty()) o.plan = overlap::parse_plan(f.plan, "--plan");
+  if (!f.caps.empty()) {
+    for (int cap : f.caps) KILN_REQUIRE(cap >= 0, fmt::format("--caps {}: must be >= 0", cap));
+    o.caps = f.caps;
+  }
+  o.warmup = f.warmup;
+  o.iterations = f.iterations;
+  o.sweep_iterations = f.sweep_iterations;
+  o.check = f.check != 0;
+  o.spin_wait = f.spin_wait;
+  o.timeout_seconds = f.timeout;
+  o.world_size = world;
+  return o;
+}
+
+int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
+              const std::string& json_path, core::Provenance provenance) {
+  comm::Communicator comm(info, o.timeout_seconds);
+  const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
+  const bool printer = comm.rank() == 0;
+  if (printer) {
+    fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
+               o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
+               core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
+               comm::nccl_version(),
+               o.plan ? "plan " + overlap::to_string(*o.plan) : std::string("plan: best of a sweep"));
+    fmt::print("# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
+               "kiln includes the reorder to row-major, kiln-nr does not\n",
+               o.iterations, o.warmup);
+    for (const bench::RankDevice& d : devices)
+      fmt::print("#  Rank {:2} device {:2} [{}] {}\n", d.rank, d.device, d.bus_id, d.name);
+    fmt::print("{}\n", bench::format_overlap_header());
+    std::fflush(stdout);
+  }
+  bool all_correct = true;
+  std::vector<double> speedups;
+  const std::vector<bench::OverlapRow> rows =
+      bench::run_overlap_bench(comm, o, [&](const bench::OverlapRow& row) {
+        all_correct = all_correct && row.correct;
+        speedups.push_back(row.speedup_vs_serial);
+        if (!printer) return;
+        fmt::print("{}\n", bench::format_overlap_row(row));
+        fmt::print("#   {}\n", row.describe);
+        for (const overlap::GroupTimeline& t : row.timeline) {
+          fmt::print("#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} "
+                     "-> {:8.1f} us\n",
+                     t.group, t.waves, static_cast<double>(t.bytes) / (1 << 20),
+                     t.compute_done_us, t.comm_start_us, t.comm_done_us);
+        }
+        std::fflush(stdout);
+      });
+  if (printer) {
+    double log_sum = 0.0;
+    for (double s : speedups) log_sum += std::log(s);
+    fmt::print("# geo-mean speedup vs serial: {:.3f}; correctness: {}\n",
+               std::exp(log_sum / std::max<std::size_t>(speedups.size(), 1)),
+               o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED")
+                       : "not checked");
+    if (!json_path.empty()) {
+      provenance.world_size = comm.size();
+      core::add_device_provenance(provenance, comm.device());
+      provenance.devices.clear();
+      for (const bench::RankDevice& d : devices)
+        provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
+      provenance.libraries["nccl"] = comm::nccl_version();
+      nlohmann::json result;
+      result["provenance"] = core::to_json(provenance);
+      result["benchmark"] = "overlap";
+      result["op"] = overlap::overlap_op_name(o.op);
+      result["dtype"] = core::dtype_name(o.dtype);
+      result["layout"] = overlap::weight_layout_name(o.layout);
+      result["world_size"] = comm.size();
+      result["warmup"] = o.warmup;
+      result["iterations"] = o.iterations;
+      result["rows"] = nlohmann::json::array();
+      for (const bench::OverlapRow& row : rows) result["rows"].push_back(bench::overlap_row_to_json(row));
+      core::write_json_file(json_path, result);
+      fmt::print("# wrote {}\n", json_path);
+    }
+  }
+  return o.check && !all_correct ? 1 : 0;
+}
+
+}  // namespace
+
+void register_overlap_bench(CLI::App& overlap, Runner& run) {
+  auto flags = std::make_shared<OverlapFlags>();
+  CLI::App* cmd = overlap.add_subcommand(
+      "bench", "GEMM + ReduceScatter/AllReduce: serial, decomposition and kiln's overlap");
+  cmd->add_option("--op", flags->op, "rs (ReduceScatter) | ar (AllReduce)")->capture_default_str();
+  cmd->add_option("--shape", flags->shapes,
+                  "per-GPU GEMM MxNxK, repeatable (default: the six shapes of the shape set)");
+  cmd->add_option("-d,--datatype", flags->dtype, "bf16|fp16")->capture_default_str();
+  cmd->add_option("--layout", flags->layout, "nk (B stored N×K, C = A·Bᵀ) | kn (B stored K×N)")
+      ->capture_default_str();
+  cmd->add_option("--plan", flags->plan,
+                  "fixed plan, e.g. \"tile=128x256 cap=120 raster=n swizzle=1 groups=1,2,2,3\"; "
+                  "default: sweep tiles, CTA caps and partitions and keep the fastest");
+  cmd->add_option("--caps", flags->caps, "CTA caps the sweep tries (0 = every SM)");
+  cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--sweep-iters", flags->sweep_iterations, "timed iterations per swept plan")
+      ->capture_default_str();
+  cmd->add_option("-c,--check", flags->check, "check kiln against the serial result (0/1)")
+      ->capture_default_str();
+  cmd->add_flag("--spin-wait", flags->spin_wait,
+                "wait for groups with a spin kernel instead of stream memory operations");
+  cmd->add_option("--timeout", flags->timeout, "seconds any wait may take before ranks abort")
+      ->capture_default_str();
+  cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
+  cmd->callback([flags, &run]() {
+    run = [flags](const Invocation& invocation) -> int {
+      const std::optional<comm::RankInfo> launched =
+          comm::rank_from_environment(comm::process_environment());
+      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      if (launched) {
+        KILN_REQUIRE(flags->gpus == 0 || flags->gpus == launched->world_size,
+                     fmt::format("-g {}: the launcher ({}) already started {} rank(s); omit -g",
+                                 flags->gpus, launched->launcher, launched->world_size));
+        bench::OverlapBenchOptions o = to_options(*flags, launched->world_size);
+        bench::validate(o, -1);
+        return rank_main(*launched, o, flags->json_path, provenance);
+      }
+      KILN_REQUIRE(flags->gpus >= 0, fmt::format("-g {}: must be >= 1 (or 0 for all GPUs)", flags->gpus));
+      bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
+      const int visible = comm::count_visible_gpus();
+      if (visible == 0) throw Error("kiln overlap bench needs a GPU; none is visible");
+      const int world = flags->gpus == 0 ? visible : flags->gpus;
+      bench::OverlapBenchOptions o = to_options(*flags, world);
+      bench::validate(o, visible);
+      const std::string json_path = flags->json_path;
+      return comm::launch_local_ranks(world, [&](const comm::RankInfo& info) {
+        return rank_main(info, o, json_path, provenance);
+      });
+    };
+  });
+}
+
+}  // namespace kiln::app

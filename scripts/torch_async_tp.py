@@ -1,0 +1,81 @@
+"""PyTorch async-TP GEMM + ReduceScatter, the outside reference for `kiln overlap bench --op rs`.
+
+Run on a GPU machine: python3 scripts/torch_async_tp.py --gpus 4 [--json F]
+For each shape (per-GPU GEMM M×N×K, bf16): torch.ops.symm_mem.fused_matmul_reduce_scatter and
+serial matmul + reduce_scatter_tensor, time = median over iterations of the max over ranks.
+NVLink multicast stays off (TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NCCL_NVLS_ENABLE=0).
+"""
+import argparse
+import json
+import os
+import statistics
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+SHAPES = [(4096, 8192, 8192), (8192, 8192, 8192), (16384, 8192, 4096), (8192, 4096, 14336),
+          (4096, 8192, 2048), (16384, 16384, 2048)]
+
+
+def timed(call, warmup, iters):
+    for _ in range(warmup):
+        call()
+    torch.cuda.synchronize()
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
+    events[0].record()
+    for i in range(iters):
+        call()
+        events[i + 1].record()
+    torch.cuda.synchronize()
+    times = torch.tensor([events[i].elapsed_time(events[i + 1]) for i in range(iters)], device="cuda")
+    dist.all_reduce(times, op=dist.ReduceOp.MAX)
+    return statistics.median(times.tolist()) * 1000.0
+
+
+def worker(rank, world, warmup, iters, port, out):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
+                      TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank))
+    import torch.distributed._symmetric_memory as symm_mem
+    group = dist.group.WORLD
+    symm_mem.enable_symm_mem_for_group(group.group_name)
+    rows = []
+    for m, n, k in SHAPES:
+        a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
+        out_rs = torch.empty(m // world, n, dtype=torch.bfloat16, device="cuda")
+        row = {"shape": f"{m}x{n}x{k}"}
+
+        def serial():
+            dist.reduce_scatter_tensor(out_rs, a @ b)
+
+        def fused():
+            torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", 0, group.group_name)
+
+        row["serial_us"] = timed(serial, warmup, iters)
+        try:
+            row["async_tp_us"] = timed(fused, warmup, iters)
+        except Exception as error:  # report, do not hide
+            row["async_tp_error"] = repr(error)
+        rows.append(row)
+        if rank == 0:
+            print(json.dumps(row), flush=True)
+    if rank == 0 and out:
+        with open(out, "w") as f:
+            json.dump({"torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+                       "world_size": world, "device": torch.cuda.get_device_name(),
+                       "warmup": warmup, "iterations": iters, "rows": rows}, f, indent=1)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpus", type=int, default=torch.cuda.device_count())
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--port", type=int, default=29533)
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.port, args.json), nprocs=args.gpus)

@@ -1,0 +1,434 @@
+// The per-rank run of `kiln overlap bench` (see overlap_bench.hpp).
+#include "bench/overlap_bench.hpp"
+
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "bench/cublas_gemm.hpp"
+#include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/event_timer.hpp"
+#include "core/fill.hpp"
+#include "core/stream.hpp"
+#include "overlap/signaling_gemm.hpp"
+
+namespace kiln::bench {
+namespace {
+
+using overlap::GemmShape;
+using overlap::OverlapOp;
+
+ncclDataType_t nccl_type(core::DType dtype) {
+  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
+}
+
+// Host conversion of one stored 16-bit value to float.
+float to_float(std::uint16_t bits, core::DType dtype) {
+  if (dtype == core::DType::kBf16) {
+    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+    float value;
+    std::memcpy(&value, &word, sizeof(value));
+    return value;
+  }
+  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
+  float value;
+  if (exponent == 0) value = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31) value = mantissa ? NAN : INFINITY;
+  else value = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  return sign ? -value : value;
+}
+
+// Per-iteration times of `body`, reduced to the maximum over ranks, in microseconds.
+core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+                                  int iterations, const std::function<void(int)>& body,
+                                  const std::string& what) {
+  const std::vector<float> ms = core::time_iterations(
+      stream, {warmup, iterations}, body, [&](cudaStream_t s) { comm.wait(s, what); });
+  core::DeviceBuffer times(sizeof(float) * ms.size());
+  KILN_CUDA_CHECK(cudaMemcpyAsync(times.data(), ms.data(), times.bytes(), cudaMemcpyHostToDevice,
+                                  stream));
+  comm.call("time reduction", [&] {
+    return ncclAllReduce(times.data(), times.data(), ms.size(), ncclFloat32, ncclMax, comm.get(),
+                         stream);
+  });
+  comm.wait(stream, "time reduction");
+  std::vector<float> slowest(ms.size());
+  KILN_CUDA_CHECK(
+      cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
+  for (float& value : slowest) value *= 1000.0f;
+  return core::summarize(std::span<const float>(slowest));
+}
+
+double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
+  core::DeviceBuffer buffer(sizeof(double));
+  KILN_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), &value, sizeof(double), cudaMemcpyHostToDevice,
+                                  stream));
+  comm.call("max reduction", [&] {
+    return ncclAllReduce(buffer.data(), buffer.data(), 1, ncclFloat64, ncclMax, comm.get(),
+                         stream);
+  });
+  comm.wait(stream, "max reduction");
+  KILN_CUDA_CHECK(cudaMemcpy(&value, buffer.data(), sizeof(double), cudaMemcpyDeviceToHost));
+  return value;
+}
+
+// One collective of the op on `count` output elements (AllReduce in place; ReduceScatter from
+// `send` into `recv`, count = elements per rank).
+void enqueue_op(comm::Communicator& comm, OverlapOp op, core::DType dtype, void* send, void* recv,
+                std::size_t elements, cudaStream_t stream) {
+  if (op == OverlapOp::kAllReduce) {
+    comm.call("allreduce", [&] {
+      return ncclAllReduce(send, send, elements, nccl_type(dtype), ncclSum, comm.get(), stream);
+    });
+  } else {
+    comm.call("reducescatter", [&] {
+      return ncclReduceScatter(send, recv, elements / comm.size(), nccl_type(dtype), ncclSum,
+                               comm.get(), stream);
+    });
+  }
+}
+
+}  // namespace
+
+std::vector<GemmShape> default_overlap_shapes() {
+  return {{4096, 8192, 8192},  {8192, 8192, 8192}, {16384, 8192, 4096},
+          {8192, 4096, 14336}, {4096, 8192, 2048}, {16384, 16384, 2048}};
+}
+
+std::string shape_name(const GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
+
+GemmShape parse_shape(const std::string& text, const std::string& argument) {
+  GemmShape shape;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.m, &shape.n, &shape.k, &extra) != 3) {
+    throw UsageError(fmt::format("{} {}: expected MxNxK, e.g. 4096x8192x8192", argument, text));
+  }
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.n % 8 || shape.k % 8) {
+    throw UsageError(fmt::format(
+        "{} {}: M, N, K must be positive, N and K multiples of 8", argument, text));
+  }
+  return shape;
+}
+
+void validate(const OverlapBenchOptions& o, int visible_gpus) {
+  if (o.world_size < 1 || (visible_gpus >= 0 && o.world_size > visible_gpus)) {
+    throw UsageError(fmt::format("-g {}: this host has {} visible GPU(s); accepted range 1..{}",
+                                 o.world_size, visible_gpus, std::max(visible_gpus, 1)));
+  }
+  if (o.dtype != core::DType::kBf16 && o.dtype != core::DType::kFp16) {
+    throw UsageError("-d " + core::dtype_name(o.dtype) + ": accepted bf16, fp16");
+  }
+  if (o.warmup < 0 || o.iterations < 1 || o.sweep_iterations < 1) {
+    throw UsageError("-w must be >= 0 and -n, --sweep-iters >= 1");
+  }
+  for (const GemmShape& s : o.shapes) {
+    if (o.op == OverlapOp::kReduceScatter && (s.m % o.world_size) != 0) {
+      throw UsageError(fmt::format("--shape {}: the serial ReduceScatter baseline needs M "
+                                   "divisible by the world size {}",
+                                   shape_name(s), o.world_size));
+    }
+  }
+}
+
+std::vector<std::vector<int>> candidate_partitions(int waves) {
+  std::set<std::vector<int>> seen;
+  std::vector<std::vector<int>> out;
+  const auto add = [&](std::vector<int> p) {
+    if (!p.empty() && seen.insert(p).second) out.push_back(std::move(p));
+  };
+  const auto fill = [&](std::vector<int> p, int step) {
+    int used = 0;
+    for (int v : p) used += v;
+    if (used > waves) return std::vector<int>{};
+    while (used < waves) {
+      const int size = std::min(step, waves - used);
+      p.push_back(size);
+      used += size;
+    }
+    return p;
+  };
+  add(fill({}, 1));
+  add(fill({}, 2));
+  add(fill({}, 3));
+  add(fill({}, 4));
+  add(fill({1}, 2));
+  add(fill({1}, 3));
+  add(fill({2}, 4));
+  std::vector<int> increasing;
+  for (int used = 0, size = 1; used < waves; used += increasing.back(), ++size)
+    increasing.push_back(std::min(size, waves - used));
+  add(increasing);
+  add({waves});
+  return out;
+}
+
+std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const OverlapBenchOptions& o,
+                                          const std::function<void(const OverlapRow&)>& on_row) {
+  const std::size_t element = core::dtype_size(o.dtype);
+  const int world = comm.size();
+  core::Stream stream, side_stream;
+  CublasGemm cublas;
+  std::vector<OverlapRow> rows;
+  const std::uint64_t seed_base = 0x6b696c6eull;  // "kiln"; ranks differ through their rank
+
+  for (const GemmShape& shape : o.shapes) {
+    OverlapRow row;
+    row.shape = shape;
+    const std::string name = shape_name(shape);
+    const std::size_t a_count = static_cast<std::size_t>(shape.m) * shape.k;
+    const std::size_t b_count = static_cast<std::size_t>(shape.n) * shape.k;
+    const std::size_t c_count = static_cast<std::size_t>(shape.m) * shape.n;
+    core::DeviceBuffer a(a_count * element), b(b_count * element), c(c_count * element),
+        reference(c_count * element), recv(c_count / world * element + 16);
+    core::fill_uniform(a.data(), o.dtype, a_count, seed_base + 17 * comm.rank() + 1, stream);
+    core::fill_uniform(b.data(), o.dtype, b_count, seed_base + 17 * comm.rank() + 2, stream);
+    const bool nk = o.layout == overlap::WeightLayout::kNK;
+    const overlap::MatrixRef a_ref{a.data(), o.dtype, shape.m, shape.k};
+    const overlap::MatrixRef b_ref{b.data(), o.dtype, nk ? shape.n : shape.k,
+                                   nk ? shape.k : shape.n};
+
+    // --- Baselines: cuBLAS alone, the collective alone, serial, decomposition.
+    const auto gemm = [&](int rows, const void* a_rows, void* c_rows, cudaStream_t s) {
+      cublas.run(rows, shape.n, shape.k, o.dtype, o.layout, a_rows, b.data(), c_rows, s);
+    };
+    row.cublas_us = time_over_ranks(
+        comm, stream, o.warmup, o.iterations,
+        [&](int) { gemm(shape.m, a.data(), c.data(), stream); }, "cublas " + name);
+    gemm(shape.m, a.data(), c.data(), stream);
+    row.comm_us = time_over_ranks(
+        comm, stream, o.warmup, o.iterations,
+        [&](int) { enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), c_count, stream); },
+        "collective " + name);
+    row.serial_us = time_over_ranks(
+        comm, stream, o.warmup, o.iterations,
+        [&](int) {
+          gemm(shape.m, a.data(), c.data(), stream);
+          enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), c_count, stream);
+        },
+        "serial " + name);
+
+    // Reference for correctness: the full sum, cuBLAS then AllReduce.
+    gemm(shape.m, a.data(), reference.data(), stream);
+    enqueue_op(comm, OverlapOp::kAllReduce, o.dtype, reference.data(), nullptr, c_count, stream);
+    comm.wait(stream, "reference " + name);
+
+    core::Event chunk_done[8];
+    core::Event side_done;
+    double best_decomposition = 1e30;
+    for (int chunks : {2, 4, 8}) {
+      if (shape.m % (chunks * world) != 0) continue;
+      const int rows_per_chunk = shape.m / chunks;
+      const std::size_t chunk_count = static_cast<std::size_t>(rows_per_chunk) * shape.n;
+      const core::TimingStats t = time_over_ranks(
+          comm, stream, o.warmup, o.iterations,
+          [&](int) {
+            core::Event start(cudaEventDisableTiming);
+            start.record(stream);
+            KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, start.get(), 0));
+            for (int i = 0; i < chunks; ++i) {
+              char* a_rows = static_cast<char*>(a.data()) +
+                             static_cast<std::size_t>(i) * rows_per_chunk * shape.k * element;
+              char* c_rows = static_cast<char*>(c.data()) + i * chunk_count * element;
+              char* r_rows = static_cast<char*>(recv.data()) + i * chunk_count / world * element;
+              gemm(rows_per_chunk, a_rows, c_rows, stream);
+              chunk_done[i].record(stream);
+              KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, chunk_done[i].get(), 0));
+              enqueue_op(comm, o.op, o.dtype, c_rows, r_rows, chunk_count, side_stream);
+            }
+            side_done.record(side_stream);
+            KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, side_done.get(), 0));
+          },
+          "decomposition " + name);
+      if (t.median < best_decomposition) {
+        best_decomposition = t.median;
+        row.decomposition_us = t;
+        row.decomposition_chunks = chunks;
+      }
+    }
+
+    // --- kiln: the given plan, or the best of a sweep (times are max over ranks, so every rank
+    // picks the same plan).
+    const int device_sms = overlap::current_device_sms();
+    const std::size_t out_rows_max = static_cast<std::size_t>(shape.m);
+    core::DeviceBuffer out(out_rows_max * shape.n * element);
+    const auto run_plan = [&](const overlap::Plan& plan, int warmup, int iterations) {
+      overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, plan,
+                                 {o.spin_wait, false});
+      const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
+      return time_over_ranks(
+          comm, stream, warmup, iterations,
+          [&](int) { op.run(a_ref, b_ref, out_ref, stream); }, "kiln " + name);
+    };
+    overlap::Plan chosen;
+    if (o.plan) {
+      chosen = *o.plan;
+    } else {
+      double best = 1e30;
+      for (const overlap::TileShape tile : o.tiles) {
+        auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
+        for (int cap : o.caps) {
+          overlap::Plan plan;
+          plan.tile = tile;
+          plan.cta_cap = cap;
+          const overlap::LaunchGeometry launch = kernel->geometry(
+              shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
+          for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
+            plan.partition = partition;
+            const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
+            row.sweep.push_back({overlap::to_string(plan), t.median});
+            if (t.median < best) {
+              best = t.median;
+              chosen = plan;
+            }
+          }
+        }
+      }
+    }
+    row.plan = overlap::to_string(chosen);
+    {
+      overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, chosen, {o.spin_wait, false});
+      row.describe = op.describe();
+      row.waves = op.launch().waves();
+      const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
+      row.kiln_us = time_over_ranks(
+          comm, stream, o.warmup, o.iterations,
+          [&](int) { op.run(a_ref, b_ref, out_ref, stream); }, "kiln " + name);
+      row.kiln_no_reorder_us = time_over_ranks(
+          comm, stream, o.warmup, o.iterations,
+          [&](int) { op.run_without_reorder(a_ref, b_ref, stream); }, "kiln (no reorder) " + name);
+      row.kiln_gemm_us = time_over_ranks(
+          comm, stream, o.warmup, o.iterations,
+          [&](int) { op.run_gemm_only(a_ref, b_ref, stream); }, "kiln gemm " + name);
+
+      // The last wave's data through the collective alone (for the bound).
+      const int last_wave_slots =
+          op.launch().slots - (op.launch().waves() - 1) * op.launch().grid_ctas;
+      const std::size_t last_count = static_cast<std::size_t>(last_wave_slots) *
+                                     op.geometry().tile_elements();
+      const std::size_t last_elements = std::min(last_count / world * world, c_count);
+      row.last_wave_comm_us = time_over_ranks(
+          comm, stream, o.warmup, o.iterations,
+          [&](int) { enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), last_elements, stream); },
+          "last-wave collective " + name);
+
+      if (o.check) {
+        core::poison(out.data(), out.bytes(), stream);
+        op.run(a_ref, b_ref, out_ref, stream);
+        comm.wait(stream, "kiln check " + name);
+        std::vector<std::uint16_t> got(static_cast<std::size_t>(op.output_rows()) * shape.n);
+        std::vector<std::uint16_t> want(c_count);
+        KILN_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * 2, cudaMemcpyDeviceToHost));
+        KILN_CUDA_CHECK(
+            cudaMemcpy(want.data(), reference.data(), want.size() * 2, cudaMemcpyDeviceToHost));
+        double diff = 0.0, norm = 0.0;
+        bool finite = true;
+        for (int lr = 0; lr < op.output_rows(); ++lr) {
+          const std::size_t g = static_cast<std::size_t>(op.global_row(lr)) * shape.n;
+          for (int col = 0; col < shape.n; ++col) {
+            const double x = to_float(got[static_cast<std::size_t>(lr) * shape.n + col], o.dtype);
+            const double y = to_float(want[g + col], o.dtype);
+            finite = finite && std::isfinite(x);
+            diff += (x - y) * (x - y);
+            norm += y * y;
+          }
+        }
+        const double error = finite ? std::sqrt(diff / std::max(norm, 1e-30)) : 1e30;
+        row.relative_error = max_over_ranks(comm, error, stream);
+        row.correct = row.relative_error <= 1e-2;
+      }
+    }
+    {
+      overlap::GemmCollective traced(o.op, shape, o.dtype, o.layout, comm, chosen,
+                                     {o.spin_wait, true});
+      traced.run_without_reorder(a_ref, b_ref, stream);
+      comm.wait(stream, "kiln timeline " + name);
+      traced.run_without_reorder(a_ref, b_ref, stream);  // the second, warm run is reported
+      comm.wait(stream, "kiln timeline " + name);
+      row.timeline = traced.timeline();
+    }
+
+    // Theoretical bound (FlashOverlap's): the fastest GEMM measured plus the last wave's
+    // communication when the GEMM dominates; else one wave of GEMM plus all the communication.
+    const double gemm_us = std::min(row.cublas_us.median, row.kiln_gemm_us.median);
+    row.bound_us = gemm_us >= row.comm_us.median
+                       ? gemm_us + row.last_wave_comm_us.median
+                       : gemm_us / row.waves + row.comm_us.median;
+    row.speedup_vs_serial = row.serial_us.median / row.kiln_us.median;
+    row.speedup_vs_decomposition =
+        row.decomposition_chunks ? row.decomposition_us.median / row.kiln_us.median : 0.0;
+    row.fraction_of_bound = row.bound_us / row.kiln_us.median;
+    rows.push_back(row);
+    on_row(row);
+  }
+  return rows;
+}
+
+std::string format_overlap_header() {
+  return fmt::format("{:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>9} {}",
+                     "shape MxNxK", "gemm", "comm", "serial", "decomp", "kiln", "kiln-nr", "bound",
+                     "x serial", "x decomp", "%bound", "rel.err", "plan");
+}
+
+std::string format_overlap_row(const OverlapRow& r) {
+  return fmt::format(
+      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.3f} {:>8.3f} "
+      "{:>6.1f}% {:>9.2e} {}",
+      shape_name(r.shape), r.cublas_us.median, r.comm_us.median, r.serial_us.median,
+      r.decomposition_us.median, r.kiln_us.median, r.kiln_no_reorder_us.median, r.bound_us,
+      r.speedup_vs_serial, r.speedup_vs_decomposition, 100.0 * r.fraction_of_bound,
+      r.relative_error, r.plan);
+}
+
+namespace {
+nlohmann::json stats_json(const core::TimingStats& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"cv", s.cv}, {"count", s.count}};
+}
+}  // namespace
+
+nlohmann::json overlap_row_to_json(const OverlapRow& r) {
+  nlohmann::json j;
+  j["shape"] = shape_name(r.shape);
+  j["m"] = r.shape.m;
+  j["n"] = r.shape.n;
+  j["k"] = r.shape.k;
+  j["cublas_gemm_us"] = stats_json(r.cublas_us);
+  j["kiln_gemm_us"] = stats_json(r.kiln_gemm_us);
+  j["collective_us"] = stats_json(r.comm_us);
+  j["last_wave_collective_us"] = stats_json(r.last_wave_comm_us);
+  j["serial_us"] = stats_json(r.serial_us);
+  j["decomposition_us"] = stats_json(r.decomposition_us);
+  j["decomposition_chunks"] = r.decomposition_chunks;
+  j["kiln_us"] = stats_json(r.kiln_us);
+  j["kiln_without_reorder_us"] = stats_json(r.kiln_no_reorder_us);
+  j["bound_us"] = r.bound_us;
+  j["speedup_vs_serial"] = r.speedup_vs_serial;
+  j["speedup_vs_decomposition"] = r.speedup_vs_decomposition;
+  j["fraction_of_bound"] = r.fraction_of_bound;
+  j["relative_error"] = r.relative_error;
+  j["correct"] = r.correct;
+  j["plan"] = r.plan;
+  j["describe"] = r.describe;
+  j["waves"] = r.waves;
+  j["sweep"] = nlohmann::json::array();
+  for (const PlanTime& p : r.sweep) j["sweep"].push_back({{"plan", p.plan}, {"us", p.us}});
+  j["timeline"] = nlohmann::json::array();
+  for (const overlap::GroupTimeline& t : r.timeline) {
+    j["timeline"].push_back({{"group", t.group},
+                             {"waves", t.waves},
+                             {"bytes", t.bytes},
+                             {"compute_done_us", t.compute_done_us},
+                             {"comm_start_us", t.comm_start_us},
+                             {"comm_done_us", t.comm_done_us}});
+  }
+  return j;
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,82 @@
+// `kiln overlap bench`: GEMM + ReduceScatter / AllReduce per shape, measured in one run:
+// serial (cuBLAS then NCCL), decomposition (M in k chunks, GEMM of chunk i+1 beside NCCL of
+// chunk i, best k), and kiln's signaling overlap (best plan of a sweep, or the given plan), with
+// the theoretical overlap bound, speedups, correctness against the serial path and a per-group
+// timeline. Every time is the median over iterations of the per-iteration maximum over ranks.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "overlap/plan.hpp"
+
+namespace kiln::comm {
+class Communicator;
+}
+
+namespace kiln::bench {
+
+struct OverlapBenchOptions {
+  overlap::OverlapOp op = overlap::OverlapOp::kReduceScatter;
+  core::DType dtype = core::DType::kBf16;
+  overlap::WeightLayout layout = overlap::WeightLayout::kNK;
+  std::vector<overlap::GemmShape> shapes;
+  std::optional<overlap::Plan> plan;  // fixed plan; otherwise a sweep picks the best per shape
+  std::vector<int> caps = {0, 128, 124, 120, 116, 112};  // CTA caps the sweep tries
+  std::vector<overlap::TileShape> tiles = {{128, 256}, {128, 128}};
+  int warmup = 5;
+  int iterations = 20;
+  int sweep_iterations = 5;
+  bool check = true;
+  bool spin_wait = false;
+  double timeout_seconds = 60.0;
+  int world_size = 1;
+};
+
+// The shape set (per-GPU GEMM, M×N×K).
+std::vector<overlap::GemmShape> default_overlap_shapes();
+overlap::GemmShape parse_shape(const std::string& text, const std::string& argument);
+std::string shape_name(const overlap::GemmShape& shape);
+
+// Throws kiln::UsageError naming the flag.
+void validate(const OverlapBenchOptions& options, int visible_gpus);
+
+// Candidate partitions of `waves` waves (each, uniform 2/3/4, small first group then larger,
+// increasing, a single group), without duplicates.
+std::vector<std::vector<int>> candidate_partitions(int waves);
+
+struct PlanTime {
+  std::string plan;
+  double us = 0.0;
+};
+
+struct OverlapRow {
+  overlap::GemmShape shape;
+  core::TimingStats serial_us, cublas_us, comm_us, decomposition_us, kiln_us, kiln_no_reorder_us,
+      kiln_gemm_us, last_wave_comm_us;
+  int decomposition_chunks = 0;
+  std::string plan;      // the plan kiln ran
+  std::string describe;  // its waves and groups
+  int waves = 0;
+  double bound_us = 0.0;
+  double speedup_vs_serial = 0.0, speedup_vs_decomposition = 0.0, fraction_of_bound = 0.0;
+  double relative_error = -1.0;  // ||kiln - serial|| / ||serial|| over the rows this rank owns
+  bool correct = true;
+  std::vector<PlanTime> sweep;
+  std::vector<overlap::GroupTimeline> timeline;  // rank 0's, of the chosen plan
+};
+
+std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm,
+                                          const OverlapBenchOptions& options,
+                                          const std::function<void(const OverlapRow&)>& on_row);
+
+std::string format_overlap_header();
+std::string format_overlap_row(const OverlapRow& row);
+nlohmann::json overlap_row_to_json(const OverlapRow& row);
+
+}  // namespace kiln::bench

@@ -1,0 +1,220 @@
+// The single-GPU overlap measurements (see overlap_gemm_bench.hpp).
+#include "bench/overlap_gemm_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "bench/cublas_gemm.hpp"
+#include "bench/overlap_bench.hpp"
+#include "core/device_buffer.hpp"
+#include "core/event_timer.hpp"
+#include "core/fill.hpp"
+#include "core/stream.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/reorder_kernels.hpp"
+
+namespace kiln::bench {
+namespace {
+
+core::TimingStats time_us(cudaStream_t stream, int warmup, int iterations,
+                          const std::function<void(int)>& body) {
+  std::vector<float> ms = core::time_iterations(stream, {warmup, iterations}, body);
+  for (float& v : ms) v *= 1000.0f;
+  return core::summarize(std::span<const float>(ms));
+}
+
+float host_float(std::uint16_t bits, core::DType dtype) {
+  if (dtype == core::DType::kBf16) {
+    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+    float v;
+    std::memcpy(&v, &word, 4);
+    return v;
+  }
+  const int sign = bits >> 15, e = (bits >> 10) & 0x1F, m = bits & 0x3FF;
+  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
+                   : (e == 31 ? (m ? NAN : INFINITY) : std::ldexp(static_cast<float>(m | 0x400), e - 25));
+  return sign ? -v : v;
+}
+
+double relative_error(const core::DeviceBuffer& got, const core::DeviceBuffer& want,
+                      std::size_t count, core::DType dtype) {
+  std::vector<std::uint16_t> x(count), y(count);
+  KILN_CUDA_CHECK(cudaMemcpy(x.data(), got.data(), count * 2, cudaMemcpyDeviceToHost));
+  KILN_CUDA_CHECK(cudaMemcpy(y.data(), want.data(), count * 2, cudaMemcpyDeviceToHost));
+  double diff = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double a = host_float(x[i], dtype), b = host_float(y[i], dtype);
+    if (!std::isfinite(a)) return 1e30;
+    diff += (a - b) * (a - b);
+    norm += b * b;
+  }
+  return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
+}  // namespace
+
+std::vector<OverlapGemmRow> run_overlap_gemm_bench(
+    const OverlapGemmOptions& o, const std::function<void(const OverlapGemmRow&)>& on_row) {
+  const std::size_t element = core::dtype_size(o.dtype);
+  const int sms = overlap::current_device_sms();
+  core::Stream stream;
+  CublasGemm cublas;
+  std::vector<OverlapGemmRow> rows;
+  for (const overlap::GemmShape& shape : o.shapes) {
+    OverlapGemmRow row;
+    row.shape = shape;
+    const std::size_t a_count = static_cast<std::size_t>(shape.m) * shape.k;
+    const std::size_t b_count = static_cast<std::size_t>(shape.n) * shape.k;
+    const std::size_t c_count = static_cast<std::size_t>(shape.m) * shape.n;
+    core::DeviceBuffer a(a_count * element), b(b_count * element), c(c_count * element),
+        restored(c_count * element), weight(shape.n * element), norm_a(c_count * element),
+        norm_b(c_count * element);
+    core::fill_uniform(a.data(), o.dtype, a_count, 11, stream);
+    core::fill_uniform(b.data(), o.dtype, b_count, 12, stream);
+    core::fill_uniform(weight.data(), o.dtype, shape.n, 13, stream);
+
+    row.cublas_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+      cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(), stream);
+    });
+
+    // Scheduler orders of the signaling GEMM, no signal.
+    double best = 1e30;
+    overlap::TileShape best_tile;
+    overlap::ScheduleOptions best_schedule;
+    for (const overlap::TileShape tile : o.tiles) {
+      auto gemm = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
+      for (bool along_n : {true, false}) {
+        for (int swizzle : {1, 2, 4, 8}) {
+          const overlap::ScheduleOptions schedule{0, along_n, swizzle};
+          const overlap::LaunchGeometry launch = gemm->geometry(shape, schedule, sms);
+          overlap::SlotGeometry geo;
+          geo.m = shape.m;
+          geo.n = shape.n;
+          geo.tile_m = tile.m;
+          geo.tile_n = tile.n;
+          geo.tiles_m = launch.tiles_m;
+          geo.tiles_n = launch.tiles_n;
+          geo.slots = launch.slots;
+          geo.subtiles = 1;
+          geo.log2_rows_per_subtile = tile.m == 128 ? 7 : 6;
+          const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
+          std::vector<int> tables = groups.wave_group;
+          tables.insert(tables.end(), groups.group_first_slot.begin(), groups.group_first_slot.end());
+          tables.insert(tables.end(), groups.group_slot_count.begin(), groups.group_slot_count.end());
+          core::DeviceBuffer table_buffer(tables.size() * sizeof(int)),
+              slots(geo.slot_buffer_elements() * element),
+              slot_of_tile(sizeof(int) * launch.tiles_m * launch.tiles_n),
+              counters(sizeof(unsigned) * groups.groups());
+          KILN_CUDA_CHECK(cudaMemcpy(table_buffer.data(), tables.data(), table_buffer.bytes(),
+                                     cudaMemcpyHostToDevice));
+          KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
+          overlap::EpilogueTargets targets;
+          targets.slots = slots.data();
+          targets.slot_of_tile = slot_of_tile.as<int>();
+          targets.wave_group = table_buffer.as<int>();
+          targets.group_first_slot = targets.wave_group + groups.wave_group.size();
+          targets.group_slot_count = targets.group_first_slot + groups.groups();
+          targets.geometry = geo;
+          const core::TimingStats t = time_us(stream, o.warmup, o.iterations, [&](int) {
+            gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
+          });
+          const std::string name = fmt::format("tile={} raster={} swizzle={}", overlap::tile_name(tile),
+                                               along_n ? "n" : "m", swizzle);
+          row.schedules.push_back({name, t.median});
+          if (t.median < best) {
+            best = t.median;
+            best_tile = tile;
+            best_schedule = schedule;
+            row.kiln_us = t;
+            row.best_schedule = name;
+            // With the signal: one counter per wave, nobody waiting (its own cost).
+            targets.group_counters = counters.as<unsigned>();
+            row.kiln_signal_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+              gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
+            });
+            // Correctness: restore to row-major, compare with cuBLAS.
+            overlap::ReorderSource source{slots.data(), slot_of_tile.as<int>(), geo, 0};
+            core::poison(restored.data(), restored.bytes(), stream);
+            gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
+            overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
+            cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(),
+                       stream);
+            KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+            row.gemm_relative_error = relative_error(restored, c, c_count, o.dtype);
+            // Reorder overhead: the same kernels on slot-ordered vs row-major input.
+            const overlap::ReorderSource plain{c.data(), nullptr, geo, 0};
+            row.restore_reordered_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+              overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
+            });
+            row.restore_row_major_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+              overlap::restore_row_major(plain, o.dtype, shape.m, shape.n, restored.data(), stream);
+            });
+            if (shape.n <= 16384) {
+              row.rmsnorm_reordered_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+                overlap::rmsnorm_rows(source, o.dtype, shape.m, shape.n, weight.data(), 1e-6f,
+                                      norm_a.data(), stream);
+              });
+              row.rmsnorm_row_major_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+                overlap::rmsnorm_rows(plain, o.dtype, shape.m, shape.n, weight.data(), 1e-6f,
+                                      norm_b.data(), stream);
+              });
+              KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+              row.rmsnorm_relative_error = relative_error(norm_a, norm_b, c_count, o.dtype);
+            }
+          }
+        }
+      }
+    }
+    row.cublas_over_kiln = row.cublas_us.median / row.kiln_us.median;
+    rows.push_back(row);
+    on_row(row);
+  }
+  return rows;
+}
+
+std::string format_overlap_gemm_header() {
+  return fmt::format("{:>18} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {}",
+                     "shape MxNxK", "cublas", "kiln", "kiln+sig", "TFLOP/s", "cub/kiln",
+                     "rst-rm", "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err",
+                     "best schedule");
+}
+
+std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
+  const double flops = 2.0 * r.shape.m * r.shape.n * static_cast<double>(r.shape.k);
+  const double overhead = r.rmsnorm_row_major_us.median > 0
+                              ? r.rmsnorm_reordered_us.median / r.rmsnorm_row_major_us.median - 1.0
+                              : 0.0;
+  return fmt::format(
+      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.1f} {:>8.3f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} "
+      "{:>7.1f}% {:>8.1e} {}",
+      shape_name(r.shape), r.cublas_us.median, r.kiln_us.median, r.kiln_signal_us.median,
+      flops / (r.kiln_us.median * 1e-6) / 1e12, r.cublas_over_kiln, r.restore_row_major_us.median,
+      r.restore_reordered_us.median, r.rmsnorm_row_major_us.median, r.rmsnorm_reordered_us.median,
+      100.0 * overhead, r.gemm_relative_error, r.best_schedule);
+}
+
+nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
+  const auto stats = [](const core::TimingStats& s) {
+    return nlohmann::json{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"cv", s.cv}};
+  };
+  nlohmann::json j{{"shape", shape_name(r.shape)},
+                   {"cublas_us", stats(r.cublas_us)},
+                   {"kiln_us", stats(r.kiln_us)},
+                   {"kiln_with_signal_us", stats(r.kiln_signal_us)},
+                   {"cublas_over_kiln", r.cublas_over_kiln},
+                   {"best_schedule", r.best_schedule},
+                   {"gemm_relative_error", r.gemm_relative_error},
+                   {"restore_row_major_us", stats(r.restore_row_major_us)},
+                   {"restore_reordered_us", stats(r.restore_reordered_us)},
+                   {"rmsnorm_row_major_us", stats(r.rmsnorm_row_major_us)},
+                   {"rmsnorm_reordered_us", stats(r.rmsnorm_reordered_us)},
+                   {"rmsnorm_relative_error", r.rmsnorm_relative_error}};
+  j["schedules"] = nlohmann::json::array();
+  for (const ScheduleTime& s : r.schedules) j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});
+  return j;
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,49 @@
+// `kiln overlap gemm`: the single-GPU parts of the overlap runtime, measured against their
+// baselines in one run: the signaling GEMM (without and with signals, over scheduler orders)
+// against cuBLAS, and the post-communication reorder fused into restore/RMSNorm against the same
+// kernels on row-major input.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "overlap/signaling_gemm.hpp"
+
+namespace kiln::bench {
+
+struct OverlapGemmOptions {
+  core::DType dtype = core::DType::kBf16;
+  overlap::WeightLayout layout = overlap::WeightLayout::kNK;
+  std::vector<overlap::GemmShape> shapes;
+  std::vector<overlap::TileShape> tiles = {{128, 256}, {128, 128}};
+  int warmup = 5;
+  int iterations = 20;
+};
+
+struct ScheduleTime {
+  std::string schedule;  // "tile=128x256 raster=n swizzle=2"
+  double us = 0.0;
+};
+
+struct OverlapGemmRow {
+  overlap::GemmShape shape;
+  core::TimingStats cublas_us, kiln_us, kiln_signal_us;
+  std::string best_schedule;
+  double cublas_over_kiln = 0.0;   // > 1: kiln faster
+  double gemm_relative_error = -1.0;
+  std::vector<ScheduleTime> schedules;
+  core::TimingStats restore_row_major_us, restore_reordered_us, rmsnorm_row_major_us,
+      rmsnorm_reordered_us;
+  double rmsnorm_relative_error = -1.0;  // reordered vs row-major RMSNorm output
+};
+
+std::vector<OverlapGemmRow> run_overlap_gemm_bench(
+    const OverlapGemmOptions& options, const std::function<void(const OverlapGemmRow&)>& on_row);
+std::string format_overlap_gemm_header();
+std::string format_overlap_gemm_row(const OverlapGemmRow& row);
+nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& row);
+
+}  // namespace kiln::bench

@@ -1,0 +1,305 @@
+// The overlap runtime (see gemm_collective.hpp).
+#include "overlap/gemm_collective.hpp"
+
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "comm/nccl_check.hpp"
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "overlap/timeline.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+ncclDataType_t nccl_type(core::DType dtype) {
+  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
+}
+
+bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
+
+int log2_int(int value) {
+  int log = 0;
+  while ((1 << log) < value) ++log;
+  return log;
+}
+
+void check_matrix(const char* name, const void* data, core::DType dtype, int rows, int cols,
+                  core::DType want_dtype, int want_rows, int want_cols) {
+  if (data == nullptr) throw UsageError(fmt::format("{}: null pointer", name));
+  if (dtype != want_dtype) {
+    throw UsageError(fmt::format("{}: dtype {} does not match the operation's {}", name,
+                                 core::dtype_name(dtype), core::dtype_name(want_dtype)));
+  }
+  if (rows != want_rows || cols != want_cols) {
+    throw UsageError(fmt::format("{}: {}x{} given, {}x{} expected", name, rows, cols, want_rows,
+                                 want_cols));
+  }
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) {
+    throw UsageError(fmt::format("{}: pointer {} is not 16-byte aligned (TMA and vector access "
+                                 "need it)",
+                                 name, data));
+  }
+}
+
+}  // namespace
+
+std::string overlap_op_name(OverlapOp op) { return op == OverlapOp::kReduceScatter ? "rs" : "ar"; }
+
+OverlapOp parse_overlap_op(const std::string& text, const std::string& argument) {
+  if (text == "rs" || text == "reducescatter") return OverlapOp::kReduceScatter;
+  if (text == "ar" || text == "allreduce") return OverlapOp::kAllReduce;
+  throw UsageError(argument + " " + text + ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
+}
+
+int current_device_sms() {
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  int sms = 0;
+  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                               WeightLayout layout, comm::Communicator& comm, const Plan& plan,
+                               const OverlapOptions& options)
+    : op_(op), shape_(shape), dtype_(dtype), comm_(comm), plan_(plan), options_(options) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
+    throw UsageError(fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n,
+                                 shape.k));
+  }
+  if (shape.k % 8 != 0 || shape.n % 8 != 0) {
+    throw UsageError(fmt::format("shape {}x{}x{}: K and N must be multiples of 8 (16-byte rows "
+                                 "for TMA and the vectorised reorder)",
+                                 shape.m, shape.n, shape.k));
+  }
+  validate_plan(plan, "plan");
+  const int world = comm.size();
+  const int subtiles = op == OverlapOp::kReduceScatter ? world : 1;
+  if (op == OverlapOp::kReduceScatter && (!is_power_of_two(world) || plan.tile.m % world != 0)) {
+    throw UsageError(fmt::format("ReduceScatter splits each {}-row tile into one row subtile per "
+                                 "rank: the world size ({}) must be a power of two dividing {}",
+                                 plan.tile.m, world, plan.tile.m));
+  }
+  gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
+  device_sms_ = current_device_sms();
+  const ScheduleOptions schedule{plan.cta_cap, plan.raster_along_n, plan.swizzle};
+  launch_ = gemm_->geometry(shape, schedule, device_sms_);
+  groups_ = make_wave_groups(plan.partition, launch_);
+
+  geometry_.m = shape.m;
+  geometry_.n = shape.n;
+  geometry_.tile_m = plan.tile.m;
+  geometry_.tile_n = plan.tile.n;
+  geometry_.tiles_m = launch_.tiles_m;
+  geometry_.tiles_n = launch_.tiles_n;
+  geometry_.slots = launch_.slots;
+  geometry_.subtiles = subtiles;
+  geometry_.log2_rows_per_subtile = log2_int(plan.tile.m / subtiles);
+
+  const std::size_t element = core::dtype_size(dtype);
+  slots_ = core::DeviceBuffer(geometry_.slot_buffer_elements() * element);
+  if (op == OverlapOp::kReduceScatter) {
+    received_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
+  }
+  slot_of_tile_ = core::DeviceBuffer(sizeof(int) * launch_.tiles_m * launch_.tiles_n);
+  counters_ = core::DeviceBuffer(sizeof(unsigned) * (groups_.groups() + 1));
+  KILN_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.bytes()));
+  KILN_CUDA_CHECK(cudaMemset(slot_of_tile_.data(), 0xFF, slot_of_tile_.bytes()));
+
+  std::vector<int> tables = groups_.wave_group;
+  tables.insert(tables.end(), groups_.group_first_slot.begin(), groups_.group_first_slot.end());
+  tables.insert(tables.end(), groups_.group_slot_count.begin(), groups_.group_slot_count.end());
+  tables_ = core::DeviceBuffer(sizeof(int) * tables.size());
+  KILN_CUDA_CHECK(
+      cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));
+  if (options.trace) {
+    trace_ = core::DeviceBuffer(sizeof(unsigned long long) *
+                                (launch_.slots + 1 + 2 * groups_.groups()));
+  }
+
+  // Counters are 32-bit and compared wrap-safely; restart them well before a target could pass
+  // 2^31 ahead of a stale value.
+  const int largest_group =
+      *std::max_element(groups_.group_slot_count.begin(), groups_.group_slot_count.end());
+  max_epoch_ = static_cast<unsigned>((1u << 30) / static_cast<unsigned>(std::max(largest_group, 1)));
+
+  const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
+  wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
+                                         : detect_wait_method(comm_stream_, always_zero);
+  comm_stream_.synchronize();
+}
+
+std::string GemmCollective::describe() const {
+  std::vector<std::string> group_bytes;
+  const std::size_t element = core::dtype_size(dtype_);
+  for (int g = 0; g < groups_.groups(); ++g) {
+    group_bytes.push_back(fmt::format(
+        "{:.1f}", static_cast<double>(groups_.group_slot_count[g]) *
+                      static_cast<double>(geometry_.tile_elements() * element) / (1 << 20)));
+  }
+  return fmt::format("{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {}",
+                     to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n,
+                     launch_.grid_ctas, launch_.waves(), groups_.groups(),
+                     fmt::join(group_bytes, "/"), wait_method_name(wait_method_));
+}
+
+void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {
+  check_matrix("a", a.data, a.dtype, a.rows, a.cols, dtype_, shape_.m, shape_.k);
+  if (gemm_->weight_layout() == WeightLayout::kNK) {
+    check_matrix("b (N×K)", b.data, b.dtype, b.rows, b.cols, dtype_, shape_.n, shape_.k);
+  } else {
+    check_matrix("b (K×N)", b.data, b.dtype, b.rows, b.cols, dtype_, shape_.k, shape_.n);
+  }
+}
+
+void GemmCollective::check_output(const MutableMatrixRef& out) const {
+  check_matrix("out", out.data, out.dtype, out.rows, out.cols, dtype_, output_rows(), shape_.n);
+}
+
+ReorderSource GemmCollective::reorder_source() const {
+  ReorderSource source;
+  source.source = op_ == OverlapOp::kReduceScatter ? received_.data() : slots_.data();
+  source.slot_of_tile = slot_of_tile_.as<int>();
+  source.geometry = geometry_;
+  source.rank = op_ == OverlapOp::kReduceScatter ? comm_.rank() : 0;
+  return source;
+}
+
+void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b,
+                                                  cudaStream_t stream) {
+  check_inputs(a, b);
+  if (++epoch_ > max_epoch_) {
+    // Everything that waited on the old targets finished before `stream` got here (run() makes
+    // `stream` wait for the communication stream), so the reset cannot strand a waiter.
+    KILN_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
+    epoch_ = 1;
+  }
+  // The communication stream starts after everything before this call on `stream` (the inputs,
+  // and the previous run's reorder, which read the buffers this run overwrites).
+  inputs_ready_.record(stream);
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, inputs_ready_.get(), 0));
+
+  const int groups = groups_.groups();
+  auto* trace = trace_.as<unsigned long long>();
+  if (options_.trace) enqueue_timestamp(trace + launch_.slots, stream);
+
+  EpilogueTargets targets;
+  targets.slots = slots_.data();
+  targets.slot_of_tile = slot_of_tile_.as<int>();
+  targets.group_counters = counters_.as<unsigned>();
+  targets.wave_group = tables_.as<int>();
+  targets.group_first_slot = tables_.as<int>() + groups_.wave_group.size();
+  targets.group_slot_count = targets.group_first_slot + groups;
+  targets.slot_done_ns = options_.trace ? trace : nullptr;
+  targets.geometry = geometry_;
+  const ScheduleOptions schedule{plan_.cta_cap, plan_.raster_along_n, plan_.swizzle};
+  gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
+
+  const std::size_t element = core::dtype_size(dtype_);
+  char* slot_bytes = static_cast<char*>(slots_.data());
+  char* received_bytes = static_cast<char*>(received_.data());
+  for (int g = 0; g < groups; ++g) {
+    const int first = groups_.group_first_slot[g];
+    const int count = groups_.group_slot_count[g];
+    enqueue_counter_wait(wait_method_, counters_.as<unsigned>() + g,
+                         epoch_ * static_cast<unsigned>(count), comm_stream_);
+    if (options_.trace) enqueue_timestamp(trace + launch_.slots + 1 + 2 * g, comm_stream_);
+    void* send = slot_bytes + first * geometry_.tile_elements() * element;
+    if (op_ == OverlapOp::kAllReduce) {
+      const std::size_t elements = static_cast<std::size_t>(count) * geometry_.tile_elements();
+      comm_.call("overlap allreduce", [&] {
+        return ncclAllReduce(send, send, elements, nccl_type(dtype_), ncclSum, comm_.get(),
+                             comm_stream_);
+      });
+    } else {
+      void* recv = received_bytes + first * geometry_.subtile_elements() * element;
+      const std::size_t elements = static_cast<std::size_t>(count) * geometry_.subtile_elements();
+      comm_.call("overlap reducescatter", [&] {
+        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum, comm_.get(),
+                                 comm_stream_);
+      });
+    }
+    if (options_.trace) enqueue_timestamp(trace + launch_.slots + 2 + 2 * g, comm_stream_);
+  }
+  comm_done_.record(comm_stream_);
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, comm_done_.get(), 0));
+}
+
+void GemmCollective::run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
+                         cudaStream_t stream) {
+  check_output(out);
+  enqueue_gemm_and_collectives(a, b, stream);
+  restore_row_major(reorder_source(), dtype_, output_rows(), shape_.n, out.data, stream);
+}
+
+void GemmCollective::run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight,
+                                 float eps, const MutableMatrixRef& out, cudaStream_t stream) {
+  check_output(out);
+  check_matrix("weight", weight.data, weight.dtype, weight.rows, weight.cols, dtype_, 1, shape_.n);
+  if (!(eps > 0.0f)) throw UsageError(fmt::format("eps = {}: must be > 0", eps));
+  enqueue_gemm_and_collectives(a, b, stream);
+  rmsnorm_rows(reorder_source(), dtype_, output_rows(), shape_.n, weight.data, eps, out.data,
+               stream);
+}
+
+void GemmCollective::run_without_reorder(const MatrixRef& a, const MatrixRef& b,
+                                         cudaStream_t stream) {
+  enqueue_gemm_and_collectives(a, b, stream);
+}
+
+void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream) {
+  check_inputs(a, b);
+  EpilogueTargets targets;
+  targets.slots = slots_.data();
+  targets.slot_of_tile = slot_of_tile_.as<int>();
+  targets.wave_group = tables_.as<int>();
+  targets.group_first_slot = tables_.as<int>() + groups_.wave_group.size();
+  targets.group_slot_count = targets.group_first_slot + groups_.groups();
+  targets.geometry = geometry_;
+  const ScheduleOptions schedule{plan_.cta_cap, plan_.raster_along_n, plan_.swizzle};
+  gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
+}
+
+std::vector<int> GemmCollective::slot_of_tile() const {
+  std::vector<int> map(static_cast<std::size_t>(launch_.tiles_m) * launch_.tiles_n);
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
+  KILN_CUDA_CHECK(cudaMemcpy(map.data(), slot_of_tile_.data(), map.size() * sizeof(int),
+                             cudaMemcpyDeviceToHost));
+  return map;
+}
+
+std::vector<GroupTimeline> GemmCollective::timeline() {
+  if (!options_.trace) throw UsageError("timeline(): construct with OverlapOptions::trace");
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> ns(trace_.bytes() / sizeof(unsigned long long));
+  KILN_CUDA_CHECK(cudaMemcpy(ns.data(), trace_.data(), trace_.bytes(), cudaMemcpyDeviceToHost));
+  const double start = static_cast<double>(ns[launch_.slots]);
+  const auto us = [&](unsigned long long t) { return (static_cast<double>(t) - start) / 1000.0; };
+  std::vector<GroupTimeline> timeline;
+  const std::size_t element = core::dtype_size(dtype_);
+  for (int g = 0; g < groups_.groups(); ++g) {
+    GroupTimeline row;
+    row.group = g;
+    row.waves = static_cast<int>(
+        std::count(groups_.wave_group.begin(), groups_.wave_group.end(), g));
+    row.bytes = static_cast<long long>(groups_.group_slot_count[g]) * geometry_.tile_elements() *
+                static_cast<long long>(element);
+    unsigned long long done = 0;
+    for (int s = groups_.group_first_slot[g];
+         s < groups_.group_first_slot[g] + groups_.group_slot_count[g]; ++s) {
+      done = std::max(done, ns[s]);
+    }
+    row.compute_done_us = us(done);
+    row.comm_start_us = us(ns[launch_.slots + 1 + 2 * g]);
+    row.comm_done_us = us(ns[launch_.slots + 2 + 2 * g]);
+    timeline.push_back(row);
+  }
+  return timeline;
+}
+
+}  // namespace kiln::overlap

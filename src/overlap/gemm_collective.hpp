@@ -1,0 +1,153 @@
+// The overlap runtime: GEMM + ReduceScatter and GEMM + AllReduce that communicate each wave group
+// of finished tiles while the rest of the GEMM computes (FlashOverlap's signaling and reordering,
+// Hong et al., EuroSys'26; our implementation).
+//
+// run() enqueues, in order:
+//   stream:       the signaling GEMM (CUTLASS main loop untouched; the epilogue stores each tile at
+//                 its slot and counts it on its group's counter);
+//   comm stream:  for each group g: wait (cuStreamWaitValue32) until counter[g] reaches
+//                 epoch x tiles(g), then one plain NCCL call on the group's contiguous slot range;
+//   stream:       after the last call, the post-communication reorder to row-major (or RMSNorm).
+// Counters only grow: each run raises the targets by one epoch, so nothing is reset between runs.
+//
+// Outputs. GemmAllReduce: the M×N sum, row-major, on every rank. GemmReduceScatter: rank j gets
+// the rows r with (r % BM) / (BM / world) == j, in increasing order, as an
+// owned_rows(j) × N row-major matrix (see slot_layout.hpp); global_row() names each row.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
+#include "core/dtype.hpp"
+#include "core/stream.hpp"
+#include "overlap/group_wait.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/reorder_kernels.hpp"
+#include "overlap/signaling_gemm.hpp"
+#include "overlap/slot_layout.hpp"
+
+namespace kiln::overlap {
+
+enum class OverlapOp { kReduceScatter, kAllReduce };
+std::string overlap_op_name(OverlapOp op);  // "rs", "ar"
+OverlapOp parse_overlap_op(const std::string& text, const std::string& argument);
+
+// A matrix on the device as the API takes it, so that dtype, shape and alignment are checked.
+struct MatrixRef {
+  const void* data = nullptr;
+  core::DType dtype = core::DType::kBf16;
+  int rows = 0, cols = 0;
+};
+struct MutableMatrixRef {
+  void* data = nullptr;
+  core::DType dtype = core::DType::kBf16;
+  int rows = 0, cols = 0;
+};
+
+struct OverlapOptions {
+  bool force_spin_wait = false;  // use the spin kernel even where stream waits work
+  bool trace = false;            // record the per-group timeline (adds tiny timestamp kernels)
+};
+
+// Per group of the last traced run, in microseconds from the GEMM's start.
+struct GroupTimeline {
+  int group = 0;
+  int waves = 0;
+  long long bytes = 0;           // bytes the group's collective sends per rank
+  double compute_done_us = 0.0;  // the group's last tile signalled
+  double comm_start_us = 0.0;    // the wait returned (the collective may start)
+  double comm_done_us = 0.0;     // the collective finished on this rank
+};
+
+class GemmCollective {
+ public:
+  GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
+                 comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
+  virtual ~GemmCollective() = default;
+  GemmCollective(const GemmCollective&) = delete;
+  GemmCollective& operator=(const GemmCollective&) = delete;
+
+  // a: M×K row-major; b: N×K (layout nk) or K×N (kn); out: output_rows() × N row-major.
+  void run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
+           cudaStream_t stream);
+  // As run(), with RMSNorm(weight[N], eps) fused into the reorder.
+  void run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight, float eps,
+                   const MutableMatrixRef& out, cudaStream_t stream);
+  // GEMM and collectives only; the result stays slot-ordered (for timing the parts).
+  void run_without_reorder(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
+  // The signaling GEMM alone, no signal and no communication (for the GEMM's own speed).
+  void run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
+
+  OverlapOp op() const { return op_; }
+  const GemmShape& shape() const { return shape_; }
+  const Plan& plan() const { return plan_; }
+  const LaunchGeometry& launch() const { return launch_; }
+  const WaveGroups& groups() const { return groups_; }
+  const SlotGeometry& geometry() const { return geometry_; }
+  WaitMethod wait_method() const { return wait_method_; }
+  int output_rows() const { return owned_rows(geometry_, comm_.rank()); }
+  int global_row(int local_row) const {
+    return overlap::global_row(geometry_, comm_.rank(), local_row);
+  }
+  // Where each real tile went in the last run (tiles_m x tiles_n, -1 before the first run).
+  std::vector<int> slot_of_tile() const;
+  // One line: plan, waves, group sizes and bytes.
+  std::string describe() const;
+  // After a run with options.trace: the timeline of that run (synchronises the streams).
+  std::vector<GroupTimeline> timeline();
+
+ private:
+  void check_inputs(const MatrixRef& a, const MatrixRef& b) const;
+  void check_output(const MutableMatrixRef& out) const;
+  void enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
+  ReorderSource reorder_source() const;
+
+  OverlapOp op_;
+  GemmShape shape_;
+  core::DType dtype_;
+  comm::Communicator& comm_;
+  Plan plan_;
+  OverlapOptions options_;
+  std::unique_ptr<SignalingGemm> gemm_;
+  int device_sms_ = 0;
+  LaunchGeometry launch_;
+  WaveGroups groups_;
+  SlotGeometry geometry_;
+  WaitMethod wait_method_ = WaitMethod::kStreamMemOp;
+  unsigned epoch_ = 0;
+  unsigned max_epoch_ = 0;
+
+  core::DeviceBuffer slots_;          // GEMM output in slot order (AllReduce: in place)
+  core::DeviceBuffer received_;       // ReduceScatter's output on this rank
+  core::DeviceBuffer slot_of_tile_;   // int per real tile
+  core::DeviceBuffer counters_;       // unsigned per group, plus one word that stays 0
+  core::DeviceBuffer tables_;         // wave_group | group_first_slot | group_slot_count
+  core::DeviceBuffer trace_;          // slot done ns | gemm start | per group comm start/done
+  core::Stream comm_stream_;
+  core::Event inputs_ready_{cudaEventDisableTiming};
+  core::Event comm_done_{cudaEventDisableTiming};
+};
+
+class GemmReduceScatter : public GemmCollective {
+ public:
+  GemmReduceScatter(const GemmShape& shape, core::DType dtype, WeightLayout layout,
+                    comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {})
+      : GemmCollective(OverlapOp::kReduceScatter, shape, dtype, layout, comm, plan, options) {}
+};
+
+class GemmAllReduce : public GemmCollective {
+ public:
+  GemmAllReduce(const GemmShape& shape, core::DType dtype, WeightLayout layout,
+                comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {})
+      : GemmCollective(OverlapOp::kAllReduce, shape, dtype, layout, comm, plan, options) {}
+};
+
+// Number of SMs of the current device.
+int current_device_sms();
+
+}  // namespace kiln::overlap

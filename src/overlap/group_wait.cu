@@ -1,0 +1,74 @@
+// Counter waits on a stream (see group_wait.hpp).
+#include <cuda.h>
+
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "overlap/group_wait.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+// cuStreamWaitValue32 through the runtime's driver entry point: kiln binaries must start on
+// machines without libcuda (CI), so nothing links the driver library directly.
+using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+WaitValue32 wait_value32() {
+  static const WaitValue32 function = [] {
+    void* address = nullptr;
+    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    KILN_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &address, 12000,
+                                                     cudaEnableDefault, &query));
+    if (query != cudaDriverEntryPointSuccess || address == nullptr) {
+      throw Error("the CUDA driver does not provide cuStreamWaitValue32");
+    }
+    return reinterpret_cast<WaitValue32>(address);
+  }();
+  return function;
+}
+
+void check_driver(CUresult result, const char* what) {
+  if (result != CUDA_SUCCESS) {
+    throw Error(std::string(what) + " failed: CUresult " + std::to_string(static_cast<int>(result)));
+  }
+}
+
+__global__ void spin_until_kernel(const unsigned* counter, unsigned target) {
+  for (;;) {
+    unsigned value;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(counter) : "memory");
+    if (static_cast<int>(value - target) >= 0) return;
+    __nanosleep(256);
+  }
+}
+
+}  // namespace
+
+const char* wait_method_name(WaitMethod method) {
+  return method == WaitMethod::kStreamMemOp ? "stream-wait-value" : "spin-kernel";
+}
+
+WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_word) {
+  const CUresult result =
+      wait_value32()(reinterpret_cast<CUstream>(stream),
+                     reinterpret_cast<CUdeviceptr>(satisfied_word), 0, CU_STREAM_WAIT_VALUE_GEQ);
+  if (result == CUDA_ERROR_NOT_SUPPORTED) return WaitMethod::kSpinKernel;
+  check_driver(result, "cuStreamWaitValue32 (support probe)");
+  return WaitMethod::kStreamMemOp;
+}
+
+void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
+                          cudaStream_t stream) {
+  if (method == WaitMethod::kStreamMemOp) {
+    check_driver(wait_value32()(reinterpret_cast<CUstream>(stream),
+                                reinterpret_cast<CUdeviceptr>(counter), target,
+                                CU_STREAM_WAIT_VALUE_GEQ),
+                 "cuStreamWaitValue32");
+  } else {
+    spin_until_kernel<<<1, 1, 0, stream>>>(counter, target);
+    KILN_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace kiln::overlap

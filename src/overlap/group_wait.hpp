@@ -1,0 +1,22 @@
+// Making a stream wait until a wave group's counter reaches its target, without holding an SM:
+// a CUDA stream memory operation (cuStreamWaitValue32, GEQ, wrap-safe) where the device supports
+// it, else a one-thread spin kernel (which does occupy one SM slot while it waits).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace kiln::overlap {
+
+enum class WaitMethod { kStreamMemOp, kSpinKernel };
+const char* wait_method_name(WaitMethod method);  // "stream-wait-value", "spin-kernel"
+
+// Asks the driver whether cuStreamWaitValue32 works on this device and stream: one wait that is
+// already satisfied (on `satisfied_word`, a device word holding 0). kSpinKernel if it reports
+// CUDA_ERROR_NOT_SUPPORTED; other errors are raised.
+WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_word);
+
+// Enqueues on `stream`: wait until (int32)(*counter - target) >= 0.
+void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
+                          cudaStream_t stream);
+
+}  // namespace kiln::overlap

@@ -1,0 +1,134 @@
+// Parsing, printing and checking overlap plans, and the wave-group tables they imply.
+#include "overlap/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <numeric>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+int parse_int(const std::string& text, const std::string& what) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw UsageError(fmt::format("{}: '{}' is not an integer", what, text));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string partition_string(const std::vector<int>& partition) {
+  return partition.empty() ? std::string("each") : fmt::format("{}", fmt::join(partition, ","));
+}
+
+std::string to_string(const Plan& plan) {
+  return fmt::format("tile={} cap={} raster={} swizzle={} groups={}", tile_name(plan.tile),
+                     plan.cta_cap, plan.raster_along_n ? "n" : "m", plan.swizzle,
+                     partition_string(plan.partition));
+}
+
+std::vector<int> parse_partition(const std::string& text, const std::string& argument) {
+  if (text == "each") return {};
+  std::vector<int> partition;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const int waves = parse_int(item, argument + " groups");
+    if (waves < 1) {
+      throw UsageError(fmt::format("{} groups: {} waves in a group; each group needs >= 1",
+                                   argument, waves));
+    }
+    partition.push_back(waves);
+  }
+  if (partition.empty()) {
+    throw UsageError(argument + " groups: empty; give waves per group, e.g. 1,2,2,3, or 'each'");
+  }
+  return partition;
+}
+
+void validate_plan(const Plan& plan, const std::string& argument) {
+  if (!(plan.tile == TileShape{128, 256}) && !(plan.tile == TileShape{128, 128})) {
+    throw UsageError(fmt::format("{} tile={}: not built; accepted: 128x256, 128x128", argument,
+                                 tile_name(plan.tile)));
+  }
+  if (plan.cta_cap < 0 || plan.cta_cap > 1024) {
+    throw UsageError(fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument,
+                                 plan.cta_cap));
+  }
+  if (plan.swizzle != 1 && plan.swizzle != 2 && plan.swizzle != 4 && plan.swizzle != 8) {
+    throw UsageError(
+        fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.swizzle));
+  }
+}
+
+Plan parse_plan(const std::string& text, const std::string& argument) {
+  Plan plan;
+  std::stringstream stream(text);
+  std::string field;
+  while (stream >> field) {
+    const std::size_t eq = field.find('=');
+    if (eq == std::string::npos) {
+      throw UsageError(fmt::format("{}: '{}' is not key=value; keys: tile, cap, raster, "
+                                   "swizzle, groups",
+                                   argument, field));
+    }
+    const std::string key = field.substr(0, eq);
+    const std::string value = field.substr(eq + 1);
+    if (key == "tile") {
+      const std::size_t x = value.find('x');
+      if (x == std::string::npos) {
+        throw UsageError(fmt::format("{} tile={}: expected MxN, e.g. 128x256", argument, value));
+      }
+      plan.tile = {parse_int(value.substr(0, x), argument + " tile"),
+                   parse_int(value.substr(x + 1), argument + " tile")};
+    } else if (key == "cap") {
+      plan.cta_cap = parse_int(value, argument + " cap");
+    } else if (key == "raster") {
+      if (value != "n" && value != "m") {
+        throw UsageError(fmt::format("{} raster={}: accepted n, m", argument, value));
+      }
+      plan.raster_along_n = value == "n";
+    } else if (key == "swizzle") {
+      plan.swizzle = parse_int(value, argument + " swizzle");
+    } else if (key == "groups") {
+      plan.partition = parse_partition(value, argument);
+    } else {
+      throw UsageError(fmt::format("{}: unknown key '{}'; keys: tile, cap, raster, swizzle, groups",
+                                   argument, key));
+    }
+  }
+  validate_plan(plan, argument);
+  return plan;
+}
+
+WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch) {
+  const int waves = launch.waves();
+  std::vector<int> sizes = partition;
+  if (sizes.empty()) sizes.assign(waves, 1);
+  const int total = std::accumulate(sizes.begin(), sizes.end(), 0);
+  if (total != waves) {
+    throw UsageError(fmt::format(
+        "partition {} sums to {} waves, but the GEMM runs {} waves ({} tiles over {} CTAs)",
+        partition_string(partition), total, waves, launch.slots, launch.grid_ctas));
+  }
+  WaveGroups groups;
+  int wave = 0;
+  for (int g = 0; g < static_cast<int>(sizes.size()); ++g) {
+    const int first = wave * launch.grid_ctas;
+    const int end = std::min(launch.slots, (wave + sizes[g]) * launch.grid_ctas);
+    groups.group_first_slot.push_back(first);
+    groups.group_slot_count.push_back(end - first);
+    for (int i = 0; i < sizes[g]; ++i) groups.wave_group.push_back(g);
+    wave += sizes[g];
+  }
+  return groups;
+}
+
+}  // namespace kiln::overlap

@@ -1,0 +1,45 @@
+// An overlap plan: which tile, how many CTAs the GEMM may use, the scheduler's order, and how the
+// GEMM's waves are grouped for communication. Printable and parseable in one format:
+//   "tile=128x256 cap=120 raster=n swizzle=1 groups=1,2,2,3"
+// so a plan printed by a bench run can be passed back with --plan.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "overlap/signaling_gemm.hpp"
+
+namespace kiln::overlap {
+
+struct Plan {
+  TileShape tile{128, 256};
+  int cta_cap = 0;              // CTAs the GEMM may use; 0: every SM (leaves NCCL none spare)
+  bool raster_along_n = true;   // scheduler raster order
+  int swizzle = 1;              // scheduler swizzle (1, 2, 4, 8)
+  std::vector<int> partition;   // waves per group, in order; empty: one group per wave
+};
+
+std::string to_string(const Plan& plan);
+// Throws kiln::UsageError naming `argument`, the bad field and what is accepted.
+Plan parse_plan(const std::string& text, const std::string& argument);
+// "1,2,2,3" -> {1,2,2,3}; every entry >= 1.
+std::vector<int> parse_partition(const std::string& text, const std::string& argument);
+std::string partition_string(const std::vector<int>& partition);
+
+// The wave groups of a launch: for each wave its group, for each group its slot range. These are
+// the tables the signaling epilogue reads (uploaded to the device by the runtime).
+struct WaveGroups {
+  std::vector<int> wave_group;        // [waves]
+  std::vector<int> group_first_slot;  // [groups]
+  std::vector<int> group_slot_count;  // [groups]
+  int groups() const { return static_cast<int>(group_first_slot.size()); }
+};
+
+// Throws kiln::UsageError when the partition does not sum to the wave count (saying both).
+// An empty partition means one group per wave.
+WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
+
+// Checks the plan's own fields (tile built, cap >= 0, swizzle a power of two in 1..8).
+void validate_plan(const Plan& plan, const std::string& argument);
+
+}  // namespace kiln::overlap

@@ -1,0 +1,148 @@
+// Restore and RMSNorm kernels that read slot-ordered rows (see reorder_kernels.hpp). One CTA per
+// output row; 16-byte loads and stores (8 elements never straddle a tile: BN % 8 == 0).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "overlap/reorder_kernels.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kVector = 8;  // elements per 16-byte access
+
+// Element offset in the source of (local row, col), col a multiple of 8.
+__device__ __forceinline__ std::int64_t source_offset(const ReorderSource& in, int row, int col,
+                                                      int n) {
+  if (in.slot_of_tile == nullptr) return static_cast<std::int64_t>(row) * n + col;
+  const SlotGeometry& g = in.geometry;
+  const int tile_row = row >> g.log2_rows_per_subtile;
+  const int slot = __ldg(in.slot_of_tile + tile_row * g.tiles_n + col / g.tile_n);
+  return received_offset_of(g, slot, row, col);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) restore_kernel(ReorderSource in, int n, T* out) {
+  const int row = blockIdx.x;
+  const T* source = static_cast<const T*>(in.source);
+  for (int col = threadIdx.x * kVector; col < n; col += kThreads * kVector) {
+    const uint4 v = *reinterpret_cast<const uint4*>(source + source_offset(in, row, col, n));
+    *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(row) * n + col) = v;
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ float to_float(T v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
+  else return __half2float(v);
+}
+template <typename T>
+__device__ __forceinline__ T from_float(float v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
+  else return __float2half_rn(v);
+}
+
+// kVectorsPerThread x 8 elements of the row stay in registers between the two passes.
+template <typename T, int kVectorsPerThread>
+__global__ void __launch_bounds__(kThreads)
+    rmsnorm_kernel(ReorderSource in, int n, const T* weight, float eps, T* out) {
+  const int row = blockIdx.x;
+  const T* source = static_cast<const T*>(in.source);
+  float x[kVectorsPerThread][kVector];
+  float sum_squares = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kVectorsPerThread; ++i) {
+    const int col = (i * kThreads + threadIdx.x) * kVector;
+    if (col < n) {
+      const uint4 raw = *reinterpret_cast<const uint4*>(source + source_offset(in, row, col, n));
+      const T* values = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+      for (int e = 0; e < kVector; ++e) {
+        x[i][e] = to_float(values[e]);
+        sum_squares += x[i][e] * x[i][e];
+      }
+    }
+  }
+  __shared__ float warp_sums[kThreads / 32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum_squares += __shfl_xor_sync(0xffffffffu, sum_squares, offset);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum_squares;
+  __syncthreads();
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kThreads / 32; ++w) total += warp_sums[w];
+  const float scale = rsqrtf(total / static_cast<float>(n) + eps);
+#pragma unroll
+  for (int i = 0; i < kVectorsPerThread; ++i) {
+    const int col = (i * kThreads + threadIdx.x) * kVector;
+    if (col < n) {
+      const uint4 raw_weight = *reinterpret_cast<const uint4*>(weight + col);
+      const T* w = reinterpret_cast<const T*>(&raw_weight);
+      uint4 packed;
+      T* y = reinterpret_cast<T*>(&packed);
+#pragma unroll
+      for (int e = 0; e < kVector; ++e) y[e] = from_float<T>(x[i][e] * scale * to_float(w[e]));
+      *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(row) * n + col) = packed;
+    }
+  }
+}
+
+void check_arguments(core::DType dtype, int rows, int n, const char* what) {
+  if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
+    throw UsageError(std::string(what) + ": dtype " + core::dtype_name(dtype) +
+                     " not supported; accepted bf16, fp16");
+  }
+  if (rows < 0 || n <= 0 || n % kVector != 0) {
+    throw UsageError(std::string(what) + ": n = " + std::to_string(n) +
+                     " must be a positive multiple of 8");
+  }
+}
+
+template <typename T, int kVectors>
+void launch_rmsnorm(const ReorderSource& in, int rows, int n, const void* weight, float eps,
+                    void* out, cudaStream_t stream) {
+  rmsnorm_kernel<T, kVectors><<<rows, kThreads, 0, stream>>>(
+      in, n, static_cast<const T*>(weight), eps, static_cast<T*>(out));
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void dispatch_rmsnorm(const ReorderSource& in, int rows, int n, const void* weight, float eps,
+                      void* out, cudaStream_t stream) {
+  const int vectors = (n / kVector + kThreads - 1) / kThreads;
+  if (vectors <= 1) launch_rmsnorm<T, 1>(in, rows, n, weight, eps, out, stream);
+  else if (vectors <= 2) launch_rmsnorm<T, 2>(in, rows, n, weight, eps, out, stream);
+  else if (vectors <= 4) launch_rmsnorm<T, 4>(in, rows, n, weight, eps, out, stream);
+  else launch_rmsnorm<T, 8>(in, rows, n, weight, eps, out, stream);
+}
+
+}  // namespace
+
+void restore_row_major(const ReorderSource& in, core::DType dtype, int rows, int n, void* out,
+                       cudaStream_t stream) {
+  check_arguments(dtype, rows, n, "restore");
+  if (rows == 0) return;
+  if (dtype == core::DType::kBf16) {
+    restore_kernel<__nv_bfloat16><<<rows, kThreads, 0, stream>>>(in, n,
+                                                                  static_cast<__nv_bfloat16*>(out));
+  } else {
+    restore_kernel<__half><<<rows, kThreads, 0, stream>>>(in, n, static_cast<__half*>(out));
+  }
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void rmsnorm_rows(const ReorderSource& in, core::DType dtype, int rows, int n, const void* weight,
+                  float eps, void* out, cudaStream_t stream) {
+  check_arguments(dtype, rows, n, "rmsnorm");
+  if (n > kThreads * kVector * 8) {
+    throw UsageError("rmsnorm: n = " + std::to_string(n) + " above the supported 16384");
+  }
+  if (rows == 0) return;
+  if (dtype == core::DType::kBf16) dispatch_rmsnorm<__nv_bfloat16>(in, rows, n, weight, eps, out, stream);
+  else dispatch_rmsnorm<__half>(in, rows, n, weight, eps, out, stream);
+}
+
+}  // namespace kiln::overlap

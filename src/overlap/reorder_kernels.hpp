@@ -1,0 +1,32 @@
+// Post-communication reorder, fused into the next element-wise kernel: each reads the rows this
+// rank owns from the slot-ordered buffer the collective delivered (slot_layout.hpp) and writes
+// them row-major. The same kernels read a plain row-major input when `slot_of_tile` is null, which
+// is the baseline the reorder's overhead is measured against.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/dtype.hpp"
+#include "overlap/slot_layout.hpp"
+
+namespace kiln::overlap {
+
+// Where the rows come from: slot-ordered (slot_of_tile != nullptr) or row-major (nullptr, with
+// `rows` x `n` contiguous in `source`).
+struct ReorderSource {
+  const void* source = nullptr;
+  const int* slot_of_tile = nullptr;
+  SlotGeometry geometry{};
+  int rank = 0;  // which subtile of each tile this rank received (0 for AllReduce)
+};
+
+// out[r][c] = value of local row r, column c, for r < rows, c < n. n % 8 == 0.
+void restore_row_major(const ReorderSource& in, core::DType dtype, int rows, int n, void* out,
+                       cudaStream_t stream);
+
+// out[r][c] = x[r][c] / sqrt(mean_c(x[r][c]^2) + eps) * weight[c], fp32 arithmetic, x the local
+// rows as above. n % 8 == 0 and n <= 16384.
+void rmsnorm_rows(const ReorderSource& in, core::DType dtype, int rows, int n, const void* weight,
+                  float eps, void* out, cudaStream_t stream);
+
+}  // namespace kiln::overlap

@@ -1,0 +1,82 @@
+// The signaling GEMM as the overlap runtime sees it: C = A·op(B), bf16 or fp16 in, fp32
+// accumulation, the same type out, written tile by tile to execution-order slots with one counter
+// increment per tile on the tile's wave group (src/overlap/signaling_epilogue.cuh). The kernels are
+// CUTLASS 3.x sm90 TMA warp-specialized cooperative persistent GEMMs; this header hides CUTLASS.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "overlap/slot_layout.hpp"
+
+namespace kiln::overlap {
+
+// How the weight matrix B is stored. A is always row-major M×K (activations).
+enum class WeightLayout {
+  kNK,  // B stored N×K row-major: C = A·Bᵀ (nn.Linear's weight)
+  kKN,  // B stored K×N row-major: C = A·B
+};
+std::string weight_layout_name(WeightLayout layout);  // "nk", "kn"
+WeightLayout parse_weight_layout(const std::string& text, const std::string& argument);
+
+struct GemmShape {
+  int m = 0, n = 0, k = 0;
+};
+
+// The CTA tiles kiln builds (each a CUTLASS cooperative kernel with a 2x1 cluster).
+struct TileShape {
+  int m = 128, n = 256;
+  bool operator==(const TileShape&) const = default;
+};
+std::string tile_name(TileShape tile);  // "128x256"
+
+// What the persistent kernel will do for a shape under a CTA cap, read off CUTLASS's own scheduler.
+struct LaunchGeometry {
+  int grid_ctas = 0;  // CTAs launched = slots per wave
+  int slots = 0;      // tiles the scheduler hands out, padding included
+  int tiles_m = 0, tiles_n = 0;
+  int waves() const { return (slots + grid_ctas - 1) / grid_ctas; }
+};
+
+// Where the epilogue writes and whom it signals; device pointers owned by the caller.
+struct EpilogueTargets {
+  void* slots = nullptr;
+  int* slot_of_tile = nullptr;
+  unsigned* group_counters = nullptr;  // nullptr: no signal (the GEMM alone)
+  const int* wave_group = nullptr;
+  const int* group_first_slot = nullptr;
+  const int* group_slot_count = nullptr;
+  unsigned long long* slot_done_ns = nullptr;  // optional trace
+  SlotGeometry geometry{};
+};
+
+// Scheduler knobs that change the tile order (and with it L2 reuse), not the result.
+struct ScheduleOptions {
+  int cta_cap = 0;           // 0: every SM
+  bool raster_along_n = true;
+  int swizzle = 1;           // 1, 2, 4 or 8
+};
+
+class SignalingGemm {
+ public:
+  virtual ~SignalingGemm() = default;
+  virtual core::DType dtype() const = 0;
+  virtual WeightLayout weight_layout() const = 0;
+  virtual TileShape tile() const = 0;
+  // Throws kiln::UsageError when CUTLASS cannot run the shape (alignment: K and N multiples of 8).
+  virtual LaunchGeometry geometry(const GemmShape& shape, const ScheduleOptions& schedule,
+                                  int device_sms) const = 0;
+  // Enqueues the GEMM. `targets.geometry` must come from geometry() for the same arguments.
+  virtual void run(const GemmShape& shape, const void* a, const void* b,
+                   const EpilogueTargets& targets, const ScheduleOptions& schedule,
+                   int device_sms, cudaStream_t stream) = 0;
+};
+
+// Throws kiln::UsageError for a dtype or tile kiln does not build (bf16/fp16; 128x256, 128x128).
+std::unique_ptr<SignalingGemm> make_signaling_gemm(core::DType dtype, WeightLayout layout,
+                                                   TileShape tile);
+
+}  // namespace kiln::overlap

@@ -1,0 +1,10 @@
+// Signaling GEMM kernels: bf16, weights stored N×K (C = A·Bᵀ).
+#include "overlap/signaling_gemm_impl.cuh"
+
+namespace kiln::overlap::device {
+std::unique_ptr<SignalingGemm> make_bf16_nk(TileShape tile) {
+  if (tile == TileShape{128, 256})
+    return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kNK, 128, 256>>();
+  return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kNK, 128, 128>>();
+}
+}  // namespace kiln::overlap::device

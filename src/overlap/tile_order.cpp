@@ -1,0 +1,58 @@
+// Host model of the persistent scheduler's tile order (see tile_order.hpp).
+#include "overlap/tile_order.hpp"
+
+#include <algorithm>
+
+namespace kiln::overlap {
+namespace {
+
+int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+int log_swizzle(int blocks_m, int blocks_n, int swizzle) {
+  const int smallest = std::min(blocks_m, blocks_n);
+  if (swizzle >= 8 && smallest >= 6) return 3;
+  if (swizzle >= 4 && smallest >= 3) return 2;
+  if (swizzle >= 2 && smallest >= 2) return 1;
+  return 0;
+}
+
+struct Padded {
+  int blocks_m, blocks_n, log_swizzle;
+};
+
+Padded pad(const SchedulerModel& model) {
+  const int m = round_up(model.tiles_m, model.cluster_m);
+  const int n = round_up(model.tiles_n, model.cluster_n);
+  const int s = log_swizzle(m, n, model.swizzle);
+  return {round_up(m, (1 << s) * model.cluster_m), round_up(n, (1 << s) * model.cluster_n), s};
+}
+
+}  // namespace
+
+int scheduler_slots(const SchedulerModel& model) {
+  const Padded p = pad(model);
+  return p.blocks_m * p.blocks_n;
+}
+
+TileCoord scheduler_tile(const SchedulerModel& model, int slot) {
+  const Padded p = pad(model);
+  const bool along_n = model.raster_along_n;
+  const int major_cluster = along_n ? model.cluster_n : model.cluster_m;
+  const int minor_cluster = along_n ? model.cluster_m : model.cluster_n;
+  const int blocks_major = (along_n ? p.blocks_n : p.blocks_m) / major_cluster;
+  // The CTA's place inside its cluster along the minor mode is the low part of its index.
+  const int minor_in_cluster = slot % minor_cluster;
+  const int block = slot / minor_cluster;
+  const int cluster_id = block / major_cluster;
+  const int major_in_cluster = block % major_cluster;
+  const int swizzle_offset = cluster_id & ((1 << p.log_swizzle) - 1);
+  const int extra = cluster_id >> p.log_swizzle;
+  const int minor_group = extra / blocks_major;
+  const int cluster_major = extra % blocks_major;
+  const int cluster_minor = (minor_group << p.log_swizzle) + swizzle_offset;
+  const int minor = cluster_minor * minor_cluster + minor_in_cluster;
+  const int major = cluster_major * major_cluster + major_in_cluster;
+  return along_n ? TileCoord{minor, major} : TileCoord{major, minor};
+}
+
+}  // namespace kiln::overlap

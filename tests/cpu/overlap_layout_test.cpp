@@ -1,0 +1,231 @@
+// The overlap runtime's mappings, checked exhaustively over many shapes: slot buffer offsets are a
+// bijection, the scheduler model visits every tile once, and a simulated ReduceScatter/AllReduce
+// followed by the restore mapping puts every element of every owned row back where it belongs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "core/error.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/slot_layout.hpp"
+#include "overlap/tile_order.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+struct Case {
+  int m, n, tile_m, tile_n, world, swizzle;
+  bool along_n;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (int m : {1, 7, 64, 200, 520})
+    for (int n : {8, 56, 264})
+      for (int tile_n : {32, 64})
+        for (int world : {1, 2, 4, 8})
+          for (int swizzle : {1, 2, 4})
+            for (bool along_n : {true, false}) all.push_back({m, n, 16, tile_n, world, swizzle, along_n});
+  return all;
+}
+
+SlotGeometry geometry_for(const Case& c, int slots) {
+  SlotGeometry g;
+  g.m = c.m;
+  g.n = c.n;
+  g.tile_m = c.tile_m;
+  g.tile_n = c.tile_n;
+  g.tiles_m = (c.m + c.tile_m - 1) / c.tile_m;
+  g.tiles_n = (c.n + c.tile_n - 1) / c.tile_n;
+  g.slots = slots;
+  g.subtiles = c.world;
+  int log = 0;
+  while ((1 << log) < c.tile_m / c.world) ++log;
+  g.log2_rows_per_subtile = log;
+  return g;
+}
+
+SchedulerModel model_for(const Case& c) {
+  SchedulerModel model;
+  model.tiles_m = (c.m + c.tile_m - 1) / c.tile_m;
+  model.tiles_n = (c.n + c.tile_n - 1) / c.tile_n;
+  model.swizzle = c.swizzle;
+  model.raster_along_n = c.along_n;
+  return model;
+}
+
+TEST(SchedulerModel, VisitsEveryPaddedTileOnce) {
+  for (const Case& c : cases()) {
+    const SchedulerModel model = model_for(c);
+    const int slots = scheduler_slots(model);
+    ASSERT_GE(slots, model.tiles_m * model.tiles_n);
+    std::set<std::pair<int, int>> seen;
+    int real = 0;
+    for (int s = 0; s < slots; ++s) {
+      const TileCoord t = scheduler_tile(model, s);
+      ASSERT_TRUE(seen.insert({t.m, t.n}).second) << "slot " << s << " repeats a tile";
+      if (t.m < model.tiles_m && t.n < model.tiles_n) ++real;
+    }
+    EXPECT_EQ(real, model.tiles_m * model.tiles_n);
+  }
+}
+
+TEST(SchedulerModel, ClusterPairsShareAColumnAlongN) {
+  // Raster along N with a 2x1 cluster: slots 2i and 2i+1 are the two M tiles of one cluster.
+  SchedulerModel model{8, 6, 2, 1, 1, true};
+  for (int s = 0; s < scheduler_slots(model); s += 2) {
+    const TileCoord a = scheduler_tile(model, s), b = scheduler_tile(model, s + 1);
+    EXPECT_EQ(a.n, b.n);
+    EXPECT_EQ(a.m + 1, b.m);
+  }
+  EXPECT_EQ(scheduler_tile(model, 2).n, 1);  // the next cluster moves along N
+}
+
+TEST(SlotLayout, OffsetsAreABijectionForEveryPartition) {
+  for (const Case& c : cases()) {
+    const int slots = scheduler_slots(model_for(c));
+    const SlotGeometry g = geometry_for(c, slots);
+    for (int grid : {3, 5, slots}) {
+      LaunchGeometry launch{grid, slots, g.tiles_m, g.tiles_n};
+      const WaveGroups groups = make_wave_groups({}, launch);
+      std::vector<char> hit(static_cast<std::size_t>(g.slot_buffer_elements()), 0);
+      for (int s = 0; s < slots; ++s) {
+        const int group = groups.wave_group[s / grid];
+        for (int r = 0; r < g.tile_m; ++r)
+          for (int col = 0; col < g.tile_n; ++col) {
+            const auto off = slot_offset(g, s, groups.group_first_slot[group],
+                                         groups.group_slot_count[group], r, col);
+            ASSERT_GE(off, 0);
+            ASSERT_LT(off, g.slot_buffer_elements());
+            ASSERT_EQ(hit[off]++, 0) << "offset written twice";
+          }
+      }
+    }
+  }
+}
+
+TEST(SlotLayout, OwnedRowsPartitionTheOutput) {
+  for (const Case& c : cases()) {
+    const SlotGeometry g = geometry_for(c, scheduler_slots(model_for(c)));
+    std::vector<int> owner(c.m, -1);
+    int total = 0;
+    for (int rank = 0; rank < c.world; ++rank) {
+      int previous = -1;
+      for (int lr = 0; lr < owned_rows(g, rank); ++lr) {
+        const int row = global_row(g, rank, lr);
+        ASSERT_LT(row, c.m);
+        ASSERT_GT(row, previous) << "local rows must keep the global order";
+        previous = row;
+        ASSERT_EQ(owner[row], -1);
+        owner[row] = rank;
+        EXPECT_EQ((row % c.tile_m) / (c.tile_m / c.world), rank);
+      }
+      total += owned_rows(g, rank);
+    }
+    EXPECT_EQ(total, c.m);
+  }
+}
+
+// Simulates the whole path on the host: GEMM output tile values in slots, the collective on each
+// group's contiguous range (ReduceScatter: rank j receives chunk j; AllReduce: everything), then
+// the restore mapping. Every owned element must come back with its own (row, col) identity.
+TEST(SlotLayout, CollectiveThenRestoreIsTheIdentity) {
+  for (const Case& c : cases()) {
+    const SchedulerModel model = model_for(c);
+    const int slots = scheduler_slots(model);
+    const SlotGeometry g = geometry_for(c, slots);
+    std::vector<int> slot_of_tile(g.tiles_m * g.tiles_n, -1);
+    for (int s = 0; s < slots; ++s) {
+      const TileCoord t = scheduler_tile(model, s);
+      if (t.m < g.tiles_m && t.n < g.tiles_n) slot_of_tile[t.m * g.tiles_n + t.n] = s;
+    }
+    const int grid = std::max(1, slots / 3 + 1);
+    const LaunchGeometry launch{grid, slots, g.tiles_m, g.tiles_n};
+    const int waves = launch.waves();
+    std::vector<int> partition;  // uneven groups: 1, 2, rest
+    for (int left = waves, size = 1; left > 0; left -= size, ++size) partition.push_back(std::min(size, left));
+    const WaveGroups groups = make_wave_groups(partition, launch);
+
+    // The epilogue: element value = global id, or -1 in padding.
+    std::vector<long long> buffer(g.slot_buffer_elements(), -2);
+    for (int s = 0; s < slots; ++s) {
+      const TileCoord t = scheduler_tile(model, s);
+      const int group = groups.wave_group[s / grid];
+      for (int r = 0; r < g.tile_m; ++r)
+        for (int col = 0; col < g.tile_n; ++col) {
+          const long long row = static_cast<long long>(t.m) * g.tile_m + r;
+          const long long column = static_cast<long long>(t.n) * g.tile_n + col;
+          buffer[slot_offset(g, s, groups.group_first_slot[group], groups.group_slot_count[group],
+                             r, col)] = (row < c.m && column < c.n) ? row * c.n + column : -1;
+        }
+    }
+    for (int rank = 0; rank < c.world; ++rank) {
+      // ReduceScatter of each group's range: chunk `rank` lands at the group's recv offset.
+      std::vector<long long> received(g.recv_buffer_elements(), -3);
+      for (int grp = 0; grp < groups.groups(); ++grp) {
+        const long long chunk = groups.group_slot_count[grp] * g.subtile_elements();
+        const long long send = groups.group_first_slot[grp] * g.tile_elements();
+        const long long recv = groups.group_first_slot[grp] * g.subtile_elements();
+        for (long long i = 0; i < chunk; ++i) received[recv + i] = buffer[send + rank * chunk + i];
+      }
+      for (int lr = 0; lr < owned_rows(g, rank); ++lr) {
+        const int row = global_row(g, rank, lr);
+        for (int col = 0; col < c.n; ++col) {
+          const int tile_row = lr >> g.log2_rows_per_subtile;
+          const int slot = slot_of_tile[tile_row * g.tiles_n + col / g.tile_n];
+          ASSERT_EQ(received[received_offset_of(g, slot, lr, col)],
+                    static_cast<long long>(row) * c.n + col)
+              << "m=" << c.m << " n=" << c.n << " world=" << c.world << " rank=" << rank;
+        }
+      }
+    }
+  }
+}
+
+TEST(WaveGroups, TablesFollowThePartition) {
+  const LaunchGeometry launch{10, 45, 5, 9};  // 5 waves, the last one half full
+  const WaveGroups groups = make_wave_groups({1, 2, 2}, launch);
+  EXPECT_EQ(groups.wave_group, (std::vector<int>{0, 1, 1, 2, 2}));
+  EXPECT_EQ(groups.group_first_slot, (std::vector<int>{0, 10, 30}));
+  EXPECT_EQ(groups.group_slot_count, (std::vector<int>{10, 20, 15}));
+  EXPECT_EQ(make_wave_groups({}, launch).groups(), 5);
+  EXPECT_THROW(make_wave_groups({1, 2}, launch), UsageError);
+  EXPECT_THROW(make_wave_groups({3, 3}, launch), UsageError);
+}
+
+TEST(Plan, PrintsAndParsesTheSameFormat) {
+  const Plan plan = parse_plan("tile=128x128 cap=120 raster=m swizzle=4 groups=1,2,2,3", "--plan");
+  EXPECT_EQ(plan.tile, (TileShape{128, 128}));
+  EXPECT_EQ(plan.cta_cap, 120);
+  EXPECT_FALSE(plan.raster_along_n);
+  EXPECT_EQ(plan.swizzle, 4);
+  EXPECT_EQ(plan.partition, (std::vector<int>{1, 2, 2, 3}));
+  EXPECT_EQ(to_string(plan), "tile=128x128 cap=120 raster=m swizzle=4 groups=1,2,2,3");
+  EXPECT_EQ(to_string(parse_plan(to_string(Plan{}), "--plan")), to_string(Plan{}));
+  EXPECT_TRUE(parse_plan("groups=each", "--plan").partition.empty());
+}
+
+TEST(Plan, RejectsBadFieldsNamingThem) {
+  const auto message = [](const std::string& text) {
+    try {
+      parse_plan(text, "--plan");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("tile=64x64").find("128x256"), std::string::npos);
+  EXPECT_NE(message("cap=-1").find("cap=-1"), std::string::npos);
+  EXPECT_NE(message("swizzle=3").find("swizzle=3"), std::string::npos);
+  EXPECT_NE(message("groups=1,0,2").find(">= 1"), std::string::npos);
+  EXPECT_NE(message("groups=1,x").find("not an integer"), std::string::npos);
+  EXPECT_NE(message("raster=z").find("accepted n, m"), std::string::npos);
+  EXPECT_NE(message("speed=fast").find("unknown key"), std::string::npos);
+  EXPECT_NE(message("cap").find("key=value"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::overlap
