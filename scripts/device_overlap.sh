@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh
 steps=${*:-tests gemm rs ar torch sanitizer}
 out=/tmp/kiln-overlap/overlap; rm -rf "$out"; mkdir -p "$out"
-pack() { pack; }
+pack() { tar -czf "${OUT:-out}/overlap.tar.gz" -C "$(dirname "$out")" overlap; }
 gpus=$(nvidia-smi -L | wc -l)
 { nvidia-smi; nvidia-smi topo -m; } > "$out/device.txt" 2>&1
 k=build/kiln
