@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "bench/cublas_gemm.hpp"
@@ -259,9 +261,30 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     const int device_sms = overlap::current_device_sms();
     const std::size_t out_rows_max = static_cast<std::size_t>(shape.m);
     core::DeviceBuffer out(out_rows_max * shape.n * element);
+    // One NCCL communicator per count of SMs the GEMM leaves free, shared by the plans that
+    // leave that many (a split per plan would cost more than the sweep).
+    std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited;
+    const auto options_for = [&](const overlap::Plan& plan, bool trace) {
+      overlap::OverlapOptions options;
+      options.force_spin_wait = o.spin_wait;
+      options.trace = trace;
+      if (plan.cta_cap > 0) {
+        auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
+        const int free_sms =
+            device_sms - kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle},
+                                          device_sms)
+                             .grid_ctas;
+        if (free_sms >= 1) {
+          auto& slot = limited[free_sms];
+          if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm, free_sms);
+          options.collective_comm = slot.get();
+        }
+      }
+      return options;
+    };
     const auto run_plan = [&](const overlap::Plan& plan, int warmup, int iterations) {
       overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, plan,
-                                 {o.spin_wait, false});
+                                 options_for(plan, false));
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
       return time_over_ranks(
           comm, stream, warmup, iterations,
@@ -294,7 +317,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     }
     row.plan = overlap::to_string(chosen);
     {
-      overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, chosen, {o.spin_wait, false});
+      overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, chosen,
+                                 options_for(chosen, false));
       row.describe = op.describe();
       row.waves = op.launch().waves();
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
@@ -347,7 +371,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     }
     {
       overlap::GemmCollective traced(o.op, shape, o.dtype, o.layout, comm, chosen,
-                                     {o.spin_wait, true});
+                                     options_for(chosen, true));
       traced.run_without_reorder(a_ref, b_ref, stream);
       comm.wait(stream, "kiln timeline " + name);
       traced.run_without_reorder(a_ref, b_ref, stream);  // the second, warm run is reported

@@ -56,6 +56,22 @@ OverlapOp parse_overlap_op(const std::string& text, const std::string& argument)
   throw UsageError(argument + " " + text + ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
 }
 
+LimitedCommunicator::LimitedCommunicator(comm::Communicator& parent, int max_ctas)
+    : max_ctas_(max_ctas) {
+  if (max_ctas < 1) throw UsageError(fmt::format("NCCL CTA limit {}: must be >= 1", max_ctas));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  // NCCL's channel count tops out at 32 on this machine class; more free SMs than that need no limit.
+  config.maxCTAs = std::min(max_ctas, 32);
+  config.minCTAs = std::min(config.maxCTAs, 4);
+  parent.call(fmt::format("communicator split (max {} CTAs)", max_ctas), [&] {
+    return ncclCommSplit(parent.get(), 0, parent.rank(), &comm_, &config);
+  });
+}
+
+LimitedCommunicator::~LimitedCommunicator() {
+  if (comm_ != nullptr) ncclCommDestroy(comm_);
+}
+
 int current_device_sms() {
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
@@ -89,6 +105,15 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   device_sms_ = current_device_sms();
   const ScheduleOptions schedule{plan.cta_cap, plan.raster_along_n, plan.swizzle};
   launch_ = gemm_->geometry(shape, schedule, device_sms_);
+  if (options.collective_comm != nullptr) {
+    collective_comm_ = options.collective_comm->get();
+  } else if (device_sms_ - launch_.grid_ctas >= 1 && plan.cta_cap > 0) {
+    own_collective_comm_ =
+        std::make_unique<LimitedCommunicator>(comm, device_sms_ - launch_.grid_ctas);
+    collective_comm_ = own_collective_comm_->get();
+  } else {
+    collective_comm_ = comm.get();
+  }
   groups_ = make_wave_groups(plan.partition, launch_);
 
   geometry_.m = shape.m;
@@ -142,10 +167,14 @@ std::string GemmCollective::describe() const {
         "{:.1f}", static_cast<double>(groups_.group_slot_count[g]) *
                       static_cast<double>(geometry_.tile_elements() * element) / (1 << 20)));
   }
-  return fmt::format("{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {}",
-                     to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n,
-                     launch_.grid_ctas, launch_.waves(), groups_.groups(),
-                     fmt::join(group_bytes, "/"), wait_method_name(wait_method_));
+  return fmt::format(
+      "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | NCCL {}",
+      to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
+      launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
+      wait_method_name(wait_method_),
+      collective_comm_ == comm_.get() ? std::string("CTAs unlimited")
+                                      : fmt::format("limited to the {} free SMs",
+                                                    device_sms_ - launch_.grid_ctas));
 }
 
 void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {
@@ -213,15 +242,15 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     if (op_ == OverlapOp::kAllReduce) {
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.tile_elements();
       comm_.call("overlap allreduce", [&] {
-        return ncclAllReduce(send, send, elements, nccl_type(dtype_), ncclSum, comm_.get(),
+        return ncclAllReduce(send, send, elements, nccl_type(dtype_), ncclSum, collective_comm_,
                              comm_stream_);
       });
     } else {
       void* recv = received_bytes + first * geometry_.subtile_elements() * element;
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.subtile_elements();
       comm_.call("overlap reducescatter", [&] {
-        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum, comm_.get(),
-                                 comm_stream_);
+        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum,
+                                 collective_comm_, comm_stream_);
       });
     }
     if (options_.trace) enqueue_timestamp(trace + launch_.slots + 2 + 2 * g, comm_stream_);

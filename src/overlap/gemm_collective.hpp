@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <nccl.h>
 
 #include <memory>
 #include <string>
@@ -49,7 +50,28 @@ struct MutableMatrixRef {
   int rows = 0, cols = 0;
 };
 
+// A split of the communicator whose NCCL kernels use at most `max_ctas` CTAs: with the GEMM
+// capped to the other SMs, every CTA of a group's collective is resident while the GEMM runs.
+// (Measured on 2xH200 with an unlimited NCCL: a group's ReduceScatter started at once but ended
+// only near the GEMM's end, its CTAs waiting for SMs; docs/results/2026-11-23-overlap/.)
+class LimitedCommunicator {
+ public:
+  LimitedCommunicator(comm::Communicator& parent, int max_ctas);
+  ~LimitedCommunicator();
+  LimitedCommunicator(const LimitedCommunicator&) = delete;
+  LimitedCommunicator& operator=(const LimitedCommunicator&) = delete;
+  ncclComm_t get() const { return comm_; }
+  int max_ctas() const { return max_ctas_; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+  int max_ctas_ = 0;
+};
+
 struct OverlapOptions {
+  // Collectives on this communicator (must outlive the operation); nullptr: the operation splits
+  // its own, limited to the SMs its CTA cap leaves free (none when the cap is 0: NCCL's default).
+  LimitedCommunicator* collective_comm = nullptr;
   bool force_spin_wait = false;  // use the spin kernel even where stream waits work
   bool trace = false;            // record the per-group timeline (adds tiny timestamp kernels)
 };
@@ -90,9 +112,11 @@ class GemmCollective {
   const WaveGroups& groups() const { return groups_; }
   const SlotGeometry& geometry() const { return geometry_; }
   WaitMethod wait_method() const { return wait_method_; }
-  int output_rows() const { return owned_rows(geometry_, comm_.rank()); }
+  // ReduceScatter: the rank's subtile; AllReduce: 0 (every rank holds every row).
+  int subtile_rank() const { return op_ == OverlapOp::kReduceScatter ? comm_.rank() : 0; }
+  int output_rows() const { return owned_rows(geometry_, subtile_rank()); }
   int global_row(int local_row) const {
-    return overlap::global_row(geometry_, comm_.rank(), local_row);
+    return overlap::global_row(geometry_, subtile_rank(), local_row);
   }
   // Where each real tile went in the last run (tiles_m x tiles_n, -1 before the first run).
   std::vector<int> slot_of_tile() const;
@@ -122,6 +146,8 @@ class GemmCollective {
   unsigned epoch_ = 0;
   unsigned max_epoch_ = 0;
 
+  std::unique_ptr<LimitedCommunicator> own_collective_comm_;
+  ncclComm_t collective_comm_ = nullptr;
   core::DeviceBuffer slots_;          // GEMM output in slot order (AllReduce: in place)
   core::DeviceBuffer received_;       // ReduceScatter's output on this rank
   core::DeviceBuffer slot_of_tile_;   // int per real tile

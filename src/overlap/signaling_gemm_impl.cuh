@@ -86,6 +86,10 @@ class SignalingGemmImpl final : public SignalingGemm {
                        std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": " +
                        cutlassGetStatusString(can));
     }
+    // GemmUniversalAdapter::run reads cudaGetLastError() after its launch and reports anything
+    // left there as its own failure; NCCL's initialisation leaves cudaErrorInvalidDeviceFunction
+    // from probing kernels absent for this arch. Clear it so only this launch is judged.
+    (void)cudaGetLastError();
     // This kernel needs no workspace (static persistent scheduler, no-smem epilogue).
     const cutlass::Status status = gemm_.run(args, nullptr, stream);
     if (status != cutlass::Status::kSuccess) {
