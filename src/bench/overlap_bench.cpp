@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 
 #include "bench/cublas_gemm.hpp"
@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
+#include "core/half_bits.hpp"
 #include "core/stream.hpp"
 #include "overlap/signaling_gemm.hpp"
 
@@ -32,50 +33,32 @@ ncclDataType_t nccl_type(core::DType dtype) {
   return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
 }
 
-// Host conversion of one stored 16-bit value to float.
-float to_float(std::uint16_t bits, core::DType dtype) {
-  if (dtype == core::DType::kBf16) {
-    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-    float value;
-    std::memcpy(&value, &word, sizeof(value));
-    return value;
-  }
-  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
-  float value;
-  if (exponent == 0) value = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31) value = mantissa ? NAN : INFINITY;
-  else value = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  return sign ? -value : value;
-}
-
 // Per-iteration times of `body`, reduced to the maximum over ranks, in microseconds.
 core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                   int iterations, const std::function<void(int)>& body,
                                   const std::string& what) {
-  const std::vector<float> ms = core::time_iterations(
-      stream, {warmup, iterations}, body, [&](cudaStream_t s) { comm.wait(s, what); });
+  const std::vector<float> ms = core::time_iterations(stream, {warmup, iterations}, body,
+                                                      [&](cudaStream_t s) { comm.wait(s, what); });
   core::DeviceBuffer times(sizeof(float) * ms.size());
-  KILN_CUDA_CHECK(cudaMemcpyAsync(times.data(), ms.data(), times.bytes(), cudaMemcpyHostToDevice,
-                                  stream));
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(times.data(), ms.data(), times.bytes(), cudaMemcpyHostToDevice, stream));
   comm.call("time reduction", [&] {
     return ncclAllReduce(times.data(), times.data(), ms.size(), ncclFloat32, ncclMax, comm.get(),
                          stream);
   });
   comm.wait(stream, "time reduction");
   std::vector<float> slowest(ms.size());
-  KILN_CUDA_CHECK(
-      cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
+  KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
   for (float& value : slowest) value *= 1000.0f;
   return core::summarize(std::span<const float>(slowest));
 }
 
 double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
   core::DeviceBuffer buffer(sizeof(double));
-  KILN_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), &value, sizeof(double), cudaMemcpyHostToDevice,
-                                  stream));
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(buffer.data(), &value, sizeof(double), cudaMemcpyHostToDevice, stream));
   comm.call("max reduction", [&] {
-    return ncclAllReduce(buffer.data(), buffer.data(), 1, ncclFloat64, ncclMax, comm.get(),
-                         stream);
+    return ncclAllReduce(buffer.data(), buffer.data(), 1, ncclFloat64, ncclMax, comm.get(), stream);
   });
   comm.wait(stream, "max reduction");
   KILN_CUDA_CHECK(cudaMemcpy(&value, buffer.data(), sizeof(double), cudaMemcpyDeviceToHost));
@@ -105,7 +88,9 @@ std::vector<GemmShape> default_overlap_shapes() {
           {8192, 4096, 14336}, {4096, 8192, 2048}, {16384, 16384, 2048}};
 }
 
-std::string shape_name(const GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
+std::string shape_name(const GemmShape& s) {
+  return fmt::format("{}x{}x{}", s.m, s.n, s.k);
+}
 
 GemmShape parse_shape(const std::string& text, const std::string& argument) {
   GemmShape shape;
@@ -114,8 +99,8 @@ GemmShape parse_shape(const std::string& text, const std::string& argument) {
     throw UsageError(fmt::format("{} {}: expected MxNxK, e.g. 4096x8192x8192", argument, text));
   }
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.n % 8 || shape.k % 8) {
-    throw UsageError(fmt::format(
-        "{} {}: M, N, K must be positive, N and K multiples of 8", argument, text));
+    throw UsageError(
+        fmt::format("{} {}: M, N, K must be positive, N and K multiples of 8", argument, text));
   }
   return shape;
 }
@@ -133,9 +118,10 @@ void validate(const OverlapBenchOptions& o, int visible_gpus) {
   }
   for (const GemmShape& s : o.shapes) {
     if (o.op == OverlapOp::kReduceScatter && (s.m % o.world_size) != 0) {
-      throw UsageError(fmt::format("--shape {}: the serial ReduceScatter baseline needs M "
-                                   "divisible by the world size {}",
-                                   shape_name(s), o.world_size));
+      throw UsageError(
+          fmt::format("--shape {}: the serial ReduceScatter baseline needs M "
+                      "divisible by the world size {}",
+                      shape_name(s), o.world_size));
     }
   }
 }
@@ -271,9 +257,9 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       if (plan.cta_cap > 0) {
         auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
         const int free_sms =
-            device_sms - kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle},
-                                          device_sms)
-                             .grid_ctas;
+            device_sms -
+            kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, device_sms)
+                .grid_ctas;
         if (free_sms >= 1) {
           auto& slot = limited[free_sms];
           if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm, free_sms);
@@ -287,8 +273,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
                                  options_for(plan, false));
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
       return time_over_ranks(
-          comm, stream, warmup, iterations,
-          [&](int) { op.run(a_ref, b_ref, out_ref, stream); }, "kiln " + name);
+          comm, stream, warmup, iterations, [&](int) { op.run(a_ref, b_ref, out_ref, stream); },
+          "kiln " + name);
     };
     overlap::Plan chosen;
     if (o.plan) {
@@ -301,8 +287,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           overlap::Plan plan;
           plan.tile = tile;
           plan.cta_cap = cap;
-          const overlap::LaunchGeometry launch = kernel->geometry(
-              shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
+          const overlap::LaunchGeometry launch =
+              kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
           for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
             plan.partition = partition;
             const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
@@ -323,8 +309,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       row.waves = op.launch().waves();
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
       row.kiln_us = time_over_ranks(
-          comm, stream, o.warmup, o.iterations,
-          [&](int) { op.run(a_ref, b_ref, out_ref, stream); }, "kiln " + name);
+          comm, stream, o.warmup, o.iterations, [&](int) { op.run(a_ref, b_ref, out_ref, stream); },
+          "kiln " + name);
       row.kiln_no_reorder_us = time_over_ranks(
           comm, stream, o.warmup, o.iterations,
           [&](int) { op.run_without_reorder(a_ref, b_ref, stream); }, "kiln (no reorder) " + name);
@@ -335,12 +321,14 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       // The last wave's data through the collective alone (for the bound).
       const int last_wave_slots =
           op.launch().slots - (op.launch().waves() - 1) * op.launch().grid_ctas;
-      const std::size_t last_count = static_cast<std::size_t>(last_wave_slots) *
-                                     op.geometry().tile_elements();
+      const std::size_t last_count =
+          static_cast<std::size_t>(last_wave_slots) * op.geometry().tile_elements();
       const std::size_t last_elements = std::min(last_count / world * world, c_count);
       row.last_wave_comm_us = time_over_ranks(
           comm, stream, o.warmup, o.iterations,
-          [&](int) { enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), last_elements, stream); },
+          [&](int) {
+            enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), last_elements, stream);
+          },
           "last-wave collective " + name);
 
       if (o.check) {
@@ -357,8 +345,9 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         for (int lr = 0; lr < op.output_rows(); ++lr) {
           const std::size_t g = static_cast<std::size_t>(op.global_row(lr)) * shape.n;
           for (int col = 0; col < shape.n; ++col) {
-            const double x = to_float(got[static_cast<std::size_t>(lr) * shape.n + col], o.dtype);
-            const double y = to_float(want[g + col], o.dtype);
+            const double x = core::half_bits_to_float(
+                got[static_cast<std::size_t>(lr) * shape.n + col], o.dtype);
+            const double y = core::half_bits_to_float(want[g + col], o.dtype);
             finite = finite && std::isfinite(x);
             diff += (x - y) * (x - y);
             norm += y * y;
@@ -382,9 +371,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     // Theoretical bound (FlashOverlap's): the fastest GEMM measured plus the last wave's
     // communication when the GEMM dominates; else one wave of GEMM plus all the communication.
     const double gemm_us = std::min(row.cublas_us.median, row.kiln_gemm_us.median);
-    row.bound_us = gemm_us >= row.comm_us.median
-                       ? gemm_us + row.last_wave_comm_us.median
-                       : gemm_us / row.waves + row.comm_us.median;
+    row.bound_us = gemm_us >= row.comm_us.median ? gemm_us + row.last_wave_comm_us.median
+                                                 : gemm_us / row.waves + row.comm_us.median;
     row.speedup_vs_serial = row.serial_us.median / row.kiln_us.median;
     row.speedup_vs_decomposition =
         row.decomposition_chunks ? row.decomposition_us.median / row.kiln_us.median : 0.0;

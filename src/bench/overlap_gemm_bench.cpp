@@ -11,6 +11,7 @@
 #include "core/device_buffer.hpp"
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
+#include "core/half_bits.hpp"
 #include "core/stream.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
@@ -26,19 +27,6 @@ core::TimingStats time_us(cudaStream_t stream, int warmup, int iterations,
   return core::summarize(std::span<const float>(ms));
 }
 
-float host_float(std::uint16_t bits, core::DType dtype) {
-  if (dtype == core::DType::kBf16) {
-    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-    float v;
-    std::memcpy(&v, &word, 4);
-    return v;
-  }
-  const int sign = bits >> 15, e = (bits >> 10) & 0x1F, m = bits & 0x3FF;
-  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
-                   : (e == 31 ? (m ? NAN : INFINITY) : std::ldexp(static_cast<float>(m | 0x400), e - 25));
-  return sign ? -v : v;
-}
-
 double relative_error(const core::DeviceBuffer& got, const core::DeviceBuffer& want,
                       std::size_t count, core::DType dtype) {
   std::vector<std::uint16_t> x(count), y(count);
@@ -46,7 +34,8 @@ double relative_error(const core::DeviceBuffer& got, const core::DeviceBuffer& w
   KILN_CUDA_CHECK(cudaMemcpy(y.data(), want.data(), count * 2, cudaMemcpyDeviceToHost));
   double diff = 0.0, norm = 0.0;
   for (std::size_t i = 0; i < count; ++i) {
-    const double a = host_float(x[i], dtype), b = host_float(y[i], dtype);
+    const double a = core::half_bits_to_float(x[i], dtype),
+                 b = core::half_bits_to_float(y[i], dtype);
     if (!std::isfinite(a)) return 1e30;
     diff += (a - b) * (a - b);
     norm += b * b;
@@ -77,7 +66,8 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     core::fill_uniform(weight.data(), o.dtype, shape.n, 13, stream);
 
     row.cublas_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-      cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(), stream);
+      cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(),
+                 stream);
     });
 
     // Scheduler orders of the signaling GEMM, no signal.
@@ -102,8 +92,10 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
           geo.log2_rows_per_subtile = tile.m == 128 ? 7 : 6;
           const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
           std::vector<int> tables = groups.wave_group;
-          tables.insert(tables.end(), groups.group_first_slot.begin(), groups.group_first_slot.end());
-          tables.insert(tables.end(), groups.group_slot_count.begin(), groups.group_slot_count.end());
+          tables.insert(tables.end(), groups.group_first_slot.begin(),
+                        groups.group_first_slot.end());
+          tables.insert(tables.end(), groups.group_slot_count.begin(),
+                        groups.group_slot_count.end());
           core::DeviceBuffer table_buffer(tables.size() * sizeof(int)),
               slots(geo.slot_buffer_elements() * element),
               slot_of_tile(sizeof(int) * launch.tiles_m * launch.tiles_n),
@@ -121,8 +113,9 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
           const core::TimingStats t = time_us(stream, o.warmup, o.iterations, [&](int) {
             gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
           });
-          const std::string name = fmt::format("tile={} raster={} swizzle={}", overlap::tile_name(tile),
-                                               along_n ? "n" : "m", swizzle);
+          const std::string name =
+              fmt::format("tile={} raster={} swizzle={}", overlap::tile_name(tile),
+                          along_n ? "n" : "m", swizzle);
           row.schedules.push_back({name, t.median});
           if (t.median < best) {
             best = t.median;
@@ -147,7 +140,8 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
             // Reorder overhead: the same kernels on slot-ordered vs row-major input.
             const overlap::ReorderSource plain{c.data(), nullptr, geo, 0};
             row.restore_reordered_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-              overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
+              overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(),
+                                         stream);
             });
             row.restore_row_major_us = time_us(stream, o.warmup, o.iterations, [&](int) {
               overlap::restore_row_major(plain, o.dtype, shape.m, shape.n, restored.data(), stream);
@@ -177,9 +171,8 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
 
 std::string format_overlap_gemm_header() {
   return fmt::format("{:>18} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {}",
-                     "shape MxNxK", "cublas", "kiln", "kiln+sig", "TFLOP/s", "cub/kiln",
-                     "rst-rm", "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err",
-                     "best schedule");
+                     "shape MxNxK", "cublas", "kiln", "kiln+sig", "TFLOP/s", "cub/kiln", "rst-rm",
+                     "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err", "best schedule");
 }
 
 std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
@@ -213,7 +206,8 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
                    {"rmsnorm_reordered_us", stats(r.rmsnorm_reordered_us)},
                    {"rmsnorm_relative_error", r.rmsnorm_relative_error}};
   j["schedules"] = nlohmann::json::array();
-  for (const ScheduleTime& s : r.schedules) j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});
+  for (const ScheduleTime& s : r.schedules)
+    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});
   return j;
 }
 
