@@ -25,10 +25,12 @@ struct OverlapFlags {
   std::vector<std::string> shapes;
   std::string plan;
   std::vector<int> caps;
+  std::vector<std::string> signals;
   int gpus = 0;
   int warmup = 5;
   int iterations = 20;
   int sweep_iterations = 5;
+  int rounds = 4;
   int check = 1;
   bool spin_wait = false;
   double timeout = 60.0;
@@ -44,9 +46,24 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   if (o.shapes.empty()) o.shapes = bench::default_overlap_shapes();
   if (!f.plan.empty()) o.plan = overlap::parse_plan(f.plan, "--plan");
   if (!f.caps.empty()) {
-    for (int cap : f.caps) KILN_REQUIRE(cap >= 0, fmt::format("--caps {}: must be >= 0", cap));
+    for (int cap : f.caps) {
+      KILN_REQUIRE(cap >= 0 && cap % 2 == 0,
+                   fmt::format("--caps {}: must be 0 (every SM) or even (2-CTA clusters)", cap));
+    }
     o.caps = f.caps;
   }
+  if (!f.signals.empty()) {
+    o.deferred_signals.clear();
+    for (const std::string& mode : f.signals) {
+      KILN_REQUIRE(mode == "eager" || mode == "deferred",
+                   fmt::format("--signals {}: accepted eager, deferred", mode));
+      o.deferred_signals.push_back(mode == "deferred");
+    }
+  }
+  KILN_REQUIRE(
+      f.rounds >= 1 && f.rounds <= f.iterations,
+      fmt::format("--rounds {}: accepted range 1..{} (the -n iterations)", f.rounds, f.iterations));
+  o.rounds = f.rounds;
   o.warmup = f.warmup;
   o.iterations = f.iterations;
   o.sweep_iterations = f.sweep_iterations;
@@ -63,14 +80,16 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
   const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
-    fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
-               o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
-               core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
-               comm::nccl_version(),
-               o.plan ? "plan " + overlap::to_string(*o.plan) : std::string("plan: best of a sweep"));
-    fmt::print("# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
-               "kiln includes the reorder to row-major, kiln-nr does not\n",
-               o.iterations, o.warmup);
+    fmt::print(
+        "# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
+        o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
+        core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
+        comm::nccl_version(),
+        o.plan ? "plan " + overlap::to_string(*o.plan) : std::string("plan: best of a sweep"));
+    fmt::print(
+        "# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
+        "kiln includes the reorder to row-major, kiln-nr does not\n",
+        o.iterations, o.warmup);
     for (const bench::RankDevice& d : devices)
       fmt::print("#  Rank {:2} device {:2} [{}] {}\n", d.rank, d.device, d.bus_id, d.name);
     fmt::print("{}\n", bench::format_overlap_header());
@@ -86,20 +105,21 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         fmt::print("{}\n", bench::format_overlap_row(row));
         fmt::print("#   {}\n", row.describe);
         for (const overlap::GroupTimeline& t : row.timeline) {
-          fmt::print("#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} "
-                     "-> {:8.1f} us\n",
-                     t.group, t.waves, static_cast<double>(t.bytes) / (1 << 20),
-                     t.compute_done_us, t.comm_start_us, t.comm_done_us);
+          fmt::print(
+              "#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} "
+              "-> {:8.1f} us\n",
+              t.group, t.waves, static_cast<double>(t.bytes) / (1 << 20), t.compute_done_us,
+              t.comm_start_us, t.comm_done_us);
         }
         std::fflush(stdout);
       });
   if (printer) {
     double log_sum = 0.0;
     for (double s : speedups) log_sum += std::log(s);
-    fmt::print("# geo-mean speedup vs serial: {:.3f}; correctness: {}\n",
-               std::exp(log_sum / std::max<std::size_t>(speedups.size(), 1)),
-               o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED")
-                       : "not checked");
+    fmt::print(
+        "# geo-mean speedup vs serial: {:.3f}; correctness: {}\n",
+        std::exp(log_sum / std::max<std::size_t>(speedups.size(), 1)),
+        o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
       provenance.world_size = comm.size();
       core::add_device_provenance(provenance, comm.device());
@@ -117,7 +137,8 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
       result["rows"] = nlohmann::json::array();
-      for (const bench::OverlapRow& row : rows) result["rows"].push_back(bench::overlap_row_to_json(row));
+      for (const bench::OverlapRow& row : rows)
+        result["rows"].push_back(bench::overlap_row_to_json(row));
       core::write_json_file(json_path, result);
       fmt::print("# wrote {}\n", json_path);
     }
@@ -138,9 +159,14 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   cmd->add_option("--layout", flags->layout, "nk (B stored N×K, C = A·Bᵀ) | kn (B stored K×N)")
       ->capture_default_str();
   cmd->add_option("--plan", flags->plan,
-                  "fixed plan, e.g. \"tile=128x256 cap=120 raster=n swizzle=1 groups=1,2,2,3\"; "
+                  "fixed plan, e.g. \"tile=128x256 cap=128 raster=n swizzle=8 signal=eager "
+                  "groups=1,2,2,3\"; "
                   "default: sweep tiles, CTA caps and partitions and keep the fastest");
-  cmd->add_option("--caps", flags->caps, "CTA caps the sweep tries (0 = every SM)");
+  cmd->add_option("--caps", flags->caps, "CTA caps the sweep tries (0 = every SM, else even)");
+  cmd->add_option("--signals", flags->signals, "signal modes the sweep tries: eager, deferred");
+  cmd->add_option("--rounds", flags->rounds,
+                  "rounds over which the final figures interleave serial, decomposition and kiln")
+      ->capture_default_str();
   cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->capture_default_str();
@@ -167,7 +193,8 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
         bench::validate(o, -1);
         return rank_main(*launched, o, flags->json_path, provenance);
       }
-      KILN_REQUIRE(flags->gpus >= 0, fmt::format("-g {}: must be >= 1 (or 0 for all GPUs)", flags->gpus));
+      KILN_REQUIRE(flags->gpus >= 0,
+                   fmt::format("-g {}: must be >= 1 (or 0 for all GPUs)", flags->gpus));
       bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
       const int visible = comm::count_visible_gpus();
       if (visible == 0) throw Error("kiln overlap bench needs a GPU; none is visible");

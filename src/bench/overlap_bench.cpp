@@ -34,9 +34,9 @@ ncclDataType_t nccl_type(core::DType dtype) {
 }
 
 // Per-iteration times of `body`, reduced to the maximum over ranks, in microseconds.
-core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
-                                  int iterations, const std::function<void(int)>& body,
-                                  const std::string& what) {
+std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+                                      int iterations, const std::function<void(int)>& body,
+                                      const std::string& what) {
   const std::vector<float> ms = core::time_iterations(stream, {warmup, iterations}, body,
                                                       [&](cudaStream_t s) { comm.wait(s, what); });
   core::DeviceBuffer times(sizeof(float) * ms.size());
@@ -50,7 +50,41 @@ core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream,
   std::vector<float> slowest(ms.size());
   KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
   for (float& value : slowest) value *= 1000.0f;
-  return core::summarize(std::span<const float>(slowest));
+  return slowest;
+}
+
+core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+                                  int iterations, const std::function<void(int)>& body,
+                                  const std::string& what) {
+  const std::vector<float> us = samples_over_ranks(comm, stream, warmup, iterations, body, what);
+  return core::summarize(std::span<const float>(us));
+}
+
+struct Variant {
+  std::string name;
+  std::function<void(int)> body;
+  core::TimingStats* result;
+};
+
+// The variants measured in turn, round after round, each round `iterations / rounds` timed
+// iterations per variant after its own warm-up, samples pooled per variant. An H200 running
+// GEMMs back to back heats and lowers its clock over seconds; measuring one variant after the
+// other hands the later ones a slower chip (2xH200 run 2 showed cuBLAS at 8192^3 12% slower
+// than at 4096x8192x8192 per FLOP), interleaving gives every variant the same mix.
+void time_interleaved(comm::Communicator& comm, cudaStream_t stream, int warmup, int iterations,
+                      int rounds, const std::vector<Variant>& variants) {
+  std::vector<std::vector<float>> samples(variants.size());
+  const int per_round = std::max(1, iterations / rounds);
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const std::vector<float> us = samples_over_ranks(
+          comm, stream, round == 0 ? warmup : 2, per_round, variants[v].body, variants[v].name);
+      samples[v].insert(samples[v].end(), us.begin(), us.end());
+    }
+  }
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    *variants[v].result = core::summarize(std::span<const float>(samples[v]));
+  }
 }
 
 double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
@@ -210,31 +244,33 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
 
     core::Event chunk_done[8];
     core::Event side_done;
+    // M in `chunks` row blocks: the GEMM of block i+1 runs beside the collective of block i.
+    const auto decomposition = [&](int chunks) {
+      return [&, chunks](int) {
+        const int rows_per_chunk = shape.m / chunks;
+        const std::size_t chunk_count = static_cast<std::size_t>(rows_per_chunk) * shape.n;
+        core::Event start(cudaEventDisableTiming);
+        start.record(stream);
+        KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, start.get(), 0));
+        for (int i = 0; i < chunks; ++i) {
+          char* a_rows = static_cast<char*>(a.data()) +
+                         static_cast<std::size_t>(i) * rows_per_chunk * shape.k * element;
+          char* c_rows = static_cast<char*>(c.data()) + i * chunk_count * element;
+          char* r_rows = static_cast<char*>(recv.data()) + i * chunk_count / world * element;
+          gemm(rows_per_chunk, a_rows, c_rows, stream);
+          chunk_done[i].record(stream);
+          KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, chunk_done[i].get(), 0));
+          enqueue_op(comm, o.op, o.dtype, c_rows, r_rows, chunk_count, side_stream);
+        }
+        side_done.record(side_stream);
+        KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, side_done.get(), 0));
+      };
+    };
     double best_decomposition = 1e30;
     for (int chunks : {2, 4, 8}) {
       if (shape.m % (chunks * world) != 0) continue;
-      const int rows_per_chunk = shape.m / chunks;
-      const std::size_t chunk_count = static_cast<std::size_t>(rows_per_chunk) * shape.n;
-      const core::TimingStats t = time_over_ranks(
-          comm, stream, o.warmup, o.iterations,
-          [&](int) {
-            core::Event start(cudaEventDisableTiming);
-            start.record(stream);
-            KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, start.get(), 0));
-            for (int i = 0; i < chunks; ++i) {
-              char* a_rows = static_cast<char*>(a.data()) +
-                             static_cast<std::size_t>(i) * rows_per_chunk * shape.k * element;
-              char* c_rows = static_cast<char*>(c.data()) + i * chunk_count * element;
-              char* r_rows = static_cast<char*>(recv.data()) + i * chunk_count / world * element;
-              gemm(rows_per_chunk, a_rows, c_rows, stream);
-              chunk_done[i].record(stream);
-              KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream, chunk_done[i].get(), 0));
-              enqueue_op(comm, o.op, o.dtype, c_rows, r_rows, chunk_count, side_stream);
-            }
-            side_done.record(side_stream);
-            KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, side_done.get(), 0));
-          },
-          "decomposition " + name);
+      const core::TimingStats t = time_over_ranks(comm, stream, o.warmup, o.iterations,
+                                                  decomposition(chunks), "decomposition " + name);
       if (t.median < best_decomposition) {
         best_decomposition = t.median;
         row.decomposition_us = t;
@@ -289,13 +325,16 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           plan.cta_cap = cap;
           const overlap::LaunchGeometry launch =
               kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
-          for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
-            plan.partition = partition;
-            const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
-            row.sweep.push_back({overlap::to_string(plan), t.median});
-            if (t.median < best) {
-              best = t.median;
-              chosen = plan;
+          for (const bool deferred : o.deferred_signals) {
+            plan.deferred_signal = deferred;
+            for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
+              plan.partition = partition;
+              const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
+              row.sweep.push_back({overlap::to_string(plan), t.median});
+              if (t.median < best) {
+                best = t.median;
+                chosen = plan;
+              }
             }
           }
         }
@@ -308,15 +347,25 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       row.describe = op.describe();
       row.waves = op.launch().waves();
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
-      row.kiln_us = time_over_ranks(
-          comm, stream, o.warmup, o.iterations, [&](int) { op.run(a_ref, b_ref, out_ref, stream); },
-          "kiln " + name);
-      row.kiln_no_reorder_us = time_over_ranks(
-          comm, stream, o.warmup, o.iterations,
-          [&](int) { op.run_without_reorder(a_ref, b_ref, stream); }, "kiln (no reorder) " + name);
-      row.kiln_gemm_us = time_over_ranks(
-          comm, stream, o.warmup, o.iterations,
-          [&](int) { op.run_gemm_only(a_ref, b_ref, stream); }, "kiln gemm " + name);
+      // Final figures: every contender of this shape interleaved (see time_interleaved).
+      const auto serial = [&](int) {
+        gemm(shape.m, a.data(), c.data(), stream);
+        enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), c_count, stream);
+      };
+      std::vector<Variant> final_variants = {
+          {"serial " + name, serial, &row.serial_us},
+          {"cublas " + name, [&](int) { gemm(shape.m, a.data(), c.data(), stream); },
+           &row.cublas_us},
+          {"kiln " + name, [&](int) { op.run(a_ref, b_ref, out_ref, stream); }, &row.kiln_us},
+          {"kiln (no reorder) " + name, [&](int) { op.run_without_reorder(a_ref, b_ref, stream); },
+           &row.kiln_no_reorder_us},
+          {"kiln gemm " + name, [&](int) { op.run_gemm_only(a_ref, b_ref, stream); },
+           &row.kiln_gemm_us}};
+      if (row.decomposition_chunks > 0) {
+        final_variants.push_back({"decomposition " + name, decomposition(row.decomposition_chunks),
+                                  &row.decomposition_us});
+      }
+      time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
 
       // The last wave's data through the collective alone (for the bound).
       const int last_wave_slots =
@@ -363,7 +412,11 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
                                      options_for(chosen, true));
       traced.run_without_reorder(a_ref, b_ref, stream);
       comm.wait(stream, "kiln timeline " + name);
-      traced.run_without_reorder(a_ref, b_ref, stream);  // the second, warm run is reported
+      // The second, warm run is reported. A collective on the same stream first lines the ranks
+      // up (host waits leave them tens to hundreds of µs apart, and group 0's collective would
+      // then show the other rank's lateness instead of its own duration).
+      enqueue_op(comm, OverlapOp::kAllReduce, o.dtype, c.data(), nullptr, 8, stream);
+      traced.run_without_reorder(a_ref, b_ref, stream);
       comm.wait(stream, "kiln timeline " + name);
       row.timeline = traced.timeline();
     }

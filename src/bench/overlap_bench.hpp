@@ -29,11 +29,14 @@ struct OverlapBenchOptions {
   std::optional<overlap::Plan> plan;  // fixed plan; otherwise a sweep picks the best per shape
   // CTA caps the sweep tries. 128x128 tiles lost to 128x256 on every shape of the first 2xH200
   // sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
-  std::vector<int> caps = {0, 124, 120, 116};
+  // 128 divides the tile count of every issue shape (powers of two), so its last wave is full.
+  std::vector<int> caps = {0, 128, 124, 120};
+  std::vector<bool> deferred_signals = {false, true};  // signal modes the sweep tries
   std::vector<overlap::TileShape> tiles = {{128, 256}};
   int warmup = 5;
   int iterations = 20;
   int sweep_iterations = 5;
+  int rounds = 4;  // the final figures interleave the contenders over this many rounds
   bool check = true;
   bool spin_wait = false;
   double timeout_seconds = 60.0;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "bench/cublas_gemm.hpp"
 #include "bench/overlap_bench.hpp"
@@ -43,6 +44,76 @@ double relative_error(const core::DeviceBuffer& got, const core::DeviceBuffer& w
   return std::sqrt(diff / std::max(norm, 1e-30));
 }
 
+// The device tables and buffers one signaling GEMM launch writes to (no communication).
+struct GemmTargets {
+  overlap::SlotGeometry geometry;
+  overlap::LaunchGeometry launch;
+  core::DeviceBuffer tables, slots, slot_of_tile, counters;
+  overlap::EpilogueTargets targets;
+
+  GemmTargets(overlap::SignalingGemm& gemm, const overlap::GemmShape& shape,
+              const overlap::ScheduleOptions& schedule, int sms, std::size_t element) {
+    launch = gemm.geometry(shape, schedule, sms);
+    const overlap::TileShape tile = gemm.tile();
+    geometry.m = shape.m;
+    geometry.n = shape.n;
+    geometry.tile_m = tile.m;
+    geometry.tile_n = tile.n;
+    geometry.tiles_m = launch.tiles_m;
+    geometry.tiles_n = launch.tiles_n;
+    geometry.slots = launch.slots;
+    geometry.subtiles = 1;
+    geometry.log2_rows_per_subtile = tile.m == 128 ? 7 : 6;
+    const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
+    std::vector<int> host = groups.wave_group;
+    host.insert(host.end(), groups.group_first_slot.begin(), groups.group_first_slot.end());
+    host.insert(host.end(), groups.group_slot_count.begin(), groups.group_slot_count.end());
+    tables = core::DeviceBuffer(host.size() * sizeof(int));
+    slots = core::DeviceBuffer(geometry.slot_buffer_elements() * element);
+    slot_of_tile = core::DeviceBuffer(sizeof(int) * launch.tiles_m * launch.tiles_n);
+    counters = core::DeviceBuffer(sizeof(unsigned) * groups.groups());
+    KILN_CUDA_CHECK(cudaMemcpy(tables.data(), host.data(), tables.bytes(), cudaMemcpyHostToDevice));
+    KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
+    targets.slots = slots.data();
+    targets.slot_of_tile = slot_of_tile.as<int>();
+    targets.wave_group = tables.as<int>();
+    targets.group_first_slot = targets.wave_group + groups.wave_group.size();
+    targets.group_slot_count = targets.group_first_slot + groups.groups();
+    targets.geometry = geometry;
+  }
+  // Nobody waits on these counters: the signal's own cost. They wrap after 2^32 tiles.
+  overlap::EpilogueTargets signalling(bool deferred) const {
+    overlap::EpilogueTargets t = targets;
+    t.group_counters = counters.as<unsigned>();
+    t.deferred_signal = deferred;
+    return t;
+  }
+};
+
+struct Variant {
+  std::function<void(int)> body;
+  core::TimingStats* result;
+};
+
+// Variants timed in turn, round after round, samples pooled: an H200 running GEMMs back to back
+// heats and lowers its clock over seconds, so timing one variant after the other favours the
+// first; interleaving gives every variant the same mix of clocks.
+void time_interleaved(cudaStream_t stream, int warmup, int iterations, int rounds,
+                      const std::vector<Variant>& variants) {
+  std::vector<std::vector<float>> samples(variants.size());
+  const int per_round = std::max(1, iterations / rounds);
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      std::vector<float> ms =
+          core::time_iterations(stream, {round == 0 ? warmup : 2, per_round}, variants[v].body);
+      for (float value : ms) samples[v].push_back(value * 1000.0f);
+    }
+  }
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    *variants[v].result = core::summarize(std::span<const float>(samples[v]));
+  }
+}
+
 }  // namespace
 
 std::vector<OverlapGemmRow> run_overlap_gemm_bench(
@@ -64,13 +135,12 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     core::fill_uniform(a.data(), o.dtype, a_count, 11, stream);
     core::fill_uniform(b.data(), o.dtype, b_count, 12, stream);
     core::fill_uniform(weight.data(), o.dtype, shape.n, 13, stream);
-
-    row.cublas_us = time_us(stream, o.warmup, o.iterations, [&](int) {
+    const auto run_cublas = [&](int) {
       cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(),
                  stream);
-    });
+    };
 
-    // Scheduler orders of the signaling GEMM, no signal.
+    // 1. Search: scheduler orders of the signaling GEMM, no signal, every SM.
     double best = 1e30;
     overlap::TileShape best_tile;
     overlap::ScheduleOptions best_schedule;
@@ -79,88 +149,98 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
       for (bool along_n : {true, false}) {
         for (int swizzle : {1, 2, 4, 8}) {
           const overlap::ScheduleOptions schedule{0, along_n, swizzle};
-          const overlap::LaunchGeometry launch = gemm->geometry(shape, schedule, sms);
-          overlap::SlotGeometry geo;
-          geo.m = shape.m;
-          geo.n = shape.n;
-          geo.tile_m = tile.m;
-          geo.tile_n = tile.n;
-          geo.tiles_m = launch.tiles_m;
-          geo.tiles_n = launch.tiles_n;
-          geo.slots = launch.slots;
-          geo.subtiles = 1;
-          geo.log2_rows_per_subtile = tile.m == 128 ? 7 : 6;
-          const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
-          std::vector<int> tables = groups.wave_group;
-          tables.insert(tables.end(), groups.group_first_slot.begin(),
-                        groups.group_first_slot.end());
-          tables.insert(tables.end(), groups.group_slot_count.begin(),
-                        groups.group_slot_count.end());
-          core::DeviceBuffer table_buffer(tables.size() * sizeof(int)),
-              slots(geo.slot_buffer_elements() * element),
-              slot_of_tile(sizeof(int) * launch.tiles_m * launch.tiles_n),
-              counters(sizeof(unsigned) * groups.groups());
-          KILN_CUDA_CHECK(cudaMemcpy(table_buffer.data(), tables.data(), table_buffer.bytes(),
-                                     cudaMemcpyHostToDevice));
-          KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
-          overlap::EpilogueTargets targets;
-          targets.slots = slots.data();
-          targets.slot_of_tile = slot_of_tile.as<int>();
-          targets.wave_group = table_buffer.as<int>();
-          targets.group_first_slot = targets.wave_group + groups.wave_group.size();
-          targets.group_slot_count = targets.group_first_slot + groups.groups();
-          targets.geometry = geo;
-          const core::TimingStats t = time_us(stream, o.warmup, o.iterations, [&](int) {
-            gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
+          GemmTargets t(*gemm, shape, schedule, sms, element);
+          const core::TimingStats time = time_us(stream, o.warmup, o.iterations, [&](int) {
+            gemm->run(shape, a.data(), b.data(), t.targets, schedule, sms, stream);
           });
           const std::string name =
               fmt::format("tile={} raster={} swizzle={}", overlap::tile_name(tile),
                           along_n ? "n" : "m", swizzle);
-          row.schedules.push_back({name, t.median});
-          if (t.median < best) {
-            best = t.median;
+          row.schedules.push_back({name, time.median});
+          if (time.median < best) {
+            best = time.median;
             best_tile = tile;
             best_schedule = schedule;
-            row.kiln_us = t;
             row.best_schedule = name;
-            // With the signal: one counter per wave, nobody waiting (its own cost).
-            targets.group_counters = counters.as<unsigned>();
-            row.kiln_signal_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-              gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
-            });
-            // Correctness: restore to row-major, compare with cuBLAS.
-            overlap::ReorderSource source{slots.data(), slot_of_tile.as<int>(), geo, 0};
-            core::poison(restored.data(), restored.bytes(), stream);
-            gemm->run(shape, a.data(), b.data(), targets, schedule, sms, stream);
-            overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
-            cublas.run(shape.m, shape.n, shape.k, o.dtype, o.layout, a.data(), b.data(), c.data(),
-                       stream);
-            KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
-            row.gemm_relative_error = relative_error(restored, c, c_count, o.dtype);
-            // Reorder overhead: the same kernels on slot-ordered vs row-major input.
-            const overlap::ReorderSource plain{c.data(), nullptr, geo, 0};
-            row.restore_reordered_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-              overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(),
-                                         stream);
-            });
-            row.restore_row_major_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-              overlap::restore_row_major(plain, o.dtype, shape.m, shape.n, restored.data(), stream);
-            });
-            if (shape.n <= 16384) {
-              row.rmsnorm_reordered_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-                overlap::rmsnorm_rows(source, o.dtype, shape.m, shape.n, weight.data(), 1e-6f,
-                                      norm_a.data(), stream);
-              });
-              row.rmsnorm_row_major_us = time_us(stream, o.warmup, o.iterations, [&](int) {
-                overlap::rmsnorm_rows(plain, o.dtype, shape.m, shape.n, weight.data(), 1e-6f,
-                                      norm_b.data(), stream);
-              });
-              KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
-              row.rmsnorm_relative_error = relative_error(norm_a, norm_b, c_count, o.dtype);
-            }
           }
         }
       }
+    }
+
+    // 2. Final figures for the best schedule, interleaved: cuBLAS, no signal, eager and deferred
+    // signal, and the GEMM under CTA caps.
+    auto gemm = overlap::make_signaling_gemm(o.dtype, o.layout, best_tile);
+    GemmTargets best_targets(*gemm, shape, best_schedule, sms, element);
+    const overlap::EpilogueTargets eager = best_targets.signalling(false);
+    const overlap::EpilogueTargets deferred = best_targets.signalling(true);
+    std::vector<Variant> variants = {
+        {run_cublas, &row.cublas_us},
+        {[&](int) {
+           gemm->run(shape, a.data(), b.data(), best_targets.targets, best_schedule, sms, stream);
+         },
+         &row.kiln_us},
+        {[&](int) { gemm->run(shape, a.data(), b.data(), eager, best_schedule, sms, stream); },
+         &row.kiln_signal_us},
+        {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
+         &row.kiln_deferred_us}};
+    std::vector<std::unique_ptr<GemmTargets>> capped;
+    row.caps.resize(o.caps.size());
+    for (std::size_t i = 0; i < o.caps.size(); ++i) {
+      const overlap::ScheduleOptions schedule{o.caps[i], best_schedule.raster_along_n,
+                                              best_schedule.swizzle};
+      capped.push_back(std::make_unique<GemmTargets>(*gemm, shape, schedule, sms, element));
+      row.caps[i].cap = o.caps[i];
+      row.caps[i].waves = capped.back()->launch.waves();
+      GemmTargets* t = capped.back().get();
+      variants.push_back({[&, t, schedule](int) {
+                            gemm->run(shape, a.data(), b.data(), t->targets, schedule, sms, stream);
+                          },
+                          &row.caps[i].us});
+    }
+    time_interleaved(stream, o.warmup, o.iterations, o.rounds, variants);
+
+    // 3. Correctness of both signal modes: restore to row-major, compare with cuBLAS.
+    overlap::ReorderSource source{best_targets.slots.data(), best_targets.slot_of_tile.as<int>(),
+                                  best_targets.geometry, 0};
+    run_cublas(0);
+    row.gemm_relative_error = 0.0;
+    for (const overlap::EpilogueTargets* targets : {&eager, &deferred}) {
+      core::poison(best_targets.slots.data(), best_targets.slots.bytes(), stream);
+      core::poison(restored.data(), restored.bytes(), stream);
+      gemm->run(shape, a.data(), b.data(), *targets, best_schedule, sms, stream);
+      overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
+      KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+      row.gemm_relative_error =
+          std::max(row.gemm_relative_error, relative_error(restored, c, c_count, o.dtype));
+    }
+
+    // 4. Reorder overhead: the same kernels on slot-ordered vs row-major input, interleaved.
+    const overlap::ReorderSource plain{c.data(), nullptr, best_targets.geometry, 0};
+    std::vector<Variant> reorder = {
+        {[&](int) {
+           overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
+         },
+         &row.restore_reordered_us},
+        {[&](int) {
+           overlap::restore_row_major(plain, o.dtype, shape.m, shape.n, restored.data(), stream);
+         },
+         &row.restore_row_major_us}};
+    if (shape.n <= 16384) {
+      reorder.push_back({[&](int) {
+                           overlap::rmsnorm_rows(source, o.dtype, shape.m, shape.n, weight.data(),
+                                                 1e-6f, norm_a.data(), stream);
+                         },
+                         &row.rmsnorm_reordered_us});
+      reorder.push_back({[&](int) {
+                           overlap::rmsnorm_rows(plain, o.dtype, shape.m, shape.n, weight.data(),
+                                                 1e-6f, norm_b.data(), stream);
+                         },
+                         &row.rmsnorm_row_major_us});
+    }
+    time_interleaved(stream, o.warmup, o.iterations, o.rounds, reorder);
+    if (shape.n <= 16384) {
+      KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+      row.rmsnorm_relative_error = relative_error(norm_a, norm_b, c_count, o.dtype);
     }
     row.cublas_over_kiln = row.cublas_us.median / row.kiln_us.median;
     rows.push_back(row);
@@ -170,9 +250,10 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
 }
 
 std::string format_overlap_gemm_header() {
-  return fmt::format("{:>18} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {}",
-                     "shape MxNxK", "cublas", "kiln", "kiln+sig", "TFLOP/s", "cub/kiln", "rst-rm",
-                     "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err", "best schedule");
+  return fmt::format(
+      "{:>18} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {} | caps",
+      "shape MxNxK", "cublas", "kiln", "kiln+sig", "kiln+def", "TFLOP/s", "cub/kiln", "rst-rm",
+      "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err", "best schedule");
 }
 
 std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
@@ -180,13 +261,17 @@ std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
   const double overhead = r.rmsnorm_row_major_us.median > 0
                               ? r.rmsnorm_reordered_us.median / r.rmsnorm_row_major_us.median - 1.0
                               : 0.0;
+  std::string caps;
+  for (const CapTime& c : r.caps)
+    caps += fmt::format(" {}:{:.1f}({}w)", c.cap, c.us.median, c.waves);
   return fmt::format(
-      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.1f} {:>8.3f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} "
-      "{:>7.1f}% {:>8.1e} {}",
+      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.1f} {:>8.3f} {:>9.1f} {:>9.1f} {:>9.1f} "
+      "{:>9.1f} {:>7.1f}% {:>8.1e} {} |{}",
       shape_name(r.shape), r.cublas_us.median, r.kiln_us.median, r.kiln_signal_us.median,
-      flops / (r.kiln_us.median * 1e-6) / 1e12, r.cublas_over_kiln, r.restore_row_major_us.median,
-      r.restore_reordered_us.median, r.rmsnorm_row_major_us.median, r.rmsnorm_reordered_us.median,
-      100.0 * overhead, r.gemm_relative_error, r.best_schedule);
+      r.kiln_deferred_us.median, flops / (r.kiln_us.median * 1e-6) / 1e12, r.cublas_over_kiln,
+      r.restore_row_major_us.median, r.restore_reordered_us.median, r.rmsnorm_row_major_us.median,
+      r.rmsnorm_reordered_us.median, 100.0 * overhead, r.gemm_relative_error, r.best_schedule,
+      caps);
 }
 
 nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
@@ -197,6 +282,7 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
                    {"cublas_us", stats(r.cublas_us)},
                    {"kiln_us", stats(r.kiln_us)},
                    {"kiln_with_signal_us", stats(r.kiln_signal_us)},
+                   {"kiln_with_deferred_signal_us", stats(r.kiln_deferred_us)},
                    {"cublas_over_kiln", r.cublas_over_kiln},
                    {"best_schedule", r.best_schedule},
                    {"gemm_relative_error", r.gemm_relative_error},
@@ -205,6 +291,9 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
                    {"rmsnorm_row_major_us", stats(r.rmsnorm_row_major_us)},
                    {"rmsnorm_reordered_us", stats(r.rmsnorm_reordered_us)},
                    {"rmsnorm_relative_error", r.rmsnorm_relative_error}};
+  j["caps"] = nlohmann::json::array();
+  for (const CapTime& c : r.caps)
+    j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", stats(c.us)}});
   j["schedules"] = nlohmann::json::array();
   for (const ScheduleTime& s : r.schedules)
     j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});

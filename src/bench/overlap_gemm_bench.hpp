@@ -21,6 +21,10 @@ struct OverlapGemmOptions {
   std::vector<overlap::TileShape> tiles = {{128, 256}, {128, 128}};
   int warmup = 5;
   int iterations = 20;
+  int rounds = 4;  // the final figures interleave the variants over this many rounds
+  // CTA caps timed for the best schedule without signal (wave quantisation: a cap that divides
+  // the tile count keeps every wave full).
+  std::vector<int> caps = {128, 124, 120};
 };
 
 struct ScheduleTime {
@@ -28,11 +32,20 @@ struct ScheduleTime {
   double us = 0.0;
 };
 
+struct CapTime {
+  int cap = 0;
+  int waves = 0;
+  core::TimingStats us;
+};
+
 struct OverlapGemmRow {
   overlap::GemmShape shape;
-  core::TimingStats cublas_us, kiln_us, kiln_signal_us;
+  // kiln_us: best schedule, every SM, no signal; kiln_signal_us: the same with one counter per
+  // wave signalled eagerly, kiln_deferred_us: signalled at the next epilogue. All interleaved.
+  core::TimingStats cublas_us, kiln_us, kiln_signal_us, kiln_deferred_us;
+  std::vector<CapTime> caps;  // best schedule, no signal, under CTA caps
   std::string best_schedule;
-  double cublas_over_kiln = 0.0;   // > 1: kiln faster
+  double cublas_over_kiln = 0.0;  // > 1: kiln faster
   double gemm_relative_error = -1.0;
   std::vector<ScheduleTime> schedules;
   core::TimingStats restore_row_major_us, restore_reordered_us, rmsnorm_row_major_us,

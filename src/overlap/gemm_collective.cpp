@@ -226,6 +226,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   targets.group_slot_count = targets.group_first_slot + groups;
   targets.slot_done_ns = options_.trace ? trace : nullptr;
   targets.geometry = geometry_;
+  targets.deferred_signal = plan_.deferred_signal;
   const ScheduleOptions schedule{plan_.cta_cap, plan_.raster_along_n, plan_.swizzle};
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
 

@@ -29,8 +29,9 @@ std::string partition_string(const std::vector<int>& partition) {
 }
 
 std::string to_string(const Plan& plan) {
-  return fmt::format("tile={} cap={} raster={} swizzle={} groups={}", tile_name(plan.tile),
-                     plan.cta_cap, plan.raster_along_n ? "n" : "m", plan.swizzle,
+  return fmt::format("tile={} cap={} raster={} swizzle={} signal={} groups={}",
+                     tile_name(plan.tile), plan.cta_cap, plan.raster_along_n ? "n" : "m",
+                     plan.swizzle, plan.deferred_signal ? "deferred" : "eager",
                      partition_string(plan.partition));
 }
 
@@ -42,8 +43,8 @@ std::vector<int> parse_partition(const std::string& text, const std::string& arg
   while (std::getline(stream, item, ',')) {
     const int waves = parse_int(item, argument + " groups");
     if (waves < 1) {
-      throw UsageError(fmt::format("{} groups: {} waves in a group; each group needs >= 1",
-                                   argument, waves));
+      throw UsageError(
+          fmt::format("{} groups: {} waves in a group; each group needs >= 1", argument, waves));
     }
     partition.push_back(waves);
   }
@@ -59,12 +60,15 @@ void validate_plan(const Plan& plan, const std::string& argument) {
                                  tile_name(plan.tile)));
   }
   if (plan.cta_cap < 0 || plan.cta_cap > 1024) {
-    throw UsageError(fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument,
-                                 plan.cta_cap));
+    throw UsageError(
+        fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument, plan.cta_cap));
+  }
+  if (plan.cta_cap % 2 != 0) {
+    throw UsageError(fmt::format("{} cap={}: must be even (the GEMM launches clusters of 2 CTAs)",
+                                 argument, plan.cta_cap));
   }
   if (plan.swizzle != 1 && plan.swizzle != 2 && plan.swizzle != 4 && plan.swizzle != 8) {
-    throw UsageError(
-        fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.swizzle));
+    throw UsageError(fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.swizzle));
   }
 }
 
@@ -75,9 +79,10 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
   while (stream >> field) {
     const std::size_t eq = field.find('=');
     if (eq == std::string::npos) {
-      throw UsageError(fmt::format("{}: '{}' is not key=value; keys: tile, cap, raster, "
-                                   "swizzle, groups",
-                                   argument, field));
+      throw UsageError(
+          fmt::format("{}: '{}' is not key=value; keys: tile, cap, raster, "
+                      "swizzle, signal, groups",
+                      argument, field));
     }
     const std::string key = field.substr(0, eq);
     const std::string value = field.substr(eq + 1);
@@ -97,11 +102,18 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       plan.raster_along_n = value == "n";
     } else if (key == "swizzle") {
       plan.swizzle = parse_int(value, argument + " swizzle");
+    } else if (key == "signal") {
+      if (value != "eager" && value != "deferred") {
+        throw UsageError(fmt::format("{} signal={}: accepted eager, deferred", argument, value));
+      }
+      plan.deferred_signal = value == "deferred";
     } else if (key == "groups") {
       plan.partition = parse_partition(value, argument);
     } else {
-      throw UsageError(fmt::format("{}: unknown key '{}'; keys: tile, cap, raster, swizzle, groups",
-                                   argument, key));
+      throw UsageError(
+          fmt::format("{}: unknown key '{}'; keys: tile, cap, raster, swizzle, "
+                      "signal, groups",
+                      argument, key));
     }
   }
   validate_plan(plan, argument);

@@ -1,6 +1,6 @@
 // An overlap plan: which tile, how many CTAs the GEMM may use, the scheduler's order, and how the
 // GEMM's waves are grouped for communication. Printable and parseable in one format:
-//   "tile=128x256 cap=120 raster=n swizzle=1 groups=1,2,2,3"
+//   "tile=128x256 cap=128 raster=n swizzle=8 signal=eager groups=1,2,2,3"
 // so a plan printed by a bench run can be passed back with --plan.
 #pragma once
 
@@ -13,10 +13,15 @@ namespace kiln::overlap {
 
 struct Plan {
   TileShape tile{128, 256};
-  int cta_cap = 0;              // CTAs the GEMM may use; 0: every SM (leaves NCCL none spare)
-  bool raster_along_n = true;   // scheduler raster order
-  int swizzle = 1;              // scheduler swizzle (1, 2, 4, 8)
-  std::vector<int> partition;   // waves per group, in order; empty: one group per wave
+  // CTAs the GEMM may use; 0: every SM (leaves NCCL none spare). Even: the kernel launches
+  // 2-CTA clusters. A cap that divides the tile count keeps the last wave full.
+  int cta_cap = 0;
+  bool raster_along_n = true;  // scheduler raster order
+  // Scheduler swizzle (1, 2, 4, 8). 8 was the fastest GEMM order on 5 of the 6 issue shapes on
+  // H200 (docs/results/2026-11-23-overlap/, gemm.json), up to 19% faster than 1.
+  int swizzle = 8;
+  bool deferred_signal = false;  // signal=deferred: count a tile at the CTA's next epilogue
+  std::vector<int> partition;    // waves per group, in order; empty: one group per wave
 };
 
 std::string to_string(const Plan& plan);
@@ -39,7 +44,7 @@ struct WaveGroups {
 // An empty partition means one group per wave.
 WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
 
-// Checks the plan's own fields (tile built, cap >= 0, swizzle a power of two in 1..8).
+// Checks the plan's own fields (tile built, cap 0 or even, swizzle a power of two in 1..8).
 void validate_plan(const Plan& plan, const std::string& argument);
 
 }  // namespace kiln::overlap

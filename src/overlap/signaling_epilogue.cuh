@@ -9,7 +9,12 @@
 //   2. convert the fp32 accumulators and store them, two adjacent columns per 32-bit store, at
 //      slot_offset() (src/overlap/slot_layout.hpp);
 //   3. a named barrier over the consumer threads, then one thread's gpu-scope release fence and
-//      a relaxed add of 1 on the group's counter. The communication stream waits for counter >= epoch x group tiles.
+//      a relaxed add of 1 on the group's counter. The communication stream waits for counter >=
+//      epoch x group tiles.
+// Deferred signalling (plan field signal=deferred) moves step 3 of a tile to the start of the
+// CTA's next epilogue (and the CTA's last tile to store_tail): by then the tile's stores have
+// drained during a whole main loop, so the fence does not stall the consumer warpgroups on them.
+// The price is that a group is announced one tile (one wave) later, except the last one.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,6 +23,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 #include <cutlass/cutlass.h>
+#include <cutlass/epilogue/collective/detail.hpp>
 #include <cutlass/numeric_conversion.h>
 #include <cutlass/numeric_types.h>
 
@@ -41,6 +47,7 @@ struct SignalingEpilogueArguments {
   SlotGeometry geometry{};
   int grid_ctas = 0;            // CTAs the persistent kernel launches (slots per wave)
   int raster_along_n = 1;       // the scheduler's raster order (its first linear index)
+  int deferred_signal = 0;      // 1: signal each tile at the CTA's next epilogue / store_tail
 };
 
 template <class ElementD_, class TileShapeMNK>
@@ -147,23 +154,68 @@ class SignalingEpilogue {
     // fence in every thread (the first version) stalled all consumer warps on their stores and
     // cost 5-12% of the GEMM on 2xH200 (docs/results/2026-11-23-overlap/).
     if (params_.group_counters == nullptr) return;
+    if (params_.deferred_signal) {
+      // The previous tile's stores were issued before this tile's whole main loop.
+      signal_pending(thread_idx, static_cast<int>(size(tiled_mma)));
+      pending_group_ = group;
+      pending_slot_ = slot;
+      signal_thread_ = thread_idx;
+      consumer_threads_ = static_cast<int>(size(tiled_mma));
+      return;
+    }
     cutlass::arch::NamedBarrier::arrive_and_wait(size(tiled_mma), kSignalBarrier);
-    if (thread_idx == 0) {
-      asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;"
-                   :
-                   : "l"(params_.group_counters + group)
-                   : "memory");
-      if (params_.slot_done_ns != nullptr) {
-        unsigned long long now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        params_.slot_done_ns[slot] = now;
-      }
+    if (thread_idx == 0) signal(group, slot);
+  }
+
+  // Called by the kernel after the CTA's last tile (through SignalingAdapter::store_tail).
+  CUTLASS_DEVICE void signal_last_tile() { signal_pending(signal_thread_, consumer_threads_); }
+
+ private:
+  CUTLASS_DEVICE void signal_pending(int thread_idx, int consumer_threads) {
+    if (pending_group_ < 0) return;
+    cutlass::arch::NamedBarrier::arrive_and_wait(consumer_threads, kSignalBarrier);
+    if (thread_idx == 0) signal(pending_group_, pending_slot_);
+    pending_group_ = -1;
+  }
+
+  CUTLASS_DEVICE void signal(int group, int slot) const {
+    asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;"
+                 :
+                 : "l"(params_.group_counters + group)
+                 : "memory");
+    if (params_.slot_done_ns != nullptr) {
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      params_.slot_done_ns[slot] = now;
     }
   }
 
  private:
   Params params_;
   int tiles_done_ = 0;
+  // Deferred signalling: the tile stored last and not yet counted (-1: none).
+  int pending_group_ = -1;
+  int pending_slot_ = 0;
+  int signal_thread_ = 0;
+  int consumer_threads_ = 0;
+};
+
+// CUTLASS's operator-epilogue adapter, plus a store_tail that counts the CTA's last tile when
+// signalling is deferred (the adapter's own store_tail does nothing). The kernel calls store_tail
+// on the consumer threads after their last tile, only if they stored one.
+template <class Epilogue>
+class SignalingAdapter
+    : public cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<Epilogue> {
+  using Base = cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<Epilogue>;
+
+ public:
+  using Base::Base;
+
+  template <class... Pipelines>
+  CUTLASS_DEVICE auto store_tail(Pipelines... pipelines) {
+    Epilogue::signal_last_tile();
+    return Base::store_tail(pipelines...);
+  }
 };
 
 }  // namespace kiln::overlap::device

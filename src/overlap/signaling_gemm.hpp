@@ -51,6 +51,7 @@ struct EpilogueTargets {
   const int* group_slot_count = nullptr;
   unsigned long long* slot_done_ns = nullptr;  // optional trace
   SlotGeometry geometry{};
+  bool deferred_signal = false;  // count each tile at the CTA's next epilogue (see the epilogue)
 };
 
 // Scheduler knobs that change the tile order (and with it L2 reuse), not the result.

@@ -45,9 +45,9 @@ class SignalingGemmImpl final : public SignalingGemm {
   using LayoutB = std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
                                      cutlass::layout::RowMajor>;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
-  using Cluster = cute::Shape<cute::_2, cute::_1, cute::_1>;
-  using Epilogue = cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<
-      SignalingEpilogue<Element, CtaTile>>;
+  static constexpr int kClusterM = 2;
+  using Cluster = cute::Shape<cute::Int<kClusterM>, cute::_1, cute::_1>;
+  using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile>>;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element, LayoutB, 8,
       float, CtaTile, Cluster,
@@ -86,16 +86,45 @@ class SignalingGemmImpl final : public SignalingGemm {
                        std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": " +
                        cutlassGetStatusString(can));
     }
-    // GemmUniversalAdapter::run reads cudaGetLastError() after its launch and reports anything
-    // left there as its own failure; NCCL's initialisation leaves cudaErrorInvalidDeviceFunction
-    // from probing kernels absent for this arch. Clear it so only this launch is judged.
-    (void)cudaGetLastError();
-    // This kernel needs no workspace (static persistent scheduler, no-smem epilogue).
-    const cutlass::Status status = gemm_.run(args, nullptr, stream);
-    if (status != cutlass::Status::kSuccess) {
-      throw Error(std::string("signaling GEMM launch failed: ") + cutlassGetStatusString(status));
+    // CUTLASS prepares the parameters (TMA descriptors, scheduler) and the shared-memory
+    // attribute; the launch is kiln's own so that a failure names CUDA's reason and the grid
+    // (GemmUniversalAdapter::run reports only kErrorInternal, and also fails on any stale error
+    // left in cudaGetLastError, e.g. by NCCL's initialisation). No workspace: static persistent
+    // scheduler, no-smem epilogue.
+    const cutlass::Status init = gemm_.initialize(args, nullptr, stream);
+    if (init != cutlass::Status::kSuccess) {
+      throw Error(std::string("signaling GEMM: CUTLASS initialisation failed: ") +
+                  cutlassGetStatusString(init));
     }
-    KILN_CUDA_CHECK_LAUNCH();
+    const typename Kernel::Params& params = gemm_.params();
+    const dim3 grid = Kernel::get_grid_shape(params);
+    if (grid.x % kClusterM != 0) {
+      throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" +
+                  std::to_string(grid.y) + " is not a multiple of the " +
+                  std::to_string(kClusterM) + "x1 cluster (CTA cap " +
+                  std::to_string(schedule.cta_cap) + ")");
+    }
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = kClusterM;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = Kernel::get_block_shape();
+    config.dynamicSmemBytes = Kernel::SharedStorageSize;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    void* kernel_args[] = {const_cast<typename Kernel::Params*>(&params)};
+    const cudaError_t launched = cudaLaunchKernelExC(
+        &config, reinterpret_cast<const void*>(&cutlass::device_kernel<Kernel>), kernel_args);
+    if (launched != cudaSuccess) {
+      throw Error("signaling GEMM launch (grid " + std::to_string(grid.x) + "x" +
+                  std::to_string(grid.y) + "x" + std::to_string(grid.z) + ", block " +
+                  std::to_string(config.blockDim.x) + ", " + std::to_string(config.dynamicSmemBytes) +
+                  " B shared) failed: " + cudaGetErrorString(launched));
+    }
   }
 
  private:
@@ -116,6 +145,7 @@ class SignalingGemmImpl final : public SignalingGemm {
     epilogue.slot_done_ns = targets.slot_done_ns;
     epilogue.geometry = targets.geometry;
     epilogue.raster_along_n = schedule.raster_along_n ? 1 : 0;
+    epilogue.deferred_signal = targets.deferred_signal ? 1 : 0;
 
     cutlass::KernelHardwareInfo hw;
     KILN_CUDA_CHECK(cudaGetDevice(&hw.device_id));

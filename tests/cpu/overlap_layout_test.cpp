@@ -28,7 +28,8 @@ std::vector<Case> cases() {
       for (int tile_n : {32, 64})
         for (int world : {1, 2, 4, 8})
           for (int swizzle : {1, 2, 4})
-            for (bool along_n : {true, false}) all.push_back({m, n, 16, tile_n, world, swizzle, along_n});
+            for (bool along_n : {true, false})
+              all.push_back({m, n, 16, tile_n, world, swizzle, along_n});
   return all;
 }
 
@@ -146,7 +147,8 @@ TEST(SlotLayout, CollectiveThenRestoreIsTheIdentity) {
     const LaunchGeometry launch{grid, slots, g.tiles_m, g.tiles_n};
     const int waves = launch.waves();
     std::vector<int> partition;  // uneven groups: 1, 2, rest
-    for (int left = waves, size = 1; left > 0; left -= size, ++size) partition.push_back(std::min(size, left));
+    for (int left = waves, size = 1; left > 0; left -= size, ++size)
+      partition.push_back(std::min(size, left));
     const WaveGroups groups = make_wave_groups(partition, launch);
 
     // The epilogue: element value = global id, or -1 in padding.
@@ -197,13 +199,16 @@ TEST(WaveGroups, TablesFollowThePartition) {
 }
 
 TEST(Plan, PrintsAndParsesTheSameFormat) {
-  const Plan plan = parse_plan("tile=128x128 cap=120 raster=m swizzle=4 groups=1,2,2,3", "--plan");
+  const Plan plan = parse_plan(
+      "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred groups=1,2,2,3", "--plan");
   EXPECT_EQ(plan.tile, (TileShape{128, 128}));
   EXPECT_EQ(plan.cta_cap, 120);
   EXPECT_FALSE(plan.raster_along_n);
   EXPECT_EQ(plan.swizzle, 4);
+  EXPECT_TRUE(plan.deferred_signal);
   EXPECT_EQ(plan.partition, (std::vector<int>{1, 2, 2, 3}));
-  EXPECT_EQ(to_string(plan), "tile=128x128 cap=120 raster=m swizzle=4 groups=1,2,2,3");
+  EXPECT_EQ(to_string(plan),
+            "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred groups=1,2,2,3");
   EXPECT_EQ(to_string(parse_plan(to_string(Plan{}), "--plan")), to_string(Plan{}));
   EXPECT_TRUE(parse_plan("groups=each", "--plan").partition.empty());
 }
@@ -219,6 +224,8 @@ TEST(Plan, RejectsBadFieldsNamingThem) {
   };
   EXPECT_NE(message("tile=64x64").find("128x256"), std::string::npos);
   EXPECT_NE(message("cap=-1").find("cap=-1"), std::string::npos);
+  EXPECT_NE(message("cap=7").find("even"), std::string::npos);
+  EXPECT_NE(message("signal=late").find("eager, deferred"), std::string::npos);
   EXPECT_NE(message("swizzle=3").find("swizzle=3"), std::string::npos);
   EXPECT_NE(message("groups=1,0,2").find(">= 1"), std::string::npos);
   EXPECT_NE(message("groups=1,x").find("not an integer"), std::string::npos);
