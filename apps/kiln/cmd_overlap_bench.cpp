@@ -26,6 +26,7 @@ struct OverlapFlags {
   std::string plan;
   std::vector<int> caps;
   std::vector<std::string> signals;
+  std::vector<std::string> comms;
   int gpus = 0;
   int warmup = 5;
   int iterations = 20;
@@ -163,7 +164,11 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
                   "groups=1,2,2,3\"; "
                   "default: sweep tiles, CTA caps and partitions and keep the fastest");
   cmd->add_option("--caps", flags->caps, "CTA caps the sweep tries (0 = every SM, else even)");
-  cmd->add_option("--signals", flags->signals, "signal modes the sweep tries: eager, deferred");
+  cmd->add_option("--signals", flags->signals,
+                  "signal modes the sweep tries: eager, deferred (default: eager)");
+  cmd->add_option("--comms", flags->comms,
+                  "transports the sweep tries: nccl (collective per group), ce (copy engines, "
+                  "reduced in the reorder) (default: both)");
   cmd->add_option("--rounds", flags->rounds,
                   "rounds over which the final figures interleave serial, decomposition and kiln")
       ->capture_default_str();

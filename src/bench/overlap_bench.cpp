@@ -290,7 +290,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       overlap::OverlapOptions options;
       options.force_spin_wait = o.spin_wait;
       options.trace = trace;
-      if (plan.cta_cap > 0) {
+      if (plan.cta_cap > 0 && !plan.copy_engine) {
         auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
         const int free_sms =
             device_sms -
@@ -317,23 +317,31 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       chosen = *o.plan;
     } else {
       double best = 1e30;
+      const auto try_plan = [&](const overlap::Plan& plan) {
+        const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
+        row.sweep.push_back({overlap::to_string(plan), t.median});
+        if (t.median < best) {
+          best = t.median;
+          chosen = plan;
+        }
+      };
       for (const overlap::TileShape tile : o.tiles) {
         auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
-        for (int cap : o.caps) {
-          overlap::Plan plan;
-          plan.tile = tile;
-          plan.cta_cap = cap;
-          const overlap::LaunchGeometry launch =
-              kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
-          for (const bool deferred : o.deferred_signals) {
-            plan.deferred_signal = deferred;
-            for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
-              plan.partition = partition;
-              const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
-              row.sweep.push_back({overlap::to_string(plan), t.median});
-              if (t.median < best) {
-                best = t.median;
-                chosen = plan;
+        for (const bool copy_engine : o.copy_engines) {
+          // Copy engines hold no SM: the GEMM keeps all of them (cap 0 only).
+          const std::vector<int> caps = copy_engine ? std::vector<int>{0} : o.caps;
+          for (int cap : caps) {
+            overlap::Plan plan;
+            plan.tile = tile;
+            plan.cta_cap = cap;
+            plan.copy_engine = copy_engine;
+            const overlap::LaunchGeometry launch =
+                kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
+            for (const bool deferred : o.deferred_signals) {
+              plan.deferred_signal = deferred;
+              for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
+                plan.partition = partition;
+                try_plan(plan);
               }
             }
           }

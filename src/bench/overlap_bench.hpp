@@ -31,7 +31,10 @@ struct OverlapBenchOptions {
   // sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
   // 128 divides the tile count of every issue shape (powers of two), so its last wave is full.
   std::vector<int> caps = {0, 128, 124, 120};
-  std::vector<bool> deferred_signals = {false, true};  // signal modes the sweep tries
+  // Signal modes the sweep tries. Deferred signalling made no measurable difference on 2xH200
+  // (run 3, docs/results/2026-11-23-overlap/), so by default only eager is swept.
+  std::vector<bool> deferred_signals = {false};
+  std::vector<bool> copy_engines = {false, true};  // comm=nccl, comm=ce
   std::vector<overlap::TileShape> tiles = {{128, 256}};
   int warmup = 5;
   int iterations = 20;

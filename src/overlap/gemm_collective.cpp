@@ -20,7 +20,9 @@ ncclDataType_t nccl_type(core::DType dtype) {
   return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
 }
 
-bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
+bool is_power_of_two(int value) {
+  return value > 0 && (value & (value - 1)) == 0;
+}
 
 int log2_int(int value) {
   int log = 0;
@@ -36,36 +38,40 @@ void check_matrix(const char* name, const void* data, core::DType dtype, int row
                                  core::dtype_name(dtype), core::dtype_name(want_dtype)));
   }
   if (rows != want_rows || cols != want_cols) {
-    throw UsageError(fmt::format("{}: {}x{} given, {}x{} expected", name, rows, cols, want_rows,
-                                 want_cols));
+    throw UsageError(
+        fmt::format("{}: {}x{} given, {}x{} expected", name, rows, cols, want_rows, want_cols));
   }
   if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) {
-    throw UsageError(fmt::format("{}: pointer {} is not 16-byte aligned (TMA and vector access "
-                                 "need it)",
-                                 name, data));
+    throw UsageError(
+        fmt::format("{}: pointer {} is not 16-byte aligned (TMA and vector access "
+                    "need it)",
+                    name, data));
   }
 }
 
 }  // namespace
 
-std::string overlap_op_name(OverlapOp op) { return op == OverlapOp::kReduceScatter ? "rs" : "ar"; }
+std::string overlap_op_name(OverlapOp op) {
+  return op == OverlapOp::kReduceScatter ? "rs" : "ar";
+}
 
 OverlapOp parse_overlap_op(const std::string& text, const std::string& argument) {
   if (text == "rs" || text == "reducescatter") return OverlapOp::kReduceScatter;
   if (text == "ar" || text == "allreduce") return OverlapOp::kAllReduce;
-  throw UsageError(argument + " " + text + ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
+  throw UsageError(argument + " " + text +
+                   ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
 }
 
 LimitedCommunicator::LimitedCommunicator(comm::Communicator& parent, int max_ctas)
     : max_ctas_(max_ctas) {
   if (max_ctas < 1) throw UsageError(fmt::format("NCCL CTA limit {}: must be >= 1", max_ctas));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  // NCCL's channel count tops out at 32 on this machine class; more free SMs than that need no limit.
+  // NCCL's channel count tops out at 32 on this machine class; more free SMs than that need no
+  // limit.
   config.maxCTAs = std::min(max_ctas, 32);
   config.minCTAs = std::min(config.maxCTAs, 4);
-  parent.call(fmt::format("communicator split (max {} CTAs)", max_ctas), [&] {
-    return ncclCommSplit(parent.get(), 0, parent.rank(), &comm_, &config);
-  });
+  parent.call(fmt::format("communicator split (max {} CTAs)", max_ctas),
+              [&] { return ncclCommSplit(parent.get(), 0, parent.rank(), &comm_, &config); });
 }
 
 LimitedCommunicator::~LimitedCommunicator() {
@@ -85,27 +91,31 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
                                const OverlapOptions& options)
     : op_(op), shape_(shape), dtype_(dtype), comm_(comm), plan_(plan), options_(options) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
-    throw UsageError(fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n,
-                                 shape.k));
+    throw UsageError(
+        fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
   }
   if (shape.k % 8 != 0 || shape.n % 8 != 0) {
-    throw UsageError(fmt::format("shape {}x{}x{}: K and N must be multiples of 8 (16-byte rows "
-                                 "for TMA and the vectorised reorder)",
-                                 shape.m, shape.n, shape.k));
+    throw UsageError(
+        fmt::format("shape {}x{}x{}: K and N must be multiples of 8 (16-byte rows "
+                    "for TMA and the vectorised reorder)",
+                    shape.m, shape.n, shape.k));
   }
   validate_plan(plan, "plan");
   const int world = comm.size();
   const int subtiles = op == OverlapOp::kReduceScatter ? world : 1;
   if (op == OverlapOp::kReduceScatter && (!is_power_of_two(world) || plan.tile.m % world != 0)) {
-    throw UsageError(fmt::format("ReduceScatter splits each {}-row tile into one row subtile per "
-                                 "rank: the world size ({}) must be a power of two dividing {}",
-                                 plan.tile.m, world, plan.tile.m));
+    throw UsageError(
+        fmt::format("ReduceScatter splits each {}-row tile into one row subtile per "
+                    "rank: the world size ({}) must be a power of two dividing {}",
+                    plan.tile.m, world, plan.tile.m));
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
   device_sms_ = current_device_sms();
   const ScheduleOptions schedule{plan.cta_cap, plan.raster_along_n, plan.swizzle};
   launch_ = gemm_->geometry(shape, schedule, device_sms_);
-  if (options.collective_comm != nullptr) {
+  if (plan.copy_engine) {
+    collective_comm_ = comm.get();  // only for the exchange's setup; no collective runs on it
+  } else if (options.collective_comm != nullptr) {
     collective_comm_ = options.collective_comm->get();
   } else if (device_sms_ - launch_.grid_ctas >= 1 && plan.cta_cap > 0) {
     own_collective_comm_ =
@@ -128,7 +138,13 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
 
   const std::size_t element = core::dtype_size(dtype);
   slots_ = core::DeviceBuffer(geometry_.slot_buffer_elements() * element);
-  if (op == OverlapOp::kReduceScatter) {
+  if (plan.copy_engine) {
+    // Region s of this rank's exchange buffer: what rank s sent, in the layout NCCL would have
+    // delivered (ReduceScatter: this rank's subtiles; AllReduce: whole tiles).
+    const std::int64_t region = op == OverlapOp::kReduceScatter ? geometry_.recv_buffer_elements()
+                                                                : geometry_.slot_buffer_elements();
+    exchange_ = std::make_unique<CopyEngineExchange>(comm, region * element);
+  } else if (op == OverlapOp::kReduceScatter) {
     received_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
   }
   slot_of_tile_ = core::DeviceBuffer(sizeof(int) * launch_.tiles_m * launch_.tiles_n);
@@ -143,15 +159,16 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   KILN_CUDA_CHECK(
       cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));
   if (options.trace) {
-    trace_ = core::DeviceBuffer(sizeof(unsigned long long) *
-                                (launch_.slots + 1 + 2 * groups_.groups()));
+    trace_ =
+        core::DeviceBuffer(sizeof(unsigned long long) * (launch_.slots + 1 + 2 * groups_.groups()));
   }
 
   // Counters are 32-bit and compared wrap-safely; restart them well before a target could pass
   // 2^31 ahead of a stale value.
   const int largest_group =
       *std::max_element(groups_.group_slot_count.begin(), groups_.group_slot_count.end());
-  max_epoch_ = static_cast<unsigned>((1u << 30) / static_cast<unsigned>(std::max(largest_group, 1)));
+  max_epoch_ =
+      static_cast<unsigned>((1u << 30) / static_cast<unsigned>(std::max(largest_group, 1)));
 
   const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
   wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
@@ -168,13 +185,14 @@ std::string GemmCollective::describe() const {
                       static_cast<double>(geometry_.tile_elements() * element) / (1 << 20)));
   }
   return fmt::format(
-      "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | NCCL {}",
+      "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | {}",
       to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
       launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
       wait_method_name(wait_method_),
-      collective_comm_ == comm_.get() ? std::string("CTAs unlimited")
-                                      : fmt::format("limited to the {} free SMs",
-                                                    device_sms_ - launch_.grid_ctas));
+      exchange_ ? std::string("copy engines, reduced in the reorder")
+      : collective_comm_ == comm_.get()
+          ? std::string("NCCL CTAs unlimited")
+          : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));
 }
 
 void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {
@@ -193,6 +211,16 @@ void GemmCollective::check_output(const MutableMatrixRef& out) const {
 ReorderSource GemmCollective::reorder_source() const {
   ReorderSource source;
   source.source = op_ == OverlapOp::kReduceScatter ? received_.data() : slots_.data();
+  if (exchange_) {
+    // ReduceScatter: every rank's contribution sits in its region (this rank's copied locally);
+    // AllReduce: this rank's own in the slot buffer, the peers' in their regions.
+    const bool rs = op_ == OverlapOp::kReduceScatter;
+    if (rs) source.source = exchange_->local_region(0);
+    for (int r = rs ? 1 : 0; r < exchange_->world(); ++r) {
+      if (!rs && r == exchange_->rank()) continue;
+      source.addends[source.addend_count++] = exchange_->local_region(r);
+    }
+  }
   source.slot_of_tile = slot_of_tile_.as<int>();
   source.geometry = geometry_;
   source.rank = op_ == OverlapOp::kReduceScatter ? comm_.rank() : 0;
@@ -210,6 +238,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   }
   // The communication stream starts after everything before this call on `stream` (the inputs,
   // and the previous run's reorder, which read the buffers this run overwrites).
+  if (exchange_) ++exchange_epoch_;
   inputs_ready_.record(stream);
   KILN_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, inputs_ready_.get(), 0));
 
@@ -240,7 +269,9 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
                          epoch_ * static_cast<unsigned>(count), comm_stream_);
     if (options_.trace) enqueue_timestamp(trace + launch_.slots + 1 + 2 * g, comm_stream_);
     void* send = slot_bytes + first * geometry_.tile_elements() * element;
-    if (op_ == OverlapOp::kAllReduce) {
+    if (exchange_) {
+      enqueue_exchange(first, count, static_cast<char*>(send));
+    } else if (op_ == OverlapOp::kAllReduce) {
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.tile_elements();
       comm_.call("overlap allreduce", [&] {
         return ncclAllReduce(send, send, elements, nccl_type(dtype_), ncclSum, collective_comm_,
@@ -250,21 +281,55 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
       void* recv = received_bytes + first * geometry_.subtile_elements() * element;
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.subtile_elements();
       comm_.call("overlap reducescatter", [&] {
-        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum,
-                                 collective_comm_, comm_stream_);
+        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum, collective_comm_,
+                                 comm_stream_);
       });
     }
     if (options_.trace) enqueue_timestamp(trace + launch_.slots + 2 + 2 * g, comm_stream_);
   }
+  if (exchange_) exchange_->announce_arrival(exchange_epoch_, comm_stream_);
   comm_done_.record(comm_stream_);
   KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, comm_done_.get(), 0));
+}
+
+void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
+  const std::size_t element = core::dtype_size(dtype_);
+  const int me = exchange_->rank(), world = exchange_->world();
+  if (first == 0) exchange_->wait_until_peers_freed(exchange_epoch_, comm_stream_);
+  // Peers first (NVLink), this rank's own part last (a local copy, ReduceScatter only).
+  for (int step = 1; step <= world; ++step) {
+    const int r = (me + step) % world;
+    if (op_ == OverlapOp::kReduceScatter) {
+      // Rank r's subtiles of the group: contiguous in the slot buffer, at the group's offset in
+      // the layout a ReduceScatter delivers.
+      const std::size_t bytes =
+          static_cast<std::size_t>(count) * geometry_.subtile_elements() * element;
+      exchange_->copy_to(r, first * geometry_.subtile_elements() * element, group_data + r * bytes,
+                         bytes, comm_stream_);
+    } else if (r != me) {
+      const std::size_t bytes =
+          static_cast<std::size_t>(count) * geometry_.tile_elements() * element;
+      exchange_->copy_to(r, first * geometry_.tile_elements() * element, group_data, bytes,
+                         comm_stream_);
+    }
+  }
+}
+
+void GemmCollective::before_reorder(cudaStream_t stream) {
+  if (exchange_) exchange_->wait_for_arrivals(exchange_epoch_, stream);
+}
+
+void GemmCollective::after_reorder(cudaStream_t stream) {
+  if (exchange_) exchange_->announce_freed(exchange_epoch_, stream);
 }
 
 void GemmCollective::run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
                          cudaStream_t stream) {
   check_output(out);
   enqueue_gemm_and_collectives(a, b, stream);
+  before_reorder(stream);
   restore_row_major(reorder_source(), dtype_, output_rows(), shape_.n, out.data, stream);
+  after_reorder(stream);
 }
 
 void GemmCollective::run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight,
@@ -273,13 +338,17 @@ void GemmCollective::run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const M
   check_matrix("weight", weight.data, weight.dtype, weight.rows, weight.cols, dtype_, 1, shape_.n);
   if (!(eps > 0.0f)) throw UsageError(fmt::format("eps = {}: must be > 0", eps));
   enqueue_gemm_and_collectives(a, b, stream);
+  before_reorder(stream);
   rmsnorm_rows(reorder_source(), dtype_, output_rows(), shape_.n, weight.data, eps, out.data,
                stream);
+  after_reorder(stream);
 }
 
 void GemmCollective::run_without_reorder(const MatrixRef& a, const MatrixRef& b,
                                          cudaStream_t stream) {
   enqueue_gemm_and_collectives(a, b, stream);
+  before_reorder(stream);
+  after_reorder(stream);
 }
 
 void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream) {
@@ -315,8 +384,8 @@ std::vector<GroupTimeline> GemmCollective::timeline() {
   for (int g = 0; g < groups_.groups(); ++g) {
     GroupTimeline row;
     row.group = g;
-    row.waves = static_cast<int>(
-        std::count(groups_.wave_group.begin(), groups_.wave_group.end(), g));
+    row.waves =
+        static_cast<int>(std::count(groups_.wave_group.begin(), groups_.wave_group.end(), g));
     row.bytes = static_cast<long long>(groups_.group_slot_count[g]) * geometry_.tile_elements() *
                 static_cast<long long>(element);
     unsigned long long done = 0;

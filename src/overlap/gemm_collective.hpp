@@ -26,6 +26,7 @@
 #include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/stream.hpp"
+#include "overlap/copy_engine_exchange.hpp"
 #include "overlap/group_wait.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
@@ -130,6 +131,11 @@ class GemmCollective {
   void check_output(const MutableMatrixRef& out) const;
   void enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
   ReorderSource reorder_source() const;
+  // Copy-engine plans: before the reorder, wait for the peers' data; after it, free the buffer.
+  void before_reorder(cudaStream_t stream);
+  // Enqueues on the communication stream the copies of one group (slots first..first+count).
+  void enqueue_exchange(int first, int count, char* group_data);
+  void after_reorder(cudaStream_t stream);
 
   OverlapOp op_;
   GemmShape shape_;
@@ -147,13 +153,15 @@ class GemmCollective {
   unsigned max_epoch_ = 0;
 
   std::unique_ptr<LimitedCommunicator> own_collective_comm_;
+  std::unique_ptr<CopyEngineExchange> exchange_;  // comm=ce plans
+  unsigned exchange_epoch_ = 0;
   ncclComm_t collective_comm_ = nullptr;
-  core::DeviceBuffer slots_;          // GEMM output in slot order (AllReduce: in place)
-  core::DeviceBuffer received_;       // ReduceScatter's output on this rank
-  core::DeviceBuffer slot_of_tile_;   // int per real tile
-  core::DeviceBuffer counters_;       // unsigned per group, plus one word that stays 0
-  core::DeviceBuffer tables_;         // wave_group | group_first_slot | group_slot_count
-  core::DeviceBuffer trace_;          // slot done ns | gemm start | per group comm start/done
+  core::DeviceBuffer slots_;         // GEMM output in slot order (AllReduce: in place)
+  core::DeviceBuffer received_;      // ReduceScatter's output on this rank
+  core::DeviceBuffer slot_of_tile_;  // int per real tile
+  core::DeviceBuffer counters_;      // unsigned per group, plus one word that stays 0
+  core::DeviceBuffer tables_;        // wave_group | group_first_slot | group_slot_count
+  core::DeviceBuffer trace_;         // slot done ns | gemm start | per group comm start/done
   core::Stream comm_stream_;
   core::Event inputs_ready_{cudaEventDisableTiming};
   core::Event comm_done_{cudaEventDisableTiming};

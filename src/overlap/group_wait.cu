@@ -14,23 +14,35 @@ namespace {
 // machines without libcuda (CI), so nothing links the driver library directly.
 using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
+using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+void* driver_function(const char* name) {
+  void* address = nullptr;
+  cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+  KILN_CUDA_CHECK(
+      cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &query));
+  if (query != cudaDriverEntryPointSuccess || address == nullptr) {
+    throw Error(std::string("the CUDA driver does not provide ") + name);
+  }
+  return address;
+}
+
 WaitValue32 wait_value32() {
-  static const WaitValue32 function = [] {
-    void* address = nullptr;
-    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-    KILN_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &address, 12000,
-                                                     cudaEnableDefault, &query));
-    if (query != cudaDriverEntryPointSuccess || address == nullptr) {
-      throw Error("the CUDA driver does not provide cuStreamWaitValue32");
-    }
-    return reinterpret_cast<WaitValue32>(address);
-  }();
+  static const auto function =
+      reinterpret_cast<WaitValue32>(driver_function("cuStreamWaitValue32"));
+  return function;
+}
+
+WriteValue32 write_value32() {
+  static const auto function =
+      reinterpret_cast<WriteValue32>(driver_function("cuStreamWriteValue32"));
   return function;
 }
 
 void check_driver(CUresult result, const char* what) {
   if (result != CUDA_SUCCESS) {
-    throw Error(std::string(what) + " failed: CUresult " + std::to_string(static_cast<int>(result)));
+    throw Error(std::string(what) + " failed: CUresult " +
+                std::to_string(static_cast<int>(result)));
   }
 }
 
@@ -44,6 +56,12 @@ __global__ void spin_until_kernel(const unsigned* counter, unsigned target) {
 }
 
 }  // namespace
+
+void enqueue_value_write(unsigned* word, unsigned value, cudaStream_t stream) {
+  check_driver(write_value32()(reinterpret_cast<CUstream>(stream),
+                               reinterpret_cast<CUdeviceptr>(word), value, 0),
+               "cuStreamWriteValue32");
+}
 
 const char* wait_method_name(WaitMethod method) {
   return method == WaitMethod::kStreamMemOp ? "stream-wait-value" : "spin-kernel";
@@ -61,10 +79,10 @@ WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_wor
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
                           cudaStream_t stream) {
   if (method == WaitMethod::kStreamMemOp) {
-    check_driver(wait_value32()(reinterpret_cast<CUstream>(stream),
-                                reinterpret_cast<CUdeviceptr>(counter), target,
-                                CU_STREAM_WAIT_VALUE_GEQ),
-                 "cuStreamWaitValue32");
+    check_driver(
+        wait_value32()(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(counter),
+                       target, CU_STREAM_WAIT_VALUE_GEQ),
+        "cuStreamWaitValue32");
   } else {
     spin_until_kernel<<<1, 1, 0, stream>>>(counter, target);
     KILN_CUDA_CHECK_LAUNCH();

@@ -19,4 +19,8 @@ WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_wor
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
                           cudaStream_t stream);
 
+// Enqueues on `stream`: *word = value (cuStreamWriteValue32, no SM), ordered after the stream's
+// earlier work with the driver's default memory barrier. `word` is this device's memory.
+void enqueue_value_write(unsigned* word, unsigned value, cudaStream_t stream);
+
 }  // namespace kiln::overlap

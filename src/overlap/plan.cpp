@@ -29,10 +29,10 @@ std::string partition_string(const std::vector<int>& partition) {
 }
 
 std::string to_string(const Plan& plan) {
-  return fmt::format("tile={} cap={} raster={} swizzle={} signal={} groups={}",
+  return fmt::format("tile={} cap={} raster={} swizzle={} signal={} comm={} groups={}",
                      tile_name(plan.tile), plan.cta_cap, plan.raster_along_n ? "n" : "m",
                      plan.swizzle, plan.deferred_signal ? "deferred" : "eager",
-                     partition_string(plan.partition));
+                     plan.copy_engine ? "ce" : "nccl", partition_string(plan.partition));
 }
 
 std::vector<int> parse_partition(const std::string& text, const std::string& argument) {
@@ -81,7 +81,7 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
     if (eq == std::string::npos) {
       throw UsageError(
           fmt::format("{}: '{}' is not key=value; keys: tile, cap, raster, "
-                      "swizzle, signal, groups",
+                      "swizzle, signal, comm, groups",
                       argument, field));
     }
     const std::string key = field.substr(0, eq);
@@ -107,12 +107,17 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
         throw UsageError(fmt::format("{} signal={}: accepted eager, deferred", argument, value));
       }
       plan.deferred_signal = value == "deferred";
+    } else if (key == "comm") {
+      if (value != "nccl" && value != "ce") {
+        throw UsageError(fmt::format("{} comm={}: accepted nccl, ce", argument, value));
+      }
+      plan.copy_engine = value == "ce";
     } else if (key == "groups") {
       plan.partition = parse_partition(value, argument);
     } else {
       throw UsageError(
           fmt::format("{}: unknown key '{}'; keys: tile, cap, raster, swizzle, "
-                      "signal, groups",
+                      "signal, comm, groups",
                       argument, key));
     }
   }

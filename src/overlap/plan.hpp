@@ -1,6 +1,6 @@
 // An overlap plan: which tile, how many CTAs the GEMM may use, the scheduler's order, and how the
 // GEMM's waves are grouped for communication. Printable and parseable in one format:
-//   "tile=128x256 cap=128 raster=n swizzle=8 signal=eager groups=1,2,2,3"
+//   "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=nccl groups=1,2,2,3"
 // so a plan printed by a bench run can be passed back with --plan.
 #pragma once
 
@@ -21,7 +21,10 @@ struct Plan {
   // H200 (docs/results/2026-11-23-overlap/, gemm.json), up to 19% faster than 1.
   int swizzle = 8;
   bool deferred_signal = false;  // signal=deferred: count a tile at the CTA's next epilogue
-  std::vector<int> partition;    // waves per group, in order; empty: one group per wave
+  // comm=nccl: one NCCL collective per group (on SMs the cap leaves free); comm=ce: the group's
+  // data goes to every rank by copy engine and the reorder adds it up (copy_engine_exchange.hpp).
+  bool copy_engine = false;
+  std::vector<int> partition;  // waves per group, in order; empty: one group per wave
 };
 
 std::string to_string(const Plan& plan);

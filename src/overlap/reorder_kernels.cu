@@ -24,24 +24,55 @@ __device__ __forceinline__ std::int64_t source_offset(const ReorderSource& in, i
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) restore_kernel(ReorderSource in, int n, T* out) {
-  const int row = blockIdx.x;
-  const T* source = static_cast<const T*>(in.source);
-  for (int col = threadIdx.x * kVector; col < n; col += kThreads * kVector) {
-    const uint4 v = *reinterpret_cast<const uint4*>(source + source_offset(in, row, col, n));
-    *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(row) * n + col) = v;
+__device__ __forceinline__ float to_float(T v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat162float(v);
+  else
+    return __half2float(v);
+}
+template <typename T>
+__device__ __forceinline__ T from_float(float v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16_rn(v);
+  else
+    return __float2half_rn(v);
+}
+
+// 8 elements at `offset` of the source plus every addend, in fp32.
+template <typename T>
+__device__ __forceinline__ void load_sum(const ReorderSource& in, std::int64_t offset,
+                                         float (&x)[kVector]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const T*>(in.source) + offset);
+  const T* values = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int e = 0; e < kVector; ++e) x[e] = to_float(values[e]);
+  for (int a = 0; a < in.addend_count; ++a) {
+    const uint4 more =
+        *reinterpret_cast<const uint4*>(static_cast<const T*>(in.addends[a]) + offset);
+    const T* add = reinterpret_cast<const T*>(&more);
+#pragma unroll
+    for (int e = 0; e < kVector; ++e) x[e] += to_float(add[e]);
   }
 }
 
 template <typename T>
-__device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return __half2float(v);
-}
-template <typename T>
-__device__ __forceinline__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
-  else return __float2half_rn(v);
+__global__ void __launch_bounds__(kThreads) restore_kernel(ReorderSource in, int n, T* out) {
+  const int row = blockIdx.x;
+  const T* source = static_cast<const T*>(in.source);
+  for (int col = threadIdx.x * kVector; col < n; col += kThreads * kVector) {
+    const std::int64_t offset = source_offset(in, row, col, n);
+    uint4 v;
+    if (in.addend_count == 0) {
+      v = *reinterpret_cast<const uint4*>(source + offset);
+    } else {
+      float x[kVector];
+      load_sum<T>(in, offset, x);
+      T* y = reinterpret_cast<T*>(&v);
+#pragma unroll
+      for (int e = 0; e < kVector; ++e) y[e] = from_float<T>(x[e]);
+    }
+    *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(row) * n + col) = v;
+  }
 }
 
 // kVectorsPerThread x 8 elements of the row stay in registers between the two passes.
@@ -49,18 +80,18 @@ template <typename T, int kVectorsPerThread>
 __global__ void __launch_bounds__(kThreads)
     rmsnorm_kernel(ReorderSource in, int n, const T* weight, float eps, T* out) {
   const int row = blockIdx.x;
-  const T* source = static_cast<const T*>(in.source);
   float x[kVectorsPerThread][kVector];
   float sum_squares = 0.0f;
 #pragma unroll
   for (int i = 0; i < kVectorsPerThread; ++i) {
     const int col = (i * kThreads + threadIdx.x) * kVector;
     if (col < n) {
-      const uint4 raw = *reinterpret_cast<const uint4*>(source + source_offset(in, row, col, n));
-      const T* values = reinterpret_cast<const T*>(&raw);
+      load_sum<T>(in, source_offset(in, row, col, n), x[i]);
 #pragma unroll
       for (int e = 0; e < kVector; ++e) {
-        x[i][e] = to_float(values[e]);
+        // A sum of bf16/fp16 partials is rounded to the output type before the norm, as the
+        // collective's output would be.
+        if (in.addend_count > 0) x[i][e] = to_float(from_float<T>(x[i][e]));
         sum_squares += x[i][e] * x[i][e];
       }
     }
@@ -90,7 +121,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-void check_arguments(core::DType dtype, int rows, int n, const char* what) {
+void check_arguments(const ReorderSource& in, core::DType dtype, int rows, int n,
+                     const char* what) {
+  if (in.addend_count < 0 || in.addend_count > ReorderSource::kMaxAddends) {
+    throw UsageError(std::string(what) + ": " + std::to_string(in.addend_count) +
+                     " addends; accepted 0.." + std::to_string(ReorderSource::kMaxAddends));
+  }
   if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
     throw UsageError(std::string(what) + ": dtype " + core::dtype_name(dtype) +
                      " not supported; accepted bf16, fp16");
@@ -104,8 +140,8 @@ void check_arguments(core::DType dtype, int rows, int n, const char* what) {
 template <typename T, int kVectors>
 void launch_rmsnorm(const ReorderSource& in, int rows, int n, const void* weight, float eps,
                     void* out, cudaStream_t stream) {
-  rmsnorm_kernel<T, kVectors><<<rows, kThreads, 0, stream>>>(
-      in, n, static_cast<const T*>(weight), eps, static_cast<T*>(out));
+  rmsnorm_kernel<T, kVectors><<<rows, kThreads, 0, stream>>>(in, n, static_cast<const T*>(weight),
+                                                             eps, static_cast<T*>(out));
   KILN_CUDA_CHECK_LAUNCH();
 }
 
@@ -113,21 +149,25 @@ template <typename T>
 void dispatch_rmsnorm(const ReorderSource& in, int rows, int n, const void* weight, float eps,
                       void* out, cudaStream_t stream) {
   const int vectors = (n / kVector + kThreads - 1) / kThreads;
-  if (vectors <= 1) launch_rmsnorm<T, 1>(in, rows, n, weight, eps, out, stream);
-  else if (vectors <= 2) launch_rmsnorm<T, 2>(in, rows, n, weight, eps, out, stream);
-  else if (vectors <= 4) launch_rmsnorm<T, 4>(in, rows, n, weight, eps, out, stream);
-  else launch_rmsnorm<T, 8>(in, rows, n, weight, eps, out, stream);
+  if (vectors <= 1)
+    launch_rmsnorm<T, 1>(in, rows, n, weight, eps, out, stream);
+  else if (vectors <= 2)
+    launch_rmsnorm<T, 2>(in, rows, n, weight, eps, out, stream);
+  else if (vectors <= 4)
+    launch_rmsnorm<T, 4>(in, rows, n, weight, eps, out, stream);
+  else
+    launch_rmsnorm<T, 8>(in, rows, n, weight, eps, out, stream);
 }
 
 }  // namespace
 
 void restore_row_major(const ReorderSource& in, core::DType dtype, int rows, int n, void* out,
                        cudaStream_t stream) {
-  check_arguments(dtype, rows, n, "restore");
+  check_arguments(in, dtype, rows, n, "restore");
   if (rows == 0) return;
   if (dtype == core::DType::kBf16) {
-    restore_kernel<__nv_bfloat16><<<rows, kThreads, 0, stream>>>(in, n,
-                                                                  static_cast<__nv_bfloat16*>(out));
+    restore_kernel<__nv_bfloat16>
+        <<<rows, kThreads, 0, stream>>>(in, n, static_cast<__nv_bfloat16*>(out));
   } else {
     restore_kernel<__half><<<rows, kThreads, 0, stream>>>(in, n, static_cast<__half*>(out));
   }
@@ -136,13 +176,15 @@ void restore_row_major(const ReorderSource& in, core::DType dtype, int rows, int
 
 void rmsnorm_rows(const ReorderSource& in, core::DType dtype, int rows, int n, const void* weight,
                   float eps, void* out, cudaStream_t stream) {
-  check_arguments(dtype, rows, n, "rmsnorm");
+  check_arguments(in, dtype, rows, n, "rmsnorm");
   if (n > kThreads * kVector * 8) {
     throw UsageError("rmsnorm: n = " + std::to_string(n) + " above the supported 16384");
   }
   if (rows == 0) return;
-  if (dtype == core::DType::kBf16) dispatch_rmsnorm<__nv_bfloat16>(in, rows, n, weight, eps, out, stream);
-  else dispatch_rmsnorm<__half>(in, rows, n, weight, eps, out, stream);
+  if (dtype == core::DType::kBf16)
+    dispatch_rmsnorm<__nv_bfloat16>(in, rows, n, weight, eps, out, stream);
+  else
+    dispatch_rmsnorm<__half>(in, rows, n, weight, eps, out, stream);
 }
 
 }  // namespace kiln::overlap

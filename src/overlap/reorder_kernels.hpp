@@ -14,10 +14,15 @@ namespace kiln::overlap {
 // Where the rows come from: slot-ordered (slot_of_tile != nullptr) or row-major (nullptr, with
 // `rows` x `n` contiguous in `source`).
 struct ReorderSource {
+  static constexpr int kMaxAddends = 7;
   const void* source = nullptr;
   const int* slot_of_tile = nullptr;
   SlotGeometry geometry{};
   int rank = 0;  // which subtile of each tile this rank received (0 for AllReduce)
+  // Further buffers of the same layout whose values are added to source's (fp32 sum, one
+  // rounding): the reduction of a copy-engine exchange, done while reordering.
+  int addend_count = 0;
+  const void* addends[kMaxAddends] = {};
 };
 
 // out[r][c] = value of local row r, column c, for r < rows, c < n. n % 8 == 0.

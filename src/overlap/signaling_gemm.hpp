@@ -56,9 +56,9 @@ struct EpilogueTargets {
 
 // Scheduler knobs that change the tile order (and with it L2 reuse), not the result.
 struct ScheduleOptions {
-  int cta_cap = 0;           // 0: every SM
+  int cta_cap = 0;  // 0: every SM
   bool raster_along_n = true;
-  int swizzle = 1;           // 1, 2, 4 or 8
+  int swizzle = 1;  // 1, 2, 4 or 8
 };
 
 class SignalingGemm {
@@ -72,8 +72,8 @@ class SignalingGemm {
                                   int device_sms) const = 0;
   // Enqueues the GEMM. `targets.geometry` must come from geometry() for the same arguments.
   virtual void run(const GemmShape& shape, const void* a, const void* b,
-                   const EpilogueTargets& targets, const ScheduleOptions& schedule,
-                   int device_sms, cudaStream_t stream) = 0;
+                   const EpilogueTargets& targets, const ScheduleOptions& schedule, int device_sms,
+                   cudaStream_t stream) = 0;
 };
 
 // Throws kiln::UsageError for a dtype or tile kiln does not build (bf16/fp16; 128x256, 128x128).

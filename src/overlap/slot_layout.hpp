@@ -33,12 +33,12 @@ namespace kiln::overlap {
 
 // The geometry the kernels need; plain data, passed by value to kernels.
 struct SlotGeometry {
-  int m = 0, n = 0;              // problem rows and columns (the real output)
-  int tile_m = 0, tile_n = 0;    // BM, BN
-  int tiles_m = 0, tiles_n = 0;  // ceil(m / BM), ceil(n / BN)
-  int slots = 0;                 // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
-  int subtiles = 1;              // world size for ReduceScatter, 1 for AllReduce
-  int log2_rows_per_subtile = 0; // log2(BM / subtiles); BM and subtiles are powers of two
+  int m = 0, n = 0;               // problem rows and columns (the real output)
+  int tile_m = 0, tile_n = 0;     // BM, BN
+  int tiles_m = 0, tiles_n = 0;   // ceil(m / BM), ceil(n / BN)
+  int slots = 0;                  // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
+  int subtiles = 1;               // world size for ReduceScatter, 1 for AllReduce
+  int log2_rows_per_subtile = 0;  // log2(BM / subtiles); BM and subtiles are powers of two
 
   KILN_HOST_DEVICE int rows_per_subtile() const { return 1 << log2_rows_per_subtile; }
   KILN_HOST_DEVICE std::int64_t tile_elements() const {

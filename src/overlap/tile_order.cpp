@@ -6,7 +6,9 @@
 namespace kiln::overlap {
 namespace {
 
-int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
+int round_up(int value, int multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 int log_swizzle(int blocks_m, int blocks_n, int swizzle) {
   const int smallest = std::min(blocks_m, blocks_n);

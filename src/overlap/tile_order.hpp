@@ -9,9 +9,9 @@
 namespace kiln::overlap {
 
 struct SchedulerModel {
-  int tiles_m = 0, tiles_n = 0;   // real tiles
+  int tiles_m = 0, tiles_n = 0;  // real tiles
   int cluster_m = 2, cluster_n = 1;
-  int swizzle = 1;                // requested max swizzle (1, 2, 4, 8)
+  int swizzle = 1;  // requested max swizzle (1, 2, 4, 8)
   bool raster_along_n = true;
 };
 

@@ -200,7 +200,7 @@ TEST(WaveGroups, TablesFollowThePartition) {
 
 TEST(Plan, PrintsAndParsesTheSameFormat) {
   const Plan plan = parse_plan(
-      "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred groups=1,2,2,3", "--plan");
+      "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred comm=ce groups=1,2,2,3", "--plan");
   EXPECT_EQ(plan.tile, (TileShape{128, 128}));
   EXPECT_EQ(plan.cta_cap, 120);
   EXPECT_FALSE(plan.raster_along_n);
@@ -208,7 +208,9 @@ TEST(Plan, PrintsAndParsesTheSameFormat) {
   EXPECT_TRUE(plan.deferred_signal);
   EXPECT_EQ(plan.partition, (std::vector<int>{1, 2, 2, 3}));
   EXPECT_EQ(to_string(plan),
-            "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred groups=1,2,2,3");
+            "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred comm=ce groups=1,2,2,3");
+  EXPECT_TRUE(plan.copy_engine);
+  EXPECT_FALSE(parse_plan("comm=nccl", "--plan").copy_engine);
   EXPECT_EQ(to_string(parse_plan(to_string(Plan{}), "--plan")), to_string(Plan{}));
   EXPECT_TRUE(parse_plan("groups=each", "--plan").partition.empty());
 }
@@ -226,6 +228,7 @@ TEST(Plan, RejectsBadFieldsNamingThem) {
   EXPECT_NE(message("cap=-1").find("cap=-1"), std::string::npos);
   EXPECT_NE(message("cap=7").find("even"), std::string::npos);
   EXPECT_NE(message("signal=late").find("eager, deferred"), std::string::npos);
+  EXPECT_NE(message("comm=mpi").find("nccl, ce"), std::string::npos);
   EXPECT_NE(message("swizzle=3").find("swizzle=3"), std::string::npos);
   EXPECT_NE(message("groups=1,0,2").find(">= 1"), std::string::npos);
   EXPECT_NE(message("groups=1,x").find("not an integer"), std::string::npos);

@@ -1,0 +1,74 @@
+// Moving a finished wave group to the other ranks with the GPU's copy engines instead of an NCCL
+// kernel: the communication then holds no SM, so the GEMM keeps every SM (no CTA cap, no wave
+// lost to it) and cannot slow the transfer down by occupying them. Each rank owns one buffer of
+// `world` regions; rank s writes its contribution into region s of every destination rank with
+// cudaMemcpyAsync on mapped peer memory (CUDA IPC), and the reduction over the regions is left
+// to the post-communication reorder kernel, which reads every region anyway.
+//
+// Synchronisation needs no SM either, only stream memory operations on per-rank flag words:
+//   arrived[s]: rank s's copies of run e into this rank are complete (written by s, after them);
+//   freed[d]:   rank d has finished reading run e from its buffer (written by d after its reorder),
+// so rank s waits freed[d] >= e-1 before it overwrites rank d's region s in run e. A flag is set
+// remotely by a 4-byte copy of a local word that a stream write has just set, in stream order
+// after the data copies (the copy engine completes a copy before the next one starts).
+// Idea: DMA-engine offload of collectives to avoid compute interference (e.g. ConCCL,
+// arXiv:2412.14335); FlashOverlap's signaling and reordering stay as they are.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+
+namespace kiln::comm {
+class Communicator;
+}
+
+namespace kiln::overlap {
+
+class CopyEngineExchange {
+ public:
+  // Collective over `comm`: allocates this rank's buffer (world x region_bytes) and flags, and
+  // maps every peer's through CUDA IPC (peer access is enabled on the way).
+  CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes);
+  ~CopyEngineExchange();
+  CopyEngineExchange(const CopyEngineExchange&) = delete;
+  CopyEngineExchange& operator=(const CopyEngineExchange&) = delete;
+
+  int rank() const { return rank_; }
+  int world() const { return world_; }
+  std::size_t region_bytes() const { return region_bytes_; }
+  // Region `source` of this rank's own buffer (what `source` sent here).
+  void* local_region(int source) const;
+
+  // On `stream`, before run `epoch` writes into any peer: wait until every peer has read run
+  // epoch-1 out of its buffer.
+  void wait_until_peers_freed(unsigned epoch, cudaStream_t stream);
+  // Copies `bytes` from local `src` to byte `offset` of this rank's region in `destination`'s
+  // buffer (destination may be this rank: a local copy, also on a copy engine).
+  void copy_to(int destination, std::size_t offset, const void* src, std::size_t bytes,
+               cudaStream_t stream);
+  // After the run's copies, on the same stream: tell every peer they are complete.
+  void announce_arrival(unsigned epoch, cudaStream_t stream);
+  // Reader side, on the stream that reduces: wait until every peer's copies of `epoch` landed.
+  void wait_for_arrivals(unsigned epoch, cudaStream_t stream);
+  // Reader side, after the reduction: tell every peer it may overwrite its region again.
+  void announce_freed(unsigned epoch, cudaStream_t stream);
+
+ private:
+  enum Flag { kArrived = 0, kFreed = 1 };
+  unsigned* flag_word(int rank, Flag flag, int index) const;
+  void set_remote_flags(Flag flag, unsigned epoch, unsigned* outgoing, cudaStream_t stream);
+
+  comm::Communicator& comm_;
+  int rank_ = 0, world_ = 1;
+  std::size_t region_bytes_ = 0;
+  core::DeviceBuffer buffer_;        // world regions
+  core::DeviceBuffer flags_;         // arrived[world] | freed[world] | outgoing words (2)
+  std::vector<void*> peer_buffers_;  // per rank (own: buffer_.data())
+  std::vector<void*> peer_flags_;    // per rank (own: flags_.data())
+};
+
+}  // namespace kiln::overlap
