@@ -27,12 +27,13 @@ step rs && run timeout 200 $k overlap bench -g "$gpus" --op rs --json "$out/rs-g
 step ar && run timeout 170 $k overlap bench -g "$gpus" --op ar --json "$out/ar-g$gpus.json" 2>&1 | tee "$out/ar-g$gpus.txt" | grep -v "^#   group"
 step torch && [ "$gpus" -gt 1 ] && run timeout 100 python3 scripts/torch_async_tp.py --gpus "$gpus" --json "$out/torch-async-tp-g$gpus.json" > "$out/torch.txt" 2>&1; step torch && tail -n 8 "$out/torch.txt"
 if step sanitizer; then
-  for signal in eager deferred; do
+  # SANITIZE: plan variants to check (default: both signal modes and the copy-engine transport).
+  for variant in ${SANITIZE:-signal=eager signal=deferred comm=ce}; do
     for tool in memcheck racecheck synccheck; do
       run timeout 60 compute-sanitizer --tool $tool --report-api-errors no $k overlap bench -g 1 --op ar \
-        --shape 512x512x256 --plan "tile=128x128 cap=4 signal=$signal groups=each" -w 1 -n 2 --rounds 1 \
-        > "$out/sanitizer-$tool-$signal.txt" 2>&1
-      tail -n 2 "$out/sanitizer-$tool-$signal.txt"
+        --shape 512x512x256 --plan "tile=128x128 cap=4 $variant groups=each" -w 1 -n 2 --rounds 1 \
+        > "$out/sanitizer-$tool-${variant#*=}.txt" 2>&1
+      tail -n 2 "$out/sanitizer-$tool-${variant#*=}.txt"
     done
   done
 fi

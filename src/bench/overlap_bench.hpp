@@ -29,8 +29,9 @@ struct OverlapBenchOptions {
   std::optional<overlap::Plan> plan;  // fixed plan; otherwise a sweep picks the best per shape
   // CTA caps the sweep tries. 128x128 tiles lost to 128x256 on every shape of the first 2xH200
   // sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
-  // 128 divides the tile count of every issue shape (powers of two), so its last wave is full.
-  std::vector<int> caps = {0, 128, 124, 120};
+  // 128 divides the tile count of every issue shape (powers of two), so its last wave is full,
+  // but the 4 SMs it leaves make NCCL so slow that it lost everywhere on 2xH200 (run 3).
+  std::vector<int> caps = {0, 124, 120};
   // Signal modes the sweep tries. Deferred signalling made no measurable difference on 2xH200
   // (run 3, docs/results/2026-11-23-overlap/), so by default only eager is swept.
   std::vector<bool> deferred_signals = {false};
