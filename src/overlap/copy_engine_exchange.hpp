@@ -3,7 +3,8 @@
 // lost to it) and cannot slow the transfer down by occupying them. Each rank owns one buffer of
 // `world` regions; rank s writes its contribution into region s of every destination rank with
 // cudaMemcpyAsync on mapped peer memory (CUDA IPC), and the reduction over the regions is left
-// to the post-communication reorder kernel, which reads every region anyway.
+// to the post-communication reorder kernel, which reads every region anyway (and this rank's
+// own part straight from the GEMM's slot buffer: region `rank` stays unused).
 //
 // Synchronisation needs no SM either, only stream memory operations on per-rank flag words:
 //   arrived[s]: rank s's copies of run e into this rank are complete (written by s, after them);

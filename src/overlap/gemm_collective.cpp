@@ -212,13 +212,24 @@ ReorderSource GemmCollective::reorder_source() const {
   ReorderSource source;
   source.source = op_ == OverlapOp::kReduceScatter ? received_.data() : slots_.data();
   if (exchange_) {
-    // ReduceScatter: every rank's contribution sits in its region (this rank's copied locally);
-    // AllReduce: this rank's own in the slot buffer, the peers' in their regions.
+    // The peers' contributions sit in their regions of the exchange buffer; this rank's own is
+    // read where the GEMM left it (AllReduce: the slot buffer is already in received layout;
+    // ReduceScatter: its subtiles, located through the group tables).
     const bool rs = op_ == OverlapOp::kReduceScatter;
-    if (rs) source.source = exchange_->local_region(0);
-    for (int r = rs ? 1 : 0; r < exchange_->world(); ++r) {
-      if (!rs && r == exchange_->rank()) continue;
-      source.addends[source.addend_count++] = exchange_->local_region(r);
+    source.source = rs ? nullptr : slots_.data();
+    for (int r = 0; r < exchange_->world(); ++r) {
+      if (r == exchange_->rank()) continue;
+      if (source.source == nullptr)
+        source.source = exchange_->local_region(r);
+      else
+        source.addends[source.addend_count++] = exchange_->local_region(r);
+    }
+    if (rs) {
+      source.own_slots = slots_.data();
+      source.wave_group = tables_.as<int>();
+      source.group_first_slot = source.wave_group + groups_.wave_group.size();
+      source.group_slot_count = source.group_first_slot + groups_.groups();
+      source.grid_ctas = launch_.grid_ctas;
     }
   }
   source.slot_of_tile = slot_of_tile_.as<int>();
@@ -296,8 +307,8 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
   const std::size_t element = core::dtype_size(dtype_);
   const int me = exchange_->rank(), world = exchange_->world();
   if (first == 0) exchange_->wait_until_peers_freed(exchange_epoch_, comm_stream_);
-  // Peers first (NVLink), this rank's own part last (a local copy, ReduceScatter only).
-  for (int step = 1; step <= world; ++step) {
+  // Only the peers' parts travel; the reorder reads this rank's own from the slot buffer.
+  for (int step = 1; step < world; ++step) {
     const int r = (me + step) % world;
     if (op_ == OverlapOp::kReduceScatter) {
       // Rank r's subtiles of the group: contiguous in the slot buffer, at the group's offset in
@@ -306,7 +317,7 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
           static_cast<std::size_t>(count) * geometry_.subtile_elements() * element;
       exchange_->copy_to(r, first * geometry_.subtile_elements() * element, group_data + r * bytes,
                          bytes, comm_stream_);
-    } else if (r != me) {
+    } else {
       const std::size_t bytes =
           static_cast<std::size_t>(count) * geometry_.tile_elements() * element;
       exchange_->copy_to(r, first * geometry_.tile_elements() * element, group_data, bytes,

@@ -13,14 +13,34 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kVector = 8;  // elements per 16-byte access
 
-// Element offset in the source of (local row, col), col a multiple of 8.
-__device__ __forceinline__ std::int64_t source_offset(const ReorderSource& in, int row, int col,
-                                                      int n) {
-  if (in.slot_of_tile == nullptr) return static_cast<std::int64_t>(row) * n + col;
+// Where (local row, col) is read from; col a multiple of 8.
+struct Location {
+  std::int64_t received = 0;  // in `source` and the addends
+  std::int64_t own = 0;       // in `own_slots`
+};
+
+__device__ __forceinline__ Location locate(const ReorderSource& in, int row, int col, int n) {
+  Location at;
+  if (in.slot_of_tile == nullptr) {
+    at.received = static_cast<std::int64_t>(row) * n + col;
+    return at;
+  }
   const SlotGeometry& g = in.geometry;
   const int tile_row = row >> g.log2_rows_per_subtile;
   const int slot = __ldg(in.slot_of_tile + tile_row * g.tiles_n + col / g.tile_n);
-  return received_offset_of(g, slot, row, col);
+  at.received = received_offset_of(g, slot, row, col);
+  if (in.own_slots != nullptr) {
+    const int group = __ldg(in.wave_group + slot / in.grid_ctas);
+    const int row_in_tile =
+        (in.rank << g.log2_rows_per_subtile) + (row & (g.rows_per_subtile() - 1));
+    at.own = slot_offset(g, slot, __ldg(in.group_first_slot + group),
+                         __ldg(in.group_slot_count + group), row_in_tile, col % g.tile_n);
+  }
+  return at;
+}
+
+__device__ __forceinline__ bool plain_copy(const ReorderSource& in) {
+  return in.addend_count == 0 && in.own_slots == nullptr;
 }
 
 template <typename T>
@@ -38,21 +58,24 @@ __device__ __forceinline__ T from_float(float v) {
     return __float2half_rn(v);
 }
 
-// 8 elements at `offset` of the source plus every addend, in fp32.
 template <typename T>
-__device__ __forceinline__ void load_sum(const ReorderSource& in, std::int64_t offset,
-                                         float (&x)[kVector]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const T*>(in.source) + offset);
+__device__ __forceinline__ void add_vector(const void* base, std::int64_t offset,
+                                           float (&x)[kVector]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const T*>(base) + offset);
   const T* values = reinterpret_cast<const T*>(&raw);
 #pragma unroll
-  for (int e = 0; e < kVector; ++e) x[e] = to_float(values[e]);
-  for (int a = 0; a < in.addend_count; ++a) {
-    const uint4 more =
-        *reinterpret_cast<const uint4*>(static_cast<const T*>(in.addends[a]) + offset);
-    const T* add = reinterpret_cast<const T*>(&more);
+  for (int e = 0; e < kVector; ++e) x[e] += to_float(values[e]);
+}
+
+// The 8 elements at `at`: source + addends + own subtile, in fp32.
+template <typename T>
+__device__ __forceinline__ void load_sum(const ReorderSource& in, const Location& at,
+                                         float (&x)[kVector]) {
 #pragma unroll
-    for (int e = 0; e < kVector; ++e) x[e] += to_float(add[e]);
-  }
+  for (int e = 0; e < kVector; ++e) x[e] = 0.0f;
+  if (in.source != nullptr) add_vector<T>(in.source, at.received, x);
+  for (int a = 0; a < in.addend_count; ++a) add_vector<T>(in.addends[a], at.received, x);
+  if (in.own_slots != nullptr) add_vector<T>(in.own_slots, at.own, x);
 }
 
 template <typename T>
@@ -60,13 +83,13 @@ __global__ void __launch_bounds__(kThreads) restore_kernel(ReorderSource in, int
   const int row = blockIdx.x;
   const T* source = static_cast<const T*>(in.source);
   for (int col = threadIdx.x * kVector; col < n; col += kThreads * kVector) {
-    const std::int64_t offset = source_offset(in, row, col, n);
+    const Location at = locate(in, row, col, n);
     uint4 v;
-    if (in.addend_count == 0) {
-      v = *reinterpret_cast<const uint4*>(source + offset);
+    if (plain_copy(in)) {
+      v = *reinterpret_cast<const uint4*>(source + at.received);
     } else {
       float x[kVector];
-      load_sum<T>(in, offset, x);
+      load_sum<T>(in, at, x);
       T* y = reinterpret_cast<T*>(&v);
 #pragma unroll
       for (int e = 0; e < kVector; ++e) y[e] = from_float<T>(x[e]);
@@ -86,12 +109,12 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = 0; i < kVectorsPerThread; ++i) {
     const int col = (i * kThreads + threadIdx.x) * kVector;
     if (col < n) {
-      load_sum<T>(in, source_offset(in, row, col, n), x[i]);
+      load_sum<T>(in, locate(in, row, col, n), x[i]);
 #pragma unroll
       for (int e = 0; e < kVector; ++e) {
         // A sum of bf16/fp16 partials is rounded to the output type before the norm, as the
         // collective's output would be.
-        if (in.addend_count > 0) x[i][e] = to_float(from_float<T>(x[i][e]));
+        if (!plain_copy(in)) x[i][e] = to_float(from_float<T>(x[i][e]));
         sum_squares += x[i][e] * x[i][e];
       }
     }

@@ -23,6 +23,14 @@ struct ReorderSource {
   // rounding): the reduction of a copy-engine exchange, done while reordering.
   int addend_count = 0;
   const void* addends[kMaxAddends] = {};
+  // Also added, when not null: this rank's own subtile, read straight from the GEMM's slot
+  // buffer (ReduceScatter by copy engine: no local copy into the received layout). Needs the
+  // wave-group tables to find a slot's group; `source` may then be null (one rank).
+  const void* own_slots = nullptr;
+  const int* wave_group = nullptr;
+  const int* group_first_slot = nullptr;
+  const int* group_slot_count = nullptr;
+  int grid_ctas = 0;
 };
 
 // out[r][c] = value of local row r, column c, for r < rows, c < n. n % 8 == 0.
