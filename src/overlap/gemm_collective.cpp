@@ -159,6 +159,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   KILN_CUDA_CHECK(
       cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));
   if (options.trace) {
+    for (int e = 0; e < 1 + 2 * groups_.groups(); ++e) trace_events_.emplace_back();
     trace_ =
         core::DeviceBuffer(sizeof(unsigned long long) * (launch_.slots + 1 + 2 * groups_.groups()));
   }
@@ -255,7 +256,10 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
 
   const int groups = groups_.groups();
   auto* trace = trace_.as<unsigned long long>();
-  if (options_.trace) enqueue_timestamp(trace + launch_.slots, stream);
+  if (options_.trace) {
+    enqueue_timestamp(trace + launch_.slots, stream);
+    trace_events_[0].record(stream);
+  }
 
   EpilogueTargets targets;
   targets.slots = slots_.data();
@@ -278,7 +282,9 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     const int count = groups_.group_slot_count[g];
     enqueue_counter_wait(wait_method_, counters_.as<unsigned>() + g,
                          epoch_ * static_cast<unsigned>(count), comm_stream_);
-    if (options_.trace) enqueue_timestamp(trace + launch_.slots + 1 + 2 * g, comm_stream_);
+    // Events, not timestamp kernels, on the communication stream: a kernel there could not start
+    // beside a GEMM that holds every SM (cap 0), an event needs no SM.
+    if (options_.trace) trace_events_[1 + 2 * g].record(comm_stream_);
     void* send = slot_bytes + first * geometry_.tile_elements() * element;
     if (exchange_) {
       enqueue_exchange(first, count, static_cast<char*>(send));
@@ -296,7 +302,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
                                  comm_stream_);
       });
     }
-    if (options_.trace) enqueue_timestamp(trace + launch_.slots + 2 + 2 * g, comm_stream_);
+    if (options_.trace) trace_events_[2 + 2 * g].record(comm_stream_);
   }
   if (exchange_) exchange_->announce_arrival(exchange_epoch_, comm_stream_);
   comm_done_.record(comm_stream_);
@@ -405,8 +411,9 @@ std::vector<GroupTimeline> GemmCollective::timeline() {
       done = std::max(done, ns[s]);
     }
     row.compute_done_us = us(done);
-    row.comm_start_us = us(ns[launch_.slots + 1 + 2 * g]);
-    row.comm_done_us = us(ns[launch_.slots + 2 + 2 * g]);
+    // Event times count from the event recorded right after the start timestamp.
+    row.comm_start_us = 1000.0 * trace_events_[1 + 2 * g].elapsed_ms_since(trace_events_[0]);
+    row.comm_done_us = 1000.0 * trace_events_[2 + 2 * g].elapsed_ms_since(trace_events_[0]);
     timeline.push_back(row);
   }
   return timeline;

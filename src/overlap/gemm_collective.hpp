@@ -74,7 +74,7 @@ struct OverlapOptions {
   // its own, limited to the SMs its CTA cap leaves free (none when the cap is 0: NCCL's default).
   LimitedCommunicator* collective_comm = nullptr;
   bool force_spin_wait = false;  // use the spin kernel even where stream waits work
-  bool trace = false;            // record the per-group timeline (adds tiny timestamp kernels)
+  bool trace = false;  // record the per-group timeline (a timestamp kernel before the GEMM, events)
 };
 
 // Per group of the last traced run, in microseconds from the GEMM's start.
@@ -156,12 +156,13 @@ class GemmCollective {
   std::unique_ptr<CopyEngineExchange> exchange_;  // comm=ce plans
   unsigned exchange_epoch_ = 0;
   ncclComm_t collective_comm_ = nullptr;
-  core::DeviceBuffer slots_;         // GEMM output in slot order (AllReduce: in place)
-  core::DeviceBuffer received_;      // ReduceScatter's output on this rank
-  core::DeviceBuffer slot_of_tile_;  // int per real tile
-  core::DeviceBuffer counters_;      // unsigned per group, plus one word that stays 0
-  core::DeviceBuffer tables_;        // wave_group | group_first_slot | group_slot_count
-  core::DeviceBuffer trace_;         // slot done ns | gemm start | per group comm start/done
+  core::DeviceBuffer slots_;               // GEMM output in slot order (AllReduce: in place)
+  core::DeviceBuffer received_;            // ReduceScatter's output on this rank
+  core::DeviceBuffer slot_of_tile_;        // int per real tile
+  core::DeviceBuffer counters_;            // unsigned per group, plus one word that stays 0
+  core::DeviceBuffer tables_;              // wave_group | group_first_slot | group_slot_count
+  core::DeviceBuffer trace_;               // slot done ns | gemm start (globaltimer)
+  std::vector<core::Event> trace_events_;  // gemm start | per group comm start/done
   core::Stream comm_stream_;
   core::Event inputs_ready_{cudaEventDisableTiming};
   core::Event comm_done_{cudaEventDisableTiming};
