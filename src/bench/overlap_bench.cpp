@@ -66,24 +66,16 @@ struct Variant {
   core::TimingStats* result;
 };
 
-// The variants measured in turn, round after round, each round `iterations / rounds` timed
-// iterations per variant after its own warm-up, samples pooled per variant. An H200 running
-// GEMMs back to back heats and lowers its clock over seconds; measuring one variant after the
-// other hands the later ones a slower chip (2xH200 run 2 showed cuBLAS at 8192^3 12% slower
-// than at 4096x8192x8192 per FLOP), interleaving gives every variant the same mix.
+// The final figures: `variants` interleaved over rounds (core::sample_interleaved), each
+// sample the per-iteration maximum over ranks.
 void time_interleaved(comm::Communicator& comm, cudaStream_t stream, int warmup, int iterations,
                       int rounds, const std::vector<Variant>& variants) {
-  std::vector<std::vector<float>> samples(variants.size());
-  const int per_round = std::max(1, iterations / rounds);
-  for (int round = 0; round < rounds; ++round) {
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      const std::vector<float> us = samples_over_ranks(
-          comm, stream, round == 0 ? warmup : 2, per_round, variants[v].body, variants[v].name);
-      samples[v].insert(samples[v].end(), us.begin(), us.end());
-    }
-  }
+  const auto pooled = core::sample_interleaved(
+      static_cast<int>(variants.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
+        return samples_over_ranks(comm, stream, w, n, variants[v].body, variants[v].name);
+      });
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    *variants[v].result = core::summarize(std::span<const float>(samples[v]));
+    *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
   }
 }
 
@@ -217,25 +209,16 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     const overlap::MatrixRef b_ref{b.data(), o.dtype, nk ? shape.n : shape.k,
                                    nk ? shape.k : shape.n};
 
-    // --- Baselines: cuBLAS alone, the collective alone, serial, decomposition.
+    // --- Baselines: the collective alone and decomposition (cuBLAS alone and serial are timed
+    // with kiln in the interleaved final figures below).
     const auto gemm = [&](int rows, const void* a_rows, void* c_rows, cudaStream_t s) {
       cublas.run(rows, shape.n, shape.k, o.dtype, o.layout, a_rows, b.data(), c_rows, s);
     };
-    row.cublas_us = time_over_ranks(
-        comm, stream, o.warmup, o.iterations,
-        [&](int) { gemm(shape.m, a.data(), c.data(), stream); }, "cublas " + name);
     gemm(shape.m, a.data(), c.data(), stream);
     row.comm_us = time_over_ranks(
         comm, stream, o.warmup, o.iterations,
         [&](int) { enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), c_count, stream); },
         "collective " + name);
-    row.serial_us = time_over_ranks(
-        comm, stream, o.warmup, o.iterations,
-        [&](int) {
-          gemm(shape.m, a.data(), c.data(), stream);
-          enqueue_op(comm, o.op, o.dtype, c.data(), recv.data(), c_count, stream);
-        },
-        "serial " + name);
 
     // Reference for correctness: the full sum, cuBLAS then AllReduce.
     gemm(shape.m, a.data(), reference.data(), stream);

@@ -54,20 +54,9 @@ struct GemmTargets {
   GemmTargets(overlap::SignalingGemm& gemm, const overlap::GemmShape& shape,
               const overlap::ScheduleOptions& schedule, int sms, std::size_t element) {
     launch = gemm.geometry(shape, schedule, sms);
-    const overlap::TileShape tile = gemm.tile();
-    geometry.m = shape.m;
-    geometry.n = shape.n;
-    geometry.tile_m = tile.m;
-    geometry.tile_n = tile.n;
-    geometry.tiles_m = launch.tiles_m;
-    geometry.tiles_n = launch.tiles_n;
-    geometry.slots = launch.slots;
-    geometry.subtiles = 1;
-    geometry.log2_rows_per_subtile = tile.m == 128 ? 7 : 6;
+    geometry = overlap::slot_geometry(shape, gemm.tile(), launch, 1);
     const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
-    std::vector<int> host = groups.wave_group;
-    host.insert(host.end(), groups.group_first_slot.begin(), groups.group_first_slot.end());
-    host.insert(host.end(), groups.group_slot_count.begin(), groups.group_slot_count.end());
+    const std::vector<int> host = groups.concatenated();
     tables = core::DeviceBuffer(host.size() * sizeof(int));
     slots = core::DeviceBuffer(geometry.slot_buffer_elements() * element);
     slot_of_tile = core::DeviceBuffer(sizeof(int) * launch.tiles_m * launch.tiles_n);
@@ -95,22 +84,17 @@ struct Variant {
   core::TimingStats* result;
 };
 
-// Variants timed in turn, round after round, samples pooled: an H200 running GEMMs back to back
-// heats and lowers its clock over seconds, so timing one variant after the other favours the
-// first; interleaving gives every variant the same mix of clocks.
+// Variants interleaved over rounds (core::sample_interleaved), times in microseconds.
 void time_interleaved(cudaStream_t stream, int warmup, int iterations, int rounds,
                       const std::vector<Variant>& variants) {
-  std::vector<std::vector<float>> samples(variants.size());
-  const int per_round = std::max(1, iterations / rounds);
-  for (int round = 0; round < rounds; ++round) {
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      std::vector<float> ms =
-          core::time_iterations(stream, {round == 0 ? warmup : 2, per_round}, variants[v].body);
-      for (float value : ms) samples[v].push_back(value * 1000.0f);
-    }
-  }
+  const auto pooled = core::sample_interleaved(
+      static_cast<int>(variants.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
+        std::vector<float> us = core::time_iterations(stream, {w, n}, variants[v].body);
+        for (float& value : us) value *= 1000.0f;
+        return us;
+      });
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    *variants[v].result = core::summarize(std::span<const float>(samples[v]));
+    *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
   }
 }
 

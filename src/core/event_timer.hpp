@@ -42,4 +42,24 @@ inline std::vector<float> time_iterations(
   return milliseconds;
 }
 
+// Measures `variants` things round-robin: in each of `rounds` rounds, sample(v, warmup,
+// iterations) for every v in turn (warm-up `warmup` in the first round, 2 after), each returning
+// `iterations` per-iteration times; returns every variant's samples pooled. A GPU running GEMMs
+// back to back heats and lowers its clock over seconds (an H200 fell from 1980 to 1410-1740 MHz,
+// docs/results/2026-11-23-overlap/), so timing one variant after the other favours whichever
+// runs on the cooler chip; interleaving gives every variant the same mix of clocks.
+inline std::vector<std::vector<float>> sample_interleaved(
+    int variants, int rounds, int warmup, int iterations,
+    const std::function<std::vector<float>(int variant, int warmup, int iterations)>& sample) {
+  std::vector<std::vector<float>> pooled(variants);
+  const int per_round = iterations / rounds > 0 ? iterations / rounds : 1;
+  for (int round = 0; round < rounds; ++round) {
+    for (int v = 0; v < variants; ++v) {
+      const std::vector<float> times = sample(v, round == 0 ? warmup : 2, per_round);
+      pooled[v].insert(pooled[v].end(), times.begin(), times.end());
+    }
+  }
+  return pooled;
+}
+
 }  // namespace kiln::core

@@ -24,12 +24,6 @@ bool is_power_of_two(int value) {
   return value > 0 && (value & (value - 1)) == 0;
 }
 
-int log2_int(int value) {
-  int log = 0;
-  while ((1 << log) < value) ++log;
-  return log;
-}
-
 void check_matrix(const char* name, const void* data, core::DType dtype, int rows, int cols,
                   core::DType want_dtype, int want_rows, int want_cols) {
   if (data == nullptr) throw UsageError(fmt::format("{}: null pointer", name));
@@ -126,15 +120,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   }
   groups_ = make_wave_groups(plan.partition, launch_);
 
-  geometry_.m = shape.m;
-  geometry_.n = shape.n;
-  geometry_.tile_m = plan.tile.m;
-  geometry_.tile_n = plan.tile.n;
-  geometry_.tiles_m = launch_.tiles_m;
-  geometry_.tiles_n = launch_.tiles_n;
-  geometry_.slots = launch_.slots;
-  geometry_.subtiles = subtiles;
-  geometry_.log2_rows_per_subtile = log2_int(plan.tile.m / subtiles);
+  geometry_ = slot_geometry(shape, plan.tile, launch_, subtiles);
 
   const std::size_t element = core::dtype_size(dtype);
   slots_ = core::DeviceBuffer(geometry_.slot_buffer_elements() * element);
@@ -152,9 +138,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   KILN_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.bytes()));
   KILN_CUDA_CHECK(cudaMemset(slot_of_tile_.data(), 0xFF, slot_of_tile_.bytes()));
 
-  std::vector<int> tables = groups_.wave_group;
-  tables.insert(tables.end(), groups_.group_first_slot.begin(), groups_.group_first_slot.end());
-  tables.insert(tables.end(), groups_.group_slot_count.begin(), groups_.group_slot_count.end());
+  const std::vector<int> tables = groups_.concatenated();
   tables_ = core::DeviceBuffer(sizeof(int) * tables.size());
   KILN_CUDA_CHECK(
       cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));

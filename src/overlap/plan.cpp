@@ -125,6 +125,30 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
   return plan;
 }
 
+std::vector<int> WaveGroups::concatenated() const {
+  std::vector<int> tables = wave_group;
+  tables.insert(tables.end(), group_first_slot.begin(), group_first_slot.end());
+  tables.insert(tables.end(), group_slot_count.begin(), group_slot_count.end());
+  return tables;
+}
+
+SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
+                           int subtiles) {
+  SlotGeometry g;
+  g.m = shape.m;
+  g.n = shape.n;
+  g.tile_m = tile.m;
+  g.tile_n = tile.n;
+  g.tiles_m = launch.tiles_m;
+  g.tiles_n = launch.tiles_n;
+  g.slots = launch.slots;
+  g.subtiles = subtiles;
+  int log2_rows = 0;
+  while ((1 << log2_rows) < tile.m / subtiles) ++log2_rows;
+  g.log2_rows_per_subtile = log2_rows;
+  return g;
+}
+
 WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch) {
   const int waves = launch.waves();
   std::vector<int> sizes = partition;

@@ -41,11 +41,19 @@ struct WaveGroups {
   std::vector<int> group_first_slot;  // [groups]
   std::vector<int> group_slot_count;  // [groups]
   int groups() const { return static_cast<int>(group_first_slot.size()); }
+  // The three tables back to back (wave_group | group_first_slot | group_slot_count): the layout
+  // the runtime uploads and the epilogue's pointers index.
+  std::vector<int> concatenated() const;
 };
 
 // Throws kiln::UsageError when the partition does not sum to the wave count (saying both).
 // An empty partition means one group per wave.
 WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
+
+// Where a launch's output lives (slot_layout.hpp): `subtiles` = world size for ReduceScatter,
+// 1 for AllReduce; it must be a power of two dividing the tile's rows.
+SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
+                           int subtiles);
 
 // Checks the plan's own fields (tile built, cap 0 or even, swizzle a power of two in 1..8).
 void validate_plan(const Plan& plan, const std::string& argument);

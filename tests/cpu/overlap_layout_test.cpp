@@ -198,6 +198,23 @@ TEST(WaveGroups, TablesFollowThePartition) {
   EXPECT_THROW(make_wave_groups({3, 3}, launch), UsageError);
 }
 
+TEST(Plan, SlotGeometryOfALaunch) {
+  LaunchGeometry launch;
+  launch.grid_ctas = 4;
+  launch.slots = 8;
+  launch.tiles_m = 3;
+  launch.tiles_n = 2;
+  const SlotGeometry rs = slot_geometry({300, 264, 136}, {128, 256}, launch, 4);
+  EXPECT_EQ(rs.rows_per_subtile(), 32);
+  EXPECT_EQ(rs.subtiles, 4);
+  EXPECT_EQ(rs.slots, 8);
+  EXPECT_EQ(rs.tiles_m, 3);
+  EXPECT_EQ(rs.m, 300);
+  EXPECT_EQ(slot_geometry({300, 264, 136}, {128, 128}, launch, 1).rows_per_subtile(), 128);
+  const WaveGroups groups = make_wave_groups({1, 1}, launch);
+  EXPECT_EQ(groups.concatenated(), (std::vector<int>{0, 1, 0, 4, 4, 4}));
+}
+
 TEST(Plan, PrintsAndParsesTheSameFormat) {
   const Plan plan = parse_plan(
       "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred comm=ce groups=1,2,2,3", "--plan");
