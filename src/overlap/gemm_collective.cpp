@@ -11,6 +11,7 @@
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
 
 namespace kiln::overlap {
@@ -97,11 +98,14 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   validate_plan(plan, "plan");
   const int world = comm.size();
   const int subtiles = op == OverlapOp::kReduceScatter ? world : 1;
-  if (op == OverlapOp::kReduceScatter && (!is_power_of_two(world) || plan.tile.m % world != 0)) {
+  // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
+  if (op == OverlapOp::kReduceScatter &&
+      (!is_power_of_two(world) || plan.tile.m % (world * kStoreBoxRows) != 0)) {
     throw UsageError(
         fmt::format("ReduceScatter splits each {}-row tile into one row subtile per "
-                    "rank: the world size ({}) must be a power of two dividing {}",
-                    plan.tile.m, world, plan.tile.m));
+                    "rank, of at least {} rows: the world size ({}) must be a power of two "
+                    "dividing {}",
+                    plan.tile.m, kStoreBoxRows, world, plan.tile.m / kStoreBoxRows));
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
   device_sms_ = current_device_sms();

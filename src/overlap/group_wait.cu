@@ -4,46 +4,28 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/driver_entry.hpp"
 #include "core/error.hpp"
 #include "overlap/group_wait.hpp"
 
 namespace kiln::overlap {
 namespace {
 
-// cuStreamWaitValue32 through the runtime's driver entry point: kiln binaries must start on
-// machines without libcuda (CI), so nothing links the driver library directly.
+// cuStreamWaitValue32 and cuStreamWriteValue32 through core::driver_function (no libcuda link).
 using WaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
-void* driver_function(const char* name) {
-  void* address = nullptr;
-  cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-  KILN_CUDA_CHECK(
-      cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &query));
-  if (query != cudaDriverEntryPointSuccess || address == nullptr) {
-    throw Error(std::string("the CUDA driver does not provide ") + name);
-  }
-  return address;
-}
-
 WaitValue32 wait_value32() {
   static const auto function =
-      reinterpret_cast<WaitValue32>(driver_function("cuStreamWaitValue32"));
+      reinterpret_cast<WaitValue32>(core::driver_function("cuStreamWaitValue32"));
   return function;
 }
 
 WriteValue32 write_value32() {
   static const auto function =
-      reinterpret_cast<WriteValue32>(driver_function("cuStreamWriteValue32"));
+      reinterpret_cast<WriteValue32>(core::driver_function("cuStreamWriteValue32"));
   return function;
-}
-
-void check_driver(CUresult result, const char* what) {
-  if (result != CUDA_SUCCESS) {
-    throw Error(std::string(what) + " failed: CUresult " +
-                std::to_string(static_cast<int>(result)));
-  }
 }
 
 __global__ void spin_until_kernel(const unsigned* counter, unsigned target) {
@@ -58,9 +40,9 @@ __global__ void spin_until_kernel(const unsigned* counter, unsigned target) {
 }  // namespace
 
 void enqueue_value_write(unsigned* word, unsigned value, cudaStream_t stream) {
-  check_driver(write_value32()(reinterpret_cast<CUstream>(stream),
-                               reinterpret_cast<CUdeviceptr>(word), value, 0),
-               "cuStreamWriteValue32");
+  core::check_driver(write_value32()(reinterpret_cast<CUstream>(stream),
+                                     reinterpret_cast<CUdeviceptr>(word), value, 0),
+                     "cuStreamWriteValue32");
 }
 
 const char* wait_method_name(WaitMethod method) {
@@ -72,14 +54,14 @@ WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_wor
       wait_value32()(reinterpret_cast<CUstream>(stream),
                      reinterpret_cast<CUdeviceptr>(satisfied_word), 0, CU_STREAM_WAIT_VALUE_GEQ);
   if (result == CUDA_ERROR_NOT_SUPPORTED) return WaitMethod::kSpinKernel;
-  check_driver(result, "cuStreamWaitValue32 (support probe)");
+  core::check_driver(result, "cuStreamWaitValue32 (support probe)");
   return WaitMethod::kStreamMemOp;
 }
 
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
                           cudaStream_t stream) {
   if (method == WaitMethod::kStreamMemOp) {
-    check_driver(
+    core::check_driver(
         wait_value32()(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(counter),
                        target, CU_STREAM_WAIT_VALUE_GEQ),
         "cuStreamWaitValue32");

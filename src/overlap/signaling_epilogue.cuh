@@ -6,28 +6,42 @@
 // Order of a tile's epilogue, by all consumer threads of the CTA:
 //   1. slot = the scheduler's linear index of this tile (this CTA's first index plus
 //      tiles-so-far x grid size, exactly as CUTLASS's static persistent scheduler advances);
-//   2. convert the fp32 accumulators and store them, two adjacent columns per 32-bit store, at
-//      slot_offset() (src/overlap/slot_layout.hpp);
-//   3. a named barrier over the consumer threads, then one thread's gpu-scope release fence and
-//      a relaxed add of 1 on the group's counter. The communication stream waits for counter >=
-//      epoch x group tiles.
+//   2. every consumer warp owns 16 accumulator rows of the tile; it converts them to 16-bit,
+//      64 columns at a time, into a 2 KiB staging buffer in shared memory (128-byte swizzle, so
+//      the 4-byte writes hit 32 different banks), and one lane stores the 16x64 box with a TMA
+//      store at its place in the slot buffer (slot_store_map.hpp). Two buffers per warp: the warp
+//      fills one while the TMA engine reads the other, and the consumer warps go on to the next
+//      tile's main loop while the last boxes drain. (The first version stored bf16 pairs from
+//      registers straight to global memory: half-sector writes that the consumer warps waited
+//      for, 4-20% slower than cuBLAS on 2xH200, docs/results/2026-11-23-overlap/.)
+//   3. signal once the tile's stores are complete: each storing lane waits for its bulk groups
+//      (cp.async.bulk.wait_group: the writes are performed) and orders them before generic-proxy
+//      accesses (fence.proxy.async.global), a named barrier over the consumer threads, then one
+//      thread's gpu-scope release fence and a relaxed add of 1 on the group's counter, as
+//      CUTLASS's inter-CTA barrier does. The communication stream waits for counter >= epoch x
+//      group tiles.
 // Deferred signalling (plan field signal=deferred) moves step 3 of a tile to the start of the
-// CTA's next epilogue (and the CTA's last tile to store_tail): by then the tile's stores have
-// drained during a whole main loop, so the fence does not stall the consumer warpgroups on them.
-// The price is that a group is announced one tile (one wave) later, except the last one.
+// CTA's next epilogue (and the CTA's last tile to store_tail): by then the tile's TMA stores have
+// drained during a whole main loop, so nobody waits for them. The price is that a group is
+// announced one tile (one wave) later, except the last one.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <cstdint>
-#include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 #include <cutlass/cutlass.h>
-#include <cutlass/epilogue/collective/detail.hpp>
 #include <cutlass/numeric_conversion.h>
 #include <cutlass/numeric_types.h>
+#include <cstdint>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cute/tensor.hpp>
+#include <cutlass/epilogue/collective/detail.hpp>
+#include <type_traits>
 
+#include "core/dtype.hpp"
 #include "overlap/slot_layout.hpp"
+#include "overlap/slot_store_map.hpp"
 
 namespace kiln::overlap::device {
 
@@ -37,17 +51,26 @@ inline constexpr std::uint32_t kSignalBarrier = 0;
 // Per-run arguments of the epilogue (device pointers owned by the overlap runtime).
 template <class ElementD>
 struct SignalingEpilogueArguments {
-  ElementD* slots = nullptr;             // slot buffer, geometry.slot_buffer_elements()
-  int* slot_of_tile = nullptr;           // [tiles_m * tiles_n], written every run
-  unsigned* group_counters = nullptr;    // [groups]; nullptr: store only, no signal
-  const int* wave_group = nullptr;       // [waves] group of each wave
-  const int* group_first_slot = nullptr; // [groups]
-  const int* group_slot_count = nullptr; // [groups]
+  ElementD* slots = nullptr;                   // slot buffer, geometry.slot_buffer_elements()
+  int* slot_of_tile = nullptr;                 // [tiles_m * tiles_n], written every run
+  unsigned* group_counters = nullptr;          // [groups]; nullptr: store only, no signal
+  const int* wave_group = nullptr;             // [waves] group of each wave
+  const int* group_first_slot = nullptr;       // [groups]
+  const int* group_slot_count = nullptr;       // [groups]
   unsigned long long* slot_done_ns = nullptr;  // optional [slots]: %globaltimer when signalled
   SlotGeometry geometry{};
-  int grid_ctas = 0;            // CTAs the persistent kernel launches (slots per wave)
-  int raster_along_n = 1;       // the scheduler's raster order (its first linear index)
-  int deferred_signal = 0;      // 1: signal each tile at the CTA's next epilogue / store_tail
+  int grid_ctas = 0;        // CTAs the persistent kernel launches (slots per wave)
+  int raster_along_n = 1;   // the scheduler's raster order (its first linear index)
+  int deferred_signal = 0;  // 1: signal each tile at the CTA's next epilogue / store_tail
+};
+
+// What the kernel receives: the arguments and the TMA store descriptor. The kernel parameter is a
+// __grid_constant__, so the epilogue keeps a pointer to the descriptor, never a copy (TMA reads
+// descriptors from parameter, constant or global memory only).
+template <class ElementD>
+struct SignalingEpilogueParams {
+  SignalingEpilogueArguments<ElementD> args;
+  CUtensorMap store_map;
 };
 
 template <class ElementD_, class TileShapeMNK>
@@ -67,17 +90,36 @@ class SignalingEpilogue {
   using GmemTiledCopyC = void;
   using GmemTiledCopyD = void;
   using Arguments = SignalingEpilogueArguments<ElementD>;
-  using Params = Arguments;
-  struct SharedStorage {};
-  using TensorStorage = SharedStorage;
+  using Params = SignalingEpilogueParams<ElementD>;
 
   static constexpr int kTileM = cute::size<0>(TileShapeMNK{});
   static constexpr int kTileN = cute::size<1>(TileShapeMNK{});
+  static_assert(sizeof(ElementD) == 2, "the store box is 64 columns of a 16-bit type");
+  static_assert(kTileN % kStoreBoxCols == 0);
+  static constexpr int kWarps = kTileM / kStoreBoxRows;   // consumer warps, 16 rows each
+  static constexpr int kChunks = kTileN / kStoreBoxCols;  // boxes per warp and tile
+  static constexpr int kBoxBytes = kStoreBoxRows * kStoreBoxCols * 2;
+  static constexpr int kBuffersPerWarp = 2;
+
+  // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
+  // row within the box (checked on the device).
+  struct SharedStorage {
+    alignas(1024) std::uint8_t staging[kWarps * kBuffersPerWarp * kBoxBytes];
+  };
+  using TensorStorage = SharedStorage;
 
   template <class ProblemShape>
-  static constexpr Params to_underlying_arguments(ProblemShape const&, Arguments const& args,
-                                                  void*) {
-    return args;
+  static Params to_underlying_arguments(ProblemShape const&, Arguments const& args, void*) {
+    Params params{};
+    params.args = args;
+    // geometry() asks for the launch shape without a buffer: no descriptor then.
+    if (args.slots != nullptr) {
+      params.store_map = make_slot_store_map(
+          args.slots,
+          std::is_same_v<ElementD, cutlass::half_t> ? core::DType::kFp16 : core::DType::kBf16,
+          args.geometry);
+    }
+    return params;
   }
   template <class ProblemShape>
   static size_t get_workspace_size(ProblemShape const&, Arguments const&) {
@@ -94,9 +136,10 @@ class SignalingEpilogue {
            args.geometry.tile_m == kTileM && args.geometry.tile_n == kTileN && args.grid_ctas > 0;
   }
 
+  // `params` is the kernel's __grid_constant__ parameter (the adapter passes it through).
   CUTLASS_HOST_DEVICE
-  SignalingEpilogue(Params const& params, SharedStorage const& = SharedStorage())
-      : params_(params) {}
+  explicit SignalingEpilogue(Params const& params)
+      : args_(params.args), store_map_(&params.store_map) {}
 
   CUTLASS_DEVICE bool is_source_needed() { return false; }
 
@@ -105,39 +148,83 @@ class SignalingEpilogue {
   CUTLASS_DEVICE void operator()(ProblemShapeMNKL, BlockShapeMNK blk_shape_mnk,
                                  BlockCoordMNKL blk_coord_mnkl,
                                  cute::Tensor<FrgEngine, FrgLayout> const& accumulators,
-                                 TiledMma tiled_mma, ResidueMNK, int thread_idx, char*) {
+                                 TiledMma tiled_mma, ResidueMNK, int thread_idx, char* smem) {
     using namespace cute;
     static_assert(size<0>(BlockShapeMNK{}) == kTileM && size<1>(BlockShapeMNK{}) == kTileN);
-    const SlotGeometry& geo = params_.geometry;
+    static_assert(decltype(size(tiled_mma))::value == kWarps * 32,
+                  "one consumer warp per 16 tile rows (cooperative kernel, 64-row GMMA atoms)");
+    // The fragment of one 64xN GMMA atom per warpgroup: values (2 columns, 2 row halves, N/8
+    // column groups), i.e. linear index 4*column_group + 2*row_half + column_pair.
+    static_assert(decltype(size<1>(accumulators))::value == 1 &&
+                  decltype(size<2>(accumulators))::value == 1 &&
+                  decltype(size<0>(accumulators))::value == kTileN / 2);
+    const SlotGeometry& geo = args_.geometry;
+    thread_idx_ = thread_idx;
+    consumer_threads_ = static_cast<int>(size(tiled_mma));
+    const int lane = thread_idx % 32;
+    const int warp = thread_idx / 32;
+    const std::uint32_t staging =
+        cute::cast_smem_ptr_to_uint(smem) + warp * kBuffersPerWarp * kBoxBytes;
+    if (tiles_done_ == 0) {
+      if ((cute::cast_smem_ptr_to_uint(smem) & 1023u) != 0) __trap();
+      if (thread_idx == 0) cute::prefetch_tma_descriptor(store_map_);
+    }
+
+    // Deferred signalling: the previous tile's stores were issued before this tile's main loop.
+    if (args_.deferred_signal) signal_pending();
 
     // 1. The slot: CUTLASS's StaticPersistentTileScheduler starts this CTA at this linear index
     // and advances it by the grid size after every tile.
-    const int first_index = params_.raster_along_n
+    const int first_index = args_.raster_along_n
                                 ? static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x)
                                 : static_cast<int>(blockIdx.x * gridDim.y + blockIdx.y);
-    const int slot = first_index + tiles_done_ * params_.grid_ctas;
+    const int slot = first_index + tiles_done_ * args_.grid_ctas;
     ++tiles_done_;
-    const int group = params_.wave_group[slot / params_.grid_ctas];
-    const int group_first = params_.group_first_slot[group];
-    const int group_slots = params_.group_slot_count[group];
+    const int group = args_.wave_group[slot / args_.grid_ctas];
+    const int group_first = args_.group_first_slot[group];
+    const int group_slots = args_.group_slot_count[group];
 
-    // 2. Store: the accumulator fragment of a GMMA holds pairs of adjacent columns.
+    // 2. Stage and store, 16 rows x 64 columns per box.
     auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
     Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-    static_assert(decltype(size(coords))::value == decltype(size(accumulators))::value);
-    static_assert(decltype(size(accumulators))::value % 2 == 0);
+    const int band_row = get<0>(coords(0)) & ~(kStoreBoxRows - 1);
+    const int matrix_row = slot_matrix_row(geo, slot, group_first, group_slots, band_row);
     cutlass::NumericArrayConverter<ElementD, float, 2> convert;
     CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < size(accumulators); i += 2) {
-      const int row = get<0>(coords(i));
-      const int col = get<1>(coords(i));
-      cutlass::Array<float, 2> pair;
-      pair[0] = accumulators(i);
-      pair[1] = accumulators(i + 1);
-      const cutlass::Array<ElementD, 2> out = convert(pair);
-      ElementD* address =
-          params_.slots + slot_offset(geo, slot, group_first, group_slots, row, col);
-      *reinterpret_cast<cutlass::Array<ElementD, 2>*>(address) = out;
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      const std::uint32_t buffer = staging + buffer_parity_ * kBoxBytes;
+      buffer_parity_ ^= 1;
+      // The box stored from this buffer two boxes ago must have been read.
+      if (lane == 0) cute::tma_store_wait<kBuffersPerWarp - 1>();
+      __syncwarp();
+      CUTLASS_PRAGMA_UNROLL
+      for (int group8 = 0; group8 < kStoreBoxCols / 8; ++group8) {
+        CUTLASS_PRAGMA_UNROLL
+        for (int half = 0; half < 2; ++half) {
+          const int i = 4 * (chunk * (kStoreBoxCols / 8) + group8) + 2 * half;
+          const int row = get<0>(coords(i)) - band_row;               // 0..15
+          const int col = get<1>(coords(i)) - chunk * kStoreBoxCols;  // 0..63, even
+          cutlass::Array<float, 2> pair;
+          pair[0] = accumulators(i);
+          pair[1] = accumulators(i + 1);
+          const cutlass::Array<ElementD, 2> out = convert(pair);
+          // 128-byte swizzle: the 16-byte chunk index XOR the row within 8 rows.
+          const std::uint32_t byte = (row * 128 + col * 2) ^ ((row & 7) << 4);
+          asm volatile("st.shared.b32 [%0], %1;"
+                       :
+                       : "r"(buffer + byte), "r"(reinterpret_cast<const std::uint32_t&>(out))
+                       : "memory");
+        }
+      }
+      cute::tma_store_fence();  // the generic-proxy writes, before the TMA engine reads them
+      __syncwarp();
+      if (lane == 0) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                     :
+                     : "l"(store_map_), "r"(buffer), "r"(chunk * kStoreBoxCols), "r"(matrix_row)
+                     : "memory");
+        cute::tma_store_arrive();
+      }
     }
 
     // The reorder after communication reads where each real tile went (padding tiles that the
@@ -145,64 +232,65 @@ class SignalingEpilogue {
     const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
     const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
     if (thread_idx == 0 && tile_m_index < geo.tiles_m && tile_n_index < geo.tiles_n) {
-      params_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
+      args_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
     }
 
-    // 3. Signal once every consumer thread's stores are visible device-wide: a barrier over the
-    // consumer threads, then one thread's gpu-scope release fence (cumulative over what the
-    // barrier ordered before it) and a relaxed add, as CUTLASS's own inter-CTA barrier does. A
-    // fence in every thread (the first version) stalled all consumer warps on their stores and
-    // cost 5-12% of the GEMM on 2xH200 (docs/results/2026-11-23-overlap/).
-    if (params_.group_counters == nullptr) return;
-    if (params_.deferred_signal) {
-      // The previous tile's stores were issued before this tile's whole main loop.
-      signal_pending(thread_idx, static_cast<int>(size(tiled_mma)));
-      pending_group_ = group;
-      pending_slot_ = slot;
-      signal_thread_ = thread_idx;
-      consumer_threads_ = static_cast<int>(size(tiled_mma));
-      return;
-    }
-    cutlass::arch::NamedBarrier::arrive_and_wait(size(tiled_mma), kSignalBarrier);
-    if (thread_idx == 0) signal(group, slot);
+    // 3. Signal.
+    if (args_.group_counters == nullptr) return;
+    pending_group_ = group;
+    pending_slot_ = slot;
+    if (!args_.deferred_signal) signal_pending();
   }
 
-  // Called by the kernel after the CTA's last tile (through SignalingAdapter::store_tail).
-  CUTLASS_DEVICE void signal_last_tile() { signal_pending(signal_thread_, consumer_threads_); }
+  // Called on the consumer threads after the CTA's last tile (SignalingAdapter::store_tail):
+  // counts a deferred tile, and keeps the CTA alive until the TMA engine has read its staging
+  // buffers.
+  CUTLASS_DEVICE void finish_stores() {
+    if (pending_group_ >= 0) {
+      signal_pending();
+    } else if (thread_idx_ % 32 == 0) {
+      cute::tma_store_wait<0>();
+    }
+  }
 
  private:
-  CUTLASS_DEVICE void signal_pending(int thread_idx, int consumer_threads) {
+  // Counts the pending tile once every warp's stores of it are complete.
+  CUTLASS_DEVICE void signal_pending() {
     if (pending_group_ < 0) return;
-    cutlass::arch::NamedBarrier::arrive_and_wait(consumer_threads, kSignalBarrier);
-    if (thread_idx == 0) signal(pending_group_, pending_slot_);
+    if (thread_idx_ % 32 == 0) {
+      asm volatile("cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;" ::: "memory");
+    }
+    cutlass::arch::NamedBarrier::arrive_and_wait(consumer_threads_, kSignalBarrier);
+    if (thread_idx_ == 0) signal(pending_group_, pending_slot_);
     pending_group_ = -1;
   }
 
   CUTLASS_DEVICE void signal(int group, int slot) const {
     asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;"
                  :
-                 : "l"(params_.group_counters + group)
+                 : "l"(args_.group_counters + group)
                  : "memory");
-    if (params_.slot_done_ns != nullptr) {
+    if (args_.slot_done_ns != nullptr) {
       unsigned long long now;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      params_.slot_done_ns[slot] = now;
+      args_.slot_done_ns[slot] = now;
     }
   }
 
- private:
-  Params params_;
+  Arguments args_;
+  const CUtensorMap* store_map_;
   int tiles_done_ = 0;
-  // Deferred signalling: the tile stored last and not yet counted (-1: none).
+  int buffer_parity_ = 0;
+  int thread_idx_ = 0;
+  int consumer_threads_ = 0;
+  // The tile stored last and not yet counted (-1: none).
   int pending_group_ = -1;
   int pending_slot_ = 0;
-  int signal_thread_ = 0;
-  int consumer_threads_ = 0;
 };
 
 // CUTLASS's operator-epilogue adapter, plus a store_tail that counts the CTA's last tile when
-// signalling is deferred (the adapter's own store_tail does nothing). The kernel calls store_tail
-// on the consumer threads after their last tile, only if they stored one.
+// signalling is deferred and waits for the last TMA stores (the adapter's own does nothing). The
+// kernel calls store_tail on the consumer threads after their last tile, only if they stored one.
 template <class Epilogue>
 class SignalingAdapter
     : public cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<Epilogue> {
@@ -213,7 +301,7 @@ class SignalingAdapter
 
   template <class... Pipelines>
   CUTLASS_DEVICE auto store_tail(Pipelines... pipelines) {
-    Epilogue::signal_last_tile();
+    Epilogue::finish_stores();
     return Base::store_tail(pipelines...);
   }
 };

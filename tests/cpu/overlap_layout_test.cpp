@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/slot_layout.hpp"
+#include "overlap/slot_store_map.hpp"
 #include "overlap/tile_order.hpp"
 
 namespace kiln::overlap {
@@ -106,6 +108,55 @@ TEST(SlotLayout, OffsetsAreABijectionForEveryPartition) {
       }
     }
   }
+}
+
+// The epilogue stores 16-row boxes through a 2-D view of the slot buffer (slot_store_map.hpp):
+// every box must land exactly where slot_offset puts its elements.
+TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
+  for (int tile_n : {64, 128, 256})
+    for (int world : {1, 2, 4, 8}) {
+      Case c{300, 3 * tile_n - 8, 128, tile_n, world, 1, true};
+      const int slots = scheduler_slots(model_for(c));
+      const SlotGeometry g = geometry_for(c, slots);
+      for (int grid : {2, 3, slots}) {
+        LaunchGeometry launch{grid, slots, g.tiles_m, g.tiles_n};
+        const WaveGroups groups = make_wave_groups({}, launch);
+        for (int s = 0; s < slots; ++s) {
+          const int group = groups.wave_group[s / grid];
+          const int first = groups.group_first_slot[group];
+          const int count = groups.group_slot_count[group];
+          for (int band = 0; band < g.tile_m; band += kStoreBoxRows) {
+            const int row0 = slot_matrix_row(g, s, first, count, band);
+            ASSERT_LT(row0 + kStoreBoxRows - 1, g.slots * g.tile_m);
+            for (int r = 0; r < kStoreBoxRows; ++r)
+              for (int col = 0; col < g.tile_n; col += 7)
+                ASSERT_EQ(slot_offset(g, s, first, count, band + r, col),
+                          static_cast<std::int64_t>(row0 + r) * g.tile_n + col)
+                    << "tile_n " << tile_n << " world " << world << " slot " << s;
+          }
+        }
+      }
+    }
+}
+
+TEST(SlotStoreMap, RejectsGeometriesItCannotStoreNamingWhy) {
+  Case narrow{256, 256, 128, 32, 2, 1, true};
+  const SlotGeometry narrow_geometry = geometry_for(narrow, 8);
+  try {
+    make_slot_store_map(nullptr, core::DType::kBf16, narrow_geometry);
+    FAIL() << "a 32-column tile was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("tile width 32"), std::string::npos) << e.what();
+  }
+  Case thin{256, 256, 128, 256, 16, 1, true};  // 8-row subtiles
+  try {
+    make_slot_store_map(nullptr, core::DType::kBf16, geometry_for(thin, 8));
+    FAIL() << "8-row subtiles were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("subtiles of 8 rows"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_slot_store_map(nullptr, core::DType::kFp32, geometry_for(narrow, 8)),
+               UsageError);
 }
 
 TEST(SlotLayout, OwnedRowsPartitionTheOutput) {

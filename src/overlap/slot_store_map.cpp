@@ -1,0 +1,57 @@
+// Encoding of the epilogue's TMA store descriptor (see slot_store_map.hpp).
+#include "overlap/slot_store_map.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "core/driver_entry.hpp"
+#include "core/error.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+}  // namespace
+
+CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry) {
+  if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
+    throw UsageError("the signaling epilogue stores bf16 or fp16, not " + core::dtype_name(dtype));
+  }
+  if (geometry.tile_n % kStoreBoxCols != 0) {
+    throw UsageError("tile width " + std::to_string(geometry.tile_n) +
+                     " is not a multiple of the epilogue's " + std::to_string(kStoreBoxCols) +
+                     "-column store box");
+  }
+  if (geometry.rows_per_subtile() % kStoreBoxRows != 0) {
+    throw UsageError("subtiles of " + std::to_string(geometry.rows_per_subtile()) +
+                     " rows (tile height " + std::to_string(geometry.tile_m) + " / " +
+                     std::to_string(geometry.subtiles) +
+                     " ranks) are not a multiple of the epilogue's " +
+                     std::to_string(kStoreBoxRows) + "-row store box");
+  }
+  if (reinterpret_cast<std::uintptr_t>(slots) % 16 != 0) {
+    throw Error("the slot buffer is not 16-byte aligned, as TMA stores need");
+  }
+  static const auto encode =
+      reinterpret_cast<EncodeTiled>(core::driver_function("cuTensorMapEncodeTiled"));
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(geometry.tile_n),
+                              static_cast<cuuint64_t>(geometry.slots) * geometry.tile_m};
+  const cuuint64_t row_stride_bytes[1] = {static_cast<cuuint64_t>(geometry.tile_n) * 2};
+  const cuuint32_t box[2] = {kStoreBoxCols, kStoreBoxRows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUtensorMap map{};
+  core::check_driver(encode(&map,
+                            dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, slots, dims, row_stride_bytes, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                     "cuTensorMapEncodeTiled (signaling epilogue store)");
+  return map;
+}
+
+}  // namespace kiln::overlap

@@ -1,0 +1,29 @@
+// The TMA descriptor through which the signaling epilogue stores its tiles. The slot buffer is
+// seen as a 2-D matrix of BN columns and slots*BM rows: by slot_layout.hpp every subtile's rows
+// are consecutive rows of it, so a box of rows that stays inside one subtile is one TMA store.
+// Boxes are kStoreBoxRows x kStoreBoxCols (one warp's 16 accumulator rows, 128 bytes of columns)
+// with 128-byte swizzle, the widest box a swizzled store takes.
+#pragma once
+
+#include <cuda.h>
+
+#include "core/dtype.hpp"
+#include "overlap/slot_layout.hpp"
+
+namespace kiln::overlap {
+
+inline constexpr int kStoreBoxRows = 16;
+inline constexpr int kStoreBoxCols = 64;  // 128 bytes of a 2-byte type
+
+// The 2-D row of the slot-buffer matrix that holds (row, column 0) of the tile in `slot`.
+KILN_HOST_DEVICE int slot_matrix_row(const SlotGeometry& g, int slot, int group_first_slot,
+                                     int group_slots, int row) {
+  return static_cast<int>(slot_offset(g, slot, group_first_slot, group_slots, row, 0) / g.tile_n);
+}
+
+// Encodes the descriptor for `slots` (2-byte elements of `dtype`). Throws kiln::UsageError when the
+// geometry cannot be stored in such boxes (BN not a multiple of 64, subtiles of fewer than 16 rows)
+// and kiln::Error when the buffer is misaligned or the driver refuses the encoding.
+CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry);
+
+}  // namespace kiln::overlap
