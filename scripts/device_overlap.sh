@@ -23,8 +23,8 @@ run() { echo "+ $*"; "$@"; echo "exit $?"; }
 step tests && run timeout 150 build/kiln_gpu_tests --gtest_filter='OverlapGpu.*' > "$out/gpu_tests.txt" 2>&1
 step tests && tail -n 25 "$out/gpu_tests.txt"
 step gemm && run timeout 120 $k overlap gemm --json "$out/gemm.json" 2>&1 | tee "$out/gemm.txt"
-step rs && run timeout 200 $k overlap bench -g "$gpus" --op rs --json "$out/rs-g$gpus.json" 2>&1 | tee "$out/rs-g$gpus.txt" | grep -v "^#   group"
-step ar && run timeout 170 $k overlap bench -g "$gpus" --op ar --json "$out/ar-g$gpus.json" 2>&1 | tee "$out/ar-g$gpus.txt" | grep -v "^#   group"
+step rs && run timeout 300 $k overlap bench -g "$gpus" --op rs --json "$out/rs-g$gpus.json" 2>&1 | tee "$out/rs-g$gpus.txt" | grep -v "^#   group"
+step ar && run timeout 280 $k overlap bench -g "$gpus" --op ar --json "$out/ar-g$gpus.json" 2>&1 | tee "$out/ar-g$gpus.txt" | grep -v "^#   group"
 step torch && [ "$gpus" -gt 1 ] && run timeout 100 python3 scripts/torch_async_tp.py --gpus "$gpus" --json "$out/torch-async-tp-g$gpus.json" > "$out/torch.txt" 2>&1; step torch && tail -n 8 "$out/torch.txt"
 if step sanitizer; then
   # SANITIZE: plan variants to check (default: both signal modes and the copy-engine transport).

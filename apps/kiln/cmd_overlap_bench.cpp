@@ -25,6 +25,7 @@ struct OverlapFlags {
   std::vector<std::string> shapes;
   std::string plan;
   std::vector<int> caps;
+  std::vector<int> ce_caps;
   std::vector<std::string> signals;
   std::vector<std::string> comms;
   int gpus = 0;
@@ -52,6 +53,13 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
                    fmt::format("--caps {}: must be 0 (every SM) or even (2-CTA clusters)", cap));
     }
     o.caps = f.caps;
+  }
+  if (!f.ce_caps.empty()) {
+    for (int cap : f.ce_caps) {
+      KILN_REQUIRE(cap >= 0 && cap % 2 == 0,
+                   fmt::format("--ce-caps {}: must be 0 (every SM) or even (2-CTA clusters)", cap));
+    }
+    o.ce_caps = f.ce_caps;
   }
   if (!f.signals.empty()) {
     o.deferred_signals.clear();
@@ -163,9 +171,14 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
                   "fixed plan, e.g. \"tile=128x256 cap=128 raster=n swizzle=8 signal=eager "
                   "groups=1,2,2,3\"; "
                   "default: sweep tiles, CTA caps and partitions and keep the fastest");
-  cmd->add_option("--caps", flags->caps, "CTA caps the sweep tries (0 = every SM, else even)");
+  cmd->add_option("--caps", flags->caps,
+                  "CTA caps the sweep tries with comm=nccl (0 = every SM, else even; default 0 124 "
+                  "120)");
+  cmd->add_option("--ce-caps", flags->ce_caps,
+                  "CTA caps the sweep tries with comm=ce (default 0 128: copy engines need no SM, "
+                  "a cap only evens out the waves)");
   cmd->add_option("--signals", flags->signals,
-                  "signal modes the sweep tries: eager, deferred (default: eager)");
+                  "signal modes the sweep tries: eager, deferred (default: both)");
   cmd->add_option("--comms", flags->comms,
                   "transports the sweep tries: nccl (collective per group), ce (copy engines, "
                   "reduced in the reorder) (default: both)");

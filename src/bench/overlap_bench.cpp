@@ -311,8 +311,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       for (const overlap::TileShape tile : o.tiles) {
         auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
         for (const bool copy_engine : o.copy_engines) {
-          // Copy engines hold no SM: the GEMM keeps all of them (cap 0 only).
-          const std::vector<int> caps = copy_engine ? std::vector<int>{0} : o.caps;
+          // Copy engines hold no SM: their caps only shape the waves.
+          const std::vector<int>& caps = copy_engine ? o.ce_caps : o.caps;
           for (int cap : caps) {
             overlap::Plan plan;
             plan.tile = tile;

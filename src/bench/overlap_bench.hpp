@@ -27,14 +27,17 @@ struct OverlapBenchOptions {
   overlap::WeightLayout layout = overlap::WeightLayout::kNK;
   std::vector<overlap::GemmShape> shapes;
   std::optional<overlap::Plan> plan;  // fixed plan; otherwise a sweep picks the best per shape
-  // CTA caps the sweep tries. 128x128 tiles lost to 128x256 on every shape of the first 2xH200
-  // sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
+  // CTA caps the sweep tries with NCCL. 128x128 tiles lost to 128x256 on every shape of the
+  // first 2xH200 sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
   // 128 divides the tile count of every issue shape (powers of two), so its last wave is full,
   // but the 4 SMs it leaves make NCCL so slow that it lost everywhere on 2xH200 (run 3).
   std::vector<int> caps = {0, 124, 120};
-  // Signal modes the sweep tries. Deferred signalling made no measurable difference on 2xH200
-  // (run 3, docs/results/2026-11-23-overlap/), so by default only eager is swept.
-  std::vector<bool> deferred_signals = {false};
+  // CTA caps with the copy engines, which need no SM: 128 only evens out the waves, and ran the
+  // GEMM alone 0.8-4% faster than all 132 SMs on three issue shapes (run 9, `gemm.txt`).
+  std::vector<int> ce_caps = {0, 128};
+  // Signal modes the sweep tries. With the TMA-store epilogue, deferred signalling costs less
+  // than eager (run 9: +0.2-2.9% over no signal vs +0.4-4.1%), but announces groups a wave later.
+  std::vector<bool> deferred_signals = {false, true};
   std::vector<bool> copy_engines = {false, true};  // comm=nccl, comm=ce
   std::vector<overlap::TileShape> tiles = {{128, 256}};
   int warmup = 5;
