@@ -26,6 +26,7 @@ struct OverlapFlags {
   std::string plan;
   std::vector<int> caps;
   std::vector<int> ce_caps;
+  std::vector<int> swizzles;
   std::vector<std::string> signals;
   std::vector<std::string> comms;
   int gpus = 0;
@@ -60,6 +61,13 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
                    fmt::format("--ce-caps {}: must be 0 (every SM) or even (2-CTA clusters)", cap));
     }
     o.ce_caps = f.ce_caps;
+  }
+  if (!f.swizzles.empty()) {
+    for (int swizzle : f.swizzles) {
+      KILN_REQUIRE(swizzle == 1 || swizzle == 2 || swizzle == 4 || swizzle == 8,
+                   fmt::format("--swizzles {}: accepted 1, 2, 4, 8", swizzle));
+    }
+    o.swizzles = f.swizzles;
   }
   if (!f.signals.empty()) {
     o.deferred_signals.clear();
@@ -177,6 +185,8 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   cmd->add_option("--ce-caps", flags->ce_caps,
                   "CTA caps the sweep tries with comm=ce (default 0 128: copy engines need no SM, "
                   "a cap only evens out the waves)");
+  cmd->add_option("--swizzles", flags->swizzles,
+                  "scheduler swizzles the sweep tries: 1, 2, 4, 8 (default 1 8)");
   cmd->add_option("--signals", flags->signals,
                   "signal modes the sweep tries: eager, deferred (default: both)");
   cmd->add_option("--comms", flags->comms,

@@ -314,17 +314,20 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           // Copy engines hold no SM: their caps only shape the waves.
           const std::vector<int>& caps = copy_engine ? o.ce_caps : o.caps;
           for (int cap : caps) {
-            overlap::Plan plan;
-            plan.tile = tile;
-            plan.cta_cap = cap;
-            plan.copy_engine = copy_engine;
-            const overlap::LaunchGeometry launch =
-                kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
-            for (const bool deferred : o.deferred_signals) {
-              plan.deferred_signal = deferred;
-              for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
-                plan.partition = partition;
-                try_plan(plan);
+            for (int swizzle : o.swizzles) {
+              overlap::Plan plan;
+              plan.tile = tile;
+              plan.cta_cap = cap;
+              plan.swizzle = swizzle;
+              plan.copy_engine = copy_engine;
+              const overlap::LaunchGeometry launch =
+                  kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
+              for (const bool deferred : o.deferred_signals) {
+                plan.deferred_signal = deferred;
+                for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {
+                  plan.partition = partition;
+                  try_plan(plan);
+                }
               }
             }
           }
