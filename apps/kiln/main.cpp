@@ -18,10 +18,14 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks (see `kiln bench --help`)");
   bench->require_subcommand(1);
   kiln::app::register_bench_collective(*bench, run);
-  CLI::App* overlap = app.add_subcommand("overlap", "GEMM + collective overlap (see `kiln overlap --help`)");
+  CLI::App* overlap =
+      app.add_subcommand("overlap", "GEMM + collective overlap (see `kiln overlap --help`)");
   overlap->require_subcommand(1);
   kiln::app::register_overlap_bench(*overlap, run);
   kiln::app::register_overlap_gemm(*overlap, run);
+  CLI::App* reduce = app.add_subcommand("reduce", "reduction kernels (see `kiln reduce --help`)");
+  reduce->require_subcommand(1);
+  kiln::app::register_reduce_bench(*reduce, run);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,79 @@
+// `kiln reduce bench`: reduction variants (the study's ladder and kiln's own) against CUB.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/kiln/commands.hpp"
+#include "bench/reduce_bench.hpp"
+#include "comm/local_launcher.hpp"
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+
+namespace kiln::app {
+
+void register_reduce_bench(CLI::App& reduce, Runner& run) {
+  struct Flags {
+    std::string op = "sum", dtype = "int32", sizes = "1e3,1e6,1e8,1e9", json_path;
+    std::vector<std::string> variants;
+    int misalign = 0, warmup = 5, iterations = 50;
+    bool list = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = reduce.add_subcommand(
+      "bench", "one GPU: reduction variants vs cub::DeviceReduce (time, GB/s, % of copy, check)");
+  cmd->add_option("--op", flags->op, "sum | min | max")->capture_default_str();
+  cmd->add_option("-d,--dtype", flags->dtype, "int32 | fp32 | bf16 | fp16")->capture_default_str();
+  cmd->add_option("--sizes", flags->sizes, "element counts, comma-separated (1e3,1e6,2e9 ...)")
+      ->capture_default_str();
+  cmd->add_option("--variants", flags->variants,
+                  "preset names (v1 v2a v2b v2c v3a v3b v4 vec vec-atomic) or quoted knob lists "
+                  "\"block=512 items=4 vector=16 ...\"; default: every preset");
+  cmd->add_option("--misalign", flags->misalign,
+                  "start the input this many elements after a 256-byte boundary (0..63)")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
+  cmd->add_flag("--list", flags->list, "print the presets and their knobs, then exit");
+  cmd->callback([flags, &run]() {
+    run = [flags](const Invocation& invocation) -> int {
+      if (flags->list) {
+        for (const auto& v : kernels::reduce_presets())
+          fmt::print("{:<11} {}\n", v.name, kernels::to_string(v));
+        return 0;
+      }
+      bench::ReduceBenchOptions o;
+      o.op = kernels::parse_reduce_op(flags->op, "--op");
+      o.dtype = core::parse_dtype(flags->dtype, "-d");
+      o.sizes = bench::parse_sizes(flags->sizes, "--sizes");
+      for (const std::string& v : flags->variants)
+        o.variants.push_back(kernels::parse_reduce_variant(v, "--variants"));
+      o.misalign = flags->misalign;
+      o.warmup = flags->warmup;
+      o.iterations = flags->iterations;
+      bench::validate(o);
+      if (comm::count_visible_gpus() == 0)
+        throw Error("kiln reduce bench needs a GPU; none is visible");
+      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      const bench::ReduceBenchReport report = bench::run_reduce_bench(o);
+      bool correct = true;
+      for (const auto& r : report.results) correct = correct && r.correct;
+      if (!flags->json_path.empty()) {
+        int device = 0;
+        KILN_CUDA_CHECK(cudaGetDevice(&device));
+        core::add_device_provenance(provenance, device);
+        nlohmann::json result = bench::to_json(o, report);
+        result["provenance"] = core::to_json(provenance);
+        core::write_json_file(flags->json_path, result);
+        fmt::print("# wrote {}\n", flags->json_path);
+      }
+      fmt::print("# correctness: {}\n", correct ? "OK" : "FAILED");
+      return correct ? 0 : 1;
+    };
+  });
+}
+
+}  // namespace kiln::app

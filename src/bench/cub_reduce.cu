@@ -1,0 +1,107 @@
+// cub::DeviceReduce behind CubReduce (see cub_reduce.hpp).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+#include <cuda/std/limits>
+
+#include "bench/cub_reduce.hpp"
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+
+namespace kiln::bench {
+namespace {
+
+// bf16/fp16 widened to fp32 as they are read, so CUB accumulates in fp32 like kiln.
+template <typename T>
+struct Widen {
+  __host__ __device__ float operator()(T v) const {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      return __bfloat162float(v);
+    else
+      return __half2float(v);
+  }
+};
+
+struct WrappingSum {
+  __host__ __device__ int operator()(int a, int b) const {
+    return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b));
+  }
+};
+
+// Calls CUB for input type T; with storage == nullptr, only sizes the storage.
+template <typename T>
+cudaError_t call_cub(kernels::ReduceOp op, void* storage, std::size_t& bytes, const void* in_ptr,
+                     std::int64_t count, void* out_ptr, cudaStream_t stream) {
+  const T* in = static_cast<const T*>(in_ptr);
+  if constexpr (std::is_same_v<T, int>) {
+    int* out = static_cast<int*>(out_ptr);
+    switch (op) {
+      case kernels::ReduceOp::kSum:
+        return cub::DeviceReduce::Reduce(storage, bytes, in, out, count, WrappingSum{}, 0, stream);
+      case kernels::ReduceOp::kMin:
+        return cub::DeviceReduce::Min(storage, bytes, in, out, count, stream);
+      default:
+        return cub::DeviceReduce::Max(storage, bytes, in, out, count, stream);
+    }
+  } else if constexpr (std::is_same_v<T, float>) {
+    float* out = static_cast<float*>(out_ptr);
+    switch (op) {
+      case kernels::ReduceOp::kSum:
+        return cub::DeviceReduce::Sum(storage, bytes, in, out, count, stream);
+      case kernels::ReduceOp::kMin:
+        return cub::DeviceReduce::Min(storage, bytes, in, out, count, stream);
+      default:
+        return cub::DeviceReduce::Max(storage, bytes, in, out, count, stream);
+    }
+  } else {
+    float* out = static_cast<float*>(out_ptr);
+    switch (op) {
+      case kernels::ReduceOp::kSum:
+        return cub::DeviceReduce::TransformReduce(
+            storage, bytes, in, out, count, cuda::std::plus<float>{}, Widen<T>{}, 0.0f, stream);
+      case kernels::ReduceOp::kMin:
+        return cub::DeviceReduce::TransformReduce(
+            storage, bytes, in, out, count, cuda::minimum<float>{}, Widen<T>{},
+            cuda::std::numeric_limits<float>::infinity(), stream);
+      default:
+        return cub::DeviceReduce::TransformReduce(
+            storage, bytes, in, out, count, cuda::maximum<float>{}, Widen<T>{},
+            -cuda::std::numeric_limits<float>::infinity(), stream);
+    }
+  }
+}
+
+cudaError_t dispatch(core::DType dtype, kernels::ReduceOp op, void* storage, std::size_t& bytes,
+                     const void* in, std::int64_t count, void* out, cudaStream_t stream) {
+  switch (dtype) {
+    case core::DType::kInt32:
+      return call_cub<int>(op, storage, bytes, in, count, out, stream);
+    case core::DType::kFp32:
+      return call_cub<float>(op, storage, bytes, in, count, out, stream);
+    case core::DType::kBf16:
+      return call_cub<__nv_bfloat16>(op, storage, bytes, in, count, out, stream);
+    default:
+      return call_cub<__half>(op, storage, bytes, in, count, out, stream);
+  }
+}
+
+}  // namespace
+
+CubReduce::CubReduce(kernels::ReduceOp op, core::DType dtype, std::int64_t max_count)
+    : op_(op), dtype_(dtype), max_count_(max_count) {
+  std::size_t bytes = 0;
+  KILN_CUDA_CHECK(dispatch(dtype_, op_, nullptr, bytes, nullptr, max_count, nullptr, nullptr));
+  storage_ = core::DeviceBuffer(std::max<std::size_t>(bytes, 16));
+}
+
+void CubReduce::run(const void* in, std::int64_t count, void* out, cudaStream_t stream) const {
+  KILN_REQUIRE(count >= 1 && count <= max_count_,
+               "CUB reduce: count outside the storage it was sized for");
+  // Sized for max_count at construction: no sizing query inside a timed region.
+  std::size_t bytes = storage_.bytes();
+  KILN_CUDA_CHECK(dispatch(dtype_, op_, storage_.data(), bytes, in, count, out, stream));
+}
+
+}  // namespace kiln::bench
