@@ -1,0 +1,262 @@
+// kiln::kernels::reduce on a GPU: every preset, every dtype and operation, against a host
+// reference on fresh random inputs, over awkward sizes (1, 31, 32, 33, 1023, 1025, 2^31+7) and
+// misaligned starts; row reductions; and the API's errors. The GPU work runs in a forked child
+// (this process stays CUDA-free, as the launcher needs); it prints each failure and exits 1.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "bench/reduce_inputs.hpp"
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/fill.hpp"
+#include "core/half_bits.hpp"
+#include "core/stream.hpp"
+#include "gpu_availability.hpp"
+#include "kernels/reduce.hpp"
+
+namespace {
+
+using namespace kiln;
+using kernels::ReduceOp;
+using kernels::ReduceVariant;
+
+// The host reference of op over `count` elements, as a double (int32 results exactly).
+double host_reduce(const std::vector<unsigned char>& host, core::DType dtype, ReduceOp op,
+                   std::int64_t first, std::int64_t count) {
+  unsigned wrapped = 0;
+  double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (std::int64_t i = first; i < first + count; ++i) {
+    double v;
+    if (dtype == core::DType::kInt32) {
+      int x;
+      std::memcpy(&x, host.data() + i * 4, 4);
+      wrapped += static_cast<unsigned>(x);
+      v = x;
+    } else if (dtype == core::DType::kFp32) {
+      float x;
+      std::memcpy(&x, host.data() + i * 4, 4);
+      v = x;
+    } else {
+      std::uint16_t bits;
+      std::memcpy(&bits, host.data() + i * 2, 2);
+      v = core::half_bits_to_float(bits, dtype);
+    }
+    sum += v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (op == ReduceOp::kMin) return lo;
+  if (op == ReduceOp::kMax) return hi;
+  return dtype == core::DType::kInt32 ? static_cast<double>(static_cast<int>(wrapped)) : sum;
+}
+
+double read_result(const void* device, core::DType dtype) {
+  if (dtype == core::DType::kInt32) {
+    int v;
+    KILN_CUDA_CHECK(cudaMemcpy(&v, device, 4, cudaMemcpyDeviceToHost));
+    return v;
+  }
+  float v;
+  KILN_CUDA_CHECK(cudaMemcpy(&v, device, 4, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+bool close_enough(double got, double want, core::DType dtype, ReduceOp op) {
+  if (dtype == core::DType::kInt32 || op != ReduceOp::kSum) return got == want;
+  return std::abs(got - want) <= 1e-5 * std::max(1.0, std::abs(want));
+}
+
+// Runs `body` on one GPU in a child; failures are counted by the body and printed there.
+int in_child(const std::function<int()>& body) {
+  return comm::launch_local_ranks(1, [&](const comm::RankInfo&) { return body(); });
+}
+
+std::vector<ReduceVariant> valid_presets(core::DType dtype, ReduceOp op) {
+  std::vector<ReduceVariant> out;
+  for (const ReduceVariant& v : kernels::reduce_presets())
+    if (!kernels::invalid_reason(v, dtype, op)) out.push_back(v);
+  return out;
+}
+
+TEST(ReduceGpu, EveryPresetOnAwkwardSizesAndStarts) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    int failures = 0, checks = 0;
+    core::Stream stream;
+    const std::int64_t largest = 300007;
+    for (core::DType dtype : core::all_dtypes()) {
+      const std::size_t element = core::dtype_size(dtype);
+      core::DeviceBuffer input((largest + 64) * element);
+      bench::fill_reduce_input(input.data(), dtype, largest + 64, 42 + static_cast<int>(dtype),
+                               stream.get());
+      std::vector<unsigned char> host((largest + 64) * element);
+      KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
+      core::DeviceBuffer out(256);
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax}) {
+        for (const ReduceVariant& v : valid_presets(dtype, op)) {
+          const kernels::ReduceWorkspace workspace(v, dtype, largest);
+          for (std::int64_t count : {1, 31, 32, 33, 1023, 1025, 4096, 65537, 300007}) {
+            for (int start : {0, 1, 3, 5}) {
+              const void* in = static_cast<const char*>(input.data()) + start * element;
+              core::poison(out.data(), out.bytes(), stream.get());
+              kernels::reduce(v, op, dtype, in, count, out.data(), workspace, stream.get());
+              KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+              const double got = read_result(out.data(), dtype);
+              const double want = host_reduce(host, dtype, op, start, count);
+              ++checks;
+              if (!close_enough(got, want, dtype, op) && ++failures <= 20) {
+                fmt::print(stderr, "{} {} {} count {} start +{}: got {} want {}\n", v.name,
+                           kernels::reduce_op_name(op), core::dtype_name(dtype), count, start, got,
+                           want);
+              }
+            }
+          }
+        }
+      }
+    }
+    fmt::print(stderr, "{} checks, {} failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// 2^31 + 7 elements: past 32-bit indexing, misaligned by one element.
+TEST(ReduceGpu, TwoToThe31PlusSevenInt32) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    const std::int64_t count = (std::int64_t{1} << 31) + 7;
+    std::size_t free_bytes = 0, total = 0;
+    KILN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    if (free_bytes < 20ull << 30) {
+      fmt::print(stderr, "skipped inside: {} GiB free, 20 needed\n", free_bytes >> 30);
+      return 0;
+    }
+    core::Stream stream;
+    core::DeviceBuffer input((count + 1) * 4);
+    bench::fill_reduce_input(input.data(), core::DType::kInt32, count + 1, 7, stream.get());
+    std::vector<unsigned char> host((count + 1) * 4);
+    KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
+    core::DeviceBuffer out(256);
+    int failures = 0;
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax}) {
+      const double want = host_reduce(host, core::DType::kInt32, op, 1, count);
+      for (const ReduceVariant& v : valid_presets(core::DType::kInt32, op)) {
+        const kernels::ReduceWorkspace workspace(v, core::DType::kInt32, count);
+        core::poison(out.data(), out.bytes(), stream.get());
+        kernels::reduce(v, op, core::DType::kInt32, input.as<int>() + 1, count, out.data(),
+                        workspace, stream.get());
+        KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        const double got = read_result(out.data(), core::DType::kInt32);
+        if (got != want) {
+          ++failures;
+          fmt::print(stderr, "{} {} 2^31+7: got {} want {}\n", v.name, kernels::reduce_op_name(op),
+                     got, want);
+        }
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(ReduceGpu, RowsMatchTheHost) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    int failures = 0;
+    core::Stream stream;
+    const std::int64_t rows = 37;
+    for (core::DType dtype : core::all_dtypes()) {
+      for (std::int64_t cols : {1, 7, 33, 1000, 4099}) {
+        const std::size_t element = core::dtype_size(dtype);
+        core::DeviceBuffer input((rows * cols + 8) * element);
+        bench::fill_reduce_input(input.data(), dtype, rows * cols + 8, 5, stream.get());
+        std::vector<unsigned char> host((rows * cols + 8) * element);
+        KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
+        core::DeviceBuffer out(rows * 4);
+        for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax}) {
+          for (const ReduceVariant& v : valid_presets(dtype, op)) {
+            if (v.workspace != kernels::Workspace::kShared) continue;
+            const int start = 1;  // every row misaligned differently
+            core::poison(out.data(), out.bytes(), stream.get());
+            kernels::reduce_rows(v, op, dtype,
+                                 static_cast<const char*>(input.data()) + start * element, rows,
+                                 cols, out.data(), stream.get());
+            KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+            std::vector<unsigned char> got(rows * 4);
+            KILN_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size(), cudaMemcpyDeviceToHost));
+            for (std::int64_t r = 0; r < rows; ++r) {
+              double value;
+              if (dtype == core::DType::kInt32) {
+                int x;
+                std::memcpy(&x, got.data() + r * 4, 4);
+                value = x;
+              } else {
+                float x;
+                std::memcpy(&x, got.data() + r * 4, 4);
+                value = x;
+              }
+              const double want = host_reduce(host, dtype, op, start + r * cols, cols);
+              if (!close_enough(value, want, dtype, op) && ++failures <= 20) {
+                fmt::print(stderr, "rows {} {} {} cols {} row {}: got {} want {}\n", v.name,
+                           kernels::reduce_op_name(op), core::dtype_name(dtype), cols, r, value,
+                           want);
+              }
+            }
+          }
+        }
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(ReduceGpu, BadInputIsAUsageError) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    int failures = 0;
+    const auto expect_usage = [&](const char* what, const std::function<void()>& call) {
+      try {
+        call();
+        fmt::print(stderr, "{}: accepted\n", what);
+        ++failures;
+      } catch (const UsageError& e) {
+        fmt::print(stderr, "{}: {}\n", what, e.what());
+      }
+    };
+    core::DeviceBuffer input(4096), out(256);
+    const ReduceVariant vec = kernels::parse_reduce_variant("vec", "test");
+    const kernels::ReduceWorkspace small(vec, core::DType::kFp32, 100);
+    expect_usage("count 0", [&] {
+      kernels::reduce(vec, ReduceOp::kSum, core::DType::kFp32, input.data(), 0, out.data(), small,
+                      nullptr);
+    });
+    expect_usage("misaligned", [&] {
+      kernels::reduce(vec, ReduceOp::kSum, core::DType::kFp32, static_cast<char*>(input.data()) + 1,
+                      10, out.data(), small, nullptr);
+    });
+    expect_usage("workspace too small", [&] {
+      kernels::reduce(vec, ReduceOp::kSum, core::DType::kFp32, input.data(), 1000, out.data(),
+                      small, nullptr);
+    });
+    expect_usage("atomic float max", [&] {
+      kernels::reduce(kernels::parse_reduce_variant("vec-atomic", "test"), ReduceOp::kMax,
+                      core::DType::kFp32, input.data(), 10, out.data(), small, nullptr);
+    });
+    expect_usage("rows global workspace", [&] {
+      kernels::reduce_rows(kernels::parse_reduce_variant("v1", "test"), ReduceOp::kSum,
+                           core::DType::kFp32, input.data(), 2, 8, out.data(), nullptr);
+    });
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+}  // namespace
