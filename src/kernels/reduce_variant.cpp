@@ -225,7 +225,8 @@ ReduceLaunch plan_reduce_launch(const ReduceVariant& v, int element_bytes,
                                 std::uint64_t start_address, std::int64_t count,
                                 std::int64_t resident_blocks) {
   ReduceLaunch launch;
-  launch.vector_elements = std::max(1, v.vector_bytes / element_bytes);
+  // vector=4 means one element per load whatever its size (2-byte types load 2 bytes).
+  launch.vector_elements = v.vector_bytes == 16 ? std::max(1, 16 / element_bytes) : 1;
   if (launch.vector_elements == 1) {
     launch.vectors = count;
   } else {

@@ -132,6 +132,11 @@ TEST(ReduceLaunchPlan, MisalignedStartsGetAScalarHeadAndTail) {
   EXPECT_EQ(l.head, 0);
   EXPECT_EQ(l.vectors, 1025);
   EXPECT_EQ(l.blocks, 2);  // tiles of 1024
+  // Scalar loads of a 2-byte type: still one element per load (the kernel's kElems = 1).
+  l = plan_reduce_launch(preset("v2c"), 2, 0x2002, 4097, 1000);
+  EXPECT_EQ(l.vector_elements, 1);
+  EXPECT_EQ(l.vectors, 4097);
+  EXPECT_EQ(l.blocks, 3);  // tiles of 1024 x 2
 }
 
 TEST(ReduceLaunchPlan, PersistentGridsStopAtTheResidentBlocks) {
