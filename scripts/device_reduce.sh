@@ -3,11 +3,11 @@
 # sizes for several dtypes and operations (plus a misaligned start), compute-sanitizer on a small
 # size. Binaries come prebuilt in build/. Writes logs and JSON into /tmp/kiln-reduce/reduce/ and
 # packs them as $OUT/reduce.tar.gz after every step (a killed run still returns the pack).
-# Usage on the device machine: bash scripts/device_reduce.sh [steps]; steps: tests bench sanitizer.
+# Usage on the device machine: bash scripts/device_reduce.sh [steps]; steps: tests bench ncu sanitizer.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh
-steps=${*:-tests bench sanitizer}
+steps=${*:-tests bench ncu sanitizer}
 out=/tmp/kiln-reduce/reduce; rm -rf "$out"; mkdir -p "$out"
 pack() { tar -czf "${OUT:-out}/reduce.tar.gz" -C "$(dirname "$out")" reduce; }
 step() { pack; [[ " $steps " == *" $1 "* ]]; }
@@ -31,6 +31,11 @@ if step bench; then
   run timeout 100 $k reduce bench --op sum -d int32 --sizes 1e3,1e6,1e9 --misalign 1 \
     --json "$out/reduce-sum-int32-misalign1.json" > "$out/reduce-sum-int32-misalign1.txt" 2>&1
   grep -E "^ +1000000000 |correctness" "$out/reduce-sum-int32-misalign1.txt"
+fi
+if step ncu; then
+  run timeout 150 $k reduce bench --op sum -d int32 --sizes 1e8,1e9 -n 20 --ncu \
+    --json "$out/reduce-sum-int32-ncu.json" > "$out/reduce-sum-int32-ncu.txt" 2>&1
+  sed -n '/Nsight Compute/,$p' "$out/reduce-sum-int32-ncu.txt"
 fi
 if step sanitizer; then
   for tool in memcheck racecheck synccheck; do

@@ -19,7 +19,8 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
     std::string op = "sum", dtype = "int32", sizes = "1e3,1e6,1e8,1e9", json_path;
     std::vector<std::string> variants;
     int misalign = 0, warmup = 5, iterations = 50;
-    bool list = false;
+    bool list = false, ncu = false, profile_only = false;
+    double ncu_size = 0;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = reduce.add_subcommand(
@@ -38,6 +39,13 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->capture_default_str();
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->add_flag("--list", flags->list, "print the presets and their knobs, then exit");
+  cmd->add_flag("--ncu", flags->ncu,
+                "also read the study's metrics (duration, DRAM throughput, warp execution "
+                "efficiency, achieved occupancy, branch efficiency) with Nsight Compute");
+  cmd->add_option("--ncu-size", flags->ncu_size,
+                  "elements for the --ncu profiles (default: the largest of --sizes)");
+  cmd->add_flag("--profile-only", flags->profile_only,
+                "run each variant once per size and nothing else (what --ncu profiles)");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       if (flags->list) {
@@ -54,11 +62,18 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
       o.misalign = flags->misalign;
       o.warmup = flags->warmup;
       o.iterations = flags->iterations;
+      o.ncu = flags->ncu;
+      KILN_REQUIRE(
+          flags->ncu_size >= 0 && flags->ncu_size <= 1e13,
+          fmt::format("--ncu-size {}: accepted 0 (largest size) .. 1e13", flags->ncu_size));
+      o.ncu_size = static_cast<std::int64_t>(flags->ncu_size);
+      o.profile_only = flags->profile_only;
       bench::validate(o);
       if (comm::count_visible_gpus() == 0)
         throw Error("kiln reduce bench needs a GPU; none is visible");
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       const bench::ReduceBenchReport report = bench::run_reduce_bench(o);
+      if (o.profile_only) return 0;
       bool correct = true;
       for (const auto& r : report.results) correct = correct && r.correct;
       if (!flags->json_path.empty()) {

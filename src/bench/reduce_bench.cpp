@@ -11,6 +11,8 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "bench/cub_reduce.hpp"
 #include "bench/reduce_inputs.hpp"
 #include "core/cuda_check.hpp"
@@ -142,6 +144,151 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, const std::string
   return sizes;
 }
 
+std::vector<std::string> ncu_metric_names() {
+  return {"gpu__time_duration.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+          "smsp__thread_inst_executed_per_inst_executed.ratio",
+          "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "smsp__sass_average_branch_targets_threads_uniform.pct"};
+}
+
+namespace {
+
+// The fields of one CSV line ("a","b,c","d"): quotes removed, commas inside quotes kept.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  fields.push_back(field);
+  return fields;
+}
+
+}  // namespace
+
+std::vector<NcuValue> parse_ncu_csv(const std::string& csv) {
+  std::vector<NcuValue> values;
+  std::stringstream lines(csv);
+  std::string line;
+  int name_column = -1, unit_column = -1, value_column = -1;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::vector<std::string> fields = csv_fields(line);
+    if (name_column < 0) {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i] == "Metric Name") name_column = static_cast<int>(i);
+        if (fields[i] == "Metric Unit") unit_column = static_cast<int>(i);
+        if (fields[i] == "Metric Value") value_column = static_cast<int>(i);
+      }
+      if (value_column < 0) name_column = -1;  // not the header yet
+      continue;
+    }
+    if (static_cast<int>(fields.size()) <= std::max({name_column, unit_column, value_column}))
+      continue;
+    std::string number;
+    for (char c : fields[value_column])
+      if (c != ',') number += c;
+    try {
+      std::size_t used = 0;
+      const double value = std::stod(number, &used);
+      if (used == number.size())
+        values.push_back({fields[name_column], unit_column >= 0 ? fields[unit_column] : "", value});
+    } catch (const std::exception&) {
+    }
+  }
+  return values;
+}
+
+void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m) {
+  for (const NcuValue& v : values) {
+    if (v.metric == "gpu__time_duration.sum") {
+      const double scale = v.unit == "nsecond" || v.unit == "ns"   ? 1e-3
+                           : v.unit == "msecond" || v.unit == "ms" ? 1e3
+                           : v.unit == "second" || v.unit == "s"   ? 1e6
+                                                                   : 1.0;
+      m.duration_us = v.value * scale;
+    } else if (v.metric == "dram__throughput.avg.pct_of_peak_sustained_elapsed") {
+      m.dram_pct_of_peak = v.value;
+    } else if (v.metric == "smsp__thread_inst_executed_per_inst_executed.ratio") {
+      m.warp_execution_efficiency_pct = v.value / 32.0 * 100.0;
+    } else if (v.metric == "sm__warps_active.avg.pct_of_peak_sustained_active") {
+      m.achieved_occupancy_pct = v.value;
+    } else if (v.metric == "smsp__sass_average_branch_targets_threads_uniform.pct") {
+      m.branch_efficiency_pct = v.value;
+    }
+  }
+  if (values.empty() && m.error.empty()) m.error = "ncu reported no metrics";
+}
+
+namespace {
+
+std::string run_and_capture(const std::string& command, int& status) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    status = -1;
+    return output;
+  }
+  char buffer[4096];
+  std::size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
+  status = pclose(pipe);
+  return output;
+}
+
+// Profiles every variant's first pass at `size` elements in a child run of this binary.
+std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
+                                         const std::vector<kernels::ReduceVariant>& variants,
+                                         std::int64_t size) {
+  std::vector<NcuMetrics> out;
+  int status = 0;
+  run_and_capture("command -v ncu > /dev/null 2>&1", status);
+  const bool have_ncu = status == 0;
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string metrics;
+  for (const std::string& name : ncu_metric_names()) metrics += (metrics.empty() ? "" : ",") + name;
+  for (const auto& v : variants) {
+    NcuMetrics m;
+    m.variant = v.name;
+    m.size = size;
+    if (!have_ncu || length <= 0) {
+      m.error = have_ncu ? "cannot find this executable" : "ncu (Nsight Compute) not found";
+      out.push_back(m);
+      continue;
+    }
+    // Clocks left alone (--clock-control none), as the shared machines require.
+    const std::string command = fmt::format(
+        "ncu --clock-control none --csv --metrics {} --kernel-name regex:reduce_pass_kernel "
+        "--launch-count 1 '{}' reduce bench --profile-only --op {} -d {} --sizes {} "
+        "--misalign {} --variants '{}' 2>&1",
+        metrics, std::string(self, static_cast<std::size_t>(length)), kernels::reduce_op_name(o.op),
+        core::dtype_name(o.dtype), size, o.misalign, kernels::to_string(v));
+    std::fprintf(stderr, "# ncu: %s at %lld elements\n", v.name.c_str(),
+                 static_cast<long long>(size));
+    const std::string csv = run_and_capture(command, status);
+    apply_ncu_values(parse_ncu_csv(csv), m);
+    if (m.duration_us == 0.0) {
+      // Keep ncu's own words (e.g. ERR_NVGPUCTRPERM) for the report.
+      const auto at = csv.find("==ERROR==");
+      m.error = at != std::string::npos ? csv.substr(at, csv.find('\n', at) - at)
+                                        : fmt::format("ncu exited with status {}", status);
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
 void validate(const ReduceBenchOptions& o) {
   KILN_REQUIRE(o.warmup >= 0 && o.iterations >= 2, "-w must be >= 0 and -n >= 2");
   KILN_REQUIRE(o.misalign >= 0 && o.misalign < 64,
@@ -167,6 +314,23 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
 
   ReduceBenchReport report;
   core::Stream stream;
+  if (o.profile_only) {
+    // One call per variant and size on filled input: the launches ncu profiles.
+    const std::size_t element = core::dtype_size(o.dtype);
+    core::DeviceBuffer input(align256((sizes.back() + o.misalign) * element));
+    fill_reduce_input(input.data(), o.dtype, sizes.back() + o.misalign, o.seed, stream.get());
+    core::DeviceBuffer result(256);
+    for (const std::int64_t size : sizes) {
+      for (const auto& v : variants) {
+        const kernels::ReduceWorkspace workspace(v, o.dtype, size);
+        kernels::reduce(v, o.op, o.dtype,
+                        static_cast<const char*>(input.data()) + o.misalign * element, size,
+                        result.data(), workspace, stream.get());
+        KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      }
+    }
+    return report;
+  }
   int device = 0, l2 = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -275,6 +439,19 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
     }
     std::fflush(stdout);
   }
+  if (o.ncu) {
+    const std::int64_t size = o.ncu_size > 0 ? o.ncu_size : sizes.back();
+    report.ncu = profile_with_ncu(o, variants, size);
+    std::printf("# Nsight Compute, first pass of each variant at %lld elements\n",
+                static_cast<long long>(size));
+    std::printf("%-11s %12s %8s %10s %10s %10s %s\n", "variant", "duration_us", "dram%",
+                "warp_eff%", "occupancy%", "branch%", "note");
+    for (const NcuMetrics& m : report.ncu) {
+      std::printf("%-11s %12.2f %8.1f %10.1f %10.1f %10.1f %s\n", m.variant.c_str(), m.duration_us,
+                  m.dram_pct_of_peak, m.warp_execution_efficiency_pct, m.achieved_occupancy_pct,
+                  m.branch_efficiency_pct, m.error.c_str());
+    }
+  }
   return report;
 }
 
@@ -302,6 +479,17 @@ nlohmann::json to_json(const ReduceBenchOptions& o, const ReduceBenchReport& rep
                             {"cub_over_this", r.cub_over_this},
                             {"error", r.error},
                             {"correct", r.correct}});
+  }
+  j["ncu"] = nlohmann::json::array();
+  for (const NcuMetrics& m : report.ncu) {
+    j["ncu"].push_back({{"variant", m.variant},
+                        {"size", m.size},
+                        {"duration_us", m.duration_us},
+                        {"dram_pct_of_peak", m.dram_pct_of_peak},
+                        {"warp_execution_efficiency_pct", m.warp_execution_efficiency_pct},
+                        {"achieved_occupancy_pct", m.achieved_occupancy_pct},
+                        {"branch_efficiency_pct", m.branch_efficiency_pct},
+                        {"error", m.error}});
   }
   return j;
 }

@@ -23,6 +23,24 @@ struct ReduceBenchOptions {
   int warmup = 5;
   int iterations = 50;
   std::uint64_t seed = 1;
+  // --ncu: profile each variant's first pass at `ncu_size` elements with Nsight Compute (a child
+  // process per variant running this binary with profile_only).
+  bool ncu = false;
+  std::int64_t ncu_size = 0;  // 0: the largest of `sizes`
+  // Run each variant once per size, nothing else (what the ncu child runs).
+  bool profile_only = false;
+};
+
+// The study's metrics of one variant's first pass, read by Nsight Compute.
+struct NcuMetrics {
+  std::string variant;
+  std::int64_t size = 0;
+  double duration_us = 0.0;
+  double dram_pct_of_peak = 0.0;
+  double warp_execution_efficiency_pct = 0.0;  // active threads per executed instruction / 32
+  double achieved_occupancy_pct = 0.0;
+  double branch_efficiency_pct = 0.0;
+  std::string error;  // why the metrics are missing, when they are
 };
 
 struct ReduceResult {
@@ -41,7 +59,19 @@ struct ReduceBenchReport {
   double copy_gbps = 0.0;  // cudaMemcpy device to device, bytes read + written per second
   std::int64_t l2_bytes = 0;
   std::vector<ReduceResult> results;
+  std::vector<NcuMetrics> ncu;
 };
+
+// The metric names Nsight Compute is asked for, and the parse of its --csv output (values by
+// metric name; empty when the output holds none). Host-only, tested on CPU.
+struct NcuValue {
+  std::string metric, unit;
+  double value = 0.0;
+};
+std::vector<std::string> ncu_metric_names();
+std::vector<NcuValue> parse_ncu_csv(const std::string& csv);
+// Fills the metrics of `m` from parsed values (durations converted to microseconds).
+void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m);
 
 // Parses "1e3,1e6,2e9" or "1000" style sizes (each >= 1); throws kiln::UsageError naming
 // `argument`.
