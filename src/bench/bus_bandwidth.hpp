@@ -6,11 +6,13 @@
 #include <cstdint>
 
 #include "comm/collective.hpp"
+#include "roofline/bus_volume.hpp"
 
 namespace kiln::bench {
 
-// allreduce 2(n-1)/n; reducescatter, allgather, alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
-double bus_factor(comm::CollectiveOp op, int world_size);
+// allreduce 2(n-1)/n; reducescatter, allgather, alltoall (n-1)/n; broadcast, reduce, sendrecv 1
+// (one definition, shared with the roofline's communication volumes).
+using roofline::bus_factor;
 
 // GB/s (1e9 bytes per second) for `bytes` moved in `seconds`.
 double algorithm_bandwidth_gbps(std::uint64_t bytes, double seconds);
