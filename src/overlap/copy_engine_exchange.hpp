@@ -19,13 +19,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <vector>
+#include <memory>
 
-#include "core/device_buffer.hpp"
-
-namespace kiln::comm {
-class Communicator;
-}
+#include "comm/peer_memory.hpp"
 
 namespace kiln::overlap {
 
@@ -63,13 +59,10 @@ class CopyEngineExchange {
   unsigned* flag_word(int rank, Flag flag, int index) const;
   void set_remote_flags(Flag flag, unsigned epoch, unsigned* outgoing, cudaStream_t stream);
 
-  comm::Communicator& comm_;
   int rank_ = 0, world_ = 1;
   std::size_t region_bytes_ = 0;
-  core::DeviceBuffer buffer_;        // world regions
-  core::DeviceBuffer flags_;         // arrived[world] | freed[world] | outgoing words (2)
-  std::vector<void*> peer_buffers_;  // per rank (own: buffer_.data())
-  std::vector<void*> peer_flags_;    // per rank (own: flags_.data())
+  std::unique_ptr<comm::PeerMemory> buffer_;  // world regions
+  std::unique_ptr<comm::PeerMemory> flags_;   // arrived[world] | freed[world] | outgoing words (2)
 };
 
 }  // namespace kiln::overlap
