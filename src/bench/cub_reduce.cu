@@ -2,6 +2,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <climits>
+
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 #include <cuda/std/limits>
@@ -31,9 +33,9 @@ struct WrappingSum {
 };
 
 // Calls CUB for input type T; with storage == nullptr, only sizes the storage.
-template <typename T>
+template <typename T, typename Count>
 cudaError_t call_cub(kernels::ReduceOp op, void* storage, std::size_t& bytes, const void* in_ptr,
-                     std::int64_t count, void* out_ptr, cudaStream_t stream) {
+                     Count count, void* out_ptr, cudaStream_t stream) {
   const T* in = static_cast<const T*>(in_ptr);
   if constexpr (std::is_same_v<T, int>) {
     int* out = static_cast<int*>(out_ptr);
@@ -73,8 +75,10 @@ cudaError_t call_cub(kernels::ReduceOp op, void* storage, std::size_t& bytes, co
   }
 }
 
-cudaError_t dispatch(core::DType dtype, kernels::ReduceOp op, void* storage, std::size_t& bytes,
-                     const void* in, std::int64_t count, void* out, cudaStream_t stream) {
+template <typename Count>
+cudaError_t dispatch_counted(core::DType dtype, kernels::ReduceOp op, void* storage,
+                             std::size_t& bytes, const void* in, Count count, void* out,
+                             cudaStream_t stream) {
   switch (dtype) {
     case core::DType::kInt32:
       return call_cub<int>(op, storage, bytes, in, count, out, stream);
@@ -85,6 +89,15 @@ cudaError_t dispatch(core::DType dtype, kernels::ReduceOp op, void* storage, std
     default:
       return call_cub<__half>(op, storage, bytes, in, count, out, stream);
   }
+}
+
+// CUB picks 32-bit offsets for an int count and 64-bit ones for int64_t: give it the narrowest.
+cudaError_t dispatch(core::DType dtype, kernels::ReduceOp op, void* storage, std::size_t& bytes,
+                     const void* in, std::int64_t count, void* out, cudaStream_t stream) {
+  if (count <= INT32_MAX) {
+    return dispatch_counted(dtype, op, storage, bytes, in, static_cast<int>(count), out, stream);
+  }
+  return dispatch_counted(dtype, op, storage, bytes, in, count, out, stream);
 }
 
 }  // namespace

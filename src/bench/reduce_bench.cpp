@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/cub_reduce.hpp"
@@ -279,8 +280,10 @@ std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
     if (m.duration_us == 0.0) {
       // Keep ncu's own words (e.g. ERR_NVGPUCTRPERM) for the report.
       const auto at = csv.find("==ERROR==");
-      m.error = at != std::string::npos ? csv.substr(at, csv.find('\n', at) - at)
-                                        : fmt::format("ncu exited with status {}", status);
+      m.error = at != std::string::npos
+                    ? csv.substr(at, csv.find('\n', at) - at)
+                    : fmt::format("ncu exited with status {}",
+                                  WIFEXITED(status) ? WEXITSTATUS(status) : status);
     }
     out.push_back(m);
   }
@@ -322,7 +325,7 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
     core::DeviceBuffer result(256);
     for (const std::int64_t size : sizes) {
       for (const auto& v : variants) {
-        const kernels::ReduceWorkspace workspace(v, o.dtype, size);
+        const kernels::ReduceWorkspace workspace(v, o.dtype, size, o.op);
         kernels::reduce(v, o.op, o.dtype,
                         static_cast<const char*>(input.data()) + o.misalign * element, size,
                         result.data(), workspace, stream.get());
@@ -358,20 +361,23 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
       l2 >> 20, o.misalign);
   std::printf(
       "# times in us: median of %d iterations (warm-up %d), interleaved with CUB over 2 "
-      "rounds; inputs smaller than 2x L2 rotate over copies\n",
+      "rounds; inputs smaller than 2x L2 rotate over copies spanning 2x L2 (up to 2^15)\n",
       o.iterations, o.warmup);
   std::printf("%12s %-11s %10s %10s %10s %6s %9s %7s %8s %9s %s\n", "size", "variant", "median",
               "min", "max", "cv%", "GB/s", "%copy", "cub/this", "error", "ok");
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const std::int64_t size = sizes[s];
     const std::size_t bytes = static_cast<std::size_t>(size) * element;
-    // Rotate over copies when the input would stay in L2 between iterations.
+    // Rotate over copies spanning twice the L2 when one input would stay in it between calls;
+    // every call (any variant, warm-up included) takes the next copy, so a copy comes back only
+    // after 2x L2 of other data was read. (At most 2^15 copies: 1e3 int32 elements still span
+    // 100 MiB.)
+    const std::size_t stride = align256(offset + bytes);
     const int copies =
         bytes >= 2ull * l2
             ? 1
-            : static_cast<int>(std::min<std::size_t>(64, (2ull * l2 + bytes - 1) / bytes));
+            : static_cast<int>(std::min<std::size_t>(32768, (2ull * l2 + stride - 1) / stride));
     core::DeviceBuffer rotation;
-    const std::size_t stride = align256(offset + bytes);
     std::vector<const void*> inputs;
     if (copies == 1) {
       inputs.push_back(static_cast<const char*>(main_input.data()) + offset);
@@ -384,17 +390,17 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
         inputs.push_back(p);
       }
     }
+    std::size_t next_input = 0;
+    const auto input = [&]() { return inputs[next_input++ % inputs.size()]; };
     std::vector<std::unique_ptr<kernels::ReduceWorkspace>> workspaces;
     std::vector<std::function<void(int)>> bodies;
     std::vector<std::string> names = {"cub"}, knobs = {"cub::DeviceReduce"};
-    bodies.push_back(
-        [&, size](int i) { cub.run(inputs[i % inputs.size()], size, out.data(), stream.get()); });
+    bodies.push_back([&, size](int) { cub.run(input(), size, out.data(), stream.get()); });
     for (const auto& v : variants) {
-      workspaces.push_back(std::make_unique<kernels::ReduceWorkspace>(v, o.dtype, size));
+      workspaces.push_back(std::make_unique<kernels::ReduceWorkspace>(v, o.dtype, size, o.op));
       const kernels::ReduceWorkspace* ws = workspaces.back().get();
-      bodies.push_back([&, v, ws, size](int i) {
-        kernels::reduce(v, o.op, o.dtype, inputs[i % inputs.size()], size, out.data(), *ws,
-                        stream.get());
+      bodies.push_back([&, v, ws, size](int) {
+        kernels::reduce(v, o.op, o.dtype, input(), size, out.data(), *ws, stream.get());
       });
       names.push_back(v.name);
       knobs.push_back(kernels::to_string(v));

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/cuda_check.hpp"
+#include "core/driver_entry.hpp"
 #include "core/error.hpp"
 #include "kernels/reduce_detail.hpp"
 
@@ -88,34 +89,36 @@ core::DType reduce_result_dtype(core::DType dtype) {
   return dtype == core::DType::kInt32 ? core::DType::kInt32 : core::DType::kFp32;
 }
 
-std::int64_t reduce_resident_blocks(const ReduceVariant& variant, core::DType dtype) {
+std::int64_t reduce_resident_blocks(const ReduceVariant& variant, core::DType dtype, ReduceOp op) {
   // The occupancy query costs microseconds; a benchmark asks for it on every call.
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, int, int, int>, std::int64_t> cache;
+  static std::map<std::tuple<int, int, int, int, int, int, int>, std::int64_t> cache;
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   // What decides the kernel instantiation and its block size.
-  const auto key = std::make_tuple(device, static_cast<int>(dtype), variant.block,
-                                   variant.complete_unroll ? 1 : 0, variant.items,
-                                   variant.vector_bytes);
+  const auto key =
+      std::make_tuple(device, static_cast<int>(dtype), static_cast<int>(op), variant.block,
+                      variant.complete_unroll ? 1 : 0, variant.items, variant.vector_bytes);
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
   const std::int64_t blocks =
-      static_cast<std::int64_t>(detail::pass_blocks_per_sm(dtype, ReduceOp::kSum, variant)) *
-      device_sms();
+      static_cast<std::int64_t>(detail::pass_blocks_per_sm(dtype, op, variant)) * device_sms();
   cache[key] = std::max<std::int64_t>(1, blocks);
   return cache[key];
 }
 
 ReduceWorkspace::ReduceWorkspace(const ReduceVariant& variant, core::DType dtype,
-                                 std::int64_t count)
+                                 std::int64_t count, ReduceOp op)
     : count_(count) {
   KILN_REQUIRE(count >= 1, fmt::format("reduce workspace: count {} must be >= 1", count));
   const ReduceWorkspaceLayout layout =
       plan_reduce_workspace(variant, static_cast<int>(core::dtype_size(dtype)), count,
-                            reduce_resident_blocks(variant, dtype));
+                            reduce_resident_blocks(variant, dtype, op));
   buffer_ = core::DeviceBuffer(layout.total_bytes);
-  KILN_CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.bytes()));
+  // Only the completion counter must start at zero. cudaMemset is asynchronous for device memory
+  // and the caller's stream may not be ordered with the legacy stream: finish it here.
+  KILN_CUDA_CHECK(cudaMemset(buffer_.data(), 0, layout.partials_offset[0]));
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void reduce(const ReduceVariant& variant, ReduceOp op, core::DType dtype, const void* in,
@@ -125,7 +128,7 @@ void reduce(const ReduceVariant& variant, ReduceOp op, core::DType dtype, const 
   KILN_REQUIRE(in != nullptr && out != nullptr, "reduce: null input or output pointer");
   require_element_aligned(in, dtype, "reduce: input");
   require_element_aligned(out, reduce_result_dtype(dtype), "reduce: output");
-  const std::int64_t resident = reduce_resident_blocks(variant, dtype);
+  const std::int64_t resident = reduce_resident_blocks(variant, dtype, op);
   const int element_bytes = static_cast<int>(core::dtype_size(dtype));
   const ReduceWorkspaceLayout layout =
       plan_reduce_workspace(variant, element_bytes, count, resident);
@@ -157,12 +160,16 @@ void reduce(const ReduceVariant& variant, ReduceOp op, core::DType dtype, const 
   }
   if (variant.completion == Completion::kAtomic) {
     // The blocks combine into `out`, which starts at the operation's identity.
-    if (op == ReduceOp::kSum) {
-      KILN_CUDA_CHECK(cudaMemsetAsync(out, 0, 4, stream));
-    } else {
-      const int identity = op == ReduceOp::kMin ? INT32_MAX : INT32_MIN;  // int32 only
-      KILN_CUDA_CHECK(cudaMemcpyAsync(out, &identity, 4, cudaMemcpyHostToDevice, stream));
-    }
+    // (a 32-bit pattern memset: no host staging, capturable in a graph).
+    const unsigned identity = op == ReduceOp::kSum   ? 0u
+                              : op == ReduceOp::kMin ? 0x7fffffffu   // INT32_MAX, int32 only
+                                                     : 0x80000000u;  // INT32_MIN
+    using MemsetD32 = CUresult (*)(CUdeviceptr, unsigned, std::size_t, CUstream);
+    static const auto memset_d32 =
+        reinterpret_cast<MemsetD32>(core::driver_function("cuMemsetD32Async"));
+    core::check_driver(memset_d32(reinterpret_cast<CUdeviceptr>(out), identity, 1,
+                                  reinterpret_cast<CUstream>(stream)),
+                       "cuMemsetD32Async (reduce: atomic identity)");
     detail::launch_pass(dtype, op, variant, in, args, stream);
     return;
   }

@@ -20,13 +20,15 @@ namespace kiln::kernels {
 core::DType reduce_result_dtype(core::DType dtype);
 
 // Blocks of the variant's pass kernel resident on the current device at once (persistent grid).
-std::int64_t reduce_resident_blocks(const ReduceVariant& variant, core::DType dtype);
+std::int64_t reduce_resident_blocks(const ReduceVariant& variant, core::DType dtype, ReduceOp op);
 
 // A workspace for reduce(): sized for up to `count` elements, zeroed once on allocation (the
 // completion counter must start at zero; every call leaves it so).
 class ReduceWorkspace {
  public:
-  ReduceWorkspace(const ReduceVariant& variant, core::DType dtype, std::int64_t count);
+  // `op`: the operation it will serve (the kernel's occupancy sizes a persistent grid).
+  ReduceWorkspace(const ReduceVariant& variant, core::DType dtype, std::int64_t count,
+                  ReduceOp op = ReduceOp::kSum);
   void* data() const { return buffer_.data(); }
   std::size_t bytes() const { return buffer_.bytes(); }
   std::int64_t count() const { return count_; }

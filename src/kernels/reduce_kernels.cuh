@@ -219,6 +219,9 @@ __global__ void __launch_bounds__(kBlock > 0 ? kBlock : kMaxBlock)
     partials[blockIdx.x] = block_value;
     __threadfence();
     const unsigned ticket = atomicAdd(args.counter, 1u);
+    // Orders the other blocks' partials (published before their increments) before this block's
+    // reads under the PTX memory model, not only in practice.
+    __threadfence();
     is_last = ticket == gridDim.x - 1;
   }
   __syncthreads();

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -166,6 +167,87 @@ TEST(ReduceGpu, TwoToThe31PlusSevenInt32) {
   EXPECT_EQ(rc, 0);
 }
 
+// int32 sums that overflow: the result wraps around (two's complement), as CUB's does.
+TEST(ReduceGpu, Int32SumWrapsAround) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    const std::int64_t count = 100003;
+    std::vector<int> host(count);
+    for (std::int64_t i = 0; i < count; ++i) host[i] = INT32_MAX / 3 + static_cast<int>(i % 7);
+    unsigned wrapped = 0;
+    for (int v : host) wrapped += static_cast<unsigned>(v);
+    core::DeviceBuffer input(count * 4), out(256);
+    KILN_CUDA_CHECK(cudaMemcpy(input.data(), host.data(), count * 4, cudaMemcpyHostToDevice));
+    core::Stream stream;
+    int failures = 0;
+    for (const ReduceVariant& v : valid_presets(core::DType::kInt32, ReduceOp::kSum)) {
+      const kernels::ReduceWorkspace workspace(v, core::DType::kInt32, count);
+      core::poison(out.data(), out.bytes(), stream.get());
+      kernels::reduce(v, ReduceOp::kSum, core::DType::kInt32, input.data(), count, out.data(),
+                      workspace, stream.get());
+      KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      const double got = read_result(out.data(), core::DType::kInt32);
+      if (got != static_cast<double>(static_cast<int>(wrapped))) {
+        ++failures;
+        fmt::print(stderr, "{}: got {} want {}\n", v.name, got, static_cast<int>(wrapped));
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// Knob combinations the presets do not cover (small blocks, global tree with single-pass
+// completion, tiles with last-block completion over many blocks, atomics with full unrolling),
+// on sizes that make persistent grids loop and multi-pass run several passes.
+TEST(ReduceGpu, CustomVariantsOnLargeMisalignedInputs) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    const std::vector<std::string> variants = {
+        "block=64 items=8",
+        "block=128 tail=shuffle vector=4 items=2 grid=persistent completion=multipass",
+        "workspace=global tail=none grid=tiles completion=lastblock vector=16 items=4 block=256",
+        "grid=tiles completion=lastblock block=256 items=1",
+        "block=1024 unroll=1 tail=unrolled items=8 completion=atomic",
+        "block=512 unroll=1 tail=warp items=2 vector=16 grid=tiles completion=multipass"};
+    const std::int64_t count = 10000003;
+    int failures = 0;
+    core::Stream stream;
+    core::DeviceBuffer out(256);
+    for (core::DType dtype : {core::DType::kInt32, core::DType::kFp32, core::DType::kFp16}) {
+      const std::size_t element = core::dtype_size(dtype);
+      core::DeviceBuffer input((count + 8) * element);
+      bench::fill_reduce_input(input.data(), dtype, count + 8, 11, stream.get());
+      std::vector<unsigned char> host((count + 8) * element);
+      KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax}) {
+        const double want = host_reduce(host, dtype, op, 3, count);
+        for (const std::string& text : variants) {
+          const ReduceVariant v = kernels::parse_reduce_variant(text, "test");
+          if (kernels::invalid_reason(v, dtype, op)) continue;
+          const kernels::ReduceWorkspace workspace(v, dtype, count, op);
+          for (int call = 0; call < 2; ++call) {  // the second call reuses the workspace
+            core::poison(out.data(), out.bytes(), stream.get());
+            kernels::reduce(v, op, dtype, static_cast<const char*>(input.data()) + 3 * element,
+                            count, out.data(), workspace, stream.get());
+            KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+            const double got = read_result(out.data(), dtype);
+            const bool ok = dtype == core::DType::kInt32 || op != ReduceOp::kSum
+                                ? got == want
+                                : std::abs(got - want) <= 1e-4 * std::abs(want);
+            if (!ok && ++failures <= 20) {
+              fmt::print(stderr, "'{}' {} {} call {}: got {} want {}\n", text,
+                         kernels::reduce_op_name(op), core::dtype_name(dtype), call, got, want);
+            }
+          }
+        }
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
 TEST(ReduceGpu, RowsMatchTheHost) {
   KILN_SKIP_UNLESS_GPUS(1);
   const int rc = in_child([] {
@@ -183,7 +265,8 @@ TEST(ReduceGpu, RowsMatchTheHost) {
         for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax}) {
           for (const ReduceVariant& v : valid_presets(dtype, op)) {
             if (v.workspace != kernels::Workspace::kShared) continue;
-            const int start = 1;  // every row misaligned differently
+            const int start = 1;  // rows start misaligned (by a different amount unless cols*size
+                                  // is a multiple of 16)
             core::poison(out.data(), out.bytes(), stream.get());
             kernels::reduce_rows(v, op, dtype,
                                  static_cast<const char*>(input.data()) + start * element, rows,

@@ -1,0 +1,52 @@
+// Device-side collectives over NVLink: every rank's send data lives in peer memory (CUDA IPC), and
+// one kernel per call pulls the peers' blocks straight into the local output with 16-byte loads
+// over NVLink, after one barrier: block b of each rank flags its arrival in every peer's memory
+// (release, system scope) and waits for the peers' block b (acquire), so a peer's send data,
+// written before its kernel started, is complete. No NCCL kernel, no protocol chunking: for
+// messages of a few MiB and less, the cost is one launch, one flag round trip and the copy itself
+// (NCCL takes tens of microseconds there). Idea: the one-shot custom all-reduce kernels of
+// vLLM/TensorRT-LLM and ParallelKernelBench's symmetric-memory solutions; the code is kiln's.
+//
+// Contract: the send buffer is `send_buffer()` (symmetric: the same size on every rank). A rank
+// must not change its send data until every rank's call that reads it has completed (the
+// harness meets the ranks on the host between new inputs), since peers read it in place.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "comm/peer_memory.hpp"
+
+namespace kiln::comm {
+
+class Communicator;
+
+class NvlinkCollectives {
+ public:
+  static constexpr int kMaxWorld = 8;
+  static constexpr int kMaxBlocks = 132;
+  // Collective over `comm`: maps `max_send_bytes` of send buffer and the barrier flags of every
+  // rank. Throws kiln::UsageError above kMaxWorld ranks.
+  NvlinkCollectives(Communicator& comm, std::size_t max_send_bytes);
+
+  // Where this rank writes what it sends (max_send_bytes, peer-visible).
+  void* send_buffer() const { return send_->local(); }
+  std::size_t max_send_bytes() const { return send_->bytes(); }
+
+  // recv[j * bytes .. +bytes) = rank j's send_buffer()[0 .. bytes). bytes % 16 == 0.
+  void all_gather(std::size_t bytes, void* recv, cudaStream_t stream);
+  // recv[j * block .. +block) = rank j's send_buffer()[rank * block .. +block), block % 16 == 0.
+  void all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream);
+
+ private:
+  void pull(std::size_t block_bytes, bool source_offset_by_rank, void* recv, cudaStream_t stream);
+  int rank_ = 0, world_ = 1;
+  int sms_ = 0;
+  unsigned epoch_ = 0;
+  std::unique_ptr<PeerMemory> send_;
+  std::unique_ptr<PeerMemory> flags_;  // [world][kMaxBlocks] arrival epochs, written by peers
+};
+
+}  // namespace kiln::comm
