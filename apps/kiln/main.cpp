@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks (see `kiln bench --help`)");
   bench->require_subcommand(1);
   kiln::app::register_bench_collective(*bench, run);
+  kiln::app::register_bench_suite(*bench, run);
   CLI::App* overlap =
       app.add_subcommand("overlap", "GEMM + collective overlap (see `kiln overlap --help`)");
   overlap->require_subcommand(1);

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "bench/cublas_gemm.hpp"
+#include "bench/rank_timing.hpp"
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -31,26 +32,6 @@ using overlap::OverlapOp;
 
 ncclDataType_t nccl_type(core::DType dtype) {
   return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
-}
-
-// Per-iteration times of `body`, reduced to the maximum over ranks, in microseconds.
-std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
-                                      int iterations, const std::function<void(int)>& body,
-                                      const std::string& what) {
-  const std::vector<float> ms = core::time_iterations(stream, {warmup, iterations}, body,
-                                                      [&](cudaStream_t s) { comm.wait(s, what); });
-  core::DeviceBuffer times(sizeof(float) * ms.size());
-  KILN_CUDA_CHECK(
-      cudaMemcpyAsync(times.data(), ms.data(), times.bytes(), cudaMemcpyHostToDevice, stream));
-  comm.call("time reduction", [&] {
-    return ncclAllReduce(times.data(), times.data(), ms.size(), ncclFloat32, ncclMax, comm.get(),
-                         stream);
-  });
-  comm.wait(stream, "time reduction");
-  std::vector<float> slowest(ms.size());
-  KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
-  for (float& value : slowest) value *= 1000.0f;
-  return slowest;
 }
 
 core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
@@ -77,18 +58,6 @@ void time_interleaved(comm::Communicator& comm, cudaStream_t stream, int warmup,
   for (std::size_t v = 0; v < variants.size(); ++v) {
     *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
   }
-}
-
-double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
-  core::DeviceBuffer buffer(sizeof(double));
-  KILN_CUDA_CHECK(
-      cudaMemcpyAsync(buffer.data(), &value, sizeof(double), cudaMemcpyHostToDevice, stream));
-  comm.call("max reduction", [&] {
-    return ncclAllReduce(buffer.data(), buffer.data(), 1, ncclFloat64, ncclMax, comm.get(), stream);
-  });
-  comm.wait(stream, "max reduction");
-  KILN_CUDA_CHECK(cudaMemcpy(&value, buffer.data(), sizeof(double), cudaMemcpyDeviceToHost));
-  return value;
 }
 
 // One collective of the op on `count` output elements (AllReduce in place; ReduceScatter from

@@ -1,0 +1,145 @@
+// `kiln bench suite`: benchmark problems (reference vs kiln solutions) with correctness trials,
+// max-over-ranks timing, the phase-aware roofline and the suite metrics fast_p / roof_u.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/kiln/commands.hpp"
+#include "bench/problem.hpp"
+#include "bench/suite.hpp"
+#include "comm/communicator.hpp"
+#include "comm/local_launcher.hpp"
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+
+namespace kiln::app {
+namespace {
+
+struct SuiteFlags {
+  std::vector<std::string> problems, sizes;
+  std::string dtype = "bf16", preset = "default", profile, json_path;
+  int gpus = 0, warmup = 20, iterations = 50, trials = 5;
+  double timeout = 60.0;
+  bool list = false;
+};
+
+int list_problems() {
+  fmt::print("{:<12} {:<18} {:<40} {}\n", "problem", "category", "sizes", "solutions");
+  for (const auto& p : bench::problem_registry()) {
+    std::string sizes, solutions;
+    for (const auto& s : p->sizes()) sizes += (sizes.empty() ? "" : ",") + s.name;
+    for (const auto& s : p->solutions()) solutions += (solutions.empty() ? "" : ",") + s;
+    fmt::print("{:<12} {:<18} {:<40} {}  # {}\n", p->name(), bench::category_name(p->category()),
+               sizes, solutions, p->description());
+  }
+  return 0;
+}
+
+int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& o, const SuiteFlags& f,
+              core::Provenance provenance) {
+  comm::Communicator comm(info, f.timeout);
+  const bool printer = comm.rank() == 0;
+  if (printer) {
+    fmt::print(
+        "# kiln bench suite: {} rank(s), {}, NCCL {}; {} trials, warm-up {}, {} "
+        "iterations; times = median over iterations of the max over ranks (us)\n",
+        comm.size(), core::dtype_name(o.dtype), comm::nccl_version(), o.trials, o.warmup,
+        o.iterations);
+    fmt::print("{}\n", bench::format_suite_header());
+    std::fflush(stdout);
+  }
+  const auto rows = bench::run_suite(comm, o, [&](const bench::SuiteRow& row) {
+    if (!row.failure.empty()) fmt::print(stderr, "# rank {}: {}\n", comm.rank(), row.failure);
+    if (printer) {
+      fmt::print("{}\n", bench::format_suite_row(row));
+      std::fflush(stdout);
+    }
+  });
+  bool ok = true;
+  for (const auto& r : rows) ok = ok && r.correct && r.reference_check.empty();
+  if (printer) {
+    const nlohmann::json metrics = bench::suite_metrics(rows);
+    fmt::print(
+        "# over {} rows: fast_0 {:.3f}  fast_1 {:.3f}  fast_1.5 {:.3f}  fast_2 {:.3f}  "
+        "roof_0.25 {:.3f}  roof_0.5 {:.3f}  roof_0.75 {:.3f}\n",
+        rows.size(), metrics.value("fast_0", 0.0), metrics.value("fast_1", 0.0),
+        metrics.value("fast_1.5", 0.0), metrics.value("fast_2", 0.0),
+        metrics.value("roof_0.25", 0.0), metrics.value("roof_0.5", 0.0),
+        metrics.value("roof_0.75", 0.0));
+    if (!f.json_path.empty()) {
+      provenance.world_size = comm.size();
+      core::add_device_provenance(provenance, comm.device());
+      provenance.libraries["nccl"] = comm::nccl_version();
+      nlohmann::json result;
+      result["provenance"] = core::to_json(provenance);
+      result["benchmark"] = "suite";
+      result["dtype"] = core::dtype_name(o.dtype);
+      result["trials"] = o.trials;
+      result["warmup"] = o.warmup;
+      result["iterations"] = o.iterations;
+      result["metrics"] = metrics;
+      result["rows"] = nlohmann::json::array();
+      for (const auto& r : rows) result["rows"].push_back(bench::suite_row_to_json(r));
+      core::write_json_file(f.json_path, result);
+      fmt::print("# wrote {}\n", f.json_path);
+    }
+    fmt::print("# correctness: {}\n", ok ? "OK" : "FAILED");
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+void register_bench_suite(CLI::App& bench, Runner& run) {
+  auto f = std::make_shared<SuiteFlags>();
+  CLI::App* cmd = bench.add_subcommand(
+      "suite", "benchmark problems: reference vs kiln solutions, roofline, fast_p and roof_u");
+  cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks) on this host; 0 = all visible")
+      ->capture_default_str();
+  cmd->add_option("--problems", f->problems, "problem names or globs (default: all; see --list)");
+  cmd->add_option("--sizes", f->sizes, "size presets to run (default: every size of a problem)");
+  cmd->add_option("-d,--datatype", f->dtype, "bf16|fp16|fp32|int32")->capture_default_str();
+  cmd->add_option("--preset", f->preset,
+                  "timing preset: default (-w/-n) or pkb (500 warm-up, 100 iterations)")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", f->warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", f->iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--trials", f->trials, "correctness trials with fresh inputs")
+      ->capture_default_str();
+  cmd->add_option("--profile", f->profile,
+                  "hardware profile for the roofline ceilings (default: the GPU's own)");
+  cmd->add_option("--timeout", f->timeout, "seconds any wait may take before the ranks abort")
+      ->capture_default_str();
+  cmd->add_option("--json", f->json_path, "write results with provenance to this file");
+  cmd->add_flag("--list", f->list, "print the problems, their sizes and solutions; no GPU needed");
+  cmd->callback([f, &run]() {
+    run = [f](const Invocation& invocation) -> int {
+      if (f->list) return list_problems();
+      bench::SuiteOptions o;
+      o.problems = f->problems;
+      o.sizes = f->sizes;
+      o.dtype = core::parse_dtype(f->dtype, "-d");
+      o.warmup = f->warmup;
+      o.iterations = f->iterations;
+      o.trials = f->trials;
+      o.profile = f->profile;
+      bench::apply_timing_preset(o, f->preset);
+      KILN_REQUIRE(o.trials >= 1, fmt::format("--trials {}: must be >= 1", o.trials));
+      KILN_REQUIRE(o.warmup >= 0 && o.iterations >= 1,
+                   fmt::format("-w {} -n {}: need -w >= 0 and -n >= 1", o.warmup, o.iterations));
+      (void)bench::select_problems(o.problems);  // names checked before any GPU work
+      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      const int visible = comm::count_visible_gpus();
+      KILN_REQUIRE(f->gpus >= 0 && f->gpus <= std::max(visible, 1),
+                   fmt::format("-g {}: this host has {} visible GPU(s)", f->gpus, visible));
+      if (visible == 0) throw Error("kiln bench suite needs a GPU; none is visible");
+      const int world = f->gpus == 0 ? visible : f->gpus;
+      const SuiteFlags flags = *f;
+      return comm::launch_local_ranks(
+          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+    };
+  });
+}
+
+}  // namespace kiln::app

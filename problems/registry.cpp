@@ -1,0 +1,17 @@
+// The problem registry: every problem kiln ships, in table order. A new problem adds its file
+// under problems/, its factory to registry.hpp and one line here.
+#include "problems/registry.hpp"
+
+namespace kiln::bench {
+
+const std::vector<std::unique_ptr<Problem>>& problem_registry() {
+  static const std::vector<std::unique_ptr<Problem>> registry = [] {
+    std::vector<std::unique_ptr<Problem>> all;
+    all.push_back(problems::make_allgather());
+    all.push_back(problems::make_alltoall());
+    return all;
+  }();
+  return registry;
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,13 @@
+// The factories of the problems under problems/ (one per file), listed by registry.cpp.
+#pragma once
+
+#include <memory>
+
+#include "bench/problem.hpp"
+
+namespace kiln::problems {
+
+std::unique_ptr<bench::Problem> make_allgather();
+std::unique_ptr<bench::Problem> make_alltoall();
+
+}  // namespace kiln::problems

@@ -1,0 +1,67 @@
+// Problem registry helpers (see problem.hpp).
+#include "bench/problem.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include "core/error.hpp"
+
+namespace kiln::bench {
+
+std::string category_name(Category category) {
+  switch (category) {
+    case Category::kCollective:
+      return "collective";
+    case Category::kTensorParallel:
+      return "tensor-parallel";
+    case Category::kSequenceParallel:
+      return "sequence-parallel";
+    case Category::kContextParallel:
+      return "context-parallel";
+    case Category::kDataParallel:
+      return "data-parallel";
+    case Category::kExpertParallel:
+      return "expert-parallel";
+    case Category::kFsdpZero:
+      return "fsdp-zero";
+    case Category::kVocabParallel:
+      return "vocab-parallel";
+    case Category::kGraph:
+      return "graph";
+    case Category::kScientific:
+      return "scientific";
+    case Category::kOther:
+      return "other";
+  }
+  return "?";
+}
+
+std::int64_t ProblemSize::dim(const std::string& key) const {
+  const auto it = dims.find(key);
+  if (it == dims.end()) throw Error(fmt::format("size {} has no dimension '{}'", name, key));
+  return it->second;
+}
+
+std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns) {
+  std::vector<const Problem*> selected;
+  for (const auto& problem : problem_registry()) {
+    bool take = patterns.empty();
+    for (const std::string& p : patterns)
+      take = take || fnmatch(p.c_str(), problem->name().c_str(), 0) == 0;
+    if (take) selected.push_back(problem.get());
+  }
+  for (const std::string& p : patterns) {
+    bool matched = false;
+    for (const auto& problem : problem_registry())
+      matched = matched || fnmatch(p.c_str(), problem->name().c_str(), 0) == 0;
+    if (!matched) {
+      std::string names;
+      for (const auto& problem : problem_registry())
+        names += (names.empty() ? "" : ", ") + problem->name();
+      throw UsageError(fmt::format("--problems {}: matches no problem; known: {}", p, names));
+    }
+  }
+  return selected;
+}
+
+}  // namespace kiln::bench

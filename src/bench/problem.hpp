@@ -1,0 +1,94 @@
+// A benchmark problem (ParallelKernelBench-style): a multi-GPU task with size presets, per-rank
+// inputs made from a seed, an unoptimized reference (NCCL + cuBLAS + plain kernels), one or more
+// solutions, a correctness comparison and a roofline cost model. Problems live one per file under
+// problems/ and are listed in problems/registry.cpp; the harness (suite.hpp) runs them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "roofline/roofline.hpp"
+
+namespace kiln::comm {
+class Communicator;
+}
+
+namespace kiln::bench {
+
+enum class Category {
+  kCollective,
+  kTensorParallel,
+  kSequenceParallel,
+  kContextParallel,
+  kDataParallel,
+  kExpertParallel,
+  kFsdpZero,
+  kVocabParallel,
+  kGraph,
+  kScientific,
+  kOther
+};
+std::string category_name(Category category);  // "collective", "tensor-parallel", ...
+
+// A size preset: a name for tables ("1M") and the problem's dimensions.
+struct ProblemSize {
+  std::string name;
+  std::map<std::string, std::int64_t> dims;
+  std::int64_t dim(const std::string& key) const;  // throws kiln::Error when absent
+};
+
+// What a problem sees on one rank.
+struct RankContext {
+  comm::Communicator& comm;
+  cudaStream_t stream;
+  core::DType dtype;
+};
+
+// One problem at one size on one rank. Owns its inputs and both outputs.
+class ProblemRun {
+ public:
+  virtual ~ProblemRun() = default;
+  // This rank's inputs for a trial; `seed` is the trial's (the rank is mixed in by the problem,
+  // so every rank differs and any rank's inputs can be rebuilt on the host).
+  virtual void make_inputs(std::uint64_t seed) = 0;
+  virtual void poison_outputs() = 0;
+  // Enqueue on the context's stream.
+  virtual void reference() = 0;
+  virtual void solution(int index) = 0;
+  // After reference() completed: "" when the reference's output matches an independent host
+  // computation from the trial's seed, else why not (the reference's own correctness check).
+  virtual std::string check_reference() = 0;
+  // After solution() and reference() completed: "" when the solution's output matches the
+  // reference's within the problem's tolerance, else the first mismatch.
+  virtual std::string compare() = 0;
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+  virtual std::string name() const = 0;
+  virtual Category category() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<ProblemSize> sizes() const = 0;
+  virtual std::vector<std::string> solutions() const = 0;
+  // The phases of the problem per GPU (FLOPs, HBM bytes, bus bytes) at `size`.
+  virtual roofline::CostModel cost(const ProblemSize& size, core::DType dtype, int world) const = 0;
+  // Throws kiln::UsageError when the problem cannot run on this world (e.g. too many ranks).
+  virtual std::unique_ptr<ProblemRun> start(const ProblemSize& size,
+                                            RankContext& context) const = 0;
+};
+
+// Every problem kiln ships (problems/registry.cpp), in a fixed order.
+const std::vector<std::unique_ptr<Problem>>& problem_registry();
+
+// Problems whose names match any of the shell-style globs ("*", "all*"); all when empty. Throws
+// kiln::UsageError naming the pattern that matches none.
+std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns);
+
+}  // namespace kiln::bench

@@ -1,0 +1,24 @@
+// Timing across ranks: every rank times the same enqueued work with CUDA events, and each
+// iteration's figure is the slowest rank's (a multi-GPU operation is done when its last rank is).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+
+namespace kiln::bench {
+
+// Per-iteration times of `body` (warm-up first), each reduced to the maximum over ranks, in
+// microseconds. Collective over `comm`; `what` names the work in watchdog messages.
+std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+                                      int iterations, const std::function<void(int)>& body,
+                                      const std::string& what);
+
+// The maximum of `value` over ranks (collective).
+double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream);
+
+}  // namespace kiln::bench

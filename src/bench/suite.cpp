@@ -1,0 +1,185 @@
+// The benchmark harness (see suite.hpp).
+#include "bench/suite.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/problem.hpp"
+#include "bench/rank_timing.hpp"
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/hardware_profile.hpp"
+#include "core/stream.hpp"
+#include "core/test_values.hpp"
+#include "roofline/metrics.hpp"
+
+namespace kiln::bench {
+namespace {
+
+roofline::Ceilings ceilings_for(const SuiteOptions& o, int device) {
+  if (!o.profile.empty()) return roofline::ceilings_from_profile(core::find_profile(o.profile));
+  cudaDeviceProp prop{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const auto profile = core::profile_for_device_name(prop.name);
+  if (!profile) {
+    throw UsageError(
+        fmt::format("no hardware profile matches '{}'; name one with --profile", prop.name));
+  }
+  return roofline::ceilings_from_profile(*profile);
+}
+
+// True on every rank when `ok` holds on every rank.
+bool all_ranks(comm::Communicator& comm, bool ok, cudaStream_t stream) {
+  return max_over_ranks(comm, ok ? 0.0 : 1.0, stream) == 0.0;
+}
+
+// The ranks meet: nobody starts reading peers' inputs of the next trial before all are written,
+// nor overwrites its inputs while a peer may still read them.
+void meet(comm::Communicator& comm, cudaStream_t stream) {
+  comm.wait(stream, "suite");
+  (void)max_over_ranks(comm, 0.0, stream);
+}
+
+}  // namespace
+
+void apply_timing_preset(SuiteOptions& o, const std::string& preset) {
+  if (preset == "pkb") {
+    o.warmup = 500;
+    o.iterations = 100;
+  } else if (preset != "default") {
+    throw UsageError("--preset " + preset +
+                     ": accepted pkb (500 warm-up, 100 iterations), "
+                     "default");
+  }
+}
+
+std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
+                                const std::function<void(const SuiteRow&)>& on_row) {
+  KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
+               "--trials and -n must be >= 1 and -w >= 0");
+  const std::vector<const Problem*> problems = select_problems(o.problems);
+  const roofline::Ceilings ceilings = ceilings_for(o, comm.device());
+  core::Stream stream;
+  RankContext context{comm, stream.get(), o.dtype};
+  std::vector<SuiteRow> rows;
+  for (const Problem* problem : problems) {
+    for (const ProblemSize& size : problem->sizes()) {
+      if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), size.name) == o.sizes.end())
+        continue;
+      const std::unique_ptr<ProblemRun> run = problem->start(size, context);
+      const roofline::RooflineResult roof =
+          roofline::evaluate(problem->cost(size, o.dtype, comm.size()), ceilings);
+      // The reference's own check, on the first trial's inputs.
+      run->make_inputs(o.seed);
+      meet(comm, stream.get());
+      run->poison_outputs();
+      run->reference();
+      comm.wait(stream.get(), problem->name() + " reference");
+      const std::string reference_check = run->check_reference();
+      const bool reference_ok = all_ranks(comm, reference_check.empty(), stream.get());
+      const auto solutions = problem->solutions();
+      for (int s = 0; s < static_cast<int>(solutions.size()); ++s) {
+        SuiteRow row;
+        row.problem = problem->name();
+        row.category = category_name(problem->category());
+        row.size = size.name;
+        row.solution = solutions[s];
+        row.reference_check =
+            reference_ok ? ""
+                         : (reference_check.empty() ? "failed on another rank" : reference_check);
+        const std::string what = fmt::format("{} {} {}", row.problem, row.size, row.solution);
+        // Correctness: fresh inputs per trial (the problem mixes in the rank), poisoned outputs.
+        bool correct = true;
+        for (int trial = 0; trial < o.trials; ++trial) {
+          run->make_inputs(core::mix64(o.seed + 1 + trial));
+          meet(comm, stream.get());
+          run->poison_outputs();
+          run->reference();
+          run->solution(s);
+          comm.wait(stream.get(), what);
+          const std::string failure = run->compare();
+          if (!failure.empty() && row.failure.empty())
+            row.failure = fmt::format("trial {}: {}", trial, failure);
+          correct = all_ranks(comm, failure.empty(), stream.get()) && correct;
+        }
+        // Timing: reference, then solution, each on the last trial's inputs.
+        meet(comm, stream.get());
+        const auto reference_samples = samples_over_ranks(
+            comm, stream.get(), o.warmup, o.iterations, [&](int) { run->reference(); },
+            what + " reference timing");
+        const auto solution_samples = samples_over_ranks(
+            comm, stream.get(), o.warmup, o.iterations, [&](int) { run->solution(s); },
+            what + " timing");
+        row.reference_us = core::summarize(std::span<const float>(reference_samples));
+        row.solution_us = core::summarize(std::span<const float>(solution_samples));
+        // Re-check the output the timed runs left (a solution must stay correct when repeated).
+        const std::string after = run->compare();
+        if (!after.empty() && row.failure.empty()) row.failure = "after timing: " + after;
+        correct = all_ranks(comm, after.empty(), stream.get()) && correct;
+        row.correct = correct;
+        row.speedup = row.reference_us.median / row.solution_us.median;
+        row.roof_us = roof.seconds * 1e6;
+        row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
+        row.binding = roofline::resource_name(roof.binding);
+        rows.push_back(row);
+        on_row(row);
+      }
+    }
+  }
+  return rows;
+}
+
+std::string format_suite_header() {
+  return fmt::format("{:<12} {:<11} {:>6} {:<12} {:>4} {:>11} {:>11} {:>8} {:>9} {:>6} {:<12} {}",
+                     "problem", "category", "size", "solution", "ok", "ref us", "sol us", "speedup",
+                     "roof us", "U", "binding", "note");
+}
+
+std::string format_suite_row(const SuiteRow& r) {
+  std::string note = r.failure;
+  if (!r.reference_check.empty()) note = "REFERENCE CHECK FAILED: " + r.reference_check;
+  return fmt::format(
+      "{:<12} {:<11} {:>6} {:<12} {:>4} {:>11.2f} {:>11.2f} {:>8.3f} {:>9.2f} "
+      "{:>6.3f} {:<12} {}",
+      r.problem, r.category.substr(0, 11), r.size, r.solution, r.correct ? "yes" : "NO",
+      r.reference_us.median, r.solution_us.median, r.speedup, r.roof_us, r.utilization, r.binding,
+      note);
+}
+
+nlohmann::json suite_row_to_json(const SuiteRow& r) {
+  const auto stats = [](const core::TimingStats& t) {
+    return nlohmann::json{
+        {"median", t.median}, {"min", t.min}, {"max", t.max}, {"cv", t.cv}, {"count", t.count}};
+  };
+  return {{"problem", r.problem},
+          {"category", r.category},
+          {"size", r.size},
+          {"solution", r.solution},
+          {"reference_check", r.reference_check.empty() ? "passed" : r.reference_check},
+          {"correct", r.correct},
+          {"failure", r.failure},
+          {"reference_us", stats(r.reference_us)},
+          {"solution_us", stats(r.solution_us)},
+          {"speedup", r.speedup},
+          {"roof_us", r.roof_us},
+          {"utilization", r.utilization},
+          {"binding", r.binding}};
+}
+
+nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {
+  nlohmann::json j;
+  if (rows.empty()) return j;
+  std::vector<roofline::ProblemOutcome> outcomes;
+  for (const SuiteRow& r : rows) {
+    outcomes.push_back({r.problem + " " + r.size + " " + r.solution, r.correct,
+                        r.solution_us.median * 1e-6, r.reference_us.median * 1e-6,
+                        r.roof_us * 1e-6});
+  }
+  for (double p : {0.0, 1.0, 1.5, 2.0})
+    j[fmt::format("fast_{}", p)] = roofline::fast_p(outcomes, p);
+  for (double u : {0.25, 0.5, 0.75}) j[fmt::format("roof_{}", u)] = roofline::roof_u(outcomes, u);
+  return j;
+}
+
+}  // namespace kiln::bench

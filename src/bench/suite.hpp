@@ -1,0 +1,59 @@
+// `kiln bench suite`: the harness that runs problems (problem.hpp) on every rank. Per problem,
+// size and solution: the reference's own check against the host, correctness over trials with
+// fresh per-rank inputs and poisoned outputs, timing of reference and solution (per-iteration
+// maximum over ranks, median), a re-check after timing, and the phase-aware roofline (T_roof,
+// U, binding resource). Over the suite: fast_p and roof_u.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "roofline/roofline.hpp"
+
+namespace kiln::bench {
+
+struct SuiteOptions {
+  std::vector<std::string> problems;  // globs; empty: all
+  std::vector<std::string> sizes;     // size preset names; empty: all of each problem
+  core::DType dtype = core::DType::kBf16;
+  int trials = 5;
+  int warmup = 20;
+  int iterations = 50;
+  std::uint64_t seed = 2026;
+  std::string profile;  // hardware profile key for the ceilings; empty: the GPU's own
+};
+
+// `--preset pkb`: ParallelKernelBench's timing, 500 warm-up and 100 timed iterations.
+void apply_timing_preset(SuiteOptions& options, const std::string& preset);
+
+struct SuiteRow {
+  std::string problem, category, size, solution;
+  std::string reference_check;  // "" when the reference passed its own check
+  bool correct = false;         // every trial and the re-check, on every rank
+  std::string failure;          // this rank's first failure, if any
+  core::TimingStats reference_us, solution_us;
+  double speedup = 0.0;  // reference / solution (medians)
+  double roof_us = 0.0;
+  double utilization = 0.0;
+  std::string binding;
+};
+
+// Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after
+// each row.
+std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& options,
+                                const std::function<void(const SuiteRow&)>& on_row);
+
+std::string format_suite_header();
+std::string format_suite_row(const SuiteRow& row);
+nlohmann::json suite_row_to_json(const SuiteRow& row);
+
+// fast_p for p in {0, 1, 1.5, 2} and roof_u for u in {0.25, 0.5, 0.75} over the rows.
+nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows);
+
+}  // namespace kiln::bench

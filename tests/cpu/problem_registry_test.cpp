@@ -1,0 +1,65 @@
+// The problem registry without a GPU: unique names, sizes and solutions present, and every cost
+// model evaluates on the H200 spec sheet; the collective cost models against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "bench/problem.hpp"
+#include "core/error.hpp"
+#include "core/hardware_profile.hpp"
+#include "roofline/roofline.hpp"
+
+namespace kiln::bench {
+namespace {
+
+const Problem& problem(const std::string& name) {
+  for (const auto& p : problem_registry())
+    if (p->name() == name) return *p;
+  throw std::runtime_error("no problem " + name);
+}
+
+TEST(ProblemRegistry, NamesSizesSolutionsAndCostModels) {
+  const roofline::Ceilings h200 = roofline::ceilings_from_profile(core::find_profile("h200-sxm"));
+  std::set<std::string> names;
+  ASSERT_FALSE(problem_registry().empty());
+  for (const auto& p : problem_registry()) {
+    EXPECT_TRUE(names.insert(p->name()).second) << "duplicate " << p->name();
+    EXPECT_NE(category_name(p->category()), "?");
+    EXPECT_FALSE(p->sizes().empty()) << p->name();
+    EXPECT_FALSE(p->solutions().empty()) << p->name();
+    for (const ProblemSize& s : p->sizes()) {
+      for (int world : {2, 4, 8}) {
+        const roofline::RooflineResult r =
+            roofline::evaluate(p->cost(s, core::DType::kBf16, world), h200);
+        EXPECT_GT(r.seconds, 0.0) << p->name() << " " << s.name;
+      }
+    }
+  }
+}
+
+TEST(ProblemRegistry, CollectiveCostsAreTheBusVolumes) {
+  const roofline::Ceilings h100 = roofline::ceilings_from_profile(core::find_profile("h100-sxm"));
+  const ProblemSize one_mib{"1M", {{"bytes_per_rank", 1 << 20}}};
+  // allgather, 4 ranks, 1 MiB each: 3 MiB over the links at 450 GB/s = 6.99 us; 8 MiB of HBM
+  // traffic at 3350 GB/s = 2.50 us: interconnect-bound.
+  const auto ag =
+      roofline::evaluate(problem("allgather").cost(one_mib, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(ag.seconds * 1e6, 3.0 * (1 << 20) / 450e9 * 1e6, 1e-9);
+  EXPECT_EQ(ag.binding, roofline::Resource::kInterconnect);
+  EXPECT_NEAR(ag.phases[0].memory_seconds * 1e6, 8.0 * (1 << 20) / 3350e9 * 1e6, 1e-9);
+  // alltoall, 4 ranks, 1 MiB sent by each: 3/4 MiB over the links.
+  const auto a2a =
+      roofline::evaluate(problem("alltoall").cost(one_mib, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(a2a.seconds * 1e6, 0.75 * (1 << 20) / 450e9 * 1e6, 1e-9);
+}
+
+TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
+  EXPECT_EQ(select_problems({}).size(), problem_registry().size());
+  const auto all_prefix = select_problems({"all*"});
+  ASSERT_EQ(all_prefix.size(), 2u);
+  EXPECT_EQ(all_prefix[0]->name(), "allgather");
+  EXPECT_THROW(select_problems({"nope*"}), UsageError);
+}
+
+}  // namespace
+}  // namespace kiln::bench

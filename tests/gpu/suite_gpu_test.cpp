@@ -1,0 +1,36 @@
+// The benchmark harness on 2 GPUs: every problem's reference passes its own host check and
+// every kiln solution matches it, over trials and after timing (small sizes, few iterations).
+#include <gtest/gtest.h>
+
+#include "bench/suite.hpp"
+#include "comm/communicator.hpp"
+#include "comm/local_launcher.hpp"
+#include "gpu_availability.hpp"
+
+namespace {
+
+using namespace kiln;
+
+TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
+  KILN_SKIP_UNLESS_GPUS(2);
+  const int rc = comm::launch_local_ranks(2, [](const comm::RankInfo& info) {
+    comm::Communicator comm(info, 60.0);
+    bench::SuiteOptions o;
+    o.sizes = {"16K", "1M"};
+    o.trials = 3;
+    o.warmup = 2;
+    o.iterations = 5;
+    int failures = 0;
+    const auto rows = bench::run_suite(comm, o, [&](const bench::SuiteRow& row) {
+      if (!row.correct || !row.reference_check.empty()) {
+        ++failures;
+        std::fprintf(stderr, "rank %d: %s\n", comm.rank(), bench::format_suite_row(row).c_str());
+      }
+    });
+    if (rows.size() != 4) ++failures;  // 2 problems x 2 sizes x 1 solution
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+}  // namespace
