@@ -7,8 +7,12 @@ namespace kiln::bench {
 const std::vector<std::unique_ptr<Problem>>& problem_registry() {
   static const std::vector<std::unique_ptr<Problem>> registry = [] {
     std::vector<std::unique_ptr<Problem>> all;
+    all.push_back(problems::make_allreduce());
+    all.push_back(problems::make_reducescatter());
     all.push_back(problems::make_allgather());
     all.push_back(problems::make_alltoall());
+    all.push_back(problems::make_broadcast());
+    all.push_back(problems::make_scatter());
     return all;
   }();
   return registry;

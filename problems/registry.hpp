@@ -9,5 +9,9 @@ namespace kiln::problems {
 
 std::unique_ptr<bench::Problem> make_allgather();
 std::unique_ptr<bench::Problem> make_alltoall();
+std::unique_ptr<bench::Problem> make_allreduce();
+std::unique_ptr<bench::Problem> make_reducescatter();
+std::unique_ptr<bench::Problem> make_broadcast();
+std::unique_ptr<bench::Problem> make_scatter();
 
 }  // namespace kiln::problems

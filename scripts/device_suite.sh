@@ -13,7 +13,7 @@ step() { pack; [[ " $steps " == *" $1 "* ]]; }
 run() { echo "+ $*"; "$@"; echo "exit $?"; }
 gpus=$(nvidia-smi -L | wc -l)
 { nvidia-smi; nvidia-smi topo -m; } > "$out/device.txt" 2>&1
-step tests && run timeout 300 build/kiln_gpu_tests --gtest_filter='SuiteGpu.*:ReduceGpu.*:OverlapGpu.*' > "$out/gpu_tests.txt" 2>&1
+step tests && run timeout 300 build/kiln_gpu_tests --gtest_filter="${TESTS:-SuiteGpu.*:ReduceGpu.*:OverlapGpu.*}" > "$out/gpu_tests.txt" 2>&1
 step tests && grep -E "^\[ *(OK|FAILED|SKIPPED|PASSED) " "$out/gpu_tests.txt"
 step suite && run timeout 200 build/kiln bench suite -g "$gpus" --json "$out/suite-g$gpus.json" 2>&1 | tee "$out/suite-g$gpus.txt"
 step pkb && run timeout 200 build/kiln bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json" 2>&1 | tee "$out/suite-g$gpus-pkb.txt"

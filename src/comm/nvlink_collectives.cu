@@ -1,7 +1,11 @@
 // Pull-based all-gather and all-to-all over peer memory (see nvlink_collectives.hpp).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "comm/communicator.hpp"
 #include "comm/nvlink_collectives.hpp"
@@ -11,45 +15,113 @@
 namespace kiln::comm {
 namespace {
 
-struct PullArgs {
-  const char* sources[NvlinkCollectives::kMaxWorld];   // every rank's send buffer (own included)
+struct Barrier {
   unsigned* peer_flags[NvlinkCollectives::kMaxWorld];  // every rank's flag array
   unsigned* my_flags;
   int rank, world;
   unsigned epoch;
-  std::size_t block_bytes;    // per source rank
-  std::size_t source_offset;  // into every source (all-to-all: rank * block_bytes)
+};
+
+// Block b of this rank tells every peer it arrived, then waits for every peer's block b: a peer's
+// send data, written before its kernel started, is then complete.
+__device__ __forceinline__ void barrier(const Barrier& b) {
+  const int p = threadIdx.x;
+  if (p < b.world && p != b.rank) {
+    unsigned* remote = b.peer_flags[p] + b.rank * NvlinkCollectives::kMaxBlocks + blockIdx.x;
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(remote), "r"(b.epoch) : "memory");
+    const unsigned* mine = b.my_flags + p * NvlinkCollectives::kMaxBlocks + blockIdx.x;
+    unsigned seen;
+    do {
+      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
+    } while (static_cast<int>(seen - b.epoch) < 0);
+  }
+  __syncthreads();
+}
+
+// Peer memory read once: bypass L1 (.cg), the data is not reused.
+__device__ __forceinline__ uint4 load_peer(const void* address) {
+  uint4 v;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(address));
+  return v;
+}
+
+struct PullArgs {
+  Barrier sync;
+  const char* sources[NvlinkCollectives::kMaxWorld];  // the ranks read from, in output order
+  int source_count;
+  std::size_t block_bytes;    // per source
+  std::size_t source_offset;  // into every source
   char* out;
 };
 
 __global__ void __launch_bounds__(512) pull_kernel(PullArgs a) {
-  // The barrier: thread p tells rank p that this block arrived, then waits for rank p's block.
-  const int p = threadIdx.x;
-  if (p < a.world && p != a.rank) {
-    unsigned* remote = a.peer_flags[p] + a.rank * NvlinkCollectives::kMaxBlocks + blockIdx.x;
-    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(remote), "r"(a.epoch) : "memory");
-    const unsigned* mine = a.my_flags + p * NvlinkCollectives::kMaxBlocks + blockIdx.x;
-    unsigned seen;
-    do {
-      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
-    } while (static_cast<int>(seen - a.epoch) < 0);
-  }
-  __syncthreads();
-  // The copy: world blocks of block_bytes, 16 bytes per load, spread over the whole grid.
+  barrier(a.sync);
   const std::size_t vectors_per_block = a.block_bytes / 16;
-  const std::size_t total = vectors_per_block * a.world;
+  const std::size_t total = vectors_per_block * a.source_count;
   for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < total;
        v += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const int source = static_cast<int>(v / vectors_per_block);
     const std::size_t within = v - source * vectors_per_block;
-    const uint4* from =
-        reinterpret_cast<const uint4*>(a.sources[source] + a.source_offset) + within;
-    uint4 value;
-    // Peer memory read once: bypass L1 (.cg), the data is not reused.
-    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(value.x), "=r"(value.y), "=r"(value.z), "=r"(value.w)
-                 : "l"(from));
+    const uint4 value =
+        load_peer(reinterpret_cast<const uint4*>(a.sources[source] + a.source_offset) + within);
     reinterpret_cast<uint4*>(a.out + source * a.block_bytes)[within] = value;
+  }
+}
+
+struct SumArgs {
+  Barrier sync;
+  const char* sources[NvlinkCollectives::kMaxWorld];  // every rank
+  std::size_t offset_bytes;                           // into every source
+  std::size_t vectors;                                // 16-byte vectors to produce
+  char* out;
+};
+
+template <typename T>
+__device__ __forceinline__ float widen(T v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat162float(v);
+  else if constexpr (std::is_same_v<T, __half>)
+    return __half2float(v);
+  else
+    return static_cast<float>(v);
+}
+
+// One-shot sum: every output vector reads the same vector of every rank (in rank order, so every
+// rank computes the same bits), adds in fp32 (int32: exact integer adds) and rounds once.
+template <typename T>
+__global__ void __launch_bounds__(512) sum_kernel(SumArgs a) {
+  barrier(a.sync);
+  constexpr int kElems = 16 / sizeof(T);
+  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+       v < a.vectors; v += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    using Acc = std::conditional_t<std::is_same_v<T, int>, int, float>;
+    Acc acc[kElems] = {};
+    for (int r = 0; r < a.sync.world; ++r) {
+      const uint4 raw =
+          load_peer(reinterpret_cast<const uint4*>(a.sources[r] + a.offset_bytes) + v);
+      const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+      for (int i = 0; i < kElems; ++i) {
+        if constexpr (std::is_same_v<T, int>)
+          acc[i] += e[i];
+        else
+          acc[i] += widen(e[i]);
+      }
+    }
+    uint4 packed;
+    T* out = reinterpret_cast<T*>(&packed);
+#pragma unroll
+    for (int i = 0; i < kElems; ++i) {
+      if constexpr (std::is_same_v<T, __nv_bfloat16>)
+        out[i] = __float2bfloat16_rn(acc[i]);
+      else if constexpr (std::is_same_v<T, __half>)
+        out[i] = __float2half_rn(acc[i]);
+      else
+        out[i] = static_cast<T>(acc[i]);
+    }
+    reinterpret_cast<uint4*>(a.out)[v] = packed;
   }
 }
 
@@ -67,44 +139,110 @@ NvlinkCollectives::NvlinkCollectives(Communicator& comm, std::size_t max_send_by
                                         "NVLink collective flags");
 }
 
-void NvlinkCollectives::pull(std::size_t block_bytes, bool source_offset_by_rank, void* recv,
-                             cudaStream_t stream) {
-  if (block_bytes % 16 != 0) {
-    throw UsageError("NVLink collectives: " + std::to_string(block_bytes) +
-                     " bytes per rank is not a multiple of 16");
-  }
-  const std::size_t read_end = (source_offset_by_rank ? world_ : 1) * block_bytes;
-  if (read_end > send_->bytes()) {
-    throw UsageError("NVLink collectives: " + std::to_string(read_end) +
-                     " bytes to send, the buffer holds " + std::to_string(send_->bytes()));
-  }
-  PullArgs a{};
-  for (int r = 0; r < world_; ++r) {
-    a.sources[r] = static_cast<const char*>(send_->peer(r));
-    a.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
-  }
-  a.my_flags = static_cast<unsigned*>(flags_->local());
-  a.rank = rank_;
-  a.world = world_;
-  a.epoch = ++epoch_;
-  a.block_bytes = block_bytes;
-  a.source_offset = source_offset_by_rank ? rank_ * block_bytes : 0;
-  a.out = static_cast<char*>(recv);
+int NvlinkCollectives::blocks_for(std::size_t vectors) const {
   // Enough 512-thread blocks for 4 vectors per thread, at most one per SM (all resident: the
   // barrier needs every block of every rank running at once).
-  const std::size_t vectors = block_bytes / 16 * world_;
-  const int blocks = static_cast<int>(std::max<std::size_t>(
+  return static_cast<int>(std::max<std::size_t>(
       1, std::min<std::size_t>(std::min(sms_, kMaxBlocks), (vectors + 2047) / 2048)));
-  pull_kernel<<<blocks, 512, 0, stream>>>(a);
+}
+
+namespace {
+
+void check_multiple_of_16(std::size_t bytes, const char* what) {
+  if (bytes % 16 != 0) {
+    throw UsageError(std::string("NVLink collectives: ") + what + " of " + std::to_string(bytes) +
+                     " bytes is not a multiple of 16");
+  }
+}
+
+}  // namespace
+
+void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset,
+                             std::size_t block_bytes, void* recv, cudaStream_t stream) {
+  check_multiple_of_16(block_bytes, "a block");
+  check_multiple_of_16(offset, "an offset");
+  if (offset + block_bytes > send_->bytes()) {
+    throw UsageError("NVLink collectives: reading " + std::to_string(offset + block_bytes) +
+                     " bytes of a " + std::to_string(send_->bytes()) + "-byte send buffer");
+  }
+  PullArgs a{};
+  a.sync = Barrier{{}, static_cast<unsigned*>(flags_->local()), rank_, world_, ++epoch_};
+  for (int r = 0; r < world_; ++r) a.sync.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
+  for (std::size_t k = 0; k < sources.size(); ++k)
+    a.sources[k] = static_cast<const char*>(send_->peer(sources[k]));
+  a.source_count = static_cast<int>(sources.size());
+  a.block_bytes = block_bytes;
+  a.source_offset = offset;
+  a.out = static_cast<char*>(recv);
+  pull_kernel<<<blocks_for(block_bytes / 16 * sources.size()), 512, 0, stream>>>(a);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count,
+                                 void* recv, cudaStream_t stream) {
+  const std::size_t bytes = count * core::dtype_size(dtype);
+  check_multiple_of_16(bytes, "a reduction");
+  check_multiple_of_16(offset_bytes, "an offset");
+  if (offset_bytes + bytes > send_->bytes()) {
+    throw UsageError("NVLink collectives: reducing " + std::to_string(offset_bytes + bytes) +
+                     " bytes of a " + std::to_string(send_->bytes()) + "-byte send buffer");
+  }
+  SumArgs a{};
+  a.sync = Barrier{{}, static_cast<unsigned*>(flags_->local()), rank_, world_, ++epoch_};
+  for (int r = 0; r < world_; ++r) {
+    a.sync.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
+    a.sources[r] = static_cast<const char*>(send_->peer(r));
+  }
+  a.offset_bytes = offset_bytes;
+  a.vectors = bytes / 16;
+  a.out = static_cast<char*>(recv);
+  const int blocks = blocks_for(a.vectors);
+  switch (dtype) {
+    case core::DType::kBf16:
+      sum_kernel<__nv_bfloat16><<<blocks, 512, 0, stream>>>(a);
+      break;
+    case core::DType::kFp16:
+      sum_kernel<__half><<<blocks, 512, 0, stream>>>(a);
+      break;
+    case core::DType::kFp32:
+      sum_kernel<float><<<blocks, 512, 0, stream>>>(a);
+      break;
+    case core::DType::kInt32:
+      sum_kernel<int><<<blocks, 512, 0, stream>>>(a);
+      break;
+  }
   KILN_CUDA_CHECK_LAUNCH();
 }
 
 void NvlinkCollectives::all_gather(std::size_t bytes, void* recv, cudaStream_t stream) {
-  pull(bytes, false, recv, stream);
+  std::vector<int> all(world_);
+  for (int r = 0; r < world_; ++r) all[r] = r;
+  pull(all, 0, bytes, recv, stream);
 }
 
 void NvlinkCollectives::all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream) {
-  pull(block_bytes, true, recv, stream);
+  std::vector<int> all(world_);
+  for (int r = 0; r < world_; ++r) all[r] = r;
+  pull(all, rank_ * block_bytes, block_bytes, recv, stream);
+}
+
+void NvlinkCollectives::broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream) {
+  pull({root}, 0, bytes, recv, stream);
+}
+
+void NvlinkCollectives::scatter(std::size_t block_bytes, int root, void* recv,
+                                cudaStream_t stream) {
+  pull({root}, rank_ * block_bytes, block_bytes, recv, stream);
+}
+
+void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
+                                   cudaStream_t stream) {
+  pull_sum(dtype, 0, count, recv, stream);
+}
+
+void NvlinkCollectives::reduce_scatter(core::DType dtype, std::size_t block_count, void* recv,
+                                       cudaStream_t stream) {
+  pull_sum(dtype, rank_ * block_count * core::dtype_size(dtype), block_count, recv, stream);
 }
 
 }  // namespace kiln::comm

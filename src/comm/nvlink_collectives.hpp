@@ -16,8 +16,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "comm/peer_memory.hpp"
+#include "core/dtype.hpp"
 
 namespace kiln::comm {
 
@@ -39,9 +41,23 @@ class NvlinkCollectives {
   void all_gather(std::size_t bytes, void* recv, cudaStream_t stream);
   // recv[j * block .. +block) = rank j's send_buffer()[rank * block .. +block), block % 16 == 0.
   void all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream);
+  // recv[0 .. bytes) = root's send_buffer()[0 .. bytes).
+  void broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream);
+  // recv[0 .. block) = root's send_buffer()[rank * block .. +block).
+  void scatter(std::size_t block_bytes, int root, void* recv, cudaStream_t stream);
+  // One-shot reductions (sum, fp32 accumulation for 16-bit types, one rounding), every rank
+  // reading every peer's data: recv[0 .. count) = sum over ranks of send_buffer()[0 .. count).
+  void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
+  // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
+  void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
 
  private:
-  void pull(std::size_t block_bytes, bool source_offset_by_rank, void* recv, cudaStream_t stream);
+  // Copies `sources` ranks' [offset, offset + block) into recv, one block each, in order.
+  void pull(const std::vector<int>& sources, std::size_t offset, std::size_t block_bytes,
+            void* recv, cudaStream_t stream);
+  void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
+                cudaStream_t stream);
+  int blocks_for(std::size_t vectors) const;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
   unsigned epoch_ = 0;

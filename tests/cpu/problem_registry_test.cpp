@@ -51,13 +51,22 @@ TEST(ProblemRegistry, CollectiveCostsAreTheBusVolumes) {
   const auto a2a =
       roofline::evaluate(problem("alltoall").cost(one_mib, core::DType::kBf16, 4), h100);
   EXPECT_NEAR(a2a.seconds * 1e6, 0.75 * (1 << 20) / 450e9 * 1e6, 1e-9);
+  // allreduce, 4 ranks, 1 MiB: the ring's 2*3/4 MiB over the links.
+  const auto ar =
+      roofline::evaluate(problem("allreduce").cost(one_mib, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(ar.seconds * 1e6, 1.5 * (1 << 20) / 450e9 * 1e6, 1e-9);
+  // broadcast: the whole vector reaches every other GPU.
+  const auto bc =
+      roofline::evaluate(problem("broadcast").cost(one_mib, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(bc.seconds * 1e6, 1.0 * (1 << 20) / 450e9 * 1e6, 1e-9);
 }
 
 TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
   EXPECT_EQ(select_problems({}).size(), problem_registry().size());
   const auto all_prefix = select_problems({"all*"});
-  ASSERT_EQ(all_prefix.size(), 2u);
-  EXPECT_EQ(all_prefix[0]->name(), "allgather");
+  ASSERT_EQ(all_prefix.size(), 3u);
+  EXPECT_EQ(all_prefix[0]->name(), "allreduce");
+  EXPECT_EQ(select_problems({"scatter", "broad*"}).size(), 2u);
   EXPECT_THROW(select_problems({"nope*"}), UsageError);
 }
 
