@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include "apps/kiln/commands.hpp"
 #include "bench/problem.hpp"
 #include "bench/suite.hpp"
+#include "bench/suite_plot.hpp"
 #include "comm/communicator.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/error.hpp"
@@ -18,7 +20,7 @@ namespace {
 
 struct SuiteFlags {
   std::vector<std::string> problems, sizes;
-  std::string dtype = "bf16", preset = "default", profile, json_path;
+  std::string dtype = "bf16", preset = "default", profile, json_path, svg_path;
   int gpus = 0, warmup = 20, iterations = 50, trials = 5;
   double timeout = 60.0;
   bool list = false;
@@ -34,6 +36,13 @@ int list_problems() {
                sizes, solutions, p->description());
   }
   return 0;
+}
+
+void write_svg(const std::string& path, const std::string& svg) {
+  std::ofstream file(path);
+  file << svg;
+  if (!file) throw Error("cannot write " + path);
+  fmt::print("# wrote {}\n", path);
 }
 
 int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& o, const SuiteFlags& f,
@@ -84,6 +93,11 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& o, const Su
       core::write_json_file(f.json_path, result);
       fmt::print("# wrote {}\n", f.json_path);
     }
+    if (!f.svg_path.empty()) {
+      write_svg(f.svg_path,
+                bench::suite_svg(rows, fmt::format("kiln bench suite, {} rank(s), {}", comm.size(),
+                                                   core::dtype_name(o.dtype))));
+    }
     fmt::print("# correctness: {}\n", ok ? "OK" : "FAILED");
   }
   return ok ? 0 : 1;
@@ -112,6 +126,8 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
   cmd->add_option("--timeout", f->timeout, "seconds any wait may take before the ranks abort")
       ->capture_default_str();
   cmd->add_option("--json", f->json_path, "write results with provenance to this file");
+  cmd->add_option("--svg", f->svg_path,
+                  "write the roofline plot (U per row, coloured by binding resource) as SVG");
   cmd->add_flag("--list", f->list, "print the problems, their sizes and solutions; no GPU needed");
   cmd->callback([f, &run]() {
     run = [f](const Invocation& invocation) -> int {
@@ -138,6 +154,38 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       const SuiteFlags flags = *f;
       return comm::launch_local_ranks(
           world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+    };
+  });
+}
+
+void register_bench_plot(CLI::App& bench, Runner& run) {
+  struct PlotFlags {
+    std::string json_path, svg_path, title;
+  };
+  auto f = std::make_shared<PlotFlags>();
+  CLI::App* cmd = bench.add_subcommand(
+      "plot", "roofline plot of a `kiln bench suite --json` file as SVG (no GPU needed)");
+  cmd->add_option("--json", f->json_path, "the suite's JSON")->required();
+  cmd->add_option("--svg", f->svg_path, "the SVG to write")->required();
+  cmd->add_option("--title", f->title, "plot title (default: from the file's provenance)");
+  cmd->callback([f, &run]() {
+    run = [f](const Invocation&) -> int {
+      std::ifstream in(f->json_path);
+      if (!in) throw UsageError("--json " + f->json_path + ": cannot read");
+      nlohmann::json suite;
+      try {
+        in >> suite;
+      } catch (const std::exception& e) {
+        throw UsageError("--json " + f->json_path + ": not JSON (" + e.what() + ")");
+      }
+      std::string title = f->title;
+      if (title.empty()) {
+        const nlohmann::json p = suite.value("provenance", nlohmann::json::object());
+        title = fmt::format("kiln bench suite, {} rank(s), commit {}, {}", p.value("world_size", 0),
+                            p.value("commit", "?"), p.value("date", "?"));
+      }
+      write_svg(f->svg_path, bench::suite_svg(bench::suite_rows_from_json(suite), title));
+      return 0;
     };
   });
 }
