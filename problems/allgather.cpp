@@ -52,8 +52,10 @@ class AllGather final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    return std::make_unique<AllGatherRun>(context,
-                                          static_cast<std::size_t>(size.dim("bytes_per_rank")));
+    const int world = context.comm.size();
+    const std::size_t bytes = static_cast<std::size_t>(size.dim("bytes_per_rank"));
+    require_whole_vectors(bytes, size, name(), world);
+    return std::make_unique<AllGatherRun>(context, bytes);
   }
 };
 

@@ -55,8 +55,11 @@ class AllToAll final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    return std::make_unique<AllToAllRun>(context,
-                                         static_cast<std::size_t>(size.dim("bytes_per_rank")));
+    const int world = context.comm.size();
+    const std::size_t bytes = static_cast<std::size_t>(size.dim("bytes_per_rank"));
+    const std::size_t element = core::dtype_size(context.dtype);
+    require_whole_vectors(bytes / element / world * element, size, name(), world);
+    return std::make_unique<AllToAllRun>(context, bytes);
   }
 };
 

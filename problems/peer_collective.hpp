@@ -16,6 +16,7 @@
 #include "comm/nvlink_collectives.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
+#include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/test_values.hpp"
@@ -57,6 +58,18 @@ inline double element_value(const unsigned char* data, core::DType dtype, std::s
       std::memcpy(&bits, data + e * 2, 2);
       return core::half_bits_to_float(bits, dtype);
     }
+  }
+}
+
+// The kiln-nvlink kernels move whole 16-byte vectors: a size whose per-rank blocks are not (e.g.
+// 16 KiB split over 3 ranks) cannot run; the suite skips it on every rank alike.
+inline void require_whole_vectors(std::size_t block_bytes, const bench::ProblemSize& size,
+                                  const std::string& problem, int world) {
+  if (block_bytes == 0 || block_bytes % 16 != 0) {
+    throw UsageError(
+        fmt::format("{} {} on {} ranks: blocks of {} bytes are not whole 16-byte "
+                    "vectors",
+                    problem, size.name, world, block_bytes));
   }
 }
 

@@ -67,7 +67,24 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
     for (const ProblemSize& size : problem->sizes()) {
       if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), size.name) == o.sizes.end())
         continue;
-      const std::unique_ptr<ProblemRun> run = problem->start(size, context);
+      // A problem that cannot run this size on this world (e.g. blocks that are not whole
+      // 16-byte vectors on 3 ranks) says so on every rank alike: the row is skipped, not the suite.
+      std::unique_ptr<ProblemRun> run;
+      try {
+        run = problem->start(size, context);
+      } catch (const UsageError& e) {
+        for (const std::string& solution : problem->solutions()) {
+          SuiteRow row;
+          row.problem = problem->name();
+          row.category = category_name(problem->category());
+          row.size = size.name;
+          row.solution = solution;
+          row.skipped = e.what();
+          rows.push_back(row);
+          on_row(row);
+        }
+        continue;
+      }
       const roofline::RooflineResult roof =
           roofline::evaluate(problem->cost(size, o.dtype, comm.size()), ceilings);
       // The reference's own check, on the first trial's inputs.
@@ -92,19 +109,23 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
         // Correctness: fresh inputs per trial (the problem mixes in the rank), poisoned outputs.
         bool correct = true;
         for (int trial = 0; trial < o.trials; ++trial) {
-          run->make_inputs(core::mix64(o.seed + 1 + trial));
+          // Meet first (no peer still reads the last trial's inputs), then new inputs and
+          // straight into the solution: it must synchronise with its peers' inputs itself.
           meet(comm, stream.get());
           run->poison_outputs();
-          run->reference();
+          run->make_inputs(core::mix64(o.seed + 1 + trial));
           run->solution(s);
+          run->reference();
           comm.wait(stream.get(), what);
           const std::string failure = run->compare();
           if (!failure.empty() && row.failure.empty())
             row.failure = fmt::format("trial {}: {}", trial, failure);
           correct = all_ranks(comm, failure.empty(), stream.get()) && correct;
         }
-        // Timing: reference, then solution, each on the last trial's inputs.
+        // Timing: reference, then solution, each on the last trial's inputs, outputs poisoned
+        // first so that the re-check below sees what the timed runs wrote.
         meet(comm, stream.get());
+        run->poison_outputs();
         const auto reference_samples = samples_over_ranks(
             comm, stream.get(), o.warmup, o.iterations, [&](int) { run->reference(); },
             what + " reference timing");
@@ -117,7 +138,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
         const std::string after = run->compare();
         if (!after.empty() && row.failure.empty()) row.failure = "after timing: " + after;
         correct = all_ranks(comm, after.empty(), stream.get()) && correct;
-        row.correct = correct;
+        row.correct = correct && reference_ok;
         row.speedup = row.reference_us.median / row.solution_us.median;
         row.roof_us = roof.seconds * 1e6;
         row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
@@ -137,6 +158,10 @@ std::string format_suite_header() {
 }
 
 std::string format_suite_row(const SuiteRow& r) {
+  if (!r.skipped.empty()) {
+    return fmt::format("{:<14} {:<11} {:>6} {:<12} {:>4} {}", r.problem, r.category.substr(0, 11),
+                       r.size, r.solution, "-", "skipped: " + r.skipped);
+  }
   std::string note = r.failure;
   if (!r.reference_check.empty()) note = "REFERENCE CHECK FAILED: " + r.reference_check;
   return fmt::format(
@@ -164,14 +189,15 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"speedup", r.speedup},
           {"roof_us", r.roof_us},
           {"utilization", r.utilization},
-          {"binding", r.binding}};
+          {"binding", r.binding},
+          {"skipped", r.skipped}};
 }
 
 nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {
   nlohmann::json j;
-  if (rows.empty()) return j;
   std::vector<roofline::ProblemOutcome> outcomes;
   for (const SuiteRow& r : rows) {
+    if (!r.skipped.empty()) continue;
     outcomes.push_back({r.problem + " " + r.size + " " + r.solution, r.correct,
                         r.solution_us.median * 1e-6, r.reference_us.median * 1e-6,
                         r.roof_us * 1e-6});

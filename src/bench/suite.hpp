@@ -42,6 +42,7 @@ struct SuiteRow {
   double roof_us = 0.0;
   double utilization = 0.0;
   std::string binding;
+  std::string skipped;  // why the problem cannot run this size here (row not measured)
 };
 
 // Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after

@@ -42,7 +42,10 @@ std::string colour_of(const std::string& binding) {
 
 }  // namespace
 
-std::string suite_svg(const std::vector<SuiteRow>& rows, const std::string& title) {
+std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& title) {
+  std::vector<SuiteRow> rows;  // skipped rows were not measured: no bar
+  for (const SuiteRow& r : all_rows)
+    if (r.skipped.empty()) rows.push_back(r);
   const int bar = 18, gap = 6, left = 60, top = 40, plot_h = 300, label_h = 150;
   const int width = left + static_cast<int>(rows.size()) * (bar + gap) + 180;
   const int height = top + plot_h + label_h;
@@ -123,6 +126,7 @@ std::vector<SuiteRow> suite_rows_from_json(const nlohmann::json& suite) {
     r.roof_us = j.value("roof_us", 0.0);
     r.utilization = j.value("utilization", 0.0);
     r.binding = j.value("binding", "");
+    r.skipped = j.value("skipped", "");
     rows.push_back(r);
   }
   return rows;

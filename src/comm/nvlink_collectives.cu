@@ -7,6 +7,8 @@
 #include <string>
 #include <type_traits>
 
+#include <nccl.h>
+
 #include "comm/communicator.hpp"
 #include "comm/nvlink_collectives.hpp"
 #include "core/cuda_check.hpp"
@@ -14,6 +16,8 @@
 
 namespace kiln::comm {
 namespace {
+
+constexpr unsigned long long kBarrierTimeoutNs = 30ull * 1000 * 1000 * 1000;  // 30 s
 
 struct Barrier {
   unsigned* peer_flags[NvlinkCollectives::kMaxWorld];  // every rank's flag array
@@ -30,10 +34,19 @@ __device__ __forceinline__ void barrier(const Barrier& b) {
     unsigned* remote = b.peer_flags[p] + b.rank * NvlinkCollectives::kMaxBlocks + blockIdx.x;
     asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(remote), "r"(b.epoch) : "memory");
     const unsigned* mine = b.my_flags + p * NvlinkCollectives::kMaxBlocks + blockIdx.x;
+    unsigned long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     unsigned seen;
-    do {
+    for (;;) {
       asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
-    } while (static_cast<int>(seen - b.epoch) < 0);
+      if (static_cast<int>(seen - b.epoch) >= 0) break;
+      // A peer that never arrives (it failed before launching) must not hang this GPU: after
+      // kBarrierTimeoutNs the kernel traps, the stream reports an error, and the host's watchdog
+      // wait turns it into a message instead of a spin that no device synchronisation survives.
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > kBarrierTimeoutNs) __trap();
+    }
   }
   __syncthreads();
 }
@@ -141,6 +154,20 @@ NvlinkCollectives::NvlinkCollectives(Communicator& comm, std::size_t max_send_by
                      std::to_string(kMaxWorld));
   }
   KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, comm.device()));
+  // Block b pairs with block b of every peer, so every rank must launch the same grid: size it
+  // from the smallest SM count of the ranks.
+  {
+    int* device_sms = nullptr;
+    KILN_CUDA_CHECK(cudaMalloc(&device_sms, sizeof(int)));
+    KILN_CUDA_CHECK(cudaMemcpy(device_sms, &sms_, sizeof(int), cudaMemcpyHostToDevice));
+    cudaStream_t stream = nullptr;
+    comm.call("NVLink collectives: SM count", [&] {
+      return ncclAllReduce(device_sms, device_sms, 1, ncclInt32, ncclMin, comm.get(), stream);
+    });
+    comm.wait(stream, "NVLink collectives: SM count");
+    KILN_CUDA_CHECK(cudaMemcpy(&sms_, device_sms, sizeof(int), cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(cudaFree(device_sms));
+  }
   send_ = std::make_unique<PeerMemory>(comm, max_send_bytes, "NVLink collective send buffer");
   flags_ = std::make_unique<PeerMemory>(comm, sizeof(unsigned) * kMaxWorld * kMaxBlocks,
                                         "NVLink collective flags");
@@ -236,12 +263,21 @@ void NvlinkCollectives::all_to_all(std::size_t block_bytes, void* recv, cudaStre
 }
 
 void NvlinkCollectives::broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream) {
+  check_root(root);
   pull({root}, 0, bytes, recv, stream);
 }
 
 void NvlinkCollectives::scatter(std::size_t block_bytes, int root, void* recv,
                                 cudaStream_t stream) {
+  check_root(root);
   pull({root}, rank_ * block_bytes, block_bytes, recv, stream);
+}
+
+void NvlinkCollectives::check_root(int root) const {
+  if (root < 0 || root >= world_) {
+    throw UsageError("NVLink collectives: root " + std::to_string(root) + " outside 0.." +
+                     std::to_string(world_ - 1));
+  }
 }
 
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,

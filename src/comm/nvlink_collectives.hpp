@@ -7,6 +7,9 @@
 // (NCCL takes tens of microseconds there). Idea: the one-shot custom all-reduce kernels of
 // vLLM/TensorRT-LLM and ParallelKernelBench's symmetric-memory solutions; the code is kiln's.
 //
+// A barrier whose peer never arrives traps after 30 s (the stream then reports an error) rather
+// than spinning forever. Every rank launches the same grid (sized by the smallest SM count).
+//
 // Contract: the send buffer is `send_buffer()` (symmetric: the same size on every rank). A rank
 // must not change its send data until every rank's call that reads it has completed (the
 // harness meets the ranks on the host between new inputs), since peers read it in place.
@@ -58,6 +61,7 @@ class NvlinkCollectives {
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
                 cudaStream_t stream);
   int blocks_for(std::size_t vectors) const;
+  void check_root(int root) const;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
   unsigned epoch_ = 0;

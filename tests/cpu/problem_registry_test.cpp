@@ -7,6 +7,7 @@
 #include "bench/problem.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
+#include "problems/peer_collective.hpp"
 #include "roofline/roofline.hpp"
 
 namespace kiln::bench {
@@ -68,6 +69,16 @@ TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
   EXPECT_EQ(all_prefix[0]->name(), "allreduce");
   EXPECT_EQ(select_problems({"scatter", "broad*"}).size(), 2u);
   EXPECT_THROW(select_problems({"nope*"}), UsageError);
+}
+
+// 16 KiB of bf16 split over 3 ranks is 5460-byte blocks: not whole 16-byte vectors, so the suite
+// skips that row instead of failing mid-trial.
+TEST(ProblemRegistry, BlocksThatAreNotWholeVectorsAreRejectedUpFront) {
+  const ProblemSize small{"16K", {{"bytes_per_rank", 16 << 10}}};
+  EXPECT_THROW(problems::require_whole_vectors((16 << 10) / 2 / 3 * 2, small, "reducescatter", 3),
+               UsageError);
+  EXPECT_NO_THROW(problems::require_whole_vectors((16 << 10) / 4, small, "scatter", 4));
+  EXPECT_THROW(problems::require_whole_vectors(0, small, "scatter", 4), UsageError);
 }
 
 }  // namespace
