@@ -1,0 +1,114 @@
+// Compiling and loading outside candidates (see candidate_library.hpp).
+#include "bench/candidate_library.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+
+namespace kiln::bench {
+namespace {
+
+std::string quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `command` through the shell, output captured; returns the exit code (124: timed out).
+int run_captured(const std::string& command, std::string& output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw Error("cannot start: " + command);
+  char buffer[4096];
+  std::size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status)
+                           : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
+// the build directory of this binary (<repo>/build/kiln -> <repo>/include), else the source tree
+// it was built from.
+std::string candidate_include_dir() {
+  if (const char* dir = std::getenv("KILN_INCLUDE_DIR")) return dir;
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const auto beside = exe.parent_path().parent_path() / "include";
+    if (std::filesystem::is_regular_file(beside / "kiln" / "candidate.h")) return beside.string();
+  }
+  return std::string(KILN_SOURCE_DIR) + "/include";
+}
+
+// nvcc: KILN_NVCC, else the compiler kiln itself was built with (when it exists here), else PATH.
+std::string nvcc_path() {
+  if (const char* nvcc = std::getenv("KILN_NVCC")) return nvcc;
+  if (std::filesystem::is_regular_file(KILN_CUDA_COMPILER)) return KILN_CUDA_COMPILER;
+  return "nvcc";
+}
+
+}  // namespace
+
+CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
+                                 const std::string& arch, int timeout_seconds) {
+  if (!std::filesystem::is_regular_file(source)) {
+    throw UsageError("--source " + source + ": no such file");
+  }
+  if (timeout_seconds < 1) throw UsageError("compile timeout must be at least 1 s");
+  std::filesystem::create_directories(output_dir);
+  CandidateBuild build;
+  build.library =
+      (std::filesystem::path(output_dir) / (std::filesystem::path(source).stem().string() + ".so"))
+          .string();
+  build.command =
+      fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{} -o {} {}",
+                  timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
+                  quote(build.library), quote(source));
+  const int code = run_captured(build.command, build.log);
+  if (code == 124) {
+    throw UsageError(
+        fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));
+  }
+  if (code != 0) {
+    throw UsageError(
+        fmt::format("--source {}: nvcc failed (exit {}):\n{}", source, code, build.log));
+  }
+  return build;
+}
+
+CandidateLibrary::CandidateLibrary(const std::string& library) {
+  handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    throw UsageError(fmt::format("candidate {}: cannot load: {}", library, dlerror()));
+  }
+  entry_ = reinterpret_cast<CandidateEntry>(dlsym(handle_, "kiln_candidate_run"));
+  if (entry_ == nullptr) {
+    dlclose(handle_);
+    throw UsageError(
+        fmt::format("candidate {}: no kiln_candidate_run (define it with C linkage, see "
+                    "include/kiln/candidate.h)",
+                    library));
+  }
+  using Version = int (*)();
+  if (auto version = reinterpret_cast<Version>(dlsym(handle_, "kiln_candidate_abi_version"))) {
+    const int v = version();
+    if (v != KILN_CANDIDATE_ABI_VERSION) {
+      dlclose(handle_);
+      throw UsageError(fmt::format("candidate {}: written for ABI version {}, kiln has {}", library,
+                                   v, KILN_CANDIDATE_ABI_VERSION));
+    }
+  }
+}
+
+CandidateLibrary::~CandidateLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+}  // namespace kiln::bench

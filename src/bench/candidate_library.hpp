@@ -1,0 +1,42 @@
+// An outside candidate as kiln handles it: a CUDA source file (entry point in
+// include/kiln/candidate.h) compiled by nvcc into a shared library, then loaded with dlopen and
+// checked for the entry point and ABI version. Compilation runs once, in the parent process,
+// under a time limit; loading runs in each rank process.
+#pragma once
+
+#include <string>
+
+#include "include/kiln/candidate.h"
+
+namespace kiln::bench {
+
+struct CandidateBuild {
+  std::string library;  // path of the shared library
+  std::string command;  // the nvcc command line, for the report
+  std::string log;      // nvcc's output
+};
+
+// Compiles `source` into `output_dir` (created if needed) for `arch` (e.g. "sm_90a"). Throws
+// kiln::UsageError with nvcc's messages when the source does not compile, or when nvcc runs
+// longer than `timeout_seconds`.
+CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
+                                 const std::string& arch, int timeout_seconds);
+
+using CandidateEntry = int (*)(const KilnCandidateArgs*);
+
+class CandidateLibrary {
+ public:
+  // dlopen + the entry point; throws kiln::UsageError naming what is missing or mismatched.
+  explicit CandidateLibrary(const std::string& library);
+  ~CandidateLibrary();
+  CandidateLibrary(const CandidateLibrary&) = delete;
+  CandidateLibrary& operator=(const CandidateLibrary&) = delete;
+
+  CandidateEntry entry() const { return entry_; }
+
+ private:
+  void* handle_ = nullptr;
+  CandidateEntry entry_ = nullptr;
+};
+
+}  // namespace kiln::bench

@@ -1,0 +1,62 @@
+// Outside candidates without a GPU: nvcc compiles them into shared libraries and kiln loads them,
+// refusing sources that do not compile, lack the entry point or declare another ABI version.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+
+namespace kiln::bench {
+namespace {
+
+const std::string kCandidates = std::string(KILN_TEST_SOURCE_DIR) + "/tests/candidates/";
+
+std::string scratch_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / "kiln-candidate-test";
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string usage_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CandidateLibrary, CompilesAndLoadsACorrectCandidate) {
+  const CandidateBuild build =
+      compile_candidate(kCandidates + "allgather_pull.cu", scratch_dir(), "sm_90a", 300);
+  EXPECT_TRUE(std::filesystem::is_regular_file(build.library)) << build.log;
+  const CandidateLibrary library(build.library);
+  EXPECT_NE(library.entry(), nullptr);
+}
+
+TEST(CandidateLibrary, RefusesWhatCannotRunNamingWhy) {
+  EXPECT_NE(usage_error_of([] {
+              compile_candidate(kCandidates + "does_not_compile.cu", scratch_dir(), "sm_90a", 300);
+            }).find("nvcc failed"),
+            std::string::npos);
+  const CandidateBuild no_entry =
+      compile_candidate(kCandidates + "no_entry_point.cu", scratch_dir(), "sm_90a", 300);
+  EXPECT_NE(usage_error_of([&] {
+              CandidateLibrary library(no_entry.library);
+            }).find("no kiln_candidate_run"),
+            std::string::npos);
+  const CandidateBuild wrong_abi =
+      compile_candidate(kCandidates + "wrong_abi.cu", scratch_dir(), "sm_90a", 300);
+  EXPECT_NE(
+      usage_error_of([&] { CandidateLibrary library(wrong_abi.library); }).find("ABI version"),
+      std::string::npos);
+  EXPECT_NE(usage_error_of([] {
+              compile_candidate(kCandidates + "missing.cu", scratch_dir(), "sm_90a", 300);
+            }).find("no such file"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::bench
