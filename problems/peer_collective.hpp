@@ -110,6 +110,16 @@ class PeerCollectiveRun : public bench::ProblemRun {
     }
     return "";
   }
+  bench::CandidateBuffers candidate_buffers() override {
+    bench::CandidateBuffers b;
+    b.inputs = {nvlink_.send_buffer()};
+    b.input_bytes = {send_bytes_};
+    for (void* peer : nvlink_.send_peers()) b.peer_inputs.push_back(peer);
+    b.outputs = {solution_out_.data()};
+    b.output_bytes = {recv_bytes_};
+    return b;
+  }
+
   // Checks the reference's output: element e must be expected(e), a core::test_value.
   template <typename Expected>
   std::string check_output(Expected&& expected) {

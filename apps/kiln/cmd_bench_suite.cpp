@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
 #include "apps/kiln/commands.hpp"
+#include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
 #include "bench/suite.hpp"
 #include "bench/suite_plot.hpp"
@@ -154,6 +156,76 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       const SuiteFlags flags = *f;
       return comm::launch_local_ranks(
           world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+    };
+  });
+}
+
+void register_bench_candidate(CLI::App& bench, Runner& run) {
+  struct CandidateFlags {
+    std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
+    std::vector<std::string> sizes;
+    int gpus = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
+    double timeout = 60.0;
+  };
+  auto f = std::make_shared<CandidateFlags>();
+  CLI::App* cmd = bench.add_subcommand(
+      "candidate",
+      "compile an outside CUDA candidate (include/kiln/candidate.h) and judge it on a problem: "
+      "correctness over trials, time, speedup over the reference, U");
+  cmd->add_option("--problem", f->problem, "problem name (see `kiln bench suite --list`)")
+      ->required();
+  cmd->add_option("--source", f->source, "the candidate's CUDA source file")->required();
+  cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
+  cmd->add_option("--sizes", f->sizes, "size presets (default: all of the problem)");
+  cmd->add_option("--arch", f->arch, "nvcc -arch for the candidate")->capture_default_str();
+  cmd->add_option("--build-dir", f->build_dir, "where the shared library goes")
+      ->capture_default_str();
+  cmd->add_option("--compile-timeout", f->compile_timeout, "seconds nvcc may take")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", f->warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", f->iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--trials", f->trials, "correctness trials")->capture_default_str();
+  cmd->add_option("--timeout", f->timeout,
+                  "seconds any wait may take before the ranks abort (a hung candidate)")
+      ->capture_default_str();
+  cmd->add_option("--json", f->json_path, "write results with provenance to this file");
+  cmd->callback([f, &run]() {
+    run = [f](const Invocation& invocation) -> int {
+      bench::SuiteOptions o;
+      o.problems = {f->problem};
+      (void)bench::select_problems(o.problems);
+      o.sizes = f->sizes;
+      o.warmup = f->warmup;
+      o.iterations = f->iterations;
+      o.trials = f->trials;
+      KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
+                   "--trials and -n must be >= 1 and -w >= 0");
+      const bench::CandidateBuild build =
+          bench::compile_candidate(f->source, f->build_dir, f->arch, f->compile_timeout);
+      fmt::print("# compiled: {}\n", build.command);
+      o.candidate_library = build.library;
+      o.candidate_name = std::filesystem::path(f->source).stem().string();
+      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      const int visible = comm::count_visible_gpus();
+      if (visible == 0) throw Error("kiln bench candidate needs a GPU; none is visible");
+      KILN_REQUIRE(f->gpus >= 0 && f->gpus <= visible,
+                   fmt::format("-g {}: this host has {} visible GPU(s)", f->gpus, visible));
+      SuiteFlags flags;
+      flags.timeout = f->timeout;
+      flags.json_path = f->json_path;
+      const int world = f->gpus == 0 ? visible : f->gpus;
+      // Each rank is a child process: a candidate that crashes or hangs ends its ranks (the
+      // launcher says which and how), never this process.
+      const int code = comm::launch_local_ranks(
+          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+      if (code != 0) {
+        fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
+                   code >= 128 ? "a rank crashed or was killed, see above"
+                               : "incorrect, failed or hung, see above");
+      } else {
+        fmt::print("# candidate {}: accepted\n", o.candidate_name);
+      }
+      return code == 0 ? 0 : 1;
     };
   });
 }

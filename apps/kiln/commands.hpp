@@ -20,6 +20,7 @@ void register_profiles(CLI::App& app, Runner& run);
 void register_bench_collective(CLI::App& bench, Runner& run);
 void register_bench_suite(CLI::App& bench, Runner& run);
 void register_bench_plot(CLI::App& bench, Runner& run);
+void register_bench_candidate(CLI::App& bench, Runner& run);
 void register_overlap_bench(CLI::App& overlap, Runner& run);
 void register_overlap_gemm(CLI::App& overlap, Runner& run);
 void register_reduce_bench(CLI::App& reduce, Runner& run);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   kiln::app::register_bench_collective(*bench, run);
   kiln::app::register_bench_suite(*bench, run);
   kiln::app::register_bench_plot(*bench, run);
+  kiln::app::register_bench_candidate(*bench, run);
   CLI::App* overlap =
       app.add_subcommand("overlap", "GEMM + collective overlap (see `kiln overlap --help`)");
   overlap->require_subcommand(1);

@@ -36,6 +36,10 @@ std::string category_name(Category category) {
   return "?";
 }
 
+CandidateBuffers ProblemRun::candidate_buffers() {
+  throw UsageError("this problem takes no outside candidates yet");
+}
+
 std::int64_t ProblemSize::dim(const std::string& key) const {
   const auto it = dims.find(key);
   if (it == dims.end()) throw Error(fmt::format("size {} has no dimension '{}'", name, key));

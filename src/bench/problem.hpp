@@ -50,6 +50,16 @@ struct RankContext {
   core::DType dtype;
 };
 
+// What an outside candidate (include/kiln/candidate.h) is given: this rank's inputs, every
+// rank's inputs through peer memory ([rank * inputs + i]), and the solution's outputs.
+struct CandidateBuffers {
+  std::vector<const void*> inputs;
+  std::vector<unsigned long long> input_bytes;
+  std::vector<const void*> peer_inputs;
+  std::vector<void*> outputs;
+  std::vector<unsigned long long> output_bytes;
+};
+
 // One problem at one size on one rank. Owns its inputs and both outputs.
 class ProblemRun {
  public:
@@ -67,6 +77,9 @@ class ProblemRun {
   // After solution() and reference() completed: "" when the solution's output matches the
   // reference's within the problem's tolerance, else the first mismatch.
   virtual std::string compare() = 0;
+  // The buffers an outside candidate works on (its output is the solution's, compared the same
+  // way). Throws kiln::UsageError for problems that take no candidates yet.
+  virtual CandidateBuffers candidate_buffers();
 };
 
 class Problem {

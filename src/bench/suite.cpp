@@ -5,8 +5,13 @@
 
 #include <algorithm>
 
+#include <chrono>
+#include <memory>
+#include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
 #include "bench/rank_timing.hpp"
+
+#include "comm/peer_memory.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
@@ -41,6 +46,22 @@ void meet(comm::Communicator& comm, cudaStream_t stream) {
   (void)max_over_ranks(comm, 0.0, stream);
 }
 
+constexpr std::size_t kCandidateScratchBytes = 1 << 20;
+
+int kiln_dtype(core::DType dtype) {
+  switch (dtype) {
+    case core::DType::kBf16:
+      return KILN_BF16;
+    case core::DType::kFp16:
+      return KILN_FP16;
+    case core::DType::kFp32:
+      return KILN_FP32;
+    case core::DType::kInt32:
+      return KILN_INT32;
+  }
+  return -1;
+}
+
 }  // namespace
 
 void apply_timing_preset(SuiteOptions& o, const std::string& preset) {
@@ -63,6 +84,14 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
   core::Stream stream;
   RankContext context{comm, stream.get(), o.dtype};
   std::vector<SuiteRow> rows;
+  // An outside candidate: loaded in this rank, with zeroed peer scratch for its own flags.
+  std::unique_ptr<CandidateLibrary> candidate;
+  std::unique_ptr<comm::PeerMemory> scratch;
+  unsigned long long candidate_calls = 0;
+  if (!o.candidate_library.empty()) {
+    candidate = std::make_unique<CandidateLibrary>(o.candidate_library);
+    scratch = std::make_unique<comm::PeerMemory>(comm, kCandidateScratchBytes, "candidate scratch");
+  }
   for (const Problem* problem : problems) {
     for (const ProblemSize& size : problem->sizes()) {
       if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), size.name) == o.sizes.end())
@@ -95,7 +124,51 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
       comm.wait(stream.get(), problem->name() + " reference");
       const std::string reference_check = run->check_reference();
       const bool reference_ok = all_ranks(comm, reference_check.empty(), stream.get());
-      const auto solutions = problem->solutions();
+      const auto solutions =
+          candidate ? std::vector<std::string>{o.candidate_name} : problem->solutions();
+      // Runs solution s, or the candidate; returns "" or why the call failed (never throws, so
+      // the ranks stay in step through the collectives that follow).
+      std::vector<std::string> dim_names;
+      std::vector<long long> dims;
+      for (const auto& [name, value] : size.dims) {
+        dim_names.push_back(name);
+        dims.push_back(value);
+      }
+      std::vector<const char*> dim_name_pointers;
+      for (const std::string& n : dim_names) dim_name_pointers.push_back(n.c_str());
+      const std::string problem_name = problem->name();
+      const auto solve = [&](int s) -> std::string {
+        if (!candidate) {
+          run->solution(s);
+          return "";
+        }
+        const CandidateBuffers b = run->candidate_buffers();
+        std::vector<void*> peer_scratch(scratch->peers().begin(), scratch->peers().end());
+        KilnCandidateArgs args{};
+        args.abi_version = KILN_CANDIDATE_ABI_VERSION;
+        args.rank = comm.rank();
+        args.world = comm.size();
+        args.dtype = kiln_dtype(o.dtype);
+        args.problem = problem_name.c_str();
+        args.size = size.name.c_str();
+        args.num_dims = static_cast<int>(dims.size());
+        args.dim_names = dim_name_pointers.data();
+        args.dims = dims.data();
+        args.num_inputs = static_cast<int>(b.inputs.size());
+        args.inputs = b.inputs.data();
+        args.input_bytes = b.input_bytes.data();
+        args.peer_inputs = b.peer_inputs.data();
+        args.num_outputs = static_cast<int>(b.outputs.size());
+        args.outputs = b.outputs.data();
+        args.output_bytes = b.output_bytes.data();
+        args.scratch = scratch->local();
+        args.peer_scratch = peer_scratch.data();
+        args.scratch_bytes = kCandidateScratchBytes;
+        args.call = ++candidate_calls;
+        args.stream = stream.get();
+        const int code = candidate->entry()(&args);
+        return code == 0 ? "" : fmt::format("the candidate returned {}", code);
+      };
       for (int s = 0; s < static_cast<int>(solutions.size()); ++s) {
         SuiteRow row;
         row.problem = problem->name();
@@ -114,10 +187,10 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
           meet(comm, stream.get());
           run->poison_outputs();
           run->make_inputs(core::mix64(o.seed + 1 + trial));
-          run->solution(s);
+          const std::string call_error = solve(s);
           run->reference();
           comm.wait(stream.get(), what);
-          const std::string failure = run->compare();
+          const std::string failure = call_error.empty() ? run->compare() : call_error;
           if (!failure.empty() && row.failure.empty())
             row.failure = fmt::format("trial {}: {}", trial, failure);
           correct = all_ranks(comm, failure.empty(), stream.get()) && correct;
@@ -129,16 +202,47 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
         const auto reference_samples = samples_over_ranks(
             comm, stream.get(), o.warmup, o.iterations, [&](int) { run->reference(); },
             what + " reference timing");
+        std::string timing_error;
         const auto solution_samples = samples_over_ranks(
-            comm, stream.get(), o.warmup, o.iterations, [&](int) { run->solution(s); },
+            comm, stream.get(), o.warmup, o.iterations,
+            [&](int) {
+              const std::string e = solve(s);
+              if (!e.empty() && timing_error.empty()) timing_error = e;
+            },
             what + " timing");
+        if (candidate) {
+          // The same batch again with a device-wide synchronisation around it: a candidate that
+          // leaves work on streams of its own finishes it inside this time, not the events'.
+          KILN_CUDA_CHECK(cudaDeviceSynchronize());
+          const auto start = std::chrono::steady_clock::now();
+          for (int i = 0; i < o.iterations; ++i) (void)solve(s);
+          KILN_CUDA_CHECK(cudaDeviceSynchronize());
+          const double wall_us =
+              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                  .count() /
+              o.iterations;
+          row.wall_us = max_over_ranks(comm, wall_us, stream.get());
+        }
         row.reference_us = core::summarize(std::span<const float>(reference_samples));
         row.solution_us = core::summarize(std::span<const float>(solution_samples));
         // Re-check the output the timed runs left (a solution must stay correct when repeated).
-        const std::string after = run->compare();
+        const std::string after = timing_error.empty() ? run->compare() : timing_error;
         if (!after.empty() && row.failure.empty()) row.failure = "after timing: " + after;
         correct = all_ranks(comm, after.empty(), stream.get()) && correct;
         row.correct = correct && reference_ok;
+        if (candidate && row.wall_us > 2.0 * row.solution_us.median + 20.0) {
+          // The stream's events saw a fraction of the work: the candidate ran on other streams.
+          // (2x + 20 us leaves room for host launch overhead, which both measurements include.)
+          if (row.failure.empty()) {
+            row.failure = fmt::format(
+                "work outside the given stream: {:.1f} us per call with a device-wide sync, "
+                "{:.1f} us by the stream's events",
+                row.wall_us, row.solution_us.median);
+          }
+          row.correct = false;
+        }
+        // A candidate's time is the slower of the two measurements.
+        if (candidate) row.solution_us.median = std::max(row.solution_us.median, row.wall_us);
         row.speedup = row.reference_us.median / row.solution_us.median;
         row.roof_us = roof.seconds * 1e6;
         row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
@@ -190,7 +294,8 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"roof_us", r.roof_us},
           {"utilization", r.utilization},
           {"binding", r.binding},
-          {"skipped", r.skipped}};
+          {"skipped", r.skipped},
+          {"wall_us", r.wall_us}};
 }
 
 nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {

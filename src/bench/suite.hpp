@@ -27,6 +27,10 @@ struct SuiteOptions {
   int iterations = 50;
   std::uint64_t seed = 2026;
   std::string profile;  // hardware profile key for the ceilings; empty: the GPU's own
+  // An outside candidate (a shared library from compile_candidate) run instead of kiln's own
+  // solutions, under the name `candidate_name`.
+  std::string candidate_library;
+  std::string candidate_name = "candidate";
 };
 
 // `--preset pkb`: ParallelKernelBench's timing, 500 warm-up and 100 timed iterations.
@@ -43,6 +47,9 @@ struct SuiteRow {
   double utilization = 0.0;
   std::string binding;
   std::string skipped;  // why the problem cannot run this size here (row not measured)
+  // Outside candidates only: the time per call with a device-wide synchronisation around the
+  // batch (work left on other streams shows here, not in the stream's events).
+  double wall_us = 0.0;
 };
 
 // Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after

@@ -39,6 +39,8 @@ class NvlinkCollectives {
   // Where this rank writes what it sends (max_send_bytes, peer-visible).
   void* send_buffer() const { return send_->local(); }
   std::size_t max_send_bytes() const { return send_->bytes(); }
+  // Every rank's send buffer as mapped here (own included).
+  const std::vector<void*>& send_peers() const { return send_->peers(); }
 
   // recv[j * bytes .. +bytes) = rank j's send_buffer()[0 .. bytes). bytes % 16 == 0.
   void all_gather(std::size_t bytes, void* recv, cudaStream_t stream);
