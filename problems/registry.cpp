@@ -13,6 +13,7 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry() {
     all.push_back(problems::make_alltoall());
     all.push_back(problems::make_broadcast());
     all.push_back(problems::make_scatter());
+    all.push_back(problems::make_dp_bucketed_allreduce());
     return all;
   }();
   return registry;

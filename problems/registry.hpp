@@ -13,5 +13,6 @@ std::unique_ptr<bench::Problem> make_allreduce();
 std::unique_ptr<bench::Problem> make_reducescatter();
 std::unique_ptr<bench::Problem> make_broadcast();
 std::unique_ptr<bench::Problem> make_scatter();
+std::unique_ptr<bench::Problem> make_dp_bucketed_allreduce();
 
 }  // namespace kiln::problems

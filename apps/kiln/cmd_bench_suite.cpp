@@ -29,12 +29,12 @@ struct SuiteFlags {
 };
 
 int list_problems() {
-  fmt::print("{:<14} {:<18} {:<40} {}\n", "problem", "category", "sizes", "solutions");
+  fmt::print("{:<22} {:<18} {:<40} {}\n", "problem", "category", "sizes", "solutions");
   for (const auto& p : bench::problem_registry()) {
     std::string sizes, solutions;
     for (const auto& s : p->sizes()) sizes += (sizes.empty() ? "" : ",") + s.name;
     for (const auto& s : p->solutions()) solutions += (solutions.empty() ? "" : ",") + s;
-    fmt::print("{:<14} {:<18} {:<40} {}  # {}\n", p->name(), bench::category_name(p->category()),
+    fmt::print("{:<22} {:<18} {:<40} {}  # {}\n", p->name(), bench::category_name(p->category()),
                sizes, solutions, p->description());
   }
   return 0;

@@ -256,22 +256,22 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
 }
 
 std::string format_suite_header() {
-  return fmt::format("{:<14} {:<11} {:>6} {:<12} {:>4} {:>11} {:>11} {:>8} {:>9} {:>6} {:<12} {}",
+  return fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {:>11} {:>11} {:>8} {:>9} {:>6} {:<12} {}",
                      "problem", "category", "size", "solution", "ok", "ref us", "sol us", "speedup",
                      "roof us", "U", "binding", "note");
 }
 
 std::string format_suite_row(const SuiteRow& r) {
   if (!r.skipped.empty()) {
-    return fmt::format("{:<14} {:<11} {:>6} {:<12} {:>4} {}", r.problem, r.category.substr(0, 11),
+    return fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {}", r.problem, r.category.substr(0, 13),
                        r.size, r.solution, "-", "skipped: " + r.skipped);
   }
   std::string note = r.failure;
   if (!r.reference_check.empty()) note = "REFERENCE CHECK FAILED: " + r.reference_check;
   return fmt::format(
-      "{:<14} {:<11} {:>6} {:<12} {:>4} {:>11.2f} {:>11.2f} {:>8.3f} {:>9.2f} "
+      "{:<22} {:<13} {:>7} {:<17} {:>4} {:>11.2f} {:>11.2f} {:>8.3f} {:>9.2f} "
       "{:>6.3f} {:<12} {}",
-      r.problem, r.category.substr(0, 11), r.size, r.solution, r.correct ? "yes" : "NO",
+      r.problem, r.category.substr(0, 13), r.size, r.solution, r.correct ? "yes" : "NO",
       r.reference_us.median, r.solution_us.median, r.speedup, r.roof_us, r.utilization, r.binding,
       note);
 }

@@ -2,6 +2,8 @@
 // every kiln solution matches it, over trials and after timing (small sizes, few iterations).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench/problem.hpp"
 #include "bench/suite.hpp"
 #include "comm/communicator.hpp"
@@ -17,7 +19,7 @@ TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
   const int rc = comm::launch_local_ranks(2, [](const comm::RankInfo& info) {
     comm::Communicator comm(info, 60.0);
     bench::SuiteOptions o;
-    o.sizes = {"16K", "1M"};
+    o.sizes = {"16K", "1M", "4M/16"};
     o.trials = 3;
     o.warmup = 2;
     o.iterations = 5;
@@ -28,8 +30,13 @@ TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
         std::fprintf(stderr, "rank %d: %s\n", comm.rank(), bench::format_suite_row(row).c_str());
       }
     });
-    // Every problem at 2 sizes, one solution each.
-    if (rows.size() != 2 * bench::problem_registry().size()) ++failures;
+    // Every problem at its sizes among o.sizes, every solution.
+    std::size_t expected = 0;
+    for (const auto& p : bench::problem_registry())
+      for (const auto& size : p->sizes())
+        if (std::find(o.sizes.begin(), o.sizes.end(), size.name) != o.sizes.end())
+          expected += p->solutions().size();
+    if (rows.size() != expected || expected == 0) ++failures;
     return failures == 0 ? 0 : 1;
   });
   EXPECT_EQ(rc, 0);
