@@ -14,6 +14,7 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry() {
     all.push_back(problems::make_broadcast());
     all.push_back(problems::make_scatter());
     all.push_back(problems::make_dp_bucketed_allreduce());
+    all.push_back(problems::make_vocab_parallel_ce());
     return all;
   }();
   return registry;
