@@ -15,6 +15,7 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry() {
     all.push_back(problems::make_scatter());
     all.push_back(problems::make_dp_bucketed_allreduce());
     all.push_back(problems::make_vocab_parallel_ce());
+    all.push_back(problems::make_tp_gemm_allreduce());
     return all;
   }();
   return registry;

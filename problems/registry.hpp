@@ -15,5 +15,6 @@ std::unique_ptr<bench::Problem> make_broadcast();
 std::unique_ptr<bench::Problem> make_scatter();
 std::unique_ptr<bench::Problem> make_dp_bucketed_allreduce();
 std::unique_ptr<bench::Problem> make_vocab_parallel_ce();
+std::unique_ptr<bench::Problem> make_tp_gemm_allreduce();
 
 }  // namespace kiln::problems

@@ -19,7 +19,7 @@ TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
   const int rc = comm::launch_local_ranks(2, [](const comm::RankInfo& info) {
     comm::Communicator comm(info, 60.0);
     bench::SuiteOptions o;
-    o.sizes = {"16K", "1M", "4M/16", "1Kx32K"};
+    o.sizes = {"16K", "1M", "4M/16", "1Kx32K", "4096x8192x2048"};
     o.trials = 3;
     o.warmup = 2;
     o.iterations = 5;
