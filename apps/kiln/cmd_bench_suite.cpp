@@ -193,7 +193,7 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
     run = [f](const Invocation& invocation) -> int {
       bench::SuiteOptions o;
       o.problems = {f->problem};
-      (void)bench::select_problems(o.problems);
+      (void)bench::select_problems(o.problems, "--problem");
       o.sizes = f->sizes;
       o.warmup = f->warmup;
       o.iterations = f->iterations;

@@ -46,7 +46,8 @@ std::int64_t ProblemSize::dim(const std::string& key) const {
   return it->second;
 }
 
-std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns) {
+std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns,
+                                            const std::string& argument) {
   std::vector<const Problem*> selected;
   for (const auto& problem : problem_registry()) {
     bool take = patterns.empty();
@@ -62,7 +63,7 @@ std::vector<const Problem*> select_problems(const std::vector<std::string>& patt
       std::string names;
       for (const auto& problem : problem_registry())
         names += (names.empty() ? "" : ", ") + problem->name();
-      throw UsageError(fmt::format("--problems {}: matches no problem; known: {}", p, names));
+      throw UsageError(fmt::format("{} {}: matches no problem; known: {}", argument, p, names));
     }
   }
   return selected;

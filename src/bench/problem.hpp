@@ -102,6 +102,7 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry();
 
 // Problems whose names match any of the shell-style globs ("*", "all*"); all when empty. Throws
 // kiln::UsageError naming the pattern that matches none.
-std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns);
+std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns,
+                                            const std::string& argument = "--problems");
 
 }  // namespace kiln::bench
