@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nccl.h>
 
+#include <string>
+
 #include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -40,7 +42,8 @@ PeerMemory::PeerMemory(Communicator& comm, std::size_t bytes, const char* what) 
   KILN_CUDA_CHECK(cudaIpcGetMemHandle(&handle, buffer_.data()));
   const auto handles = all_gather_handles(comm, handle);
   peers_.assign(comm.size(), nullptr);
-  for (int r = 0; r < comm.size(); ++r) {
+  std::string failure;
+  for (int r = 0; r < comm.size() && failure.empty(); ++r) {
     if (r == comm.rank()) {
       peers_[r] = buffer_.data();
       continue;
@@ -48,11 +51,34 @@ PeerMemory::PeerMemory(Communicator& comm, std::size_t bytes, const char* what) 
     const cudaError_t result =
         cudaIpcOpenMemHandle(&peers_[r], handles[r], cudaIpcMemLazyEnablePeerAccess);
     if (result != cudaSuccess) {
-      throw Error(
-          fmt::format("peer memory ({}): mapping rank {}'s allocation failed: {} (the "
-                      "GPUs need peer access, e.g. NVLink)",
-                      what, r, cudaGetErrorString(result)));
+      peers_[r] = nullptr;
+      failure = fmt::format(
+          "peer memory ({}): mapping rank {}'s allocation failed: {} (the GPUs "
+          "need peer access, e.g. NVLink)",
+          what, r, cudaGetErrorString(result));
     }
+  }
+  // Every rank learns whether every rank mapped everything, so that all of them either go on or
+  // throw together (a rank alone unwinding would leave the others in mismatched collectives).
+  int failed = failure.empty() ? 0 : 1;
+  {
+    core::DeviceBuffer flag(sizeof(int));
+    KILN_CUDA_CHECK(cudaMemcpy(flag.data(), &failed, sizeof(int), cudaMemcpyHostToDevice));
+    cudaStream_t stream = nullptr;
+    comm.call("peer memory check", [&] {
+      return ncclAllReduce(flag.data(), flag.data(), 1, ncclInt32, ncclMax, comm.get(), stream);
+    });
+    comm.wait(stream, "peer memory check");
+    KILN_CUDA_CHECK(cudaMemcpy(&failed, flag.data(), sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  if (failed != 0) {
+    for (int r = 0; r < comm.size(); ++r) {
+      if (r != comm.rank() && peers_[r] != nullptr) cudaIpcCloseMemHandle(peers_[r]);
+    }
+    peers_.clear();
+    throw Error(failure.empty()
+                    ? fmt::format("peer memory ({}): another rank could not map this one's", what)
+                    : failure);
   }
 }
 
