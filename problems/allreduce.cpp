@@ -23,11 +23,7 @@ class AllReduceRun final : public PeerCollectiveRun {
   }
   std::string check_reference() override {
     const int world = context_.comm.size();
-    return check_output([&](std::size_t e) {
-      int sum = 0;
-      for (int r = 0; r < world; ++r) sum += core::test_value(seed_, r, e);
-      return sum;
-    });
+    return check_output([&](std::size_t e) { return sum_over_ranks(seed_, world, e); });
   }
 
  private:

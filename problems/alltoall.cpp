@@ -57,8 +57,7 @@ class AllToAll final : public bench::Problem {
                                            bench::RankContext& context) const override {
     const int world = context.comm.size();
     const std::size_t bytes = static_cast<std::size_t>(size.dim("bytes_per_rank"));
-    const std::size_t element = core::dtype_size(context.dtype);
-    require_whole_vectors(bytes / element / world * element, size, name(), world);
+    require_whole_blocks(bytes, core::dtype_size(context.dtype), world, size, name());
     return std::make_unique<AllToAllRun>(context, bytes);
   }
 };

@@ -73,6 +73,21 @@ inline void require_whole_vectors(std::size_t block_bytes, const bench::ProblemS
   }
 }
 
+// The same for one rank's block when `bytes` of `element`-sized values are split over `world`
+// ranks in whole elements (as counts_for rounds).
+inline void require_whole_blocks(std::size_t bytes, std::size_t element, int world,
+                                 const bench::ProblemSize& size, const std::string& problem) {
+  require_whole_vectors(bytes / element / world * element, size, problem, world);
+}
+
+// Element `index` of the sum over ranks of every rank's test values (the reductions' expected
+// output; exact in every type).
+inline int sum_over_ranks(std::uint64_t seed, int world, std::uint64_t index) {
+  int sum = 0;
+  for (int r = 0; r < world; ++r) sum += core::test_value(seed, r, index);
+  return sum;
+}
+
 // Base of a peer-memory collective run: send buffer in peer memory, two outputs.
 class PeerCollectiveRun : public bench::ProblemRun {
  public:

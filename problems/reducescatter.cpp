@@ -27,11 +27,7 @@ class ReduceScatterRun final : public PeerCollectiveRun {
   std::string check_reference() override {
     const int world = context_.comm.size();
     const std::size_t first = context_.comm.rank() * counts_.block_count;
-    return check_output([&](std::size_t e) {
-      int sum = 0;
-      for (int r = 0; r < world; ++r) sum += core::test_value(seed_, r, first + e);
-      return sum;
-    });
+    return check_output([&](std::size_t e) { return sum_over_ranks(seed_, world, first + e); });
   }
 
  private:
@@ -58,8 +54,7 @@ class ReduceScatter final : public bench::Problem {
                                            bench::RankContext& context) const override {
     const int world = context.comm.size();
     const std::size_t bytes = static_cast<std::size_t>(size.dim("bytes_per_rank"));
-    const std::size_t element = core::dtype_size(context.dtype);
-    require_whole_vectors(bytes / element / world * element, size, name(), world);
+    require_whole_blocks(bytes, core::dtype_size(context.dtype), world, size, name());
     return std::make_unique<ReduceScatterRun>(context, bytes);
   }
 };

@@ -24,15 +24,6 @@ std::uint64_t operand_seed(std::uint64_t seed, int rank, int which) {
   return core::mix64(seed ^ (0xA11CEull * (which + 1) + static_cast<std::uint64_t>(rank)));
 }
 
-float round_to_bf16(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  bits = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
-  float out;
-  std::memcpy(&out, &bits, 4);
-  return out;
-}
-
 class GemmAllReduceRun final : public bench::ProblemRun {
  public:
   GemmAllReduceRun(bench::RankContext& context, const overlap::GemmShape& shape)
@@ -83,9 +74,9 @@ class GemmAllReduceRun final : public bench::ProblemRun {
       double want = 0;
       for (int r = 0; r < world; ++r) {
         for (int k = 0; k < shape_.k; ++k) {
-          const double a = round_to_bf16(core::uniform_value(
+          const double a = core::round_to_bf16(core::uniform_value(
               operand_seed(seed_, r, 0), static_cast<std::uint64_t>(i) * shape_.k + k));
-          const double b = round_to_bf16(core::uniform_value(
+          const double b = core::round_to_bf16(core::uniform_value(
               operand_seed(seed_, r, 1), static_cast<std::uint64_t>(j) * shape_.k + k));
           want += a * b;
         }

@@ -18,16 +18,6 @@
 namespace kiln::problems {
 namespace {
 
-// Host copy of the device's bf16 rounding (round to nearest even) of a finite float.
-float round_to_bf16(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  bits = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
-  float out;
-  std::memcpy(&out, &bits, 4);
-  return out;
-}
-
 std::uint64_t rank_seed(std::uint64_t seed, int rank) {
   return core::mix64(seed ^ (0xC0FFEEull + static_cast<std::uint64_t>(rank)));
 }
@@ -104,7 +94,7 @@ class CrossEntropyRun final : public bench::ProblemRun {
         for (int j = 0; j < vocab_local_; ++j) {
           const std::uint64_t index = static_cast<std::uint64_t>(t) * vocab_local_ + j;
           row[r * vocab_local_ + j] =
-              round_to_bf16(core::uniform_value(rank_seed(seed_, r), index));
+              core::round_to_bf16(core::uniform_value(rank_seed(seed_, r), index));
           m = std::max(m, row[r * vocab_local_ + j]);
         }
       }

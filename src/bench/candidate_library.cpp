@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/run_command.hpp"
 
 namespace kiln::bench {
 namespace {
@@ -19,18 +19,6 @@ std::string quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-// Runs `command` through the shell, output captured; returns the exit code (124: timed out).
-int run_captured(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) throw Error("cannot start: " + command);
-  char buffer[4096];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status)
-                           : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 // The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
@@ -71,7 +59,7 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{} -o {} {}",
                   timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
                   quote(build.library), quote(source));
-  const int code = run_captured(build.command, build.log);
+  const int code = core::run_command(build.command, build.log);
   if (code == 124) {
     throw UsageError(
         fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));

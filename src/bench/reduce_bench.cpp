@@ -11,7 +11,6 @@
 #include <memory>
 #include <sstream>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/cub_reduce.hpp"
@@ -22,6 +21,7 @@
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
+#include "core/run_command.hpp"
 #include "core/stream.hpp"
 #include "kernels/reduce.hpp"
 
@@ -231,28 +231,13 @@ void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m) {
 
 namespace {
 
-std::string run_and_capture(const std::string& command, int& status) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    status = -1;
-    return output;
-  }
-  char buffer[4096];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
-  status = pclose(pipe);
-  return output;
-}
-
 // Profiles every variant's first pass at `size` elements in a child run of this binary.
 std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
                                          const std::vector<kernels::ReduceVariant>& variants,
                                          std::int64_t size) {
   std::vector<NcuMetrics> out;
-  int status = 0;
-  run_and_capture("command -v ncu > /dev/null 2>&1", status);
-  const bool have_ncu = status == 0;
+  std::string ignored;
+  const bool have_ncu = core::run_command("command -v ncu > /dev/null", ignored) == 0;
   char self[4096] = {};
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
   std::string metrics;
@@ -270,20 +255,19 @@ std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
     const std::string command = fmt::format(
         "ncu --clock-control none --csv --metrics {} --kernel-name regex:reduce_pass_kernel "
         "--launch-count 1 '{}' reduce bench --profile-only --op {} -d {} --sizes {} "
-        "--misalign {} --variants '{}' 2>&1",
+        "--misalign {} --variants '{}'",
         metrics, std::string(self, static_cast<std::size_t>(length)), kernels::reduce_op_name(o.op),
         core::dtype_name(o.dtype), size, o.misalign, kernels::to_string(v));
     std::fprintf(stderr, "# ncu: %s at %lld elements\n", v.name.c_str(),
                  static_cast<long long>(size));
-    const std::string csv = run_and_capture(command, status);
+    std::string csv;
+    const int status = core::run_command(command, csv);
     apply_ncu_values(parse_ncu_csv(csv), m);
     if (m.duration_us == 0.0) {
       // Keep ncu's own words (e.g. ERR_NVGPUCTRPERM) for the report.
       const auto at = csv.find("==ERROR==");
-      m.error = at != std::string::npos
-                    ? csv.substr(at, csv.find('\n', at) - at)
-                    : fmt::format("ncu exited with status {}",
-                                  WIFEXITED(status) ? WEXITSTATUS(status) : status);
+      m.error = at != std::string::npos ? csv.substr(at, csv.find('\n', at) - at)
+                                        : fmt::format("ncu exited with status {}", status);
     }
     out.push_back(m);
   }

@@ -126,8 +126,8 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
       const bool reference_ok = all_ranks(comm, reference_check.empty(), stream.get());
       const auto solutions =
           candidate ? std::vector<std::string>{o.candidate_name} : problem->solutions();
-      // Runs solution s, or the candidate; returns "" or why the call failed (never throws, so
-      // the ranks stay in step through the collectives that follow).
+      // A candidate's arguments are the same for every call but the call count: built once,
+      // outside the timed loops.
       std::vector<std::string> dim_names;
       std::vector<long long> dims;
       for (const auto& [name, value] : size.dims) {
@@ -137,14 +137,12 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
       std::vector<const char*> dim_name_pointers;
       for (const std::string& n : dim_names) dim_name_pointers.push_back(n.c_str());
       const std::string problem_name = problem->name();
-      const auto solve = [&](int s) -> std::string {
-        if (!candidate) {
-          run->solution(s);
-          return "";
-        }
-        const CandidateBuffers b = run->candidate_buffers();
-        std::vector<void*> peer_scratch(scratch->peers().begin(), scratch->peers().end());
-        KilnCandidateArgs args{};
+      CandidateBuffers buffers;
+      std::vector<void*> peer_scratch;
+      KilnCandidateArgs args{};
+      if (candidate) {
+        buffers = run->candidate_buffers();
+        peer_scratch.assign(scratch->peers().begin(), scratch->peers().end());
         args.abi_version = KILN_CANDIDATE_ABI_VERSION;
         args.rank = comm.rank();
         args.world = comm.size();
@@ -154,18 +152,26 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
         args.num_dims = static_cast<int>(dims.size());
         args.dim_names = dim_name_pointers.data();
         args.dims = dims.data();
-        args.num_inputs = static_cast<int>(b.inputs.size());
-        args.inputs = b.inputs.data();
-        args.input_bytes = b.input_bytes.data();
-        args.peer_inputs = b.peer_inputs.data();
-        args.num_outputs = static_cast<int>(b.outputs.size());
-        args.outputs = b.outputs.data();
-        args.output_bytes = b.output_bytes.data();
+        args.num_inputs = static_cast<int>(buffers.inputs.size());
+        args.inputs = buffers.inputs.data();
+        args.input_bytes = buffers.input_bytes.data();
+        args.peer_inputs = buffers.peer_inputs.data();
+        args.num_outputs = static_cast<int>(buffers.outputs.size());
+        args.outputs = buffers.outputs.data();
+        args.output_bytes = buffers.output_bytes.data();
         args.scratch = scratch->local();
         args.peer_scratch = peer_scratch.data();
         args.scratch_bytes = kCandidateScratchBytes;
-        args.call = ++candidate_calls;
         args.stream = stream.get();
+      }
+      // Runs solution s, or the candidate; returns "" or why the call failed (never throws, so
+      // the ranks stay in step through the collectives that follow).
+      const auto solve = [&](int s) -> std::string {
+        if (!candidate) {
+          run->solution(s);
+          return "";
+        }
+        args.call = ++candidate_calls;
         const int code = candidate->entry()(&args);
         return code == 0 ? "" : fmt::format("the candidate returned {}", code);
       };

@@ -1,5 +1,6 @@
 // Host conversion of a stored bf16 or fp16 value (its 16 bits) to float, for checks that read
-// device results back without CUDA's half types.
+// device results back without CUDA's half types; and the device's bf16 rounding, for checks that
+// rebuild bf16 inputs on the host.
 #pragma once
 
 #include <cmath>
@@ -26,6 +27,16 @@ inline float half_bits_to_float(std::uint16_t bits, DType dtype) {
   else
     value = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
   return sign ? -value : value;
+}
+
+// A finite float rounded to bf16 (round to nearest even, as __float2bfloat16_rn), as a float.
+inline float round_to_bf16(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  bits = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
+  float out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
 }
 
 }  // namespace kiln::core

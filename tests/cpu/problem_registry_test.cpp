@@ -75,8 +75,8 @@ TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
 // skips that row instead of failing mid-trial.
 TEST(ProblemRegistry, BlocksThatAreNotWholeVectorsAreRejectedUpFront) {
   const ProblemSize small{"16K", {{"bytes_per_rank", 16 << 10}}};
-  EXPECT_THROW(problems::require_whole_vectors((16 << 10) / 2 / 3 * 2, small, "reducescatter", 3),
-               UsageError);
+  EXPECT_THROW(problems::require_whole_blocks(16 << 10, 2, 3, small, "reducescatter"), UsageError);
+  EXPECT_NO_THROW(problems::require_whole_blocks(16 << 10, 2, 4, small, "reducescatter"));
   EXPECT_NO_THROW(problems::require_whole_vectors((16 << 10) / 4, small, "scatter", 4));
   EXPECT_THROW(problems::require_whole_vectors(0, small, "scatter", 4), UsageError);
 }

@@ -3,13 +3,12 @@
 // survives (each run is a separate `kiln bench candidate` process).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "core/run_command.hpp"
 #include "gpu_availability.hpp"
 
 namespace {
@@ -30,16 +29,9 @@ Verdict judge(const std::string& candidate, const std::string& extra = "") {
       (build_dir() / "kiln").string() +
       " bench candidate --problem allgather --sizes 1M -g 2 --trials 3 -w 2 -n 5 --timeout 20 "
       "--source " +
-      (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + extra +
-      " 2>&1";
+      (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + extra;
   Verdict v;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return v;
-  char buffer[4096];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) v.output.append(buffer, got);
-  const int status = pclose(pipe);
-  v.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  v.exit_code = kiln::core::run_command(command, v.output);
   return v;
 }
 
