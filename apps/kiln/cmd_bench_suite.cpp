@@ -16,6 +16,7 @@
 #include "comm/local_launcher.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "core/stall_watchdog.hpp"
 
 namespace kiln::app {
 namespace {
@@ -47,8 +48,15 @@ void write_svg(const std::string& path, const std::string& svg) {
   fmt::print("# wrote {}\n", path);
 }
 
-int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& o, const SuiteFlags& f,
+int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, const SuiteFlags& f,
               core::Provenance provenance) {
+  // Outlives everything below: a kernel hung inside a synchronous CUDA call (or inside the
+  // destructors that run after a timed-out wait) ends this rank f.timeout + 10 s after the
+  // last progress, after the communicator's own timeouts had their chance to say more.
+  core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
+  bench::SuiteOptions o = options;
+  o.progress = [&watchdog](const std::string& step) { watchdog.progress(step); };
+  watchdog.progress("connecting the ranks");
   comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
   if (printer) {
@@ -165,7 +173,7 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
     std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
     std::vector<std::string> sizes;
     int gpus = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
-    double timeout = 60.0;
+    double timeout = 60.0, time_limit = 1800.0;
   };
   auto f = std::make_shared<CandidateFlags>();
   CLI::App* cmd = bench.add_subcommand(
@@ -187,6 +195,9 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
   cmd->add_option("--trials", f->trials, "correctness trials")->capture_default_str();
   cmd->add_option("--timeout", f->timeout,
                   "seconds any wait may take before the ranks abort (a hung candidate)")
+      ->capture_default_str();
+  cmd->add_option("--time-limit", f->time_limit,
+                  "seconds the whole judgement may take before every rank is killed")
       ->capture_default_str();
   cmd->add_option("--json", f->json_path, "write results with provenance to this file");
   cmd->callback([f, &run]() {
@@ -216,12 +227,19 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
       const int world = f->gpus == 0 ? visible : f->gpus;
       // Each rank is a child process: a candidate that crashes or hangs ends its ranks (the
       // launcher says which and how), never this process.
+      KILN_REQUIRE(f->timeout > 0 && f->time_limit > 0,
+                   fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f->timeout,
+                               f->time_limit));
+      comm::LaunchOptions launch;
+      launch.time_limit_seconds = f->time_limit;
       const int code = comm::launch_local_ranks(
-          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); },
+          launch);
       if (code != 0) {
         fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
-                   code >= 128 ? "a rank crashed or was killed, see above"
-                               : "incorrect, failed or hung, see above");
+                   code == 124   ? fmt::format("ran past --time-limit {} s", f->time_limit)
+                   : code >= 128 ? std::string("a rank crashed or was killed, see above")
+                                 : std::string("incorrect, failed or hung, see above"));
       } else {
         fmt::print("# candidate {}: accepted\n", o.candidate_name);
       }

@@ -31,6 +31,9 @@ struct SuiteOptions {
   // solutions, under the name `candidate_name`.
   std::string candidate_library;
   std::string candidate_name = "candidate";
+  // Called with the step's name at every point the suite passes regularly (trial, timing
+  // phase); a stall watchdog (core/stall_watchdog.hpp) restarts its clock there. May be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 // `--preset pkb`: ParallelKernelBench's timing, 500 warm-up and 100 timed iterations.
@@ -47,9 +50,10 @@ struct SuiteRow {
   double utilization = 0.0;
   std::string binding;
   std::string skipped;  // why the problem cannot run this size here (row not measured)
-  // Outside candidates only: the time per call with a device-wide synchronisation around the
-  // batch (work left on other streams shows here, not in the stream's events).
+  // Outside candidates only: per call over one batch, the host's time with a device-wide
+  // synchronisation (work left on other streams shows here) and the given stream's events.
   double wall_us = 0.0;
+  double stream_us = 0.0;
 };
 
 // Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after

@@ -98,6 +98,7 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
     pids[rank] = pid;
   }
 
+  const auto started = std::chrono::steady_clock::now();
   int result = 0;
   int running = world_size;
   bool failed = false;
@@ -133,6 +134,20 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
       continue;
     }
     if (pid < 0 && errno != EINTR) break;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!failed && options.time_limit_seconds > 0 && elapsed > options.time_limit_seconds) {
+      std::fprintf(stderr,
+                   "kiln: %d rank(s) still running after the %.0f s time limit; "
+                   "stopping them\n",
+                   running, options.time_limit_seconds);
+      failed = true;
+      result = 124;
+      // Straight to SIGTERM: the grace period is over.
+      failure_time = std::chrono::steady_clock::now() -
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(options.grace_seconds));
+    }
     if (failed) {
       const double waited =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - failure_time).count();

@@ -14,6 +14,9 @@ struct LaunchOptions {
   // After the first rank fails, how long the others get to finish on their own (their watchdogs
   // print what they were waiting for) before they are sent SIGTERM, then SIGKILL.
   double grace_seconds = 3.0;
+  // Wall-clock limit for the whole launch (0: none): past it every rank still running is told
+  // so, sent SIGTERM, then SIGKILL; the launch then returns 124 (as timeout(1) does).
+  double time_limit_seconds = 0.0;
 };
 
 // Forks `world_size` ranks, each running `rank_main(info)` and exiting with its return value

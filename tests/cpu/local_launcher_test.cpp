@@ -63,3 +63,30 @@ TEST(LocalLauncher, DescribesHowAChildEnded) {
   EXPECT_EQ(kiln::comm::describe_wait_status(3 << 8), "exited with status 3");
   EXPECT_NE(kiln::comm::describe_wait_status(SIGKILL).find("signal 9"), std::string::npos);
 }
+
+TEST(LocalLauncher, RanksPastTheTimeLimitAreStoppedWith124) {
+  const auto start = std::chrono::steady_clock::now();
+  kiln::comm::LaunchOptions options;
+  options.grace_seconds = 1.0;
+  options.time_limit_seconds = 1.0;
+  const int code = launch_local_ranks(
+      2,
+      [](const RankInfo&) {
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        return 0;
+      },
+      options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(code, 124);
+  EXPECT_GE(seconds, 1.0);
+  EXPECT_LT(seconds, 8.0);
+}
+
+TEST(LocalLauncher, RanksWithinTheTimeLimitAreUntouched) {
+  kiln::comm::LaunchOptions options;
+  options.time_limit_seconds = 30.0;
+  EXPECT_EQ(launch_local_ranks(
+                2, [](const RankInfo&) { return 0; }, options),
+            0);
+}
