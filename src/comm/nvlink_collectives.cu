@@ -11,54 +11,14 @@
 
 #include "comm/communicator.hpp"
 #include "comm/nvlink_collectives.hpp"
+#include "comm/peer_barrier.cuh"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 
 namespace kiln::comm {
 namespace {
 
-constexpr unsigned long long kBarrierTimeoutNs = 30ull * 1000 * 1000 * 1000;  // 30 s
-
-struct Barrier {
-  unsigned* peer_flags[NvlinkCollectives::kMaxWorld];  // every rank's flag array
-  unsigned* my_flags;
-  int rank, world;
-  unsigned epoch;
-};
-
-// Block b of this rank tells every peer it arrived, then waits for every peer's block b: a peer's
-// send data, written before its kernel started, is then complete.
-__device__ __forceinline__ void barrier(const Barrier& b) {
-  const int p = threadIdx.x;
-  if (p < b.world && p != b.rank) {
-    unsigned* remote = b.peer_flags[p] + b.rank * NvlinkCollectives::kMaxBlocks + blockIdx.x;
-    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(remote), "r"(b.epoch) : "memory");
-    const unsigned* mine = b.my_flags + p * NvlinkCollectives::kMaxBlocks + blockIdx.x;
-    unsigned long long start;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    unsigned seen;
-    for (;;) {
-      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
-      if (static_cast<int>(seen - b.epoch) >= 0) break;
-      // A peer that never arrives (it failed before launching) must not hang this GPU: after
-      // kBarrierTimeoutNs the kernel traps, the stream reports an error, and the host's watchdog
-      // wait turns it into a message instead of a spin that no device synchronisation survives.
-      unsigned long long now;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > kBarrierTimeoutNs) __trap();
-    }
-  }
-  __syncthreads();
-}
-
-// Peer memory read once: bypass L1 (.cg), the data is not reused.
-__device__ __forceinline__ uint4 load_peer(const void* address) {
-  uint4 v;
-  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(address));
-  return v;
-}
+using Barrier = PeerBarrier;
 
 struct PullArgs {
   Barrier sync;
@@ -70,7 +30,7 @@ struct PullArgs {
 };
 
 __global__ void __launch_bounds__(512) pull_kernel(PullArgs a) {
-  barrier(a.sync);
+  peer_barrier(a.sync);
   const std::size_t vectors_per_block = a.block_bytes / 16;
   const std::size_t total = vectors_per_block * a.source_count;
   for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < total;
@@ -105,7 +65,7 @@ __device__ __forceinline__ float widen(T v) {
 // rank computes the same bits), adds in fp32 (int32: exact integer adds) and rounds once.
 template <typename T>
 __global__ void __launch_bounds__(512) sum_kernel(SumArgs a) {
-  barrier(a.sync);
+  peer_barrier(a.sync);
   constexpr int kElems = 16 / sizeof(T);
   for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
        v < a.vectors; v += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -173,6 +133,27 @@ NvlinkCollectives::NvlinkCollectives(Communicator& comm, std::size_t max_send_by
                                         "NVLink collective flags");
 }
 
+PeerBarrier NvlinkCollectives::next_barrier() {
+  PeerBarrier b{};
+  b.my_flags = static_cast<unsigned*>(flags_->local());
+  for (int r = 0; r < world_; ++r) b.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
+  b.rank = rank_;
+  b.world = world_;
+  b.epoch = ++epoch_;
+  return b;
+}
+
+namespace {
+
+__global__ void barrier_kernel(PeerBarrier b) { peer_barrier(b); }
+
+}  // namespace
+
+void NvlinkCollectives::barrier(cudaStream_t stream) {
+  barrier_kernel<<<1, 32, 0, stream>>>(next_barrier());
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
 int NvlinkCollectives::blocks_for(std::size_t vectors) const {
   // One 16-byte vector per thread while the grid fits on the SMs: every remote load is issued at
   // once (a thread's loads in a loop wait one NVLink round trip each: 4 per thread cost the
@@ -202,8 +183,7 @@ void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset
                      " bytes of a " + std::to_string(send_->bytes()) + "-byte send buffer");
   }
   PullArgs a{};
-  a.sync = Barrier{{}, static_cast<unsigned*>(flags_->local()), rank_, world_, ++epoch_};
-  for (int r = 0; r < world_; ++r) a.sync.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
+  a.sync = next_barrier();
   for (std::size_t k = 0; k < sources.size(); ++k)
     a.sources[k] = static_cast<const char*>(send_->peer(sources[k]));
   a.source_count = static_cast<int>(sources.size());
@@ -224,9 +204,8 @@ void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, st
                      " bytes of a " + std::to_string(send_->bytes()) + "-byte send buffer");
   }
   SumArgs a{};
-  a.sync = Barrier{{}, static_cast<unsigned*>(flags_->local()), rank_, world_, ++epoch_};
+  a.sync = next_barrier();
   for (int r = 0; r < world_; ++r) {
-    a.sync.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
     a.sources[r] = static_cast<const char*>(send_->peer(r));
   }
   a.offset_bytes = offset_bytes;

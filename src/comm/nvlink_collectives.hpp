@@ -27,11 +27,12 @@
 namespace kiln::comm {
 
 class Communicator;
+struct PeerBarrier;  // comm/peer_barrier.cuh
 
 class NvlinkCollectives {
  public:
-  static constexpr int kMaxWorld = 8;
-  static constexpr int kMaxBlocks = 132;
+  static constexpr int kMaxWorld = 8;     // = PeerBarrier::kMaxWorld
+  static constexpr int kMaxBlocks = 132;  // = PeerBarrier::kMaxBlocks
   // Collective over `comm`: maps `max_send_bytes` of send buffer and the barrier flags of every
   // rank. Throws kiln::UsageError above kMaxWorld ranks.
   NvlinkCollectives(Communicator& comm, std::size_t max_send_bytes);
@@ -56,13 +57,23 @@ class NvlinkCollectives {
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
   void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
 
+  // A barrier alone (one block): what every rank enqueued before it on its stream is done, and
+  // its send data visible, when the work after it starts.
+  void barrier(cudaStream_t stream);
+  // The arguments of the next barrier, for a kernel of the caller's that reads or writes peer
+  // memory and calls comm::peer_barrier() itself (see peer_barrier.cuh for the launch rules);
+  // each call takes one epoch, so every rank must make the same sequence of calls.
+  PeerBarrier next_barrier();
+  // Blocks a peer-memory kernel may launch for `vectors` 16-byte vectors (one per thread of 512
+  // while the grid fits, at most one block per SM of the smallest GPU): the same on every rank.
+  int blocks_for(std::size_t vectors) const;
+
  private:
   // Copies `sources` ranks' [offset, offset + block) into recv, one block each, in order.
   void pull(const std::vector<int>& sources, std::size_t offset, std::size_t block_bytes,
             void* recv, cudaStream_t stream);
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
                 cudaStream_t stream);
-  int blocks_for(std::size_t vectors) const;
   void check_root(int root) const;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
