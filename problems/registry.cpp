@@ -16,6 +16,9 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry() {
     all.push_back(problems::make_dp_bucketed_allreduce());
     all.push_back(problems::make_vocab_parallel_ce());
     all.push_back(problems::make_tp_gemm_allreduce());
+    all.push_back(problems::make_tp_gemm_reducescatter());
+    all.push_back(problems::make_tp_allgather_gemm());
+    all.push_back(problems::make_ulysses_qkv_a2a());
     return all;
   }();
   return registry;

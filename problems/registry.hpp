@@ -16,5 +16,8 @@ std::unique_ptr<bench::Problem> make_scatter();
 std::unique_ptr<bench::Problem> make_dp_bucketed_allreduce();
 std::unique_ptr<bench::Problem> make_vocab_parallel_ce();
 std::unique_ptr<bench::Problem> make_tp_gemm_allreduce();
+std::unique_ptr<bench::Problem> make_tp_gemm_reducescatter();
+std::unique_ptr<bench::Problem> make_tp_allgather_gemm();
+std::unique_ptr<bench::Problem> make_ulysses_qkv_a2a();
 
 }  // namespace kiln::problems

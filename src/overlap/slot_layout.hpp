@@ -24,9 +24,9 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
-#define KILN_HOST_DEVICE __host__ __device__ __forceinline__
+#define KILN_LAYOUT_FN __host__ __device__ __forceinline__
 #else
-#define KILN_HOST_DEVICE inline
+#define KILN_LAYOUT_FN inline
 #endif
 
 namespace kiln::overlap {
@@ -40,26 +40,26 @@ struct SlotGeometry {
   int subtiles = 1;               // world size for ReduceScatter, 1 for AllReduce
   int log2_rows_per_subtile = 0;  // log2(BM / subtiles); BM and subtiles are powers of two
 
-  KILN_HOST_DEVICE int rows_per_subtile() const { return 1 << log2_rows_per_subtile; }
-  KILN_HOST_DEVICE std::int64_t tile_elements() const {
+  KILN_LAYOUT_FN int rows_per_subtile() const { return 1 << log2_rows_per_subtile; }
+  KILN_LAYOUT_FN std::int64_t tile_elements() const {
     return static_cast<std::int64_t>(tile_m) * tile_n;
   }
-  KILN_HOST_DEVICE std::int64_t subtile_elements() const {
+  KILN_LAYOUT_FN std::int64_t subtile_elements() const {
     return static_cast<std::int64_t>(rows_per_subtile()) * tile_n;
   }
   // Elements of the slot buffer (every slot, padding included).
-  KILN_HOST_DEVICE std::int64_t slot_buffer_elements() const {
+  KILN_LAYOUT_FN std::int64_t slot_buffer_elements() const {
     return static_cast<std::int64_t>(slots) * tile_elements();
   }
   // Elements one rank receives from a ReduceScatter over every slot.
-  KILN_HOST_DEVICE std::int64_t recv_buffer_elements() const {
+  KILN_LAYOUT_FN std::int64_t recv_buffer_elements() const {
     return static_cast<std::int64_t>(slots) * subtile_elements();
   }
 };
 
 // Offset in the slot buffer of (row, col) of the tile in `slot`, whose group starts at
 // `group_first_slot` and has `group_slots` slots.
-KILN_HOST_DEVICE std::int64_t slot_offset(const SlotGeometry& g, int slot, int group_first_slot,
+KILN_LAYOUT_FN std::int64_t slot_offset(const SlotGeometry& g, int slot, int group_first_slot,
                                           int group_slots, int row, int col) {
   const int subtile = row >> g.log2_rows_per_subtile;
   const int row_in_subtile = row & (g.rows_per_subtile() - 1);
@@ -71,14 +71,14 @@ KILN_HOST_DEVICE std::int64_t slot_offset(const SlotGeometry& g, int slot, int g
 
 // Offset, in what a ReduceScatter delivers to a rank (or, for AllReduce, in the slot buffer
 // itself), of (row_in_subtile, col) of the tile in `slot`.
-KILN_HOST_DEVICE std::int64_t received_offset(const SlotGeometry& g, int slot, int row_in_subtile,
+KILN_LAYOUT_FN std::int64_t received_offset(const SlotGeometry& g, int slot, int row_in_subtile,
                                               int col) {
   return static_cast<std::int64_t>(slot) * g.subtile_elements() +
          static_cast<std::int64_t>(row_in_subtile) * g.tile_n + col;
 }
 
 // Rows of the output that `rank` owns after the collective: all m for AllReduce (subtiles 1).
-KILN_HOST_DEVICE int owned_rows(const SlotGeometry& g, int rank) {
+KILN_LAYOUT_FN int owned_rows(const SlotGeometry& g, int rank) {
   const int rps = g.rows_per_subtile();
   const int last_tile_rows = g.m - (g.tiles_m - 1) * g.tile_m;
   int last = last_tile_rows - rank * rps;
@@ -87,7 +87,7 @@ KILN_HOST_DEVICE int owned_rows(const SlotGeometry& g, int rank) {
 }
 
 // Global row of local row `local_row` on `rank` (see the permutation above).
-KILN_HOST_DEVICE int global_row(const SlotGeometry& g, int rank, int local_row) {
+KILN_LAYOUT_FN int global_row(const SlotGeometry& g, int rank, int local_row) {
   const int tile_row = local_row >> g.log2_rows_per_subtile;
   const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
   return tile_row * g.tile_m + rank * g.rows_per_subtile() + row_in_subtile;
@@ -95,7 +95,7 @@ KILN_HOST_DEVICE int global_row(const SlotGeometry& g, int rank, int local_row) 
 
 // Offset in the received buffer of element (local_row, col) of `rank`'s row-major result, given
 // the slot that holds tile (local_row's tile row, col / BN).
-KILN_HOST_DEVICE std::int64_t received_offset_of(const SlotGeometry& g, int slot, int local_row,
+KILN_LAYOUT_FN std::int64_t received_offset_of(const SlotGeometry& g, int slot, int local_row,
                                                  int col) {
   const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
   return received_offset(g, slot, row_in_subtile, col % g.tile_n);

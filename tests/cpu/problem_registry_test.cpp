@@ -62,6 +62,44 @@ TEST(ProblemRegistry, CollectiveCostsAreTheBusVolumes) {
   EXPECT_NEAR(bc.seconds * 1e6, 1.0 * (1 << 20) / 450e9 * 1e6, 1e-9);
 }
 
+TEST(ProblemRegistry, TensorParallelGemmCostsAreOneOverlappablePhase) {
+  const roofline::Ceilings h100 = roofline::ceilings_from_profile(core::find_profile("h100-sxm"));
+  const ProblemSize shape{"8192x8192x8192", {{"m", 8192}, {"n", 8192}, {"k", 8192}}};
+  const double gemm_us = 2.0 * 8192 * 8192 * 8192 / 989.4e12 * 1e6;  // 1111.3 us
+  // GEMM + all-reduce, 4 ranks: 2*3/4 of the 128 MiB output over the links = 447.4 us; the
+  // GEMM's 1111.3 us binds; one phase, so the sum is not taken.
+  const auto ar =
+      roofline::evaluate(problem("tp-gemm-allreduce").cost(shape, core::DType::kBf16, 4), h100);
+  ASSERT_EQ(ar.phases.size(), 1u);
+  EXPECT_NEAR(ar.seconds * 1e6, gemm_us, 1e-6);
+  EXPECT_EQ(ar.binding, roofline::Resource::kCompute);
+  EXPECT_NEAR(ar.phases[0].interconnect_seconds * 1e6, 1.5 * 128 * (1 << 20) / 450e9 * 1e6, 1e-6);
+  // GEMM + reduce-scatter: 3/4 of it; HBM adds the partial read and the share written.
+  const auto rs =
+      roofline::evaluate(problem("tp-gemm-reducescatter").cost(shape, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(rs.phases[0].interconnect_seconds * 1e6, 0.75 * 128 * (1 << 20) / 450e9 * 1e6, 1e-6);
+  const double rs_hbm = 2.0 * 3 * 8192 * 8192 + 2.0 * 8192 * 8192 * 1.25;
+  EXPECT_NEAR(rs.phases[0].memory_seconds * 1e6, rs_hbm / 3350e9 * 1e6, 1e-6);
+  // All-gather + GEMM: 3/4 of the gathered 128 MiB of A over the links.
+  const auto ag =
+      roofline::evaluate(problem("tp-allgather-gemm").cost(shape, core::DType::kBf16, 4), h100);
+  EXPECT_NEAR(ag.phases[0].interconnect_seconds * 1e6, 0.75 * 128 * (1 << 20) / 450e9 * 1e6, 1e-6);
+  EXPECT_NEAR(ag.seconds * 1e6, gemm_us, 1e-6);
+}
+
+TEST(ProblemRegistry, UlyssesCostIsAnAllToAllOfTheShard) {
+  const roofline::Ceilings h100 = roofline::ceilings_from_profile(core::find_profile("h100-sxm"));
+  // S = 4096, 32 heads of 128, bf16, 4 ranks: a 1024 x 3 x 32 x 128 x 2 = 24 MiB shard; 3/4 of
+  // it crosses the links (41.9 us at 450 GB/s); 48 MiB of HBM traffic (15.0 us).
+  const ProblemSize s{"S4K-h32", {{"seq", 4096}, {"heads", 32}, {"head_dim", 128}}};
+  const auto u =
+      roofline::evaluate(problem("ulysses-qkv-a2a").cost(s, core::DType::kBf16, 4), h100);
+  const double shard = 1024.0 * 3 * 32 * 128 * 2;
+  EXPECT_NEAR(u.seconds * 1e6, 0.75 * shard / 450e9 * 1e6, 1e-6);
+  EXPECT_NEAR(u.phases[0].memory_seconds * 1e6, 2 * shard / 3350e9 * 1e6, 1e-6);
+  EXPECT_EQ(u.binding, roofline::Resource::kInterconnect);
+}
+
 TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
   EXPECT_EQ(select_problems({}).size(), problem_registry().size());
   const auto all_prefix = select_problems({"all*"});

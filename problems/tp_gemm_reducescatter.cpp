@@ -1,0 +1,125 @@
+// tp-gemm-reducescatter (tensor + sequence parallel, row-parallel linear before a norm): each
+// rank multiplies its activations A (M x K, its slice of the hidden dimension) by its weight shard
+// B (N x K, C = A·Bᵀ); the partial products are summed over the ranks and each rank keeps a 1/W
+// share of the rows. The share is block-cyclic (the overlap runtime's layout, slot_layout.hpp):
+// rank j owns the rows r with (r % 128) / (128 / W) == j, in increasing order, as an M/W x N
+// row-major matrix; a sequence-parallel norm after it needs only the rows' identities.
+// Reference: cuBLAS GEMM, a strided copy (cudaMemcpy2DAsync) that makes each rank's rows
+// contiguous, ncclReduceScatter. Solution "kiln-overlap": the overlap runtime's GemmReduceScatter
+// (signaling GEMM, per-wave-group copy-engine exchange, reduction fused into the reorder).
+#include <memory>
+
+#include "bench/cublas_gemm.hpp"
+#include "comm/collective.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "problems/registry.hpp"
+#include "problems/tp_gemm_common.hpp"
+#include "roofline/bus_volume.hpp"
+
+namespace kiln::problems {
+namespace {
+
+constexpr const char* kPlan = "tile=128x256 cap=128 comm=ce groups=each";
+constexpr int kRowPeriod = 128;  // the plan's tile height: the layout's period
+
+class GemmReduceScatterRun final : public TpGemmRun {
+ public:
+  GemmReduceScatterRun(bench::RankContext& context, const overlap::GemmShape& shape)
+      : TpGemmRun(context, shape.m, shape.n, shape.k, shape.m, shape.m / context.comm.size()),
+        partial_(static_cast<std::size_t>(shape.m) * shape.n * 2),
+        by_owner_(partial_.bytes()),
+        overlap_(overlap::OverlapOp::kReduceScatter, shape, core::DType::kBf16,
+                 overlap::WeightLayout::kNK, context.comm, overlap::parse_plan(kPlan, "plan")) {
+    if (overlap_.geometry().tile_m != kRowPeriod || overlap_.output_rows() != out_rows_) {
+      throw Error("tp-gemm-reducescatter: the overlap plan's layout is not the problem's");
+    }
+  }
+
+  void reference() override {
+    cublas_.run(m_, n_, k_, core::DType::kBf16, overlap::WeightLayout::kNK, a_ptr_, b_.data(),
+                partial_.data(), context_.stream);
+    // Rank j's rows: (128 / W)-row runs every 128 rows, starting at row j * 128 / W.
+    const int world = context_.comm.size();
+    const std::size_t row_bytes = static_cast<std::size_t>(n_) * 2;
+    const std::size_t run_bytes = row_bytes * (kRowPeriod / world);
+    for (int j = 0; j < world; ++j) {
+      KILN_CUDA_CHECK(cudaMemcpy2DAsync(
+          static_cast<char*>(by_owner_.data()) + j * row_bytes * out_rows_, run_bytes,
+          static_cast<const char*>(partial_.data()) + j * run_bytes, row_bytes * kRowPeriod,
+          run_bytes, m_ / kRowPeriod, cudaMemcpyDeviceToDevice, context_.stream));
+    }
+    const comm::CollectiveCounts counts = comm::counts_for(
+        comm::CollectiveOp::kReduceScatter, by_owner_.bytes(), 2, context_.comm.size());
+    comm::enqueue_collective(context_.comm, comm::CollectiveOp::kReduceScatter, by_owner_.data(),
+                             reference_out_.data(), counts, core::DType::kBf16, context_.stream);
+  }
+  void solution(int) override {
+    overlap_.run({a_ptr_, core::DType::kBf16, m_, k_}, {b_.data(), core::DType::kBf16, n_, k_},
+                 {solution_out_.data(), core::DType::kBf16, out_rows_, n_}, context_.stream);
+  }
+  std::string check_reference() override {
+    // Local row l is global row overlap_.global_row(l) of Σ_r A_r · B_rᵀ.
+    const int world = context_.comm.size();
+    return check_samples([&](int l, int j, double& terms) {
+      terms = static_cast<double>(k_) * world;
+      const int i = overlap_.global_row(l);
+      double sum = 0;
+      for (int r = 0; r < world; ++r) sum += host_dot(r, i, r, j);
+      return sum;
+    });
+  }
+
+ private:
+  core::DeviceBuffer partial_, by_owner_;
+  bench::CublasGemm cublas_;
+  overlap::GemmCollective overlap_;
+};
+
+class TpGemmReduceScatter final : public bench::Problem {
+ public:
+  std::string name() const override { return "tp-gemm-reducescatter"; }
+  bench::Category category() const override { return bench::Category::kTensorParallel; }
+  std::string description() const override {
+    return "row-parallel linear into sequence parallel: per-rank GEMM (M x N x K per GPU), "
+           "partials summed and the rows scattered (block-cyclic, period 128)";
+  }
+  std::vector<bench::ProblemSize> sizes() const override {
+    const auto shape = [](const char* name, int m, int n, int k) {
+      return bench::ProblemSize{name, {{"m", m}, {"n", n}, {"k", k}}};
+    };
+    return {shape("4096x8192x2048", 4096, 8192, 2048), shape("8192x8192x8192", 8192, 8192, 8192),
+            shape("16384x8192x4096", 16384, 8192, 4096)};
+  }
+  std::vector<std::string> solutions() const override { return {"kiln-overlap"}; }
+  roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
+    const double m = size.dim("m"), n = size.dim("n"), k = size.dim("k");
+    // One phase: finished tiles are reduce-scattered while the GEMM goes on (see
+    // tp-gemm-allreduce). HBM: the GEMM's operands and output, then the partial read and the
+    // share written.
+    return {{{"gemm+reducescatter",
+              {{"matmul", 2 * m * n * k, roofline::Precision::kBf16Tensor,
+                2 * (m * k + n * k + m * n), 0},
+               {"sum", 0, roofline::Precision::kFp32, 2 * m * n + 2 * m * n / world,
+                roofline::bus_bytes(comm::CollectiveOp::kReduceScatter, 2 * m * n, world)}}}}};
+  }
+  std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
+                                           bench::RankContext& context) const override {
+    if (context.dtype != core::DType::kBf16) throw UsageError(name() + ": bf16 only (-d bf16)");
+    const int world = context.comm.size();
+    const overlap::GemmShape shape{static_cast<int>(size.dim("m")), static_cast<int>(size.dim("n")),
+                                   static_cast<int>(size.dim("k"))};
+    if (kRowPeriod % world != 0 || shape.m % kRowPeriod != 0) {
+      throw UsageError(fmt::format("{} {} on {} ranks: M must be a multiple of {} and {} of W",
+                                   name(), size.name, world, kRowPeriod, kRowPeriod));
+    }
+    return std::make_unique<GemmReduceScatterRun>(context, shape);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<bench::Problem> make_tp_gemm_reducescatter() {
+  return std::make_unique<TpGemmReduceScatter>();
+}
+
+}  // namespace kiln::problems
