@@ -6,7 +6,7 @@
 # as $OUT/suite.tar.gz after every step.
 # Usage: bash scripts/device_suite.sh [tests] [suite] [pkb] [candidates] [sanitizer]
 # Env: TESTS (gtest filter), PROBLEMS (space-separated globs for the suite steps, default all),
-# SANITIZE (the problem the sanitizer step runs).
+# SANITIZE, SANITIZE_SIZES (space-separated problems and size names the sanitizer step runs).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh
@@ -35,7 +35,7 @@ fi
 if step sanitizer; then
   for tool in memcheck racecheck synccheck; do
     timeout 200 compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no \
-      build/kiln bench suite -g 2 --problems "${SANITIZE:-ulysses-qkv-a2a}" --trials 1 -w 1 -n 2 \
+      build/kiln bench suite -g 2 --problems ${SANITIZE:-ulysses-qkv-a2a} --sizes ${SANITIZE_SIZES:-S1K-h32} --trials 1 -w 1 -n 2 \
       > "$out/sanitizer-$tool.txt" 2>&1
     echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|correctness' "$out/sanitizer-$tool.txt" | tr '\n' ' ')"
   done
