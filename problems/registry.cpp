@@ -19,6 +19,8 @@ const std::vector<std::unique_ptr<Problem>>& problem_registry() {
     all.push_back(problems::make_tp_gemm_reducescatter());
     all.push_back(problems::make_tp_allgather_gemm());
     all.push_back(problems::make_ulysses_qkv_a2a());
+    all.push_back(problems::make_moe_dispatch());
+    all.push_back(problems::make_moe_combine());
     return all;
   }();
   return registry;

@@ -19,5 +19,7 @@ std::unique_ptr<bench::Problem> make_tp_gemm_allreduce();
 std::unique_ptr<bench::Problem> make_tp_gemm_reducescatter();
 std::unique_ptr<bench::Problem> make_tp_allgather_gemm();
 std::unique_ptr<bench::Problem> make_ulysses_qkv_a2a();
+std::unique_ptr<bench::Problem> make_moe_dispatch();
+std::unique_ptr<bench::Problem> make_moe_combine();
 
 }  // namespace kiln::problems
