@@ -121,8 +121,10 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       "suite", "benchmark problems: reference vs kiln solutions, roofline, fast_p and roof_u");
   cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
-  cmd->add_option("--problems", f->problems, "problem names or globs (default: all; see --list)");
-  cmd->add_option("--sizes", f->sizes, "size presets to run (default: every size of a problem)");
+  cmd->add_option("--problems", f->problems, "problem names or globs (default: all; see --list)")
+      ->delimiter(',');
+  cmd->add_option("--sizes", f->sizes, "size presets to run (default: every size of a problem)")
+      ->delimiter(',');
   cmd->add_option("-d,--datatype", f->dtype, "bf16|fp16|fp32|int32")->capture_default_str();
   cmd->add_option("--preset", f->preset,
                   "timing preset: default (-w/-n) or pkb (500 warm-up, 100 iterations)")
@@ -184,7 +186,8 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
       ->required();
   cmd->add_option("--source", f->source, "the candidate's CUDA source file")->required();
   cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
-  cmd->add_option("--sizes", f->sizes, "size presets (default: all of the problem)");
+  cmd->add_option("--sizes", f->sizes, "size presets (default: all of the problem)")
+      ->delimiter(',');
   cmd->add_option("--arch", f->arch, "nvcc -arch for the candidate")->capture_default_str();
   cmd->add_option("--build-dir", f->build_dir, "where the shared library goes")
       ->capture_default_str();

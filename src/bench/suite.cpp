@@ -80,6 +80,21 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
   KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
                "--trials and -n must be >= 1 and -w >= 0");
   const std::vector<const Problem*> problems = select_problems(o.problems);
+  // A size no selected problem has is a typo, not an empty suite.
+  for (const std::string& wanted : o.sizes) {
+    std::string known;
+    bool found = false;
+    for (const Problem* p : problems) {
+      for (const ProblemSize& size : p->sizes()) {
+        found = found || size.name == wanted;
+        known += (known.empty() ? "" : ",") + size.name;
+      }
+    }
+    if (!found) {
+      throw UsageError(fmt::format("--sizes {}: no selected problem has this size (they have: {})",
+                                   wanted, known));
+    }
+  }
   const roofline::Ceilings ceilings = ceilings_for(o, comm.device());
   core::Stream stream;
   RankContext context{comm, stream.get(), o.dtype};
