@@ -87,7 +87,8 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
     for (const Problem* p : problems) {
       for (const ProblemSize& size : p->sizes()) {
         found = found || size.name == wanted;
-        known += (known.empty() ? "" : ",") + size.name;
+        if (("," + known + ",").find("," + size.name + ",") == std::string::npos)
+          known += (known.empty() ? "" : ",") + size.name;
       }
     }
     if (!found) {
