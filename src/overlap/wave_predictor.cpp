@@ -45,6 +45,22 @@ double LatencyCurve::seconds_at(double bytes) const {
   return std::max(seconds_[lo] + slope * (bytes - bytes_[lo]), 0.0);
 }
 
+std::vector<double> wave_bytes(const LaunchGeometry& launch, std::int64_t tile_elements,
+                               std::size_t element_size) {
+  if (launch.grid_ctas < 1 || launch.slots < 1 || tile_elements < 1 || element_size < 1) {
+    throw UsageError(
+        fmt::format("wave bytes: grid {} CTAs, {} slots, {} tile elements, {} bytes "
+                    "each; all must be >= 1",
+                    launch.grid_ctas, launch.slots, tile_elements, element_size));
+  }
+  std::vector<double> bytes;
+  for (int w = 0; w < launch.waves(); ++w) {
+    const int slots = std::min(launch.grid_ctas, launch.slots - w * launch.grid_ctas);
+    bytes.push_back(static_cast<double>(slots) * tile_elements * element_size);
+  }
+  return bytes;
+}
+
 Prediction predict(const WaveProfile& profile, const LatencyCurve& curve,
                    const std::vector<int>& partition) {
   const int waves = profile.waves();

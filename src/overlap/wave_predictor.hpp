@@ -6,9 +6,12 @@
 // uneven All-to-All, the largest rank's bytes). Host arithmetic only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "overlap/signaling_gemm.hpp"
 
 namespace kiln::overlap {
 
@@ -37,6 +40,12 @@ struct WaveProfile {
   std::vector<double> wave_bytes;  // [T] bytes per rank each wave produces (the largest rank's)
   int waves() const { return static_cast<int>(wave_bytes.size()); }
 };
+
+// The bytes each wave hands to its group's collective, as the runtime sends them: the wave's slots
+// (grid_ctas of them; the last wave what is left, padding included) x tile elements x element
+// size. For a ReduceScatter or AllReduce every rank's waves are alike.
+std::vector<double> wave_bytes(const LaunchGeometry& launch, std::int64_t tile_elements,
+                               std::size_t element_size);
 
 // Pruning of the candidate partitions: the first group at most `first` waves (communication
 // starts early), the last at most `last` (little is left exposed after the GEMM).

@@ -105,6 +105,21 @@ TEST(WavePredictor, SmallGroupsFirstWhenCommunicationIsCheap) {
   EXPECT_NEAR(p.seconds, 805e-6, 1e-12);
 }
 
+TEST(WavePredictor, WaveBytesFollowTheLaunch) {
+  // 8192 x 8192 with 128 x 256 tiles: 64 x 32 = 2048 slots; 128 CTAs: 16 full waves of
+  // 128 x 32768 bf16 elements = 8 MiB each. 132 CTAs: 15 full waves and 68 slots left.
+  LaunchGeometry launch{128, 2048, 64, 32};
+  const auto full = wave_bytes(launch, 128 * 256, 2);
+  ASSERT_EQ(full.size(), 16u);
+  EXPECT_DOUBLE_EQ(full.back(), 8.0 * (1 << 20));
+  launch.grid_ctas = 132;
+  const auto ragged = wave_bytes(launch, 128 * 256, 2);
+  ASSERT_EQ(ragged.size(), 16u);
+  EXPECT_DOUBLE_EQ(ragged[0], 132.0 * 65536);
+  EXPECT_DOUBLE_EQ(ragged.back(), 68.0 * 65536);
+  EXPECT_THROW(wave_bytes(LaunchGeometry{0, 10, 1, 10}, 1, 2), UsageError);
+}
+
 TEST(WavePredictor, LimitsThatAdmitNothingAreReported) {
   EXPECT_THROW(candidate_count(0, {2, 4}), UsageError);
   EXPECT_THROW(candidate_count(3, {0, 4}), UsageError);
