@@ -65,13 +65,7 @@ class TpGemmAllReduce final : public bench::Problem {
   std::string description() const override {
     return "row-parallel linear: per-rank GEMM (M x N x K per GPU), partials summed over ranks";
   }
-  std::vector<bench::ProblemSize> sizes() const override {
-    const auto shape = [](const char* name, int m, int n, int k) {
-      return bench::ProblemSize{name, {{"m", m}, {"n", n}, {"k", k}}};
-    };
-    return {shape("4096x8192x2048", 4096, 8192, 2048), shape("8192x8192x8192", 8192, 8192, 8192),
-            shape("16384x8192x4096", 16384, 8192, 4096)};
-  }
+  std::vector<bench::ProblemSize> sizes() const override { return tp_gemm_sizes(); }
   std::vector<std::string> solutions() const override { return {"kiln-overlap"}; }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
     const double m = size.dim("m"), n = size.dim("n"), k = size.dim("k");

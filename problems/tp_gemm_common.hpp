@@ -26,6 +26,16 @@ inline std::uint64_t operand_seed(std::uint64_t seed, int rank, int which) {
   return core::mix64(seed ^ (0xA11CEull * (which + 1) + static_cast<std::uint64_t>(rank)));
 }
 
+// The shape presets of the tensor-parallel GEMM problems (M x N x K per GPU), shared so that
+// their rows line up in a suite table.
+inline std::vector<bench::ProblemSize> tp_gemm_sizes() {
+  const auto shape = [](const char* name, int m, int n, int k) {
+    return bench::ProblemSize{name, {{"m", m}, {"n", n}, {"k", k}}};
+  };
+  return {shape("4096x8192x2048", 4096, 8192, 2048), shape("8192x8192x8192", 8192, 8192, 8192),
+          shape("16384x8192x4096", 16384, 8192, 4096)};
+}
+
 // Element (row, k) of an operand with K columns, as the device holds it (bf16).
 inline double operand_value(std::uint64_t seed, int rank, int which, std::int64_t row, int k,
                             int columns) {

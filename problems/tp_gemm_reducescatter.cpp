@@ -83,13 +83,7 @@ class TpGemmReduceScatter final : public bench::Problem {
     return "row-parallel linear into sequence parallel: per-rank GEMM (M x N x K per GPU), "
            "partials summed and the rows scattered (block-cyclic, period 128)";
   }
-  std::vector<bench::ProblemSize> sizes() const override {
-    const auto shape = [](const char* name, int m, int n, int k) {
-      return bench::ProblemSize{name, {{"m", m}, {"n", n}, {"k", k}}};
-    };
-    return {shape("4096x8192x2048", 4096, 8192, 2048), shape("8192x8192x8192", 8192, 8192, 8192),
-            shape("16384x8192x4096", 16384, 8192, 4096)};
-  }
+  std::vector<bench::ProblemSize> sizes() const override { return tp_gemm_sizes(); }
   std::vector<std::string> solutions() const override { return {"kiln-overlap"}; }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
     const double m = size.dim("m"), n = size.dim("n"), k = size.dim("k");
