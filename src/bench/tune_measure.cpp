@@ -1,0 +1,377 @@
+// The tuner's GPU measurements (see tune_measure.hpp).
+#include "bench/tune_measure.hpp"
+
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <span>
+#include <thread>
+
+#include "bench/rank_timing.hpp"
+#include "comm/sm_probe.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/event_timer.hpp"
+#include "core/fill.hpp"
+#include "core/hardware_profile.hpp"
+#include "core/stream.hpp"
+#include "overlap/copy_engine_exchange.hpp"
+
+namespace kiln::bench {
+namespace {
+
+using overlap::GemmShape;
+using overlap::OverlapOp;
+using overlap::Plan;
+
+ncclDataType_t nccl_type(core::DType dtype) {
+  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// SMs the GEMM of `plan` leaves NCCL (0: no limit, NCCL's default communicator).
+int nccl_ctas_for(const Plan& plan, const overlap::LaunchGeometry& launch, int sms) {
+  if (plan.copy_engine || plan.cta_cap <= 0) return 0;
+  return std::max(sms - launch.grid_ctas, 0);
+}
+
+}  // namespace
+
+std::vector<Plan> default_base_plans() {
+  std::vector<Plan> plans;
+  for (const int cap : {0, 128}) {
+    for (const int swizzle : {1, 8}) {
+      Plan p;
+      p.copy_engine = true;
+      p.cta_cap = cap;
+      p.swizzle = swizzle;
+      plans.push_back(p);
+    }
+  }
+  Plan nccl;
+  nccl.cta_cap = 124;
+  nccl.swizzle = 8;
+  plans.push_back(nccl);
+  return plans;
+}
+
+std::vector<double> curve_sizes(double min_bytes, double max_bytes, int points_per_octave,
+                                double granule) {
+  if (!(min_bytes > 0) || !(max_bytes >= min_bytes) || points_per_octave < 1 || !(granule > 0)) {
+    throw UsageError(fmt::format(
+        "curve sizes: need 0 < min ({}) <= max ({}), points per octave ({}) >= 1, granule > 0",
+        min_bytes, max_bytes, points_per_octave));
+  }
+  std::vector<double> sizes;
+  const double octaves = std::log2(max_bytes / min_bytes);
+  const int steps = static_cast<int>(std::ceil(octaves * points_per_octave - 1e-9));
+  for (int i = 0; i <= steps; ++i) {
+    const double raw =
+        std::min(min_bytes * std::exp2(static_cast<double>(i) / points_per_octave), max_bytes);
+    const double rounded = std::max(granule, std::round(raw / granule) * granule);
+    if (sizes.empty() || rounded > sizes.back()) sizes.push_back(rounded);
+  }
+  return sizes;
+}
+
+double profile_units(const TuneProfileOptions& o, int curve_count, int curve_points) {
+  return static_cast<double>(curve_count) * curve_points +
+         20.0 * static_cast<double>(o.shapes.size() * o.base_plans.size()) +
+         (o.probe_nccl_sms ? 5.0 * curve_count : 0.0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// OverlapTimer
+
+struct OverlapTimer::Buffers {
+  core::DeviceBuffer a, b, out;
+  core::Stream stream;
+};
+
+OverlapTimer::OverlapTimer(comm::Communicator& comm, OverlapOp op, core::DType dtype,
+                           overlap::WeightLayout layout, const GemmShape& shape)
+    : comm_(comm), op_(op), dtype_(dtype), layout_(layout), shape_(shape) {
+  const std::size_t element = core::dtype_size(dtype);
+  const std::size_t a_count = static_cast<std::size_t>(shape.m) * shape.k;
+  const std::size_t b_count = static_cast<std::size_t>(shape.n) * shape.k;
+  buffers_ = std::make_unique<Buffers>(Buffers{
+      core::DeviceBuffer(a_count * element), core::DeviceBuffer(b_count * element),
+      core::DeviceBuffer(static_cast<std::size_t>(shape.m) * shape.n * element), core::Stream()});
+  const std::uint64_t seed = 0x74756e65ull + 31 * comm.rank();  // "tune"
+  core::fill_uniform(buffers_->a.data(), dtype, a_count, seed + 1, buffers_->stream);
+  core::fill_uniform(buffers_->b.data(), dtype, b_count, seed + 2, buffers_->stream);
+  comm.wait(buffers_->stream, "tuner inputs");
+}
+
+OverlapTimer::~OverlapTimer() = default;
+
+std::unique_ptr<overlap::GemmCollective> OverlapTimer::make(const Plan& plan, bool trace) {
+  overlap::OverlapOptions options;
+  options.trace = trace;
+  if (!plan.copy_engine && plan.cta_cap > 0) {
+    const int sms = overlap::current_device_sms();
+    auto kernel = overlap::make_signaling_gemm(dtype_, layout_, plan.tile);
+    const int free_sms = nccl_ctas_for(
+        plan, kernel->geometry(shape_, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms),
+        sms);
+    if (free_sms >= 1) {
+      auto& slot = limited_[free_sms];
+      if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm_, free_sms);
+      options.collective_comm = slot.get();
+    }
+  }
+  return std::make_unique<overlap::GemmCollective>(op_, shape_, dtype_, layout_, comm_, plan,
+                                                   options);
+}
+
+void OverlapTimer::enqueue(overlap::GemmCollective& op, Part part) {
+  const bool nk = layout_ == overlap::WeightLayout::kNK;
+  const overlap::MatrixRef a{buffers_->a.data(), dtype_, shape_.m, shape_.k};
+  const overlap::MatrixRef b{buffers_->b.data(), dtype_, nk ? shape_.n : shape_.k,
+                             nk ? shape_.k : shape_.n};
+  switch (part) {
+    case Part::kFull:
+      op.run(a, b, {buffers_->out.data(), dtype_, op.output_rows(), shape_.n}, buffers_->stream);
+      break;
+    case Part::kWithoutReorder:
+      op.run_without_reorder(a, b, buffers_->stream);
+      break;
+    case Part::kGemmOnly:
+      op.run_gemm_only(a, b, buffers_->stream);
+      break;
+  }
+}
+
+core::TimingStats OverlapTimer::time(overlap::GemmCollective& op, Part part, int warmup,
+                                     int iterations) {
+  const std::vector<float> us = samples_over_ranks(
+      comm_, buffers_->stream, warmup, iterations, [&](int) { enqueue(op, part); },
+      "tuner " + op.describe());
+  return core::summarize(std::span<const float>(us));
+}
+
+std::vector<core::TimingStats> OverlapTimer::time_interleaved(const std::vector<Plan>& plans,
+                                                              Part part, int warmup, int iterations,
+                                                              int rounds) {
+  std::vector<std::unique_ptr<overlap::GemmCollective>> ops;
+  for (const Plan& plan : plans) ops.push_back(make(plan, false));
+  const auto pooled = core::sample_interleaved(
+      static_cast<int>(plans.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
+        return samples_over_ranks(
+            comm_, buffers_->stream, w, n, [&](int) { enqueue(*ops[v], part); },
+            "tuner " + ops[v]->describe());
+      });
+  std::vector<core::TimingStats> stats;
+  for (const auto& samples : pooled)
+    stats.push_back(core::summarize(std::span<const float>(samples)));
+  return stats;
+}
+
+std::pair<double, double> OverlapTimer::traced_ends(overlap::GemmCollective& op) {
+  enqueue(op, Part::kWithoutReorder);
+  const std::vector<overlap::GroupTimeline> timeline = op.timeline();
+  double gemm_end = 0.0, comm_end = 0.0;
+  for (const overlap::GroupTimeline& g : timeline) {
+    gemm_end = std::max(gemm_end, g.compute_done_us);
+    comm_end = std::max(comm_end, g.comm_done_us);
+  }
+  return {max_over_ranks(comm_, gemm_end, buffers_->stream),
+          max_over_ranks(comm_, comm_end, buffers_->stream)};
+}
+
+// ------------------------------------------------------------------------------------------------
+// Profiles
+
+namespace {
+
+// The latency of one group's communication as GemmCollective makes it, per size.
+std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOptions& o,
+                                  const overlap::TransportCurve& which,
+                                  const std::vector<double>& sizes,
+                                  overlap::LimitedCommunicator* limited,
+                                  const TuneProgress& progress) {
+  const int world = comm.size(), me = comm.rank();
+  const std::size_t element = core::dtype_size(o.dtype);
+  const double largest = sizes.back();
+  core::Stream stream;
+  core::DeviceBuffer send(static_cast<std::size_t>(largest)),
+      recv(static_cast<std::size_t>(largest / world) + 256);
+  core::fill_uniform(send.data(), o.dtype, static_cast<std::uint64_t>(largest) / element, 7 + me,
+                     stream);
+  std::unique_ptr<overlap::CopyEngineExchange> exchange;
+  if (which.transport == "ce") {
+    // A region holds what one rank sends another: its subtiles (RS) or the whole group (AR).
+    const std::size_t region =
+        static_cast<std::size_t>(o.op == OverlapOp::kReduceScatter ? largest / world : largest);
+    exchange = std::make_unique<overlap::CopyEngineExchange>(comm, region);
+  }
+  const ncclComm_t nccl = limited != nullptr ? limited->get() : comm.get();
+  std::vector<double> us;
+  for (const double bytes : sizes) {
+    const std::size_t count = static_cast<std::size_t>(bytes) / element;
+    const auto body = [&](int) {
+      if (exchange) {
+        for (int step = 1; step < world; ++step) {
+          const int r = (me + step) % world;
+          if (o.op == OverlapOp::kReduceScatter) {
+            const std::size_t part = static_cast<std::size_t>(bytes) / world;
+            exchange->copy_to(r, 0, static_cast<char*>(send.data()) + r * part, part, stream);
+          } else {
+            exchange->copy_to(r, 0, send.data(), static_cast<std::size_t>(bytes), stream);
+          }
+        }
+      } else if (o.op == OverlapOp::kAllReduce) {
+        comm.call("tuner allreduce", [&] {
+          return ncclAllReduce(send.data(), send.data(), count, nccl_type(o.dtype), ncclSum, nccl,
+                               stream);
+        });
+      } else {
+        comm.call("tuner reducescatter", [&] {
+          return ncclReduceScatter(send.data(), recv.data(), count / world, nccl_type(o.dtype),
+                                   ncclSum, nccl, stream);
+        });
+      }
+    };
+    const std::vector<float> samples =
+        samples_over_ranks(comm, stream, o.warmup, o.iterations, body,
+                           fmt::format("tuner curve {} {} B", which.transport, bytes));
+    us.push_back(core::summarize(std::span<const float>(samples)).median);
+    if (progress) progress(1.0, fmt::format("{} curve, {:.0f} KiB", which.transport, bytes / 1024));
+  }
+  return us;
+}
+
+// SMs a running NCCL kernel holds: start a long AllReduce, then let the probe find the SMs.
+overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl, int limit,
+                                      core::DType dtype) {
+  const std::size_t bytes = 512ull << 20;  // ~1.5 ms on NVLink: outlasts the probe's start
+  core::DeviceBuffer data(bytes);
+  core::Stream nccl_stream, probe_stream;
+  core::fill_uniform(data.data(), dtype, bytes / core::dtype_size(dtype), 99, nccl_stream);
+  comm.wait(nccl_stream, "nccl sm probe inputs");
+  comm.call("sm probe allreduce", [&] {
+    return ncclAllReduce(data.data(), data.data(), bytes / core::dtype_size(dtype),
+                         nccl_type(dtype), ncclSum, nccl, nccl_stream);
+  });
+  std::this_thread::sleep_for(std::chrono::microseconds(300));
+  const comm::SmProbeSamples samples = comm::run_sm_probe(probe_stream, 200'000);
+  comm.wait(nccl_stream, "nccl sm probe");
+  const comm::SmProbeResult r = comm::count_probe(samples, overlap::current_device_sms(), 20'000);
+  overlap::NcclSmMeasurement m;
+  m.ctas_limit = limit;
+  m.sms_held = r.held_elsewhere;
+  m.overlapped = r.overlapped;
+  return m;
+}
+
+}  // namespace
+
+overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TuneProfileOptions& o,
+                                            const TuneProgress& progress) {
+  if (o.shapes.empty() || o.base_plans.empty()) {
+    throw UsageError("tune profile: needs at least one shape and one base plan");
+  }
+  const int sms = overlap::current_device_sms();
+  const std::size_t element = core::dtype_size(o.dtype);
+  overlap::TunerProfile profile;
+  cudaDeviceProp prop{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
+  profile.device_name = prop.name;
+  const auto hw = core::profile_for_device_name(prop.name);
+  profile.device = hw ? hw->key : std::string(prop.name);
+  profile.world = comm.size();
+  profile.op = overlap::overlap_op_name(o.op);
+  profile.dtype = core::dtype_name(o.dtype);
+  profile.layout = overlap::weight_layout_name(o.layout);
+  profile.sms = sms;
+
+  // Which curves: copy engines, and NCCL per count of SMs the plans leave; the largest group is
+  // a whole GEMM output.
+  double largest = 0.0, granule = 0.0;
+  std::vector<std::pair<std::string, int>> transports;
+  for (const Plan& plan : o.base_plans) {
+    auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
+    granule = std::max(granule, static_cast<double>(plan.tile.m) * plan.tile.n * element);
+    for (const GemmShape& shape : o.shapes) {
+      const overlap::LaunchGeometry launch =
+          kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms);
+      largest = std::max(largest, static_cast<double>(launch.slots) * plan.tile.m * plan.tile.n *
+                                      static_cast<double>(element));
+      const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",
+                                          nccl_ctas_for(plan, launch, sms)};
+      if (std::find(transports.begin(), transports.end(), t) == transports.end())
+        transports.push_back(t);
+    }
+  }
+  const std::vector<double> sizes =
+      curve_sizes(std::min(o.min_curve_bytes, largest), largest, o.points_per_octave, granule);
+
+  std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited;
+  for (const auto& [transport, ctas] : transports) {
+    overlap::TransportCurve curve;
+    curve.transport = transport;
+    curve.nccl_ctas = ctas;
+    curve.bytes = sizes;
+    overlap::LimitedCommunicator* lc = nullptr;
+    if (transport == "nccl" && ctas > 0) {
+      auto& slot = limited[ctas];
+      if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm, ctas);
+      lc = slot.get();
+    }
+    curve.us = measure_curve(comm, o, curve, sizes, lc, progress);
+    profile.curves.push_back(std::move(curve));
+    if (o.probe_nccl_sms && transport == "nccl") {
+      profile.nccl_sms.push_back(probe_nccl(comm, lc ? lc->get() : comm.get(), ctas, o.dtype));
+      if (progress) progress(5.0, "NCCL SM probe");
+    }
+  }
+  if (o.probe_nccl_sms &&
+      std::none_of(profile.nccl_sms.begin(), profile.nccl_sms.end(),
+                   [](const overlap::NcclSmMeasurement& m) { return m.ctas_limit == 0; })) {
+    profile.nccl_sms.push_back(probe_nccl(comm, comm.get(), 0, o.dtype));
+  }
+
+  for (const GemmShape& shape : o.shapes) {
+    OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
+    for (const Plan& base : o.base_plans) {
+      Plan plan = base;
+      plan.partition.clear();  // one group per wave: the most communication beside the GEMM
+      auto op = timer.make(plan, false);
+      overlap::GemmProfile g;
+      g.shape = shape;
+      g.base_plan = overlap::base_plan_string(plan);
+      g.launch = op->launch();
+      g.gemm_alone_us =
+          timer.time(*op, OverlapTimer::Part::kGemmOnly, o.warmup, o.iterations).median;
+      const double without_reorder =
+          timer.time(*op, OverlapTimer::Part::kWithoutReorder, o.warmup, o.iterations).median;
+      const double full = timer.time(*op, OverlapTimer::Part::kFull, o.warmup, o.iterations).median;
+      g.reorder_us = std::max(full - without_reorder, 0.0);
+      op.reset();
+      auto traced = timer.make(plan, true);
+      std::vector<double> gemm_ends, comm_ends;
+      for (int i = 0; i < o.traced_runs; ++i) {
+        const auto [gemm_end, comm_end] = timer.traced_ends(*traced);
+        gemm_ends.push_back(gemm_end);
+        comm_ends.push_back(comm_end);
+      }
+      g.gemm_with_comm_us = median_of(gemm_ends);
+      g.overhead_us = without_reorder - median_of(comm_ends);
+      profile.gemms.push_back(g);
+      if (progress) {
+        progress(20.0, fmt::format("GEMM {}x{}x{} {}", shape.m, shape.n, shape.k, g.base_plan));
+      }
+    }
+  }
+  return profile;
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,96 @@
+// The tuner's measurements on the GPU (issue 4), per rank and collective over the communicator:
+// `kiln tune profile` builds a TunerProfile (latency curves of each transport's per-group call,
+// GEMM profiles per shape and base plan, the SMs NCCL's kernels hold); `kiln tune validate` and
+// `kiln tune compare` time overlap plans. Every time is the median over iterations of the
+// per-iteration maximum over ranks.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "overlap/tuner_profile.hpp"
+
+namespace kiln::bench {
+
+// The base plans the tuner chooses among by default: copy engines with every SM or a cap of 128
+// (full waves on power-of-two tile counts), each with swizzle 1 and 8 (the GEMM alone prefers 1,
+// the overlap sweep of issue 3 always chose 8), and NCCL on the 8 SMs a cap of 124 leaves.
+std::vector<overlap::Plan> default_base_plans();
+
+struct TuneProfileOptions {
+  overlap::OverlapOp op = overlap::OverlapOp::kReduceScatter;
+  core::DType dtype = core::DType::kBf16;
+  overlap::WeightLayout layout = overlap::WeightLayout::kNK;
+  std::vector<overlap::GemmShape> shapes;
+  std::vector<overlap::Plan> base_plans;  // partitions ignored
+  int warmup = 3;
+  int iterations = 10;
+  int traced_runs = 5;                   // traced runs per GEMM profile (their median)
+  double min_curve_bytes = 64 * 1024.0;  // smallest sampled message
+  int points_per_octave = 4;
+  bool probe_nccl_sms = true;
+};
+
+// Called on rank 0 with the units of work just done (see estimated_units) and the next step.
+using TuneProgress = std::function<void(double units, const std::string& step)>;
+
+// Units of work of a profile, for the progress bar: one per curve sample, 20 per GEMM profile.
+double profile_units(const TuneProfileOptions& options, int curve_count, int curve_points);
+
+// The message sizes a curve samples: min_bytes to max_bytes, points_per_octave per doubling,
+// each rounded to a multiple of `granule` (a tile's bytes), without repeats.
+std::vector<double> curve_sizes(double min_bytes, double max_bytes, int points_per_octave,
+                                double granule);
+
+class OverlapTimer;
+
+// Collective over `comm`.
+overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm,
+                                            const TuneProfileOptions& options,
+                                            const TuneProgress& progress);
+
+// Runs and times overlap plans of one shape on fresh random inputs, with NCCL communicators
+// limited to the SMs each plan leaves free (shared between plans that leave as many).
+class OverlapTimer {
+ public:
+  OverlapTimer(comm::Communicator& comm, overlap::OverlapOp op, core::DType dtype,
+               overlap::WeightLayout layout, const overlap::GemmShape& shape);
+  ~OverlapTimer();
+  OverlapTimer(const OverlapTimer&) = delete;
+  OverlapTimer& operator=(const OverlapTimer&) = delete;
+
+  // A GemmCollective for `plan` on this timer's communicators.
+  std::unique_ptr<overlap::GemmCollective> make(const overlap::Plan& plan, bool trace);
+  enum class Part { kFull, kWithoutReorder, kGemmOnly };
+  core::TimingStats time(overlap::GemmCollective& op, Part part, int warmup, int iterations);
+  // `plans` interleaved over `rounds` (clock drift hits them alike); samples pooled per plan.
+  std::vector<core::TimingStats> time_interleaved(const std::vector<overlap::Plan>& plans,
+                                                  Part part, int warmup, int iterations,
+                                                  int rounds);
+  // Runs `op` (traced) and returns the timeline's GEMM end (last tile) and last communication
+  // end, as the maximum over ranks, in microseconds.
+  std::pair<double, double> traced_ends(overlap::GemmCollective& op);
+  const overlap::GemmShape& shape() const { return shape_; }
+  comm::Communicator& comm() { return comm_; }
+
+ private:
+  void enqueue(overlap::GemmCollective& op, Part part);
+
+  comm::Communicator& comm_;
+  overlap::OverlapOp op_;
+  core::DType dtype_;
+  overlap::WeightLayout layout_;
+  overlap::GemmShape shape_;
+  struct Buffers;
+  std::unique_ptr<Buffers> buffers_;
+  std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited_;
+};
+
+}  // namespace kiln::bench

@@ -1,0 +1,337 @@
+// The tuner's profiles, their JSON, and the plan choice (see tuner_profile.hpp).
+#include "overlap/tuner_profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
+#include "overlap/plan_cache.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) {
+    throw UsageError(fmt::format("{}: missing field '{}'", where, key));
+  }
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+nlohmann::json shape_json(const GemmShape& s) {
+  return {s.m, s.n, s.k};
+}
+
+GemmShape shape_from(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array() || j.size() != 3 || !j[0].is_number_integer() || !j[1].is_number_integer() ||
+      !j[2].is_number_integer()) {
+    throw UsageError(fmt::format("{}: 'shape' must be [M, N, K]", where));
+  }
+  GemmShape s{j[0].get<int>(), j[1].get<int>(), j[2].get<int>()};
+  if (s.m < 1 || s.n < 1 || s.k < 1) {
+    throw UsageError(fmt::format("{}: shape {}x{}x{} has a dimension < 1", where, s.m, s.n, s.k));
+  }
+  return s;
+}
+
+bool same_shape(const GemmShape& a, const GemmShape& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
+std::vector<int> equal_groups(int waves, int groups) {
+  std::vector<int> sizes(groups, waves / groups);
+  for (int i = 0; i < waves % groups; ++i) ++sizes[groups - 1 - i];  // larger groups last
+  return sizes;
+}
+
+std::size_t element_size(const TunerProfile& profile) {
+  return core::dtype_size(core::parse_dtype(profile.dtype, "profile dtype"));
+}
+
+}  // namespace
+
+LatencyCurve TransportCurve::curve() const {
+  std::vector<double> seconds(us.size());
+  std::transform(us.begin(), us.end(), seconds.begin(), [](double u) { return u * 1e-6; });
+  return LatencyCurve(bytes, seconds);
+}
+
+std::string base_plan_string(const Plan& plan) {
+  Plan base = plan;
+  base.partition.clear();
+  return to_string(base);
+}
+
+std::string strategy_name(PartitionStrategy strategy) {
+  switch (strategy) {
+    case PartitionStrategy::kPredictive:
+      return "predictive";
+    case PartitionStrategy::kEqualSize:
+      return "equal";
+    case PartitionStrategy::kOneWavePerGroup:
+      return "per-wave";
+  }
+  return "?";
+}
+
+const TransportCurve* TunerProfile::curve_for(const Plan& plan,
+                                              const LaunchGeometry& launch) const {
+  const int free_sms = sms - launch.grid_ctas;
+  for (const TransportCurve& c : curves) {
+    if (plan.copy_engine && c.transport == "ce") return &c;
+    if (!plan.copy_engine && c.transport == "nccl" &&
+        c.nccl_ctas == (free_sms >= 1 && plan.cta_cap > 0 ? free_sms : 0)) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> TunerProfile::base_plans() const {
+  std::vector<std::string> out;
+  for (const GemmProfile& g : gemms) {
+    if (std::find(out.begin(), out.end(), g.base_plan) == out.end()) out.push_back(g.base_plan);
+  }
+  return out;
+}
+
+nlohmann::json TunerProfile::to_json() const {
+  nlohmann::json j;
+  j["kind"] = "kiln-tuner-profile";
+  j["version"] = kVersion;
+  j["device"] = device;
+  j["device_name"] = device_name;
+  j["world"] = world;
+  j["op"] = op;
+  j["dtype"] = dtype;
+  j["layout"] = layout;
+  j["sms"] = sms;
+  j["curves"] = nlohmann::json::array();
+  for (const TransportCurve& c : curves) {
+    j["curves"].push_back(
+        {{"transport", c.transport}, {"nccl_ctas", c.nccl_ctas}, {"bytes", c.bytes}, {"us", c.us}});
+  }
+  j["gemms"] = nlohmann::json::array();
+  for (const GemmProfile& g : gemms) {
+    j["gemms"].push_back({{"shape", shape_json(g.shape)},
+                          {"base_plan", g.base_plan},
+                          {"grid_ctas", g.launch.grid_ctas},
+                          {"slots", g.launch.slots},
+                          {"tiles_m", g.launch.tiles_m},
+                          {"tiles_n", g.launch.tiles_n},
+                          {"gemm_alone_us", g.gemm_alone_us},
+                          {"gemm_with_comm_us", g.gemm_with_comm_us},
+                          {"overhead_us", g.overhead_us},
+                          {"reorder_us", g.reorder_us}});
+  }
+  j["nccl_sms"] = nlohmann::json::array();
+  for (const NcclSmMeasurement& m : nccl_sms) {
+    j["nccl_sms"].push_back(
+        {{"ctas_limit", m.ctas_limit}, {"sms_held", m.sms_held}, {"overlapped", m.overlapped}});
+  }
+  j["provenance"] = provenance;
+  return j;
+}
+
+TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object() || j.value("kind", std::string()) != "kiln-tuner-profile") {
+    throw UsageError(source + ": not a kiln tuner profile (no \"kind\": \"kiln-tuner-profile\")");
+  }
+  const int version = field<int>(j, "version", source);
+  if (version != kVersion) {
+    throw UsageError(fmt::format("{}: profile version {}, this kiln reads version {}", source,
+                                 version, kVersion));
+  }
+  TunerProfile p;
+  p.device = field<std::string>(j, "device", source);
+  p.device_name = j.value("device_name", std::string());
+  p.world = field<int>(j, "world", source);
+  p.op = field<std::string>(j, "op", source);
+  p.dtype = field<std::string>(j, "dtype", source);
+  p.layout = j.value("layout", std::string("nk"));
+  p.sms = field<int>(j, "sms", source);
+  if (p.world < 1 || p.sms < 2) throw UsageError(source + ": world must be >= 1 and sms >= 2");
+  if (p.op != "rs" && p.op != "ar") throw UsageError(source + ": op must be rs or ar");
+  core::parse_dtype(p.dtype, source + " dtype");
+  const auto curves = field<nlohmann::json>(j, "curves", source);
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const std::string where = fmt::format("{} curves[{}]", source, i);
+    TransportCurve c;
+    c.transport = field<std::string>(curves[i], "transport", where);
+    if (c.transport != "ce" && c.transport != "nccl") {
+      throw UsageError(where + ": transport must be ce or nccl");
+    }
+    c.nccl_ctas = field<int>(curves[i], "nccl_ctas", where);
+    c.bytes = field<std::vector<double>>(curves[i], "bytes", where);
+    c.us = field<std::vector<double>>(curves[i], "us", where);
+    if (c.bytes.size() != c.us.size() || c.bytes.empty()) {
+      throw UsageError(where + ": 'bytes' and 'us' must be non-empty and of one length");
+    }
+    try {
+      c.curve();  // checks the samples
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": " + e.what());
+    }
+    p.curves.push_back(std::move(c));
+  }
+  const auto gemms = field<nlohmann::json>(j, "gemms", source);
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    const std::string where = fmt::format("{} gemms[{}]", source, i);
+    const nlohmann::json& e = gemms[i];
+    GemmProfile g;
+    g.shape = shape_from(field<nlohmann::json>(e, "shape", where), where);
+    g.base_plan = field<std::string>(e, "base_plan", where);
+    parse_plan(g.base_plan, where + " base_plan");
+    g.launch.grid_ctas = field<int>(e, "grid_ctas", where);
+    g.launch.slots = field<int>(e, "slots", where);
+    g.launch.tiles_m = field<int>(e, "tiles_m", where);
+    g.launch.tiles_n = field<int>(e, "tiles_n", where);
+    g.gemm_alone_us = field<double>(e, "gemm_alone_us", where);
+    g.gemm_with_comm_us = field<double>(e, "gemm_with_comm_us", where);
+    g.overhead_us = field<double>(e, "overhead_us", where);
+    g.reorder_us = field<double>(e, "reorder_us", where);
+    if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {
+      throw UsageError(where + ": grid_ctas, slots and gemm_with_comm_us must be positive");
+    }
+    p.gemms.push_back(g);
+  }
+  if (j.contains("nccl_sms")) {
+    for (const nlohmann::json& e : j.at("nccl_sms")) {
+      p.nccl_sms.push_back({field<int>(e, "ctas_limit", source + " nccl_sms"),
+                            field<int>(e, "sms_held", source + " nccl_sms"),
+                            field<bool>(e, "overlapped", source + " nccl_sms")});
+    }
+  }
+  p.provenance = j.value("provenance", nlohmann::json::object());
+  return p;
+}
+
+WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape, const Plan& base,
+                             GemmProfile* gemm_out, std::string* source) {
+  const std::string key = base_plan_string(base);
+  const GemmProfile* nearest = nullptr;
+  double best = std::numeric_limits<double>::infinity();
+  for (const GemmProfile& g : profile.gemms) {
+    if (g.base_plan != key) continue;
+    const double d = shape_distance(g.shape, shape);
+    if (d < best) {
+      best = d;
+      nearest = &g;
+    }
+  }
+  if (nearest == nullptr) {
+    throw UsageError(fmt::format("profile has no GEMM measurement with base plan \"{}\"", key));
+  }
+  GemmProfile g = *nearest;
+  if (source != nullptr) {
+    *source = same_shape(nearest->shape, shape)
+                  ? std::string("profiled")
+                  : fmt::format("scaled from {}x{}x{}", nearest->shape.m, nearest->shape.n,
+                                nearest->shape.k);
+  }
+  if (!same_shape(nearest->shape, shape)) {
+    g.shape = shape;
+    g.launch = host_launch_geometry(shape, base.tile,
+                                    {base.cta_cap, base.raster_along_n, base.swizzle}, profile.sms);
+    const double per_wave = nearest->gemm_with_comm_us / nearest->launch.waves() *
+                            static_cast<double>(shape.k) / nearest->shape.k;
+    const double per_wave_alone = nearest->gemm_alone_us / nearest->launch.waves() *
+                                  static_cast<double>(shape.k) / nearest->shape.k;
+    g.gemm_with_comm_us = per_wave * g.launch.waves();
+    g.gemm_alone_us = per_wave_alone * g.launch.waves();
+    g.reorder_us = nearest->reorder_us * (static_cast<double>(shape.m) * shape.n) /
+                   (static_cast<double>(nearest->shape.m) * nearest->shape.n);
+  }
+  if (gemm_out != nullptr) *gemm_out = g;
+  WaveProfile wave;
+  wave.gemm_seconds = g.gemm_with_comm_us * 1e-6;
+  wave.wave_bytes = wave_bytes(g.launch, static_cast<std::int64_t>(base.tile.m) * base.tile.n,
+                               element_size(profile));
+  return wave;
+}
+
+namespace {
+
+PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape, const Plan& base,
+                             PartitionStrategy strategy, const PartitionLimits& limits,
+                             const std::vector<int>* fixed_partition) {
+  GemmProfile gemm;
+  std::string source;
+  const WaveProfile wave = wave_profile_for(profile, shape, base, &gemm, &source);
+  const TransportCurve* transport = profile.curve_for(base, gemm.launch);
+  if (transport == nullptr) {
+    throw UsageError(fmt::format("profile has no {} latency curve for plan \"{}\"",
+                                 base.copy_engine ? "copy-engine" : "NCCL",
+                                 base_plan_string(base)));
+  }
+  const LatencyCurve curve = transport->curve();
+  const int waves = wave.waves();
+  Prediction prediction;
+  if (fixed_partition != nullptr) {
+    prediction = predict(wave, curve,
+                         fixed_partition->empty() ? std::vector<int>(waves, 1) : *fixed_partition);
+  } else if (strategy == PartitionStrategy::kPredictive) {
+    PartitionLimits l = limits;
+    l.first = std::min(l.first, waves);
+    l.last = std::min(l.last, waves);
+    prediction = best_partition(wave, curve, l);
+  } else if (strategy == PartitionStrategy::kOneWavePerGroup || waves < 3) {
+    prediction = predict(wave, curve, std::vector<int>(waves, 1));
+  } else {
+    prediction.seconds = std::numeric_limits<double>::infinity();
+    for (int k = 2; k < waves; ++k) {
+      Prediction p = predict(wave, curve, equal_groups(waves, k));
+      if (p.seconds < prediction.seconds) prediction = std::move(p);
+    }
+  }
+  PlanCandidate c;
+  c.plan = base;
+  c.plan.partition = prediction.partition;
+  c.prediction = prediction;
+  c.overhead_us = gemm.overhead_us;
+  c.reorder_us = gemm.reorder_us;
+  c.predicted_us = gemm.overhead_us + prediction.seconds * 1e6 + gemm.reorder_us;
+  c.gemm_source = source;
+  return c;
+}
+
+}  // namespace
+
+TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
+                    const PartitionLimits& limits, PartitionStrategy strategy) {
+  const std::vector<std::string> bases = profile.base_plans();
+  if (bases.empty()) throw UsageError("the tuner profile holds no GEMM measurement");
+  TunedPlan tuned;
+  std::string reasons;
+  for (const std::string& text : bases) {
+    const Plan base = parse_plan(text, "profile base plan");
+    try {
+      tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
+    } catch (const UsageError& e) {
+      reasons += std::string("\n  ") + e.what();
+    }
+  }
+  if (tuned.considered.empty()) {
+    throw UsageError("no base plan of the profile can be predicted:" + reasons);
+  }
+  tuned.chosen = *std::min_element(tuned.considered.begin(), tuned.considered.end(),
+                                   [](const PlanCandidate& a, const PlanCandidate& b) {
+                                     return a.predicted_us < b.predicted_us;
+                                   });
+  return tuned;
+}
+
+PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan) {
+  return candidate_from(profile, shape, plan, PartitionStrategy::kPredictive, {}, &plan.partition);
+}
+
+}  // namespace kiln::overlap

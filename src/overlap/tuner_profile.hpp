@@ -1,0 +1,117 @@
+// The wave-group tuner's offline profiles and the plan it picks from them (issue 4). A profile is
+// measured once per machine setting (device, world size, operation, dtype) by `kiln tune profile`:
+// the latency curve of each transport's per-group call, the GEMM's duration per shape and base
+// plan with the collectives running beside it, and how many SMs NCCL's kernels hold. From it the
+// tuner predicts every allowed partition of every base plan (wave_predictor.hpp) and keeps the
+// fastest, in well under a millisecond and without a GPU. Host logic only.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "overlap/plan.hpp"
+#include "overlap/signaling_gemm.hpp"
+#include "overlap/wave_predictor.hpp"
+
+namespace kiln::overlap {
+
+// The latency of one group's communication as the runtime makes it, against the group's slot
+// bytes per rank (the x axis of wave_bytes()): comm=ce, the copies of the group to every peer;
+// comm=nccl, one ReduceScatter/AllReduce call on a communicator limited to `nccl_ctas` CTAs.
+struct TransportCurve {
+  std::string transport;  // "ce" | "nccl"
+  int nccl_ctas = 0;      // nccl: the CTA limit (the SMs the GEMM's cap leaves); ce: 0
+  std::vector<double> bytes;
+  std::vector<double> us;  // median over iterations of the max over ranks
+  LatencyCurve curve() const;
+};
+
+// One shape under one base plan (a plan without its partition).
+struct GemmProfile {
+  GemmShape shape;
+  std::string base_plan;           // to_string() of the plan with groups=each
+  LaunchGeometry launch;           // as CUTLASS launched it
+  double gemm_alone_us = 0.0;      // the signaling GEMM alone (no signal, no communication)
+  double gemm_with_comm_us = 0.0;  // its start to its last tile, one group per wave, comm beside it
+  // Event-timed run without reorder minus the traced end of its last communication (one group per
+  // wave): the launch and stream-join costs the timeline does not see.
+  double overhead_us = 0.0;
+  double reorder_us = 0.0;  // full run minus run without reorder (the same for every partition)
+};
+
+// `kiln tune profile`'s SM probe: SMs a running NCCL kernel held, per communicator CTA limit.
+struct NcclSmMeasurement {
+  int ctas_limit = 0;  // 0: NCCL's default communicator
+  int sms_held = 0;
+  bool overlapped = false;  // the probe saw the NCCL kernel running (else sms_held means nothing)
+};
+
+struct TunerProfile {
+  static constexpr int kVersion = 1;
+  std::string device;       // hardware-profile key, e.g. "h200-sxm"
+  std::string device_name;  // CUDA's name
+  int world = 1;
+  std::string op;     // "rs" | "ar"
+  std::string dtype;  // "bf16" | "fp16"
+  std::string layout = "nk";
+  int sms = 0;
+  std::vector<TransportCurve> curves;
+  std::vector<GemmProfile> gemms;
+  std::vector<NcclSmMeasurement> nccl_sms;
+  nlohmann::json provenance = nlohmann::json::object();
+
+  // The curve a plan's groups travel on: comm=ce, the copy-engine curve; comm=nccl, the curve of
+  // the communicator limited to device SMs minus the plan's grid. nullptr when not profiled.
+  const TransportCurve* curve_for(const Plan& plan, const LaunchGeometry& launch) const;
+  // Every distinct base plan among the GEMM profiles, in first-seen order.
+  std::vector<std::string> base_plans() const;
+
+  nlohmann::json to_json() const;
+  // Throws kiln::UsageError naming `source` and the field that is missing or wrong.
+  static TunerProfile from_json(const nlohmann::json& json, const std::string& source);
+};
+
+// The plan without its partition, as GemmProfile::base_plan spells it.
+std::string base_plan_string(const Plan& plan);
+
+// How the waves are grouped.
+enum class PartitionStrategy {
+  kPredictive,       // the predicted-fastest allowed partition (best_partition)
+  kEqualSize,        // the predicted-fastest of the k-equal-groups partitions, 2 <= k < T
+  kOneWavePerGroup,  // every wave its own group
+};
+std::string strategy_name(PartitionStrategy strategy);  // "predictive", "equal", "per-wave"
+
+// One base plan's best prediction for a shape.
+struct PlanCandidate {
+  Plan plan;
+  Prediction prediction;      // GEMM start to last communication done
+  double predicted_us = 0.0;  // overhead + prediction + reorder: the full operation
+  double overhead_us = 0.0, reorder_us = 0.0;  // the two parts no partition changes
+  std::string gemm_source;  // "profiled" or "scaled from MxNxK" (nearest profiled shape)
+};
+
+struct TunedPlan {
+  PlanCandidate chosen;
+  std::vector<PlanCandidate> considered;  // every base plan, the chosen one included
+};
+
+// The wave profile of `shape` under a base plan: profiled, or scaled from the nearest profiled
+// shape with that base plan (the time of a wave, grid_ctas tiles of BM x BN x K, taken as
+// proportional to K; reorder time to M x N). `gemm` receives the profile used (scaled), `source`
+// "profiled" or "scaled from MxNxK". Throws kiln::UsageError when no shape has this base plan.
+WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape, const Plan& base,
+                             GemmProfile* gemm = nullptr, std::string* source = nullptr);
+
+// The best partition of each base plan in the profile for `shape` by `strategy`, and the base plan
+// predicted fastest overall. Throws kiln::UsageError when the profile has no GEMM or no curve for
+// any base plan.
+TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
+                    const PartitionLimits& limits,
+                    PartitionStrategy strategy = PartitionStrategy::kPredictive);
+
+// The predicted full-operation time of a given plan (partition included).
+PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan);
+
+}  // namespace kiln::overlap

@@ -1,0 +1,171 @@
+// The tuner without a GPU: CUTLASS's launch geometry on the host, the profile's JSON round trip and
+// its errors, plan choice on a synthetic profile with hand-computed timelines, scaling to shapes
+// that were never profiled, and the equal-size and one-wave-per-group strategies.
+#include "overlap/tuner_profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+TEST(HostLaunchGeometry, MatchesCutlassSchedulerByHand) {
+  // 4096x8192 in 128x256 tiles: 32 x 32 = 1024 tiles.
+  LaunchGeometry g = host_launch_geometry({4096, 8192, 8192}, {128, 256}, {128, true, 8}, 132);
+  EXPECT_EQ(g.grid_ctas, 128);
+  EXPECT_EQ(g.slots, 1024);
+  EXPECT_EQ(g.waves(), 8);
+  g = host_launch_geometry({4096, 8192, 8192}, {128, 256}, {0, true, 8}, 132);
+  EXPECT_EQ(g.grid_ctas, 132);  // 7 GPCs x 18 + 6 residual SMs, all in 2-CTA clusters
+  EXPECT_EQ(g.waves(), 8);      // ceil(1024 / 132)
+  // 300x264: 3 x 2 tiles; M rounds up to the 2-CTA cluster (4), swizzle 8 becomes 2 (min dim 2)
+  // and pads M to 2 x 2 = 4, so 8 slots; the grid is truncated to them.
+  g = host_launch_geometry({300, 264, 136}, {128, 256}, {0, true, 8}, 132);
+  EXPECT_EQ(g.tiles_m, 3);
+  EXPECT_EQ(g.tiles_n, 2);
+  EXPECT_EQ(g.slots, 8);
+  EXPECT_EQ(g.grid_ctas, 8);
+  // Swizzle 8 with >= 6 tiles per side pads both sides to multiples of 8 x cluster: 10 x 10
+  // tiles -> M to 16, N to 16.
+  g = host_launch_geometry({1280, 2560, 64}, {128, 256}, {0, true, 8}, 132);
+  EXPECT_EQ(g.slots, 16 * 16);
+  EXPECT_THROW(host_launch_geometry({0, 256, 64}, {128, 256}, {0, true, 1}, 132), UsageError);
+  EXPECT_THROW(host_launch_geometry({128, 256, 64}, {128, 256}, {0, true, 1}, 1), UsageError);
+}
+
+// 512x1024 with cap 8: 4 x 4 = 16 tiles, grid 8, 2 waves of 8 slots of 64 KiB (bf16) each.
+constexpr GemmShape kShape{512, 1024, 4096};
+constexpr double kWaveBytes = 8 * 128 * 256 * 2;
+
+TunerProfile synthetic_profile() {
+  TunerProfile p;
+  p.device = "h200-sxm";
+  p.world = 2;
+  p.op = "rs";
+  p.dtype = "bf16";
+  p.sms = 132;
+  p.curves.push_back({"ce", 0, {kWaveBytes, 2 * kWaveBytes}, {30.0, 40.0}});
+  p.curves.push_back({"nccl", 124, {kWaveBytes, 2 * kWaveBytes}, {20.0, 25.0}});
+  GemmProfile ce;
+  ce.shape = kShape;
+  Plan base;
+  base.cta_cap = 8;
+  base.swizzle = 1;
+  base.copy_engine = true;
+  ce.base_plan = base_plan_string(base);
+  ce.launch = host_launch_geometry(kShape, base.tile, {8, true, 1}, 132);
+  ce.gemm_alone_us = 95.0;
+  ce.gemm_with_comm_us = 100.0;
+  ce.overhead_us = 5.0;
+  ce.reorder_us = 7.0;
+  p.gemms.push_back(ce);
+  GemmProfile nccl = ce;
+  base.copy_engine = false;
+  nccl.base_plan = base_plan_string(base);
+  nccl.gemm_with_comm_us = 130.0;  // NCCL's CTAs slow the GEMM down
+  p.gemms.push_back(nccl);
+  p.nccl_sms.push_back({124, 24, true});
+  return p;
+}
+
+TEST(TunerProfile, JsonRoundTrip) {
+  const TunerProfile p = synthetic_profile();
+  const TunerProfile q = TunerProfile::from_json(p.to_json(), "t.json");
+  EXPECT_EQ(q.to_json(), p.to_json());
+  ASSERT_EQ(q.gemms.size(), 2u);
+  EXPECT_EQ(q.gemms[1].launch.waves(), 2);
+  EXPECT_EQ(q.base_plans().size(), 2u);
+  EXPECT_EQ(q.nccl_sms[0].sms_held, 24);
+}
+
+TEST(TunerProfile, BadJsonNamesTheField) {
+  nlohmann::json j = synthetic_profile().to_json();
+  j["gemms"][1].erase("gemm_with_comm_us");
+  try {
+    TunerProfile::from_json(j, "p.json");
+    FAIL() << "accepted a GEMM without its duration";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.json gemms[1]: missing field 'gemm_with_comm_us'"),
+              std::string::npos)
+        << e.what();
+  }
+  j = synthetic_profile().to_json();
+  j["curves"][0]["us"] = {30.0};
+  EXPECT_THROW(TunerProfile::from_json(j, "p.json"), UsageError);
+  j = synthetic_profile().to_json();
+  j["version"] = 99;
+  EXPECT_THROW(TunerProfile::from_json(j, "p.json"), UsageError);
+  EXPECT_THROW(TunerProfile::from_json(nlohmann::json::object(), "p.json"), UsageError);
+}
+
+TEST(TunerProfile, ChoosesTheBasePlanAndPartitionWithTheSmallestPredictedTotal) {
+  const TunerProfile p = synthetic_profile();
+  // Copy engines, 100 us GEMM, waves done at 50 and 100 us:
+  //   {1,1}: comm 50 -> 80, 100 -> 130;   {2}: 100 -> 140.   Best 130 + 5 + 7 = 142.
+  // NCCL, 130 us GEMM, waves at 65 and 130: {1,1}: 130 -> 150; {2}: 130 -> 155. 150 + 12 = 162.
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  ASSERT_EQ(tuned.considered.size(), 2u);
+  EXPECT_TRUE(tuned.chosen.plan.copy_engine);
+  EXPECT_EQ(tuned.chosen.plan.partition, (std::vector<int>{1, 1}));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 142.0, 1e-9);
+  EXPECT_EQ(tuned.chosen.gemm_source, "profiled");
+  EXPECT_NEAR(tuned.considered[1].predicted_us, 162.0, 1e-9);
+  // A fixed plan: one group of both waves.
+  Plan whole = tuned.chosen.plan;
+  whole.partition = {2};
+  EXPECT_NEAR(predict_plan(p, kShape, whole).predicted_us, 152.0, 1e-9);
+}
+
+TEST(TunerProfile, UnprofiledShapesScaleTheNearestWaveTimeByK) {
+  const TunerProfile p = synthetic_profile();
+  Plan base = parse_plan(p.gemms[0].base_plan, "t");
+  GemmProfile used;
+  std::string source;
+  const WaveProfile w = wave_profile_for(p, {512, 1024, 8192}, base, &used, &source);
+  EXPECT_EQ(source, "scaled from 512x1024x4096");
+  EXPECT_NEAR(w.gemm_seconds, 200e-6, 1e-12);  // two waves of twice the K
+  // Twice the rows: 4 waves of the same per-wave time, reorder twice as long.
+  const WaveProfile tall = wave_profile_for(p, {1024, 1024, 4096}, base, &used, &source);
+  EXPECT_EQ(tall.waves(), 4);
+  EXPECT_NEAR(tall.gemm_seconds, 200e-6, 1e-12);
+  EXPECT_NEAR(used.reorder_us, 14.0, 1e-12);
+  base.swizzle = 8;  // never profiled
+  EXPECT_THROW(wave_profile_for(p, kShape, base), UsageError);
+}
+
+TEST(TunerProfile, StrategiesOnAnEightWaveShape) {
+  TunerProfile p = synthetic_profile();
+  p.gemms.pop_back();                       // copy engines only
+  const GemmShape eight{2048, 1024, 4096};  // 16 x 4 = 64 tiles, 8 waves of 8
+  const TunedPlan predictive = tune_plan(p, eight, {});
+  const TunedPlan per_wave = tune_plan(p, eight, {}, PartitionStrategy::kOneWavePerGroup);
+  const TunedPlan equal = tune_plan(p, eight, {}, PartitionStrategy::kEqualSize);
+  EXPECT_EQ(per_wave.chosen.plan.partition, std::vector<int>(8, 1));
+  const auto& groups = equal.chosen.plan.partition;
+  ASSERT_GE(groups.size(), 2u);
+  ASSERT_LT(groups.size(), 8u);
+  EXPECT_LE(groups.back() - groups.front(), 1);  // equal up to the remainder
+  // The predictive search sees every allowed partition, the equal ones included where allowed.
+  EXPECT_LE(predictive.chosen.predicted_us, per_wave.chosen.predicted_us + 1e-9);
+  EXPECT_LE(predictive.chosen.plan.partition.front(), 2);
+  EXPECT_LE(predictive.chosen.plan.partition.back(), 4);
+}
+
+TEST(TunerProfile, PlansInWellUnderAMillisecond) {
+  TunerProfile p = synthetic_profile();
+  const GemmShape big{16384, 16384, 2048};  // 8192 tiles: 1024 waves of 8
+  const auto start = std::chrono::steady_clock::now();
+  const TunedPlan tuned = tune_plan(p, big, {});
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(tuned.chosen.prediction.groups.back().comm_done, tuned.chosen.prediction.seconds);
+  // Not a benchmark: a guard against an exponential search slipping in (1024 waves).
+  EXPECT_LT(ms, 1000.0);
+}
+
+}  // namespace
+}  // namespace kiln::overlap
