@@ -29,6 +29,12 @@ int main(int argc, char** argv) {
   CLI::App* reduce = app.add_subcommand("reduce", "reduction kernels (see `kiln reduce --help`)");
   reduce->require_subcommand(1);
   kiln::app::register_reduce_bench(*reduce, run);
+  CLI::App* tune = app.add_subcommand(
+      "tune", "wave-group tuner: profiles, plans, validation (see `kiln tune --help`)");
+  tune->require_subcommand(1);
+  kiln::app::register_tune_profile(*tune, run);
+  kiln::app::register_tune_plan(*tune, run);
+  kiln::app::register_tune_validate(*tune, run);
 
   try {
     app.parse(argc, argv);

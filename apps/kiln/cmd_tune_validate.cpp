@@ -1,0 +1,358 @@
+// `kiln tune validate`: predicted vs measured latency over many (shape, partition) pairs and the
+// predictive choice vs the measured optimum per shape (CSV, CDF plot, JSON).
+// `kiln tune compare`: the tuned plan against the equal-size and one-wave-per-group strategies and
+// reference (hand-picked) plans, full operation, interleaved.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "apps/kiln/commands.hpp"
+#include "apps/kiln/tune_common.hpp"
+#include "bench/error_cdf_plot.hpp"
+#include "bench/overlap_bench.hpp"
+#include "bench/tune_validate.hpp"
+#include "core/hardware_profile.hpp"
+#include "core/progress_bar.hpp"
+#include "overlap/plan_lookup.hpp"
+
+namespace kiln::app {
+namespace {
+
+struct ValidateFlags {
+  std::string op = "rs";
+  std::string dtype = "bf16";
+  std::string layout = "nk";
+  std::vector<std::string> shapes;
+  std::string profile;
+  int gpus = 0;
+  int max_measured = 100;
+  int max_first = 2, max_last = 4;
+  int warmup = 2, iterations = 10;
+  int final_iterations = 20, final_rounds = 4;
+  std::string reference_json;
+  std::string csv_path, svg_path, json_path;
+  double timeout = 60.0;
+};
+
+bench::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
+  bench::TuneValidateOptions o;
+  o.op = overlap::parse_overlap_op(f.op, "--op");
+  o.dtype = core::parse_dtype(f.dtype, "-d");
+  KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
+               "-d " + f.dtype + ": accepted bf16, fp16");
+  o.layout = overlap::parse_weight_layout(f.layout, "--layout");
+  for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
+  if (o.shapes.empty()) {
+    o.shapes = compare ? bench::default_overlap_shapes() : bench::default_validation_shapes();
+  }
+  KILN_REQUIRE(f.max_measured >= 2 && f.max_measured <= 10000,
+               fmt::format("--max-measured {}: accepted range 2..10000", f.max_measured));
+  KILN_REQUIRE(
+      f.max_first >= 1 && f.max_last >= 1,
+      fmt::format("--max-first {} / --max-last {}: must be >= 1", f.max_first, f.max_last));
+  KILN_REQUIRE(f.warmup >= 0 && f.iterations >= 1 && f.final_rounds >= 1 &&
+                   f.final_iterations >= f.final_rounds,
+               "-w >= 0, -n >= 1, --final-rounds >= 1 and --final-iters >= --final-rounds");
+  o.max_measured = f.max_measured;
+  o.limits = {f.max_first, f.max_last};
+  o.warmup = f.warmup;
+  o.iterations = f.iterations;
+  o.final_iterations = f.final_iterations;
+  o.final_rounds = f.final_rounds;
+  return o;
+}
+
+// The profile: the given file, else the saved/built-in one for this machine, else measured now.
+overlap::TunerProfile profile_for(comm::Communicator& comm, const ValidateFlags& f,
+                                  const bench::TuneValidateOptions& o) {
+  cudaDeviceProp prop{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
+  const auto hw = core::profile_for_device_name(prop.name);
+  const overlap::PlanKey key{hw ? hw->key : std::string(prop.name),
+                             comm.size(),
+                             overlap::overlap_op_name(o.op),
+                             core::dtype_name(o.dtype),
+                             {}};
+  overlap::ProfileSearch search;
+  search.explicit_path = f.profile;
+  std::string where;
+  if (auto found = overlap::find_tuner_profile(key, search, &where)) {
+    if (comm.rank() == 0) fmt::print("# profile: {}\n", where);
+    return *found;
+  }
+  if (comm.rank() == 0) fmt::print("# profile: none saved for this setting; measuring one now\n");
+  bench::TuneProfileOptions po;
+  po.op = o.op;
+  po.dtype = o.dtype;
+  po.layout = o.layout;
+  po.shapes = o.shapes;
+  po.base_plans = bench::default_base_plans();
+  return bench::measure_tuner_profile(comm, po, nullptr);
+}
+
+std::string shape_text(const overlap::GemmShape& s) {
+  return bench::shape_name(s);
+}
+
+int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
+                  const bench::TuneValidateOptions& o, core::Provenance provenance) {
+  comm::Communicator comm(info, f.timeout);
+  const bool printer = comm.rank() == 0;
+  const overlap::TunerProfile profile = profile_for(comm, f, o);
+  double units = 0;
+  for (const auto& s : o.shapes) {
+    const auto tuned = overlap::tune_plan(profile, s, o.limits);
+    const int waves = overlap::wave_profile_for(profile, s, tuned.chosen.plan).waves();
+    units += static_cast<double>(
+        std::min<std::uint64_t>(overlap::candidate_count(waves, o.limits), o.max_measured));
+  }
+  if (printer) {
+    fmt::print(
+        "# kiln tune validate: GEMM + {} {}, {} rank(s), {} shape(s), ~{:.0f} plans to "
+        "measure (~{})\n",
+        f.op, f.dtype, comm.size(), o.shapes.size(), units, core::format_duration(0.08 * units));
+    std::fflush(stdout);
+  }
+  core::ProgressBar bar("validate", units, printer);
+  std::vector<bench::ValidationPoint> points;
+  const std::vector<bench::ShapeValidation> shapes = bench::run_tune_validation(
+      comm, profile, o, points, [&](double u, const std::string& s) { bar.advance(u, s); });
+  bar.finish();
+  if (!printer) return 0;
+
+  std::vector<double> errors, chosen_errors;
+  for (const auto& p : points) {
+    errors.push_back(std::abs(p.relative_error()));
+    if (p.predictive_choice) chosen_errors.push_back(std::abs(p.relative_error()));
+  }
+  double mean_error = 0;
+  for (double e : errors) mean_error += e;
+  mean_error /= std::max<std::size_t>(errors.size(), 1);
+  int within = 0;
+  fmt::print("{:>18} {:>5} {:>8} {:>8} {:>4} {:>8} {:>10} {:>10} {:>7}  {}\n", "shape", "waves",
+             "allowed", "measured", "all", "plan us", "predictive", "best", "ratio",
+             "predictive plan | best plan");
+  for (const auto& s : shapes) {
+    within += s.speed_ratio() >= 0.99 ? 1 : 0;
+    fmt::print("{:>18} {:5} {:8} {:8} {:>4} {:8.0f} {:10.1f} {:10.1f} {:7.3f}  {} | {}\n",
+               shape_text(s.shape), s.waves, s.allowed, s.measured, s.exhaustive ? "yes" : "no",
+               s.plan_us, s.predictive_us, s.best_us, s.speed_ratio(), s.predictive_plan,
+               s.best_plan);
+  }
+  const double p90 = errors.empty() ? 0.0 : bench::quantile(errors, 0.9);
+  fmt::print(
+      "# {} (shape, partition) pairs: mean |error| {:.2f}%, p90 {:.2f}%, max {:.2f}%; predictive "
+      "choices {:.2f}% mean; predictive plan >= 99% of the best measured speed on {} of {} "
+      "shapes\n",
+      points.size(), 100 * mean_error, 100 * p90,
+      100 * (errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end())),
+      100 * (chosen_errors.empty() ? 0.0 : bench::quantile(chosen_errors, 0.5)), within,
+      shapes.size());
+
+  if (!f.csv_path.empty()) {
+    ensure_parent_dir(f.csv_path);
+    std::ofstream csv(f.csv_path);
+    csv << "shape,waves,plan,predicted_us,measured_us,measured_cv,relative_error,predictive\n";
+    for (const auto& p : points) {
+      csv << fmt::format("{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{}\n", shape_text(p.shape), p.waves,
+                         bench::csv_field(p.plan), p.predicted_us, p.measured_us, p.measured_cv,
+                         p.relative_error(), p.predictive_choice ? 1 : 0);
+    }
+    fmt::print("# wrote {}\n", f.csv_path);
+  }
+  if (!f.svg_path.empty()) {
+    ensure_parent_dir(f.svg_path);
+    std::ofstream svg(f.svg_path);
+    svg << bench::error_cdf_svg(
+        {{"all measured partitions", errors}, {"predictive choices", chosen_errors}},
+        fmt::format("kiln tune validate: |predicted - measured| / measured, GEMM + {} {}, {} "
+                    "rank(s)",
+                    f.op, f.dtype, comm.size()),
+        3.0);
+    fmt::print("# wrote {}\n", f.svg_path);
+  }
+  if (!f.json_path.empty()) {
+    provenance.world_size = comm.size();
+    core::add_device_provenance(provenance, comm.device());
+    provenance.libraries["nccl"] = comm::nccl_version();
+    nlohmann::json j;
+    j["provenance"] = core::to_json(provenance);
+    j["benchmark"] = "tune-validate";
+    j["op"] = f.op;
+    j["profile"] = profile.to_json();
+    j["mean_abs_error"] = mean_error;
+    j["p90_abs_error"] = p90;
+    j["shapes_within_1pct"] = within;
+    j["shapes"] = nlohmann::json::array();
+    for (const auto& s : shapes) {
+      j["shapes"].push_back({{"shape", shape_text(s.shape)},
+                             {"waves", s.waves},
+                             {"allowed", s.allowed},
+                             {"measured", s.measured},
+                             {"exhaustive", s.exhaustive},
+                             {"plan_time_us", s.plan_us},
+                             {"predictive_plan", s.predictive_plan},
+                             {"best_plan", s.best_plan},
+                             {"predictive_us", s.predictive_us},
+                             {"best_us", s.best_us},
+                             {"speed_ratio", s.speed_ratio()}});
+    }
+    ensure_parent_dir(f.json_path);
+    core::write_json_file(f.json_path, j);
+    fmt::print("# wrote {}\n", f.json_path);
+  }
+  return 0;
+}
+
+// Reference plans per shape from a `kiln overlap bench --json` file ("" where it has none).
+std::vector<std::string> reference_plans(const std::string& path,
+                                         const std::vector<overlap::GemmShape>& shapes) {
+  std::vector<std::string> plans(shapes.size());
+  if (path.empty()) return plans;
+  const nlohmann::json j = read_json_file(path, "--reference-json");
+  if (!j.contains("rows") || !j["rows"].is_array()) {
+    throw UsageError("--reference-json " + path + ": not a `kiln overlap bench --json` file");
+  }
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    for (const auto& row : j["rows"]) {
+      if (row.value("shape", std::string()) == shape_text(shapes[i])) {
+        plans[i] = row.value("plan", std::string());
+      }
+    }
+  }
+  return plans;
+}
+
+int compare_main(const comm::RankInfo& info, const ValidateFlags& f,
+                 const bench::TuneValidateOptions& o, const std::vector<std::string>& reference,
+                 core::Provenance provenance) {
+  comm::Communicator comm(info, f.timeout);
+  const bool printer = comm.rank() == 0;
+  const overlap::TunerProfile profile = profile_for(comm, f, o);
+  core::ProgressBar bar("compare", static_cast<double>(o.shapes.size()), printer);
+  const std::vector<bench::CompareRow> rows = bench::run_tune_compare(
+      comm, profile, o, reference, [&](double u, const std::string& s) { bar.advance(u, s); });
+  bar.finish();
+  if (!printer) return 0;
+  fmt::print(
+      "# full operation (reorder included), us: median of the max over ranks, {} "
+      "iterations interleaved over {} rounds; predicted in brackets\n",
+      o.final_iterations, o.final_rounds);
+  std::map<std::string, std::vector<double>> ratio;  // strategy time / tuned time
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : rows) {
+    std::string line = fmt::format("{:>18}", shape_text(row.shape));
+    nlohmann::json jr = {{"shape", shape_text(row.shape)}, {"plans", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < row.names.size(); ++i) {
+      line +=
+          fmt::format("  {} {:.1f} ({})", row.names[i], row.measured[i].median,
+                      row.predicted_us[i] >= 0 ? fmt::format("{:.1f}", row.predicted_us[i]) : "-");
+      if (i > 0) ratio[row.names[i]].push_back(row.measured[i].median / row.measured[0].median);
+      jr["plans"].push_back({{"name", row.names[i]},
+                             {"plan", row.plans[i]},
+                             {"predicted_us", row.predicted_us[i]},
+                             {"median_us", row.measured[i].median},
+                             {"min_us", row.measured[i].min},
+                             {"max_us", row.measured[i].max},
+                             {"cv", row.measured[i].cv}});
+    }
+    fmt::print("{}\n", line);
+    for (std::size_t i = 0; i < row.names.size(); ++i)
+      fmt::print("#   {:>9}: {}\n", row.names[i], row.plans[i]);
+    out.push_back(jr);
+  }
+  for (const auto& [name, r] : ratio) {
+    double log_sum = 0;
+    for (double x : r) log_sum += std::log(x);
+    fmt::print("# {} / tuned: geo-mean {:.4f} over {} shape(s) (> 1: tuned is faster)\n", name,
+               std::exp(log_sum / r.size()), r.size());
+  }
+  if (!f.json_path.empty()) {
+    provenance.world_size = comm.size();
+    core::add_device_provenance(provenance, comm.device());
+    provenance.libraries["nccl"] = comm::nccl_version();
+    nlohmann::json j = {{"provenance", core::to_json(provenance)},
+                        {"benchmark", "tune-compare"},
+                        {"op", f.op},
+                        {"reference_json", f.reference_json},
+                        {"rows", out}};
+    ensure_parent_dir(f.json_path);
+    core::write_json_file(f.json_path, j);
+    fmt::print("# wrote {}\n", f.json_path);
+  }
+  return 0;
+}
+
+void add_common(CLI::App* cmd, ValidateFlags& f) {
+  cmd->add_option("--op", f.op, "rs (ReduceScatter) | ar (AllReduce)")->capture_default_str();
+  cmd->add_option("-d,--datatype", f.dtype, "bf16|fp16")->capture_default_str();
+  cmd->add_option("--layout", f.layout, "nk | kn (how B is stored)")->capture_default_str();
+  cmd->add_option("--profile", f.profile,
+                  "tuner profile (default: the saved or built-in one for this setting, else "
+                  "measured first)");
+  cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
+      ->capture_default_str();
+  cmd->add_option("--max-first", f.max_first, "most waves in the first group (S1)")
+      ->capture_default_str();
+  cmd->add_option("--max-last", f.max_last, "most waves in the last group (S_P)")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per plan")
+      ->capture_default_str();
+  cmd->add_option("--final-iters", f.final_iterations, "iterations of the interleaved re-timing")
+      ->capture_default_str();
+  cmd->add_option("--final-rounds", f.final_rounds, "rounds of the interleaved re-timing")
+      ->capture_default_str();
+  cmd->add_option("--json", f.json_path, "write results with provenance to this file");
+  cmd->add_option("--timeout", f.timeout, "seconds any wait may take before ranks abort")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void register_tune_validate(CLI::App& tune, Runner& run) {
+  auto flags = std::make_shared<ValidateFlags>();
+  CLI::App* cmd = tune.add_subcommand(
+      "validate", "predicted vs measured latency over (shape, partition) pairs; CSV + CDF plot");
+  add_common(cmd, *flags);
+  cmd->add_option("--shape", flags->shapes,
+                  "per-GPU GEMM MxNxK, repeatable (default: twelve shapes of 4-12 waves)");
+  cmd->add_option("--max-measured", flags->max_measured,
+                  "partitions measured per shape; all when there are no more than this")
+      ->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per partition")
+      ->capture_default_str();
+  cmd->add_option("--csv", flags->csv_path, "write every (shape, partition) point to this CSV");
+  cmd->add_option("--svg", flags->svg_path, "write the CDF of |error| to this SVG");
+  cmd->callback([flags, &run]() {
+    run = [flags](const Invocation& invocation) -> int {
+      const bench::TuneValidateOptions o = to_options(*flags, false);
+      const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      return launch_tune_ranks(flags->gpus, "kiln tune validate", [&](const comm::RankInfo& info) {
+        return validate_main(info, *flags, o, provenance);
+      });
+    };
+  });
+
+  auto cflags = std::make_shared<ValidateFlags>();
+  CLI::App* compare = tune.add_subcommand(
+      "compare", "tuned plans vs equal-size and one-wave-per-group groups and reference plans");
+  add_common(compare, *cflags);
+  compare->add_option("--shape", cflags->shapes,
+                      "per-GPU GEMM MxNxK, repeatable (default: the overlap issue's six shapes)");
+  compare->add_option("--reference-json", cflags->reference_json,
+                      "`kiln overlap bench --json` file whose plans to compare against");
+  compare->callback([cflags, &run]() {
+    run = [cflags](const Invocation& invocation) -> int {
+      const bench::TuneValidateOptions o = to_options(*cflags, true);
+      const std::vector<std::string> reference = reference_plans(cflags->reference_json, o.shapes);
+      const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+      return launch_tune_ranks(cflags->gpus, "kiln tune compare", [&](const comm::RankInfo& info) {
+        return compare_main(info, *cflags, o, reference, provenance);
+      });
+    };
+  });
+}
+
+}  // namespace kiln::app

@@ -1,0 +1,85 @@
+// `kiln tune validate` and `kiln tune compare` (issue 4), per rank and collective over the
+// communicator. Validate: per shape, the tuner's base plan and the partitions it allows are
+// predicted and measured (all of them when there are at most max_measured, else the predicted
+// best half of that budget plus the equal-size and one-wave-per-group plans plus a random sample),
+// then the predictive choice and the best measured plan are re-timed interleaved. Compare: the
+// full operation (reorder included) with the tuned plan, the equal-size and one-wave-per-group
+// strategies and given reference plans, interleaved.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/tune_measure.hpp"
+#include "core/stats.hpp"
+#include "overlap/tuner_profile.hpp"
+
+namespace kiln::bench {
+
+struct TuneValidateOptions {
+  overlap::OverlapOp op = overlap::OverlapOp::kReduceScatter;
+  core::DType dtype = core::DType::kBf16;
+  overlap::WeightLayout layout = overlap::WeightLayout::kNK;
+  std::vector<overlap::GemmShape> shapes;
+  overlap::PartitionLimits limits;
+  int max_measured = 100;  // partitions measured per shape
+  int warmup = 2;
+  int iterations = 10;
+  int final_rounds = 4;       // the predictive vs best re-timing
+  int final_iterations = 20;  // over all rounds
+  std::uint64_t seed = 1;
+};
+
+// The shapes validate uses by default: 4 to 12 waves at 128-132 CTAs, so that the allowed
+// partitions of most can all be measured.
+std::vector<overlap::GemmShape> default_validation_shapes();
+
+struct ValidationPoint {
+  overlap::GemmShape shape;
+  std::string plan;
+  int waves = 0;
+  double predicted_us = 0.0;  // overhead + GEMM/communication timeline (no reorder)
+  double measured_us = 0.0;   // run without reorder, median of the max over ranks
+  double measured_cv = 0.0;
+  bool predictive_choice = false;
+  double relative_error() const { return (predicted_us - measured_us) / measured_us; }
+};
+
+struct ShapeValidation {
+  overlap::GemmShape shape;
+  std::string base_plan;
+  int waves = 0;
+  std::uint64_t allowed = 0;  // allowed partitions (closed form)
+  int measured = 0;
+  bool exhaustive = false;  // every allowed partition was measured
+  double plan_us = 0.0;     // host time the predictive choice took
+  std::string predictive_plan, best_plan;
+  double predictive_us = 0.0, best_us = 0.0;  // interleaved re-timing, without reorder
+  double speed_ratio() const { return best_us / predictive_us; }  // 1: the optimum
+};
+
+using TuneValidateProgress = std::function<void(double units, const std::string& step)>;
+
+std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
+                                                 const overlap::TunerProfile& profile,
+                                                 const TuneValidateOptions& options,
+                                                 std::vector<ValidationPoint>& points,
+                                                 const TuneValidateProgress& progress);
+
+struct CompareRow {
+  overlap::GemmShape shape;
+  std::vector<std::string> names;  // "tuned", "equal", "per-wave", "reference"...
+  std::vector<std::string> plans;
+  std::vector<double> predicted_us;  // full operation; < 0 where the profile cannot predict it
+  std::vector<core::TimingStats> measured;  // full operation, interleaved
+};
+
+// `reference` holds, per shape of `shapes` (same order), a plan string or "" for none.
+std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
+                                         const overlap::TunerProfile& profile,
+                                         const TuneValidateOptions& options,
+                                         const std::vector<std::string>& reference,
+                                         const TuneValidateProgress& progress);
+
+}  // namespace kiln::bench

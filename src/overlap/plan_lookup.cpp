@@ -1,0 +1,139 @@
+// Plan lookup for the overlap runtime (see plan_lookup.hpp).
+#include "overlap/plan_lookup.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/hardware_profile.hpp"
+#include "overlap/launch_geometry.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+std::optional<nlohmann::json> read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+}
+
+bool matches(const TunerProfile& p, const PlanKey& key) {
+  return p.device == key.device && p.world == key.world && p.op == key.op && p.dtype == key.dtype;
+}
+
+int waves_of(const Plan& plan, const GemmShape& shape, int sms) {
+  return host_launch_geometry(shape, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle},
+                              sms)
+      .waves();
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/kiln";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache/kiln";
+  }
+  return ".kiln-cache";
+}
+
+std::string default_plan_cache_path() {
+  if (const char* path = std::getenv("KILN_PLAN_CACHE"); path != nullptr && *path != '\0') {
+    return path;
+  }
+  return default_cache_dir() + "/plans.json";
+}
+
+std::string profile_file_name(const std::string& device, int world, const std::string& op,
+                              const std::string& dtype) {
+  return fmt::format("{}-g{}-{}-{}.json", device, world, op, dtype);
+}
+
+std::optional<TunerProfile> find_tuner_profile(const PlanKey& key, const ProfileSearch& search,
+                                               std::string* where) {
+  const auto take = [&](const TunerProfile& p, const std::string& from) {
+    if (where != nullptr) *where = from;
+    return std::optional<TunerProfile>(p);
+  };
+  if (!search.explicit_path.empty()) {
+    const auto json = read_json(search.explicit_path);
+    if (!json) throw UsageError(fmt::format("--profile {}: cannot read it", search.explicit_path));
+    const TunerProfile p = TunerProfile::from_json(*json, search.explicit_path);
+    if (!matches(p, key)) {
+      throw UsageError(fmt::format(
+          "--profile {}: measured for {} g{} {} {}, asked for {} g{} {} {}", search.explicit_path,
+          p.device, p.world, p.op, p.dtype, key.device, key.world, key.op, key.dtype));
+    }
+    return take(p, search.explicit_path);
+  }
+  const std::string saved =
+      search.cache_dir + "/profiles/" + profile_file_name(key.device, key.world, key.op, key.dtype);
+  if (const auto json = read_json(saved)) {
+    const TunerProfile p = TunerProfile::from_json(*json, saved);
+    if (matches(p, key)) return take(p, saved);
+  }
+  if (search.builtin) {
+    for (const auto& [name, text] : builtin_profile_texts()) {
+      const TunerProfile p =
+          TunerProfile::from_json(nlohmann::json::parse(text), "built-in profile " + name);
+      if (matches(p, key)) return take(p, "built-in " + name);
+    }
+  }
+  return std::nullopt;
+}
+
+Plan default_overlap_plan() {
+  Plan plan;
+  plan.copy_engine = true;
+  plan.cta_cap = 0;
+  return plan;
+}
+
+PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options) {
+  PlanCache cache;
+  if (const auto json = read_json(options.cache_path)) {
+    cache = PlanCache::from_json(*json, options.cache_path);
+  }
+  if (const CachedPlan* hit = cache.exact(key)) {
+    return {parse_plan(hit->plan, options.cache_path), "cache " + options.cache_path,
+            hit->predicted_us};
+  }
+  std::string where;
+  if (const auto profile = find_tuner_profile(key, options.profiles, &where)) {
+    const TunedPlan tuned = tune_plan(*profile, key.shape, options.limits);
+    return {tuned.chosen.plan, "profile " + where, tuned.chosen.predicted_us};
+  }
+  int sms = options.device_sms;
+  if (sms <= 0) {
+    try {
+      sms = core::find_profile(key.device).sm_count;
+    } catch (const UsageError&) {
+      sms = 0;
+    }
+  }
+  double distance = 0.0;
+  if (const CachedPlan* near = cache.nearest(key, options.max_neighbour_distance, &distance);
+      near != nullptr && sms > 0) {
+    const Plan plan = parse_plan(near->plan, options.cache_path);
+    int sum = 0;
+    for (int g : plan.partition) sum += g;
+    if (plan.partition.empty() || sum == waves_of(plan, key.shape, sms)) {
+      return {plan,
+              fmt::format("neighbour {}x{}x{} (distance {:.2f})", near->key.shape.m,
+                          near->key.shape.n, near->key.shape.k, distance),
+              -1.0};
+    }
+  }
+  return {default_overlap_plan(), "default (no cache entry, profile or fitting neighbour)", -1.0};
+}
+
+}  // namespace kiln::overlap

@@ -1,0 +1,129 @@
+// The tuner on a GPU: the host launch geometry equals CUTLASS's kernel geometry; the SM probe
+// finds every SM free when nothing else runs and finds the SMs a resident kernel holds; a small
+// profile measures sane values (positive, curves non-decreasing at the large end) and plans from
+// it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "bench/tune_measure.hpp"
+#include "comm/communicator.hpp"
+#include "comm/sm_probe.hpp"
+#include "core/stream.hpp"
+#include "gpu_availability.hpp"
+#include "overlap/launch_geometry.hpp"
+
+namespace kiln {
+namespace {
+
+int check_geometry(const comm::RankInfo&) {
+  int failures = 0;
+  const int sms = overlap::current_device_sms();
+  for (const overlap::TileShape tile :
+       {overlap::TileShape{128, 256}, overlap::TileShape{128, 128}}) {
+    auto kernel =
+        overlap::make_signaling_gemm(core::DType::kBf16, overlap::WeightLayout::kNK, tile);
+    for (const overlap::GemmShape shape : {overlap::GemmShape{4096, 8192, 8192},
+                                           {16384, 16384, 2048},
+                                           {300, 264, 136},
+                                           {6144, 8192, 4096},
+                                           {1280, 2560, 64},
+                                           {8192, 4096, 14336},
+                                           {128, 256, 64}}) {
+      for (const int cap : {0, 128, 124, 120, 8, 2}) {
+        for (const int swizzle : {1, 2, 4, 8}) {
+          for (const bool along_n : {true, false}) {
+            const overlap::ScheduleOptions s{cap, along_n, swizzle};
+            const overlap::LaunchGeometry k = kernel->geometry(shape, s, sms);
+            const overlap::LaunchGeometry h = overlap::host_launch_geometry(shape, tile, s, sms);
+            if (k.grid_ctas != h.grid_ctas || k.slots != h.slots || k.tiles_m != h.tiles_m ||
+                k.tiles_n != h.tiles_n) {
+              std::fprintf(stderr,
+                           "geometry %dx%dx%d tile %dx%d cap %d swizzle %d raster %s: kernel "
+                           "grid %d slots %d, host grid %d slots %d\n",
+                           shape.m, shape.n, shape.k, tile.m, tile.n, cap, swizzle,
+                           along_n ? "n" : "m", k.grid_ctas, k.slots, h.grid_ctas, h.slots);
+              ++failures;
+            }
+          }
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+TEST(TunerGpu, HostLaunchGeometryMatchesTheKernel) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_geometry), 0);
+}
+
+int check_probe_alone(const comm::RankInfo&) {
+  core::Stream stream;
+  const int sms = overlap::current_device_sms();
+  const comm::SmProbeSamples samples = comm::run_sm_probe(stream, 100'000);
+  const comm::SmProbeResult r = comm::count_probe(samples, sms, 20'000);
+  std::fprintf(stderr, "probe alone: %d of %d SMs at once, spread %.1f us\n", r.started_at_once,
+               sms, r.first_wave_spread_us);
+  return r.held_elsewhere == 0 ? 0 : 1;
+}
+
+TEST(TunerGpu, SmProbeFindsEverySmFreeWhenNothingElseRuns) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_probe_alone), 0);
+}
+
+int check_small_profile(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  bench::TuneProfileOptions o;
+  o.shapes = {{1024, 2048, 1024}, {2048, 2048, 2048}};
+  overlap::Plan ce;
+  ce.copy_engine = true;
+  overlap::Plan nccl;
+  nccl.cta_cap = 120;
+  o.base_plans = {ce, nccl};
+  o.iterations = 5;
+  o.points_per_octave = 2;
+  const overlap::TunerProfile p = bench::measure_tuner_profile(comm, o, nullptr);
+  int failures = 0;
+  const auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
+    ++failures;
+  };
+  // Copy engines, and NCCL per count of SMs the cap leaves (68 beside 64 CTAs, 12 beside 120).
+  if (p.curves.size() != 3) fail("expected a ce curve and two nccl curves");
+  for (const auto& c : p.curves) {
+    for (double us : c.us)
+      if (!(us > 0)) fail("non-positive latency on curve " + c.transport);
+    if (c.us.back() < c.us.front()) fail("the largest message is faster than the smallest");
+  }
+  if (p.gemms.size() != 4) fail("expected 2 shapes x 2 base plans");
+  for (const auto& g : p.gemms) {
+    if (!(g.gemm_alone_us > 0) || !(g.gemm_with_comm_us > 0) || g.reorder_us < 0)
+      fail("GEMM profile of " + g.base_plan + " not positive");
+  }
+  for (const auto& m : p.nccl_sms) {
+    std::fprintf(stderr, "NCCL limit %d: held %d SMs (overlapped %d)\n", m.ctas_limit, m.sms_held,
+                 m.overlapped ? 1 : 0);
+    if (m.overlapped && m.ctas_limit > 0 && m.sms_held > m.ctas_limit)
+      fail("NCCL held more SMs than its CTA limit");
+  }
+  const overlap::TunedPlan tuned = overlap::tune_plan(p, {1536, 2048, 1536}, {});
+  if (!(tuned.chosen.predicted_us > 0)) fail("no positive prediction for an unprofiled shape");
+  const overlap::TunerProfile back = overlap::TunerProfile::from_json(p.to_json(), "round trip");
+  if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
+  return failures == 0 ? 0 : 1;
+}
+
+TEST(TunerGpu, SmallProfileOneRank) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_small_profile), 0);
+}
+
+TEST(TunerGpu, SmallProfileTwoRanks) {
+  KILN_SKIP_UNLESS_GPUS(2);
+  EXPECT_EQ(comm::launch_local_ranks(2, check_small_profile), 0);
+}
+
+}  // namespace
+}  // namespace kiln
