@@ -175,16 +175,9 @@ std::vector<core::TimingStats> OverlapTimer::time_interleaved(const std::vector<
   return stats;
 }
 
-std::pair<double, double> OverlapTimer::traced_ends(overlap::GemmCollective& op) {
+std::vector<overlap::GroupTimeline> OverlapTimer::traced_timeline(overlap::GemmCollective& op) {
   enqueue(op, Part::kWithoutReorder);
-  const std::vector<overlap::GroupTimeline> timeline = op.timeline();
-  double gemm_end = 0.0, comm_end = 0.0;
-  for (const overlap::GroupTimeline& g : timeline) {
-    gemm_end = std::max(gemm_end, g.compute_done_us);
-    comm_end = std::max(comm_end, g.comm_done_us);
-  }
-  return {max_over_ranks(comm_, gemm_end, buffers_->stream),
-          max_over_ranks(comm_, comm_end, buffers_->stream)};
+  return op.timeline();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -259,11 +252,16 @@ overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl,
   core::Stream nccl_stream, probe_stream;
   core::fill_uniform(data.data(), dtype, bytes / core::dtype_size(dtype), 99, nccl_stream);
   comm.wait(nccl_stream, "nccl sm probe inputs");
-  comm.call("sm probe allreduce", [&] {
-    return ncclAllReduce(data.data(), data.data(), bytes / core::dtype_size(dtype),
-                         nccl_type(dtype), ncclSum, nccl, nccl_stream);
-  });
-  std::this_thread::sleep_for(std::chrono::microseconds(300));
+  // Three calls back to back keep the stream busy for milliseconds even with few CTAs, and the
+  // millisecond's sleep lets the first kernel become resident (a fresh communicator connects
+  // lazily on its first call).
+  for (int i = 0; i < 3; ++i) {
+    comm.call("sm probe allreduce", [&] {
+      return ncclAllReduce(data.data(), data.data(), bytes / core::dtype_size(dtype),
+                           nccl_type(dtype), ncclSum, nccl, nccl_stream);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const comm::SmProbeSamples samples = comm::run_sm_probe(probe_stream, 200'000);
   comm.wait(nccl_stream, "nccl sm probe");
   const comm::SmProbeResult r = comm::count_probe(samples, overlap::current_device_sms(), 20'000);
@@ -275,6 +273,49 @@ overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl,
 }
 
 }  // namespace
+
+overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
+                                          const Plan& base, const TuneProfileOptions& o) {
+  Plan plan = base;
+  plan.partition.clear();  // one group per wave: the most communication beside the GEMM
+  const GemmShape& shape = timer.shape();
+  auto op = timer.make(plan, false);
+  overlap::GemmProfile g;
+  g.shape = shape;
+  g.base_plan = overlap::base_plan_string(plan);
+  g.launch = op->launch();
+  g.gemm_alone_us = timer.time(*op, OverlapTimer::Part::kGemmOnly, o.warmup, o.iterations).median;
+  const double without_reorder =
+      timer.time(*op, OverlapTimer::Part::kWithoutReorder, o.warmup, o.iterations).median;
+  const double full = timer.time(*op, OverlapTimer::Part::kFull, o.warmup, o.iterations).median;
+  g.reorder_us = std::max(full - without_reorder, 0.0);
+  op.reset();
+  // The curve this plan's groups travel on, for the slowdown beside the GEMM.
+  const overlap::TransportCurve* transport = profile.curve_for(plan, g.launch);
+  auto traced = timer.make(plan, true);
+  std::vector<double> gemm_ends, comm_ends, slowdowns;
+  for (int i = 0; i < o.traced_runs; ++i) {
+    const std::vector<overlap::GroupTimeline> timeline = timer.traced_timeline(*traced);
+    double gemm_end = 0.0, comm_end = 0.0;
+    for (const overlap::GroupTimeline& t : timeline) {
+      gemm_end = std::max(gemm_end, t.compute_done_us);
+      comm_end = std::max(comm_end, t.comm_done_us);
+      if (transport != nullptr && t.comm_done_us > t.comm_start_us) {
+        slowdowns.push_back((t.comm_done_us - t.comm_start_us) /
+                            (1e6 * transport->curve().seconds_at(static_cast<double>(t.bytes))));
+      }
+    }
+    gemm_ends.push_back(gemm_end);
+    comm_ends.push_back(comm_end);
+  }
+  comm::Communicator& comm = timer.comm();
+  cudaStream_t stream = nullptr;
+  g.gemm_with_comm_us = max_over_ranks(comm, median_of(gemm_ends), stream);
+  g.overhead_us = without_reorder - max_over_ranks(comm, median_of(comm_ends), stream);
+  g.comm_slowdown =
+      slowdowns.empty() ? 1.0 : std::max(max_over_ranks(comm, median_of(slowdowns), stream), 0.05);
+  return g;
+}
 
 overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TuneProfileOptions& o,
                                             const TuneProgress& progress) {
@@ -344,29 +385,7 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
   for (const GemmShape& shape : o.shapes) {
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
     for (const Plan& base : o.base_plans) {
-      Plan plan = base;
-      plan.partition.clear();  // one group per wave: the most communication beside the GEMM
-      auto op = timer.make(plan, false);
-      overlap::GemmProfile g;
-      g.shape = shape;
-      g.base_plan = overlap::base_plan_string(plan);
-      g.launch = op->launch();
-      g.gemm_alone_us =
-          timer.time(*op, OverlapTimer::Part::kGemmOnly, o.warmup, o.iterations).median;
-      const double without_reorder =
-          timer.time(*op, OverlapTimer::Part::kWithoutReorder, o.warmup, o.iterations).median;
-      const double full = timer.time(*op, OverlapTimer::Part::kFull, o.warmup, o.iterations).median;
-      g.reorder_us = std::max(full - without_reorder, 0.0);
-      op.reset();
-      auto traced = timer.make(plan, true);
-      std::vector<double> gemm_ends, comm_ends;
-      for (int i = 0; i < o.traced_runs; ++i) {
-        const auto [gemm_end, comm_end] = timer.traced_ends(*traced);
-        gemm_ends.push_back(gemm_end);
-        comm_ends.push_back(comm_end);
-      }
-      g.gemm_with_comm_us = median_of(gemm_ends);
-      g.overhead_us = without_reorder - median_of(comm_ends);
+      const overlap::GemmProfile g = measure_gemm_profile(timer, profile, base, o);
       profile.gemms.push_back(g);
       if (progress) {
         progress(20.0, fmt::format("GEMM {}x{}x{} {}", shape.m, shape.n, shape.k, g.base_plan));

@@ -56,6 +56,13 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm,
                                             const TuneProfileOptions& options,
                                             const TuneProgress& progress);
 
+// The GEMM profile of the timer's shape under `base` (one group per wave): GEMM alone, GEMM
+// beside its collectives (traced), launch overhead, reorder, and the collectives' slowdown against
+// `profile`'s curve for the plan (1 when the profile has none yet). Collective.
+overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
+                                          const overlap::Plan& base,
+                                          const TuneProfileOptions& options);
+
 // Runs and times overlap plans of one shape on fresh random inputs, with NCCL communicators
 // limited to the SMs each plan leaves free (shared between plans that leave as many).
 class OverlapTimer {
@@ -74,9 +81,8 @@ class OverlapTimer {
   std::vector<core::TimingStats> time_interleaved(const std::vector<overlap::Plan>& plans,
                                                   Part part, int warmup, int iterations,
                                                   int rounds);
-  // Runs `op` (traced) and returns the timeline's GEMM end (last tile) and last communication
-  // end, as the maximum over ranks, in microseconds.
-  std::pair<double, double> traced_ends(overlap::GemmCollective& op);
+  // Runs `op` (traced: constructed with trace) once and returns this rank's timeline.
+  std::vector<overlap::GroupTimeline> traced_timeline(overlap::GemmCollective& op);
   const overlap::GemmShape& shape() const { return shape_; }
   comm::Communicator& comm() { return comm_; }
 

@@ -116,30 +116,52 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     sv.measured = static_cast<int>(partitions.size());
 
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
-    double best = 1e300;
-    Plan best_plan = base;
+    // A fresh GEMM profile of this shape and base plan, measured now: the chip's clock moves with
+    // its temperature and power over minutes (docs/results/2026-11-23-overlap/), so the saved
+    // profile's GEMM time may belong to another clock. Errors are reported against both.
+    overlap::TunerProfile fresh = profile;
+    {
+      TuneProfileOptions po;
+      po.warmup = o.warmup;
+      const overlap::GemmProfile g = measure_gemm_profile(timer, profile, base, po);
+      std::erase_if(fresh.gemms, [&](const overlap::GemmProfile& e) {
+        return e.base_plan == g.base_plan && e.shape.m == shape.m && e.shape.n == shape.n &&
+               e.shape.k == shape.k;
+      });
+      fresh.gemms.push_back(g);
+    }
+    // Every partition measured interleaved over rounds, so that clock drift hits all alike.
+    std::vector<Plan> plans;
     for (const std::vector<int>& partition : partitions) {
       Plan plan = base;
       plan.partition = partition;
-      auto op = timer.make(plan, false);
-      const core::TimingStats t =
-          timer.time(*op, OverlapTimer::Part::kWithoutReorder, o.warmup, o.iterations);
-      const overlap::PlanCandidate predicted = overlap::predict_plan(profile, shape, plan);
+      plans.push_back(plan);
+    }
+    const std::vector<core::TimingStats> measured =
+        timer.time_interleaved(plans, OverlapTimer::Part::kWithoutReorder, o.warmup,
+                               o.iterations * o.sweep_rounds, o.sweep_rounds);
+    double best = 1e300;
+    Plan best_plan = base;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      const Plan& plan = plans[i];
+      const overlap::PlanCandidate predicted = overlap::predict_plan(fresh, shape, plan);
+      const overlap::PlanCandidate saved = overlap::predict_plan(profile, shape, plan);
       ValidationPoint point;
       point.shape = shape;
       point.plan = overlap::to_string(plan);
       point.waves = sv.waves;
       point.predicted_us = predicted.predicted_us - predicted.reorder_us;
-      point.measured_us = t.median;
-      point.measured_cv = t.cv;
-      point.predictive_choice = partition == base.partition;
+      point.predicted_saved_us = saved.predicted_us - saved.reorder_us;
+      point.measured_us = measured[i].median;
+      point.measured_cv = measured[i].cv;
+      point.predictive_choice = plan.partition == base.partition;
       points.push_back(point);
-      if (t.median < best) {
-        best = t.median;
+      if (measured[i].median < best) {
+        best = measured[i].median;
         best_plan = plan;
       }
-      if (progress) progress(1.0, fmt::format("{} {}", shape_text(shape), point.plan));
     }
+    if (progress) progress(static_cast<double>(plans.size()), shape_text(shape));
     // Re-time the predictive choice against the best measured one, interleaved: the sweep's
     // minimum is biased low by its own noise.
     sv.predictive_plan = overlap::to_string(base);

@@ -1,6 +1,7 @@
 // `kiln tune validate` and `kiln tune compare` (issue 4), per rank and collective over the
-// communicator. Validate: per shape, the tuner's base plan and the partitions it allows are
-// predicted and measured (all of them when there are at most max_measured, else the predicted
+// communicator. Validate: per shape, the tuner's base plan's GEMM is profiled afresh, and the
+// partitions it allows are predicted (from the fresh and from the saved GEMM profile) and measured
+// interleaved (all of them when there are at most max_measured, else the predicted
 // best half of that budget plus the equal-size and one-wave-per-group plans plus a random sample),
 // then the predictive choice and the best measured plan are re-timed interleaved. Compare: the
 // full operation (reorder included) with the tuned plan, the equal-size and one-wave-per-group
@@ -25,8 +26,9 @@ struct TuneValidateOptions {
   overlap::PartitionLimits limits;
   int max_measured = 100;  // partitions measured per shape
   int warmup = 2;
-  int iterations = 10;
-  int final_rounds = 4;       // the predictive vs best re-timing
+  int iterations = 10;   // per partition and round
+  int sweep_rounds = 3;  // rounds over which every partition of a shape is measured interleaved
+  int final_rounds = 4;  // the predictive vs best re-timing
   int final_iterations = 20;  // over all rounds
   std::uint64_t seed = 1;
 };
@@ -39,11 +41,13 @@ struct ValidationPoint {
   overlap::GemmShape shape;
   std::string plan;
   int waves = 0;
-  double predicted_us = 0.0;  // overhead + GEMM/communication timeline (no reorder)
-  double measured_us = 0.0;   // run without reorder, median of the max over ranks
+  double predicted_us = 0.0;  // overhead + GEMM/communication timeline (no reorder), fresh GEMM
+  double predicted_saved_us = 0.0;  // the same from the saved profile's GEMM measurement
+  double measured_us = 0.0;         // run without reorder, median of the max over ranks
   double measured_cv = 0.0;
   bool predictive_choice = false;
   double relative_error() const { return (predicted_us - measured_us) / measured_us; }
+  double saved_relative_error() const { return (predicted_saved_us - measured_us) / measured_us; }
 };
 
 struct ShapeValidation {

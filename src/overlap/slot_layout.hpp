@@ -60,7 +60,7 @@ struct SlotGeometry {
 // Offset in the slot buffer of (row, col) of the tile in `slot`, whose group starts at
 // `group_first_slot` and has `group_slots` slots.
 KILN_LAYOUT_FN std::int64_t slot_offset(const SlotGeometry& g, int slot, int group_first_slot,
-                                          int group_slots, int row, int col) {
+                                        int group_slots, int row, int col) {
   const int subtile = row >> g.log2_rows_per_subtile;
   const int row_in_subtile = row & (g.rows_per_subtile() - 1);
   return static_cast<std::int64_t>(group_first_slot) * g.tile_elements() +
@@ -72,7 +72,7 @@ KILN_LAYOUT_FN std::int64_t slot_offset(const SlotGeometry& g, int slot, int gro
 // Offset, in what a ReduceScatter delivers to a rank (or, for AllReduce, in the slot buffer
 // itself), of (row_in_subtile, col) of the tile in `slot`.
 KILN_LAYOUT_FN std::int64_t received_offset(const SlotGeometry& g, int slot, int row_in_subtile,
-                                              int col) {
+                                            int col) {
   return static_cast<std::int64_t>(slot) * g.subtile_elements() +
          static_cast<std::int64_t>(row_in_subtile) * g.tile_n + col;
 }
@@ -96,7 +96,7 @@ KILN_LAYOUT_FN int global_row(const SlotGeometry& g, int rank, int local_row) {
 // Offset in the received buffer of element (local_row, col) of `rank`'s row-major result, given
 // the slot that holds tile (local_row's tile row, col / BN).
 KILN_LAYOUT_FN std::int64_t received_offset_of(const SlotGeometry& g, int slot, int local_row,
-                                                 int col) {
+                                               int col) {
   const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
   return received_offset(g, slot, row_in_subtile, col % g.tile_n);
 }

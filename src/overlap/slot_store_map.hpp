@@ -17,7 +17,7 @@ inline constexpr int kStoreBoxCols = 64;  // 128 bytes of a 2-byte type
 
 // The 2-D row of the slot-buffer matrix that holds (row, column 0) of the tile in `slot`.
 KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_first_slot,
-                                     int group_slots, int row) {
+                                   int group_slots, int row) {
   return static_cast<int>(slot_offset(g, slot, group_first_slot, group_slots, row, 0) / g.tile_n);
 }
 

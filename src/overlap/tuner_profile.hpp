@@ -38,6 +38,9 @@ struct GemmProfile {
   // wave): the launch and stream-join costs the timeline does not see.
   double overhead_us = 0.0;
   double reorder_us = 0.0;  // full run minus run without reorder (the same for every partition)
+  // Median over the groups of that traced run of (communication end - start) / the curve's
+  // latency for the group's bytes: how much slower the collective runs beside the GEMM.
+  double comm_slowdown = 1.0;
 };
 
 // `kiln tune profile`'s SM probe: SMs a running NCCL kernel held, per communicator CTA limit.

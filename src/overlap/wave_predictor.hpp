@@ -38,6 +38,9 @@ class LatencyCurve {
 struct WaveProfile {
   double gemm_seconds = 0.0;       // whole GEMM, with the concurrent collective
   std::vector<double> wave_bytes;  // [T] bytes per rank each wave produces (the largest rank's)
+  // The collective's latency beside the GEMM over its latency alone (the curve's): SM and memory
+  // contention slow it down, NCCL's kernels most (measured per base plan by `kiln tune profile`).
+  double comm_scale = 1.0;
   int waves() const { return static_cast<int>(wave_bytes.size()); }
 };
 

@@ -120,6 +120,17 @@ TEST(TunerProfile, ChoosesTheBasePlanAndPartitionWithTheSmallestPredictedTotal) 
   EXPECT_NEAR(predict_plan(p, kShape, whole).predicted_us, 152.0, 1e-9);
 }
 
+TEST(TunerProfile, CommunicationSlowdownBesideTheGemmScalesTheCurve) {
+  TunerProfile p = synthetic_profile();
+  p.gemms.pop_back();
+  p.gemms[0].comm_slowdown = 2.0;
+  // {1,1}: 50 -> 110, max(100, 110) -> 170;  {2}: 100 -> 180.  Best 170 + 5 + 7 = 182.
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  EXPECT_EQ(tuned.chosen.plan.partition, (std::vector<int>{1, 1}));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 182.0, 1e-9);
+  EXPECT_DOUBLE_EQ(TunerProfile::from_json(p.to_json(), "t").gemms[0].comm_slowdown, 2.0);
+}
+
 TEST(TunerProfile, UnprofiledShapesScaleTheNearestWaveTimeByK) {
   const TunerProfile p = synthetic_profile();
   Plan base = parse_plan(p.gemms[0].base_plan, "t");
