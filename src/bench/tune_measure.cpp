@@ -158,11 +158,20 @@ core::TimingStats OverlapTimer::time(overlap::GemmCollective& op, Part part, int
   return core::summarize(std::span<const float>(us));
 }
 
+void OverlapTimer::settle(overlap::GemmCollective& op, double seconds) {
+  if (seconds <= 0) return;
+  // The probe's figure is the max over ranks, so every rank computes the same count.
+  const double us = time(op, Part::kFull, 1, 3).median;
+  const int runs = static_cast<int>(std::clamp(seconds * 1e6 / std::max(us, 1.0), 1.0, 20000.0));
+  time(op, Part::kFull, 0, runs);
+}
+
 std::vector<core::TimingStats> OverlapTimer::time_interleaved(const std::vector<Plan>& plans,
                                                               Part part, int warmup, int iterations,
                                                               int rounds) {
   std::vector<std::unique_ptr<overlap::GemmCollective>> ops;
   for (const Plan& plan : plans) ops.push_back(make(plan, false));
+  settle(*ops.front(), settle_seconds_);
   const auto pooled = core::sample_interleaved(
       static_cast<int>(plans.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
         return samples_over_ranks(
@@ -280,6 +289,7 @@ overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::Tu
   plan.partition.clear();  // one group per wave: the most communication beside the GEMM
   const GemmShape& shape = timer.shape();
   auto op = timer.make(plan, false);
+  timer.settle(*op, o.settle_seconds);
   overlap::GemmProfile g;
   g.shape = shape;
   g.base_plan = overlap::base_plan_string(plan);

@@ -32,7 +32,11 @@ struct TuneProfileOptions {
   std::vector<overlap::Plan> base_plans;  // partitions ignored
   int warmup = 3;
   int iterations = 10;
-  int traced_runs = 5;                   // traced runs per GEMM profile (their median)
+  int traced_runs = 5;  // traced runs per GEMM profile (their median)
+  // Seconds of back-to-back runs before a GEMM profile is measured: the H200's clock falls from
+  // 1980 to 1500-1800 MHz within seconds at its power cap (dmon logs in docs/results/), and a
+  // profile taken in a cool burst under-predicts sustained runs by up to ~13%.
+  double settle_seconds = 0.5;
   double min_curve_bytes = 64 * 1024.0;  // smallest sampled message
   int points_per_octave = 4;
   bool probe_nccl_sms = true;
@@ -77,6 +81,8 @@ class OverlapTimer {
   std::unique_ptr<overlap::GemmCollective> make(const overlap::Plan& plan, bool trace);
   enum class Part { kFull, kWithoutReorder, kGemmOnly };
   core::TimingStats time(overlap::GemmCollective& op, Part part, int warmup, int iterations);
+  // Runs `op` back to back for about `seconds` (the same count on every rank), untimed.
+  void settle(overlap::GemmCollective& op, double seconds);
   // `plans` interleaved over `rounds` (clock drift hits them alike); samples pooled per plan.
   std::vector<core::TimingStats> time_interleaved(const std::vector<overlap::Plan>& plans,
                                                   Part part, int warmup, int iterations,
@@ -84,6 +90,8 @@ class OverlapTimer {
   // Runs `op` (traced: constructed with trace) once and returns this rank's timeline.
   std::vector<overlap::GroupTimeline> traced_timeline(overlap::GemmCollective& op);
   const overlap::GemmShape& shape() const { return shape_; }
+  // Seconds time_interleaved() settles the chip for before it samples (see settle_seconds).
+  void set_settle_seconds(double seconds) { settle_seconds_ = seconds; }
   comm::Communicator& comm() { return comm_; }
 
  private:
@@ -97,6 +105,7 @@ class OverlapTimer {
   struct Buffers;
   std::unique_ptr<Buffers> buffers_;
   std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited_;
+  double settle_seconds_ = 0.5;
 };
 
 }  // namespace kiln::bench
