@@ -8,34 +8,11 @@
 #include <cstddef>
 #include <numeric>
 
+#include "bench/xml_escape.hpp"
 #include "core/error.hpp"
 
 namespace kiln::bench {
 namespace {
-
-// The same XML escaping as suite_plot.cpp: labels and titles come from users and file names.
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // Matplotlib's "tab10": distinct for the first ten series, then it repeats.
 constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -122,7 +99,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
       "font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, escape(title));
+      width, height, left, xml_escape(title));
 
   // Grid, ticks and tick labels. A tick label carries a class and sits exactly at its tick's
   // coordinate (the y labels centred by dominant-baseline), so that tests and other readers of
@@ -178,7 +155,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
       s += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{}\"/>"
           "<text class=\"legend\" x=\"{}\" y=\"{}\">{}: n=0 (no points)</text>\n",
-          legend_x, ly, colour, legend_x + 18, ly + 10, escape(c.label));
+          legend_x, ly, colour, legend_x + 18, ly + 10, xml_escape(c.label));
       continue;
     }
     std::vector<double> percent(c.values.size());
@@ -194,7 +171,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
     d += fmt::format(" H{:.2f}", px(x_max));
     const double mean = std::accumulate(percent.begin(), percent.end(), 0.0) / n;
     const double p90 = quantile(percent, 0.9);
-    const std::string label = escape(c.label);
+    const std::string label = xml_escape(c.label);
     s += fmt::format(
         "<path class=\"cdf\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\">"
         "<title>{}</title></path>\n",

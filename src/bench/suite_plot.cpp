@@ -5,33 +5,11 @@
 
 #include <algorithm>
 
+#include "bench/xml_escape.hpp"
 #include "core/error.hpp"
 
 namespace kiln::bench {
 namespace {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string colour_of(const std::string& binding) {
   if (binding == "compute") return "#d62728";
@@ -54,7 +32,7 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
       "font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, escape(title));
+      width, height, left, xml_escape(title));
   // Axis and grid: U from 0 to 1.
   for (int i = 0; i <= 4; ++i) {
     const double u = i / 4.0;
@@ -77,8 +55,8 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
     s += fmt::format(
         "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
         "<title>{} {} {}: U {:.3f}, {:.2f}x the reference, {}{}</title></rect>\n",
-        x, top + plot_h - h, bar, h, ok ? colour_of(r.binding) : "#bbbbbb", escape(r.problem),
-        escape(r.size), escape(r.solution), r.utilization, r.speedup, escape(r.binding),
+        x, top + plot_h - h, bar, h, ok ? colour_of(r.binding) : "#bbbbbb", xml_escape(r.problem),
+        xml_escape(r.size), xml_escape(r.solution), r.utilization, r.speedup, xml_escape(r.binding),
         ok ? "" : ", FAILED");
     if (!ok) {
       s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#d62728\">x</text>\n",
@@ -86,7 +64,7 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
     }
     const int ly = top + plot_h + 8;
     s += fmt::format("<text x=\"{}\" y=\"{}\" transform=\"rotate(60 {} {})\">{} {}</text>\n",
-                     x + bar / 2, ly, x + bar / 2, ly, escape(r.problem), escape(r.size));
+                     x + bar / 2, ly, x + bar / 2, ly, xml_escape(r.problem), xml_escape(r.size));
   }
   // Legend.
   int ly = top + 10;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <thread>
 
@@ -302,6 +303,8 @@ overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::Tu
   op.reset();
   // The curve this plan's groups travel on, for the slowdown beside the GEMM.
   const overlap::TransportCurve* transport = profile.curve_for(plan, g.launch);
+  const std::optional<overlap::LatencyCurve> curve =
+      transport != nullptr ? std::optional(transport->curve()) : std::nullopt;
   auto traced = timer.make(plan, true);
   std::vector<double> gemm_ends, comm_ends, slowdowns;
   for (int i = 0; i < o.traced_runs; ++i) {
@@ -310,9 +313,9 @@ overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::Tu
     for (const overlap::GroupTimeline& t : timeline) {
       gemm_end = std::max(gemm_end, t.compute_done_us);
       comm_end = std::max(comm_end, t.comm_done_us);
-      if (transport != nullptr && t.comm_done_us > t.comm_start_us) {
+      if (curve && t.comm_done_us > t.comm_start_us) {
         slowdowns.push_back((t.comm_done_us - t.comm_start_us) /
-                            (1e6 * transport->curve().seconds_at(static_cast<double>(t.bytes))));
+                            (1e6 * curve->seconds_at(static_cast<double>(t.bytes))));
       }
     }
     gemm_ends.push_back(gemm_end);
