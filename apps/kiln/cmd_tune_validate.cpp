@@ -30,8 +30,9 @@ struct ValidateFlags {
   int max_measured = 100;
   int max_first = 2, max_last = 4;
   int warmup = 2, iterations = 10;
-  int final_iterations = 20, final_rounds = 4;
+  int final_iterations = 20, final_rounds = 4, final_candidates = 4;
   std::string reference_json;
+  bool no_aa_control = false;
   std::string csv_path, svg_path, json_path;
   double timeout = 60.0;
 };
@@ -61,6 +62,10 @@ bench::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
   o.iterations = f.iterations;
   o.final_iterations = f.final_iterations;
   o.final_rounds = f.final_rounds;
+  KILN_REQUIRE(f.final_candidates >= 1 && f.final_candidates <= 64,
+               fmt::format("--final-candidates {}: accepted range 1..64", f.final_candidates));
+  o.final_candidates = f.final_candidates;
+  o.aa_control = !f.no_aa_control;
   return o;
 }
 
@@ -207,6 +212,7 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
                              {"best_plan", s.best_plan},
                              {"predictive_us", s.predictive_us},
                              {"best_us", s.best_us},
+                             {"finalists", s.finalists},
                              {"speed_ratio", s.speed_ratio()}});
     }
     ensure_parent_dir(f.json_path);
@@ -270,7 +276,8 @@ int compare_main(const comm::RankInfo& info, const ValidateFlags& f,
     }
     fmt::print("{}\n", line);
     for (std::size_t i = 0; i < row.names.size(); ++i)
-      fmt::print("#   {:>9}: {}\n", row.names[i], row.plans[i]);
+      fmt::print("#   {:>11}: {}\n", row.names[i], row.plans[i]);
+    jr["timed_variants"] = row.timed_variants;
     out.push_back(jr);
   }
   for (const auto& [name, r] : ratio) {
@@ -278,6 +285,12 @@ int compare_main(const comm::RankInfo& info, const ValidateFlags& f,
     for (double x : r) log_sum += std::log(x);
     fmt::print("# {} / tuned: geo-mean {:.4f} over {} shape(s) (> 1: tuned is faster)\n", name,
                std::exp(log_sum / r.size()), r.size());
+  }
+  if (o.aa_control) {
+    fmt::print(
+        "# tuned-again: the tuned plan on a second object, timed as its own variant (A/A "
+        "control: its ratio is the measurement's bias between variants); strategies that chose "
+        "the tuned plan share its measurement\n");
   }
   if (!f.json_path.empty()) {
     provenance.world_size = comm.size();
@@ -313,6 +326,10 @@ void add_common(CLI::App* cmd, ValidateFlags& f) {
   cmd->add_option("--final-iters", f.final_iterations, "iterations of the interleaved re-timing")
       ->capture_default_str();
   cmd->add_option("--final-rounds", f.final_rounds, "rounds of the interleaved re-timing")
+      ->capture_default_str();
+  cmd->add_option("--final-candidates", f.final_candidates,
+                  "validate: fastest measured partitions re-timed beside the predictive choice "
+                  "to decide the optimum")
       ->capture_default_str();
   cmd->add_option("--json", f.json_path, "write results with provenance to this file");
   cmd->add_option("--timeout", f.timeout, "seconds any wait may take before ranks abort")
@@ -353,6 +370,8 @@ void register_tune_validate(CLI::App& tune, Runner& run) {
                       "per-GPU GEMM MxNxK, repeatable (default: the overlap issue's six shapes)");
   compare->add_option("--reference-json", cflags->reference_json,
                       "`kiln overlap bench --json` file whose plans to compare against");
+  compare->add_flag("--no-aa-control", cflags->no_aa_control,
+                    "do not time the tuned plan a second time as its own variant");
   compare->callback([cflags, &run]() {
     run = [cflags](const Invocation& invocation) -> int {
       const bench::TuneValidateOptions o = to_options(*cflags, true);

@@ -324,9 +324,17 @@ overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::Tu
   comm::Communicator& comm = timer.comm();
   cudaStream_t stream = nullptr;
   g.gemm_with_comm_us = max_over_ranks(comm, median_of(gemm_ends), stream);
-  g.overhead_us = without_reorder - max_over_ranks(comm, median_of(comm_ends), stream);
+  g.traced_comm_end_us = max_over_ranks(comm, median_of(comm_ends), stream);
   g.comm_slowdown =
       slowdowns.empty() ? 1.0 : std::max(max_over_ranks(comm, median_of(slowdowns), stream), 0.05);
+  // Anchor the model at the measured run (see GemmProfile::overhead_us); with no curve for this
+  // plan the model cannot predict it, so the traced end stands in.
+  const double modelled_us =
+      curve ? 1e6 * overlap::predict(overlap::wave_profile_of(profile, g, plan), *curve,
+                                     std::vector<int>(g.launch.waves(), 1))
+                        .seconds
+            : g.traced_comm_end_us;
+  g.overhead_us = without_reorder - modelled_us;
   return g;
 }
 

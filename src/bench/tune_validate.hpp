@@ -3,9 +3,10 @@
 // partitions it allows are predicted (from the fresh and from the saved GEMM profile) and measured
 // interleaved (all of them when there are at most max_measured, else the predicted
 // best half of that budget plus the equal-size and one-wave-per-group plans plus a random sample),
-// then the predictive choice and the best measured plan are re-timed interleaved. Compare: the
+// then the predictive choice and the fastest few measured partitions are re-timed interleaved. Compare: the
 // full operation (reorder included) with the tuned plan, the equal-size and one-wave-per-group
-// strategies and given reference plans, interleaved.
+// strategies and given reference plans, interleaved; strategies that pick the same plan share
+// one measurement, and the tuned plan is timed a second time as its own variant (an A/A control).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,10 @@ struct TuneValidateOptions {
   int warmup = 2;
   int iterations = 10;   // per partition and round
   int sweep_rounds = 3;  // rounds over which every partition of a shape is measured interleaved
-  int final_rounds = 4;  // the predictive vs best re-timing
+  int final_rounds = 4;  // the re-timing of the predictive choice against the fastest measured
   int final_iterations = 20;  // over all rounds
+  int final_candidates = 4;   // fastest measured partitions re-timed beside the predictive one
+  bool aa_control = true;     // compare: also time the tuned plan as a second variant
   std::uint64_t seed = 1;
 };
 
@@ -60,6 +63,7 @@ struct ShapeValidation {
   double plan_us = 0.0;     // host time the predictive choice took
   std::string predictive_plan, best_plan;
   double predictive_us = 0.0, best_us = 0.0;  // interleaved re-timing, without reorder
+  int finalists = 0;  // partitions in that re-timing, the predictive choice included
   double speed_ratio() const { return best_us / predictive_us; }  // 1: the optimum
 };
 
@@ -77,6 +81,7 @@ struct CompareRow {
   std::vector<std::string> plans;
   std::vector<double> predicted_us;  // full operation; < 0 where the profile cannot predict it
   std::vector<core::TimingStats> measured;  // full operation, interleaved
+  int timed_variants = 0;  // distinct variants timed (names with the same plan share one)
 };
 
 // `reference` holds, per shape of `shapes` (same order), a plan string or "" for none.

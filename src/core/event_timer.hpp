@@ -47,14 +47,18 @@ inline std::vector<float> time_iterations(
 // `iterations` per-iteration times; returns every variant's samples pooled. A GPU running GEMMs
 // back to back heats and lowers its clock over seconds (an H200 fell from 1980 to 1410-1740 MHz,
 // docs/results/2026-11-23-overlap/), so timing one variant after the other favours whichever
-// runs on the cooler chip; interleaving gives every variant the same mix of clocks.
+// runs on the cooler chip; interleaving gives every variant the same mix of clocks. Each round
+// starts one variant later than the one before (round r: r, r+1, ..., wrapping), so no variant
+// always runs first: on 2xH200 the same plan timed first in every round read 1-3% slower than its
+// copy timed third (docs/results/2026-11-23-tune/, run 3 compare).
 inline std::vector<std::vector<float>> sample_interleaved(
     int variants, int rounds, int warmup, int iterations,
     const std::function<std::vector<float>(int variant, int warmup, int iterations)>& sample) {
   std::vector<std::vector<float>> pooled(variants);
   const int per_round = iterations / rounds > 0 ? iterations / rounds : 1;
   for (int round = 0; round < rounds; ++round) {
-    for (int v = 0; v < variants; ++v) {
+    for (int i = 0; i < variants; ++i) {
+      const int v = (round + i) % variants;
       const std::vector<float> times = sample(v, round == 0 ? warmup : 2, per_round);
       pooled[v].insert(pooled[v].end(), times.begin(), times.end());
     }

@@ -132,7 +132,8 @@ nlohmann::json TunerProfile::to_json() const {
                           {"gemm_with_comm_us", g.gemm_with_comm_us},
                           {"overhead_us", g.overhead_us},
                           {"reorder_us", g.reorder_us},
-                          {"comm_slowdown", g.comm_slowdown}});
+                          {"comm_slowdown", g.comm_slowdown},
+                          {"traced_comm_end_us", g.traced_comm_end_us}});
   }
   j["nccl_sms"] = nlohmann::json::array();
   for (const NcclSmMeasurement& m : nccl_sms) {
@@ -201,6 +202,7 @@ TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string&
     g.overhead_us = field<double>(e, "overhead_us", where);
     g.reorder_us = field<double>(e, "reorder_us", where);
     g.comm_slowdown = e.value("comm_slowdown", 1.0);
+    g.traced_comm_end_us = e.value("traced_comm_end_us", -1.0);
     if (!(g.comm_slowdown > 0.0)) throw UsageError(where + ": comm_slowdown must be positive");
     if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {
       throw UsageError(where + ": grid_ctas, slots and gemm_with_comm_us must be positive");
@@ -255,10 +257,14 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
                    (static_cast<double>(nearest->shape.m) * nearest->shape.n);
   }
   if (gemm_out != nullptr) *gemm_out = g;
+  return wave_profile_of(profile, g, base);
+}
+
+WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm, const Plan& base) {
   WaveProfile wave;
-  wave.gemm_seconds = g.gemm_with_comm_us * 1e-6;
-  wave.comm_scale = g.comm_slowdown;
-  wave.wave_bytes = wave_bytes(g.launch, static_cast<std::int64_t>(base.tile.m) * base.tile.n,
+  wave.gemm_seconds = gemm.gemm_with_comm_us * 1e-6;
+  wave.comm_scale = gemm.comm_slowdown;
+  wave.wave_bytes = wave_bytes(gemm.launch, static_cast<std::int64_t>(base.tile.m) * base.tile.n,
                                element_size(profile));
   return wave;
 }

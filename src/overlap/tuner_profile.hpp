@@ -34,9 +34,13 @@ struct GemmProfile {
   LaunchGeometry launch;           // as CUTLASS launched it
   double gemm_alone_us = 0.0;      // the signaling GEMM alone (no signal, no communication)
   double gemm_with_comm_us = 0.0;  // its start to its last tile, one group per wave, comm beside it
-  // Event-timed run without reorder minus the traced end of its last communication (one group per
-  // wave): the launch and stream-join costs the timeline does not see.
+  // Event-timed run without reorder (one group per wave) minus the model's prediction of that same
+  // run: the launch and stream-join costs plus what the model misses for this shape, so that the
+  // prediction of the profiled partition equals its measurement and only the differences between
+  // partitions come from the model. (Profiles before 2026-11-23 run 5 subtracted the traced end of
+  // the last communication instead; that left offsets of -18..+12% per shape on 2xH200 AllReduce.)
   double overhead_us = 0.0;
+  double traced_comm_end_us = -1.0;  // that run's traced last communication end; < 0: not recorded
   double reorder_us = 0.0;  // full run minus run without reorder (the same for every partition)
   // Median over the groups of that traced run of (communication end - start) / the curve's
   // latency for the group's bytes: how much slower the collective runs beside the GEMM.
@@ -106,6 +110,9 @@ struct TunedPlan {
 // "profiled" or "scaled from MxNxK". Throws kiln::UsageError when no shape has this base plan.
 WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape, const Plan& base,
                              GemmProfile* gemm = nullptr, std::string* source = nullptr);
+
+// The wave profile of one measured GEMM profile as it stands (no lookup, no scaling).
+WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm, const Plan& base);
 
 // The best partition of each base plan in the profile for `shape` by `strategy`, and the base plan
 // predicted fastest overall. Throws kiln::UsageError when the profile has no GEMM or no curve for

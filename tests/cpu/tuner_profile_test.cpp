@@ -82,6 +82,27 @@ TEST(TunerProfile, JsonRoundTrip) {
   EXPECT_EQ(q.nccl_sms[0].sms_held, 24);
 }
 
+TEST(TunerProfile, TracedCommEndIsOptionalInJson) {
+  TunerProfile p = synthetic_profile();
+  p.gemms[0].traced_comm_end_us = 123.5;
+  EXPECT_DOUBLE_EQ(TunerProfile::from_json(p.to_json(), "t").gemms[0].traced_comm_end_us, 123.5);
+  // Profiles written before the field existed still load; the field reads "not recorded".
+  nlohmann::json j = p.to_json();
+  j["gemms"][0].erase("traced_comm_end_us");
+  EXPECT_LT(TunerProfile::from_json(j, "old.json").gemms[0].traced_comm_end_us, 0.0);
+}
+
+TEST(TunerProfile, WaveProfileOfAGemmProfileUsesItAsItStands) {
+  const TunerProfile p = synthetic_profile();
+  const Plan base = parse_plan(p.gemms[1].base_plan, "t");
+  GemmProfile g = p.gemms[1];
+  g.comm_slowdown = 1.5;
+  const WaveProfile w = wave_profile_of(p, g, base);
+  EXPECT_DOUBLE_EQ(w.gemm_seconds, 130e-6);
+  EXPECT_DOUBLE_EQ(w.comm_scale, 1.5);
+  EXPECT_EQ(w.wave_bytes, (std::vector<double>{kWaveBytes, kWaveBytes}));
+}
+
 TEST(TunerProfile, BadJsonNamesTheField) {
   nlohmann::json j = synthetic_profile().to_json();
   j["gemms"][1].erase("gemm_with_comm_us");
