@@ -6,11 +6,12 @@
 # Logs, JSON, CSV and SVG go to /tmp/kiln-tune/tune/, packed after every step as
 # $OUT/tune.tar.gz (a killed run still returns the pack).
 # Usage on the device machine: bash scripts/device_tune.sh [steps]
-# steps: any of tests sanitizer rs ar (default: tests rs ar); OPS overrides the ops of rs/ar.
+# steps: any of tests sanitizer rs ar auto (default: tests rs ar auto). auto: `kiln overlap bench
+# --plan auto` per op, the runtime picking its plans from the plan cache the profile steps wrote.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh
-steps=${*:-tests rs ar}
+steps=${*:-tests rs ar auto}
 out=/tmp/kiln-tune/tune; rm -rf "$out"; mkdir -p "$out"
 pack() { tar -czf "${OUT:-out}/tune.tar.gz" -C "$(dirname "$out")" tune; }
 gpus=$(nvidia-smi -L | wc -l)
@@ -24,7 +25,7 @@ run() { echo "+ $*"; "$@"; echo "exit $?"; }
 # The issue-3 plans the comparison is against (chosen by its sweep on 2xH200).
 ref_rs=docs/results/2026-11-23-overlap/h200-x2-run12/rs-g2.json
 ref_ar=docs/results/2026-11-23-overlap/h200-x2-run11/ar-g2.json
-step tests && run timeout 200 build/kiln_gpu_tests --gtest_filter="${TESTS:-TunerGpu.*:OverlapGpu.*}" > "$out/gpu_tests.txt" 2>&1
+step tests && run timeout 200 build/kiln_gpu_tests --gtest_filter="${TESTS:-TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.*}" > "$out/gpu_tests.txt" 2>&1
 step tests && tail -n 30 "$out/gpu_tests.txt"
 if step sanitizer; then
   for tool in memcheck racecheck synccheck; do
@@ -49,5 +50,12 @@ for op in rs ar; do
   run timeout 150 $k tune compare -g "$gpus" --op $op --profile "$out/profile-$op-g$gpus.json" \
     --reference-json "${!ref}" --json "$out/compare-$op-g$gpus.json" > "$out/compare-$op-g$gpus.txt" 2>&1
   grep -v "^compare \[" "$out/compare-$op-g$gpus.txt" | tail -n 40
+done
+for op in rs ar; do
+  step auto || break
+  run timeout 150 env KILN_PLAN_CACHE="$out/plans-g$gpus.json" $k overlap bench -g "$gpus" --op $op \
+    --plan auto --json "$out/auto-$op-g$gpus.json" > "$out/auto-$op-g$gpus.txt" 2>&1
+  grep -v "^#   group" "$out/auto-$op-g$gpus.txt" | tail -n 25
+  pack
 done
 pack

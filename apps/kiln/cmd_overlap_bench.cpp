@@ -47,7 +47,11 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
   for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
   if (o.shapes.empty()) o.shapes = bench::default_overlap_shapes();
-  if (!f.plan.empty()) o.plan = overlap::parse_plan(f.plan, "--plan");
+  if (f.plan == "auto") {
+    o.automatic_plan = true;
+  } else if (!f.plan.empty()) {
+    o.plan = overlap::parse_plan(f.plan, "--plan");
+  }
   if (!f.caps.empty()) {
     for (int cap : f.caps) {
       KILN_REQUIRE(cap >= 0 && cap % 2 == 0,
@@ -97,12 +101,13 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
   const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
-    fmt::print(
-        "# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
-        o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
-        core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
-        comm::nccl_version(),
-        o.plan ? "plan " + overlap::to_string(*o.plan) : std::string("plan: best of a sweep"));
+    fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
+               o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
+               core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
+               comm::nccl_version(),
+               o.plan             ? "plan " + overlap::to_string(*o.plan)
+               : o.automatic_plan ? std::string("plan: the tuner's per shape (--plan auto)")
+                                  : std::string("plan: best of a sweep"));
     fmt::print(
         "# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
         "kiln includes the reorder to row-major, kiln-nr does not\n",
@@ -121,6 +126,11 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         if (!printer) return;
         fmt::print("{}\n", bench::format_overlap_row(row));
         fmt::print("#   {}\n", row.describe);
+        if (o.automatic_plan) {
+          fmt::print("#   plan from {}; predicted {}\n", row.plan_source,
+                     row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us)
+                                           : std::string("-"));
+        }
         for (const overlap::GroupTimeline& t : row.timeline) {
           fmt::print(
               "#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} "
@@ -177,7 +187,8 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--plan", flags->plan,
                   "fixed plan, e.g. \"tile=128x256 cap=128 raster=n swizzle=8 signal=eager "
-                  "groups=1,2,2,3\"; "
+                  "groups=1,2,2,3\"; auto: the tuner's plan per shape (plan cache, saved or "
+                  "built-in profile, nearest neighbour, default); "
                   "default: sweep tiles, CTA caps and partitions and keep the fastest");
   cmd->add_option("--caps", flags->caps,
                   "CTA caps the sweep tries with comm=nccl (0 = every SM, else even; default 0 124 "

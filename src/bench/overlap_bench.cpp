@@ -22,6 +22,7 @@
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "overlap/automatic_plan.hpp"
 #include "overlap/signaling_gemm.hpp"
 
 namespace kiln::bench {
@@ -267,6 +268,12 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     overlap::Plan chosen;
     if (o.plan) {
       chosen = *o.plan;
+      row.plan_source = "given";
+    } else if (o.automatic_plan) {
+      const overlap::PlanLookup found = overlap::automatic_plan(o.op, shape, o.dtype, comm.size());
+      chosen = found.plan;
+      row.plan_source = found.source;
+      row.predicted_us = found.predicted_us;
     } else {
       double best = 1e30;
       const auto try_plan = [&](const overlap::Plan& plan) {
@@ -443,6 +450,8 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   j["relative_error"] = r.relative_error;
   j["correct"] = r.correct;
   j["plan"] = r.plan;
+  j["plan_source"] = r.plan_source;
+  j["predicted_us"] = r.predicted_us;
   j["describe"] = r.describe;
   j["waves"] = r.waves;
   j["sweep"] = nlohmann::json::array();

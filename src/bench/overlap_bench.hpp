@@ -27,6 +27,7 @@ struct OverlapBenchOptions {
   overlap::WeightLayout layout = overlap::WeightLayout::kNK;
   std::vector<overlap::GemmShape> shapes;
   std::optional<overlap::Plan> plan;  // fixed plan; otherwise a sweep picks the best per shape
+  bool automatic_plan = false;  // --plan auto: the tuner's lookup per shape (automatic_plan.hpp)
   // CTA caps the sweep tries with NCCL. 128x128 tiles lost to 128x256 on every shape of the
   // first 2xH200 sweep (docs/results/2026-11-23-overlap/), so the sweep keeps to 128x256.
   // 128 divides the tile count of every issue shape (powers of two), so its last wave is full,
@@ -75,8 +76,10 @@ struct OverlapRow {
   core::TimingStats serial_us, cublas_us, comm_us, decomposition_us, kiln_us, kiln_no_reorder_us,
       kiln_gemm_us, last_wave_comm_us;
   int decomposition_chunks = 0;
-  std::string plan;      // the plan kiln ran
-  std::string describe;  // its waves and groups
+  std::string plan;                   // the plan kiln ran
+  std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it
+  double predicted_us = -1.0;         // the tuner's prediction of the full operation; < 0: none
+  std::string describe;               // its waves and groups
   int waves = 0;
   double bound_us = 0.0;
   double speedup_vs_serial = 0.0, speedup_vs_decomposition = 0.0, fraction_of_bound = 0.0;

@@ -3,10 +3,11 @@
 // partitions it allows are predicted (from the fresh and from the saved GEMM profile) and measured
 // interleaved (all of them when there are at most max_measured, else the predicted
 // best half of that budget plus the equal-size and one-wave-per-group plans plus a random sample),
-// then the predictive choice and the fastest few measured partitions are re-timed interleaved. Compare: the
-// full operation (reorder included) with the tuned plan, the equal-size and one-wave-per-group
-// strategies and given reference plans, interleaved; strategies that pick the same plan share
-// one measurement, and the tuned plan is timed a second time as its own variant (an A/A control).
+// then the predictive choice and the fastest few measured partitions are re-timed interleaved.
+// Compare: the full operation (reorder included) with the tuned plan, the equal-size and
+// one-wave-per-group strategies and given reference plans, interleaved; strategies that pick the
+// same plan share one measurement, and the tuned plan is timed a second time as its own variant (an
+// A/A control).
 #pragma once
 
 #include <cstdint>

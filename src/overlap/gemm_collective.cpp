@@ -11,6 +11,7 @@
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "overlap/automatic_plan.hpp"
 #include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
 
@@ -79,6 +80,35 @@ int current_device_sms() {
   int sms = 0;
   KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return sms;
+}
+
+namespace {
+
+// automatic_plan() for the delegating constructor, after the shape check the main one does (so
+// that a bad shape is named as such, not as a lookup failure).
+PlanLookup checked_automatic_plan(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                                  int world) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
+    throw UsageError(
+        fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
+  }
+  return automatic_plan(op, shape, dtype, world);
+}
+
+}  // namespace
+
+GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                               WeightLayout layout, comm::Communicator& comm,
+                               const OverlapOptions& options)
+    : GemmCollective(op, shape, dtype, layout, comm,
+                     checked_automatic_plan(op, shape, dtype, comm.size()), options) {}
+
+GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                               WeightLayout layout, comm::Communicator& comm,
+                               const PlanLookup& chosen, const OverlapOptions& options)
+    : GemmCollective(op, shape, dtype, layout, comm, chosen.plan, options) {
+  plan_source_ = chosen.source;
+  predicted_us_ = chosen.predicted_us;
 }
 
 GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
@@ -174,14 +204,15 @@ std::string GemmCollective::describe() const {
                       static_cast<double>(geometry_.tile_elements() * element) / (1 << 20)));
   }
   return fmt::format(
-      "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | {}",
-      to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
-      launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
-      wait_method_name(wait_method_),
-      exchange_ ? std::string("copy engines, reduced in the reorder")
-      : collective_comm_ == comm_.get()
-          ? std::string("NCCL CTAs unlimited")
-          : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));
+             "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | {}",
+             to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
+             launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
+             wait_method_name(wait_method_),
+             exchange_                         ? std::string("copy engines, reduced in the reorder")
+             : collective_comm_ == comm_.get() ? std::string("NCCL CTAs unlimited")
+                                               : fmt::format("NCCL limited to the {} free SMs",
+                                                             device_sms_ - launch_.grid_ctas)) +
+         (plan_source_ == "given" ? std::string() : " | plan from " + plan_source_);
 }
 
 void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {

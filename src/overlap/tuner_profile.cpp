@@ -260,7 +260,8 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
   return wave_profile_of(profile, g, base);
 }
 
-WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm, const Plan& base) {
+WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm,
+                            const Plan& base) {
   WaveProfile wave;
   wave.gemm_seconds = gemm.gemm_with_comm_us * 1e-6;
   wave.comm_scale = gemm.comm_slowdown;

@@ -49,8 +49,8 @@ TEST(Stats, RejectsEmptyAndNonFinite) {
 TEST(SampleInterleaved, RotatesTheFirstVariantEveryRoundAndPoolsPerVariant) {
   std::vector<int> order;
   std::vector<int> warmups;
-  const auto pooled = kiln::core::sample_interleaved(
-      3, 4, 7, 8, [&](int variant, int warmup, int iterations) {
+  const auto pooled =
+      kiln::core::sample_interleaved(3, 4, 7, 8, [&](int variant, int warmup, int iterations) {
         order.push_back(variant);
         warmups.push_back(warmup);
         return std::vector<float>(iterations, static_cast<float>(variant));

@@ -1,0 +1,123 @@
+// The overlap runtime picks its own plan (issue 4): a GemmCollective built without a plan takes the
+// plan cache's entry for its shape, runs it, and gives the same bits as the same plan passed in;
+// with no cache entry and no saved profile it takes kiln's built-in profile on the machines that
+// have one (2xH200), else the default plan, and says which.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
+#include "core/fill.hpp"
+#include "core/provenance.hpp"
+#include "core/stream.hpp"
+#include "gpu_availability.hpp"
+#include "overlap/automatic_plan.hpp"
+#include "overlap/gemm_collective.hpp"
+
+namespace kiln {
+namespace {
+
+using overlap::GemmShape;
+
+std::vector<unsigned char> download(const void* data, std::size_t bytes) {
+  std::vector<unsigned char> out(bytes);
+  EXPECT_EQ(cudaMemcpy(out.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  return out;
+}
+
+int check_automatic_plan(const comm::RankInfo& info) {
+  // Each rank is its own process: a private cache file and an empty cache directory, so that no
+  // saved profile of the machine takes part.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    fmt::format("kiln-auto-plan-{}-{}", getppid(), info.rank);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "xdg");
+  const std::string cache_path = (dir / "plans.json").string();
+  setenv("KILN_PLAN_CACHE", cache_path.c_str(), 1);
+  setenv("XDG_CACHE_HOME", (dir / "xdg").string().c_str(), 1);
+
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  int failures = 0;
+  const auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
+    ++failures;
+  };
+  const GemmShape shape{1024, 2048, 512};
+  const auto op = overlap::OverlapOp::kAllReduce;
+  const auto dtype = core::DType::kBf16;
+  const auto layout = overlap::WeightLayout::kNK;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      out_auto(std::size_t(shape.m) * shape.n * 2), out_given(std::size_t(shape.m) * shape.n * 2);
+  core::fill_uniform(a.data(), dtype, std::size_t(shape.m) * shape.k, 11 + 31 * comm.rank(),
+                     stream);
+  core::fill_uniform(b.data(), dtype, std::size_t(shape.n) * shape.k, 12 + 31 * comm.rank(),
+                     stream);
+  const overlap::MatrixRef a_ref{a.data(), dtype, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), dtype, shape.n, shape.k};
+
+  // 1. A cache entry for this device, world and shape: taken as it is.
+  const std::string cached =
+      "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl "
+      "groups=1,2,3,2";
+  overlap::PlanCache cache;
+  cache.put({overlap::current_plan_key(op, shape, dtype, comm.size()), cached, 12.5, -1.0});
+  core::write_json_file(cache_path, cache.to_json());
+  {
+    overlap::GemmCollective automatic(op, shape, dtype, layout, comm);
+    if (automatic.plan_source().rfind("cache ", 0) != 0)
+      fail("plan source \"" + automatic.plan_source() + "\", expected the cache");
+    if (overlap::to_string(automatic.plan()) != cached)
+      fail("ran \"" + overlap::to_string(automatic.plan()) + "\", the cache holds \"" + cached +
+           "\"");
+    if (automatic.predicted_us() != 12.5) fail("the cache entry's prediction was not kept");
+    overlap::GemmCollective given(op, shape, dtype, layout, comm,
+                                  overlap::parse_plan(cached, "cached"));
+    core::poison(out_auto.data(), out_auto.bytes(), stream);
+    core::poison(out_given.data(), out_given.bytes(), stream);
+    automatic.run(a_ref, b_ref, {out_auto.data(), dtype, automatic.output_rows(), shape.n}, stream);
+    given.run(a_ref, b_ref, {out_given.data(), dtype, given.output_rows(), shape.n}, stream);
+    comm.wait(stream, "automatic vs given plan");
+    if (download(out_auto.data(), out_auto.bytes()) !=
+        download(out_given.data(), out_given.bytes()))
+      fail("the automatic plan's output differs from the same plan given explicitly");
+  }
+
+  // 2. No cache entry, no saved profile: the built-in profile where kiln has one, else default.
+  std::filesystem::remove(cache_path);
+  {
+    const overlap::PlanKey key = overlap::current_plan_key(op, shape, dtype, comm.size());
+    overlap::GemmCollective automatic(op, shape, dtype, layout, comm);
+    const bool builtin = key.device == "h200-sxm" && key.world == 2;
+    const std::string want = builtin ? "profile built-in " : "default";
+    if (automatic.plan_source().rfind(want, 0) != 0)
+      fail(fmt::format("{} g{}: plan source \"{}\", expected \"{}...\"", key.device, key.world,
+                       automatic.plan_source(), want));
+    if (builtin && !(automatic.predicted_us() > 0)) fail("no prediction from the built-in profile");
+    core::poison(out_auto.data(), out_auto.bytes(), stream);
+    automatic.run(a_ref, b_ref, {out_auto.data(), dtype, automatic.output_rows(), shape.n}, stream);
+    comm.wait(stream, "built-in or default plan");
+    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), automatic.describe().c_str());
+  }
+  std::filesystem::remove_all(dir);
+  return failures == 0 ? 0 : 1;
+}
+
+TEST(AutomaticPlanGpu, OneRank) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_automatic_plan), 0);
+}
+
+TEST(AutomaticPlanGpu, TwoRanks) {
+  KILN_SKIP_UNLESS_GPUS(2);
+  EXPECT_EQ(comm::launch_local_ranks(2, check_automatic_plan), 0);
+}
+
+}  // namespace
+}  // namespace kiln
