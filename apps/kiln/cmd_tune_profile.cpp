@@ -25,6 +25,7 @@ struct ProfileFlags {
   int gpus = 0;
   int warmup = 3;
   int iterations = 10;
+  int gemm_iterations = 4, rounds = 6;
   int points_per_octave = 4;
   std::string out;
   std::string cache = overlap::default_plan_cache_path();
@@ -57,6 +58,11 @@ bench::TuneProfileOptions to_options(const ProfileFlags& f) {
                fmt::format("--points-per-octave {}: accepted range 1..16", f.points_per_octave));
   o.warmup = f.warmup;
   o.iterations = f.iterations;
+  KILN_REQUIRE(
+      f.gemm_iterations >= 1 && f.rounds >= 1,
+      fmt::format("--gemm-iters {} / --rounds {}: both must be >= 1", f.gemm_iterations, f.rounds));
+  o.gemm_iterations = f.gemm_iterations;
+  o.rounds = f.rounds;
   o.points_per_octave = f.points_per_octave;
   o.probe_nccl_sms = !f.no_sm_probe;
   return o;
@@ -154,7 +160,14 @@ void register_tune_profile(CLI::App& tune, Runner& run) {
       ->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per measurement")
       ->capture_default_str();
-  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per measurement")
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per latency-curve sample")
+      ->capture_default_str();
+  cmd->add_option("--gemm-iters", flags->gemm_iterations,
+                  "timed iterations per GEMM-profile part (alone, without reorder, full) and round")
+      ->capture_default_str();
+  cmd->add_option("--rounds", flags->rounds,
+                  "rounds over which a shape's base plans are timed interleaved, one traced run "
+                  "each per round")
       ->capture_default_str();
   cmd->add_option("--points-per-octave", flags->points_per_octave,
                   "latency-curve samples per doubling of the message size (1..16)")

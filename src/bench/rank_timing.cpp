@@ -28,6 +28,19 @@ std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t str
   return slowest;
 }
 
+void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaStream_t stream) {
+  if (values.empty()) return;
+  core::DeviceBuffer buffer(sizeof(float) * values.size());
+  KILN_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), values.data(), buffer.bytes(),
+                                  cudaMemcpyHostToDevice, stream));
+  comm.call("max reduction", [&] {
+    return ncclAllReduce(buffer.data(), buffer.data(), values.size(), ncclFloat32, ncclMax,
+                         comm.get(), stream);
+  });
+  comm.wait(stream, "max reduction");
+  KILN_CUDA_CHECK(cudaMemcpy(values.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost));
+}
+
 double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
   core::DeviceBuffer buffer(sizeof(double));
   KILN_CUDA_CHECK(

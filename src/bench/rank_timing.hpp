@@ -21,4 +21,7 @@ std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t str
 // The maximum of `value` over ranks (collective).
 double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream);
 
+// Each element replaced by its maximum over ranks (collective; every rank passes as many).
+void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaStream_t stream);
+
 }  // namespace kiln::bench

@@ -151,12 +151,52 @@ void OverlapTimer::enqueue(overlap::GemmCollective& op, Part part) {
   }
 }
 
+std::vector<core::TimingStats> OverlapTimer::time_variants(
+    const std::vector<Variant>& variants, int warmup, int per_round, int rounds,
+    const std::function<void(int)>& between_rounds) {
+  const int n = static_cast<int>(variants.size());
+  if (n == 0 || per_round < 1 || rounds < 1) {
+    throw UsageError(fmt::format("time_variants: {} variant(s), {} per round, {} round(s)", n,
+                                 per_round, rounds));
+  }
+  cudaStream_t stream = buffers_->stream;
+  std::vector<std::vector<float>> pooled(n);
+  std::vector<core::Event> events;
+  events.reserve(static_cast<std::size_t>(n) * (per_round + 1));
+  for (int i = 0; i < n * (per_round + 1); ++i) events.emplace_back();
+  const auto event = [&](int v, int k) -> core::Event& { return events[v * (per_round + 1) + k]; };
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < n; ++i) {
+      const int v = (round + i) % n;
+      for (int w = 0; w < (round == 0 ? warmup : 2); ++w)
+        enqueue(*variants[v].op, variants[v].part);
+      event(v, 0).record(stream);
+      for (int k = 0; k < per_round; ++k) {
+        enqueue(*variants[v].op, variants[v].part);
+        event(v, k + 1).record(stream);
+      }
+    }
+    comm_.wait(stream, fmt::format("tuner: round {} of {} interleaved plans", round, n));
+    std::vector<float> us(static_cast<std::size_t>(n) * per_round);
+    for (int v = 0; v < n; ++v) {
+      for (int k = 0; k < per_round; ++k)
+        us[v * per_round + k] = 1000.0f * event(v, k + 1).elapsed_ms_since(event(v, k));
+    }
+    max_over_ranks(comm_, us, stream);
+    for (int v = 0; v < n; ++v)
+      pooled[v].insert(pooled[v].end(), us.begin() + v * per_round,
+                       us.begin() + (v + 1) * per_round);
+    if (between_rounds) between_rounds(round);
+  }
+  std::vector<core::TimingStats> stats;
+  for (const auto& samples : pooled)
+    stats.push_back(core::summarize(std::span<const float>(samples)));
+  return stats;
+}
+
 core::TimingStats OverlapTimer::time(overlap::GemmCollective& op, Part part, int warmup,
                                      int iterations) {
-  const std::vector<float> us = samples_over_ranks(
-      comm_, buffers_->stream, warmup, iterations, [&](int) { enqueue(op, part); },
-      "tuner " + op.describe());
-  return core::summarize(std::span<const float>(us));
+  return time_variants({{&op, part}}, warmup, iterations, 1)[0];
 }
 
 void OverlapTimer::settle(overlap::GemmCollective& op, double seconds) {
@@ -171,18 +211,13 @@ std::vector<core::TimingStats> OverlapTimer::time_interleaved(const std::vector<
                                                               Part part, int warmup, int iterations,
                                                               int rounds) {
   std::vector<std::unique_ptr<overlap::GemmCollective>> ops;
-  for (const Plan& plan : plans) ops.push_back(make(plan, false));
+  std::vector<Variant> variants;
+  for (const Plan& plan : plans) {
+    ops.push_back(make(plan, false));
+    variants.push_back({ops.back().get(), part});
+  }
   settle(*ops.front(), settle_seconds_);
-  const auto pooled = core::sample_interleaved(
-      static_cast<int>(plans.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
-        return samples_over_ranks(
-            comm_, buffers_->stream, w, n, [&](int) { enqueue(*ops[v], part); },
-            "tuner " + ops[v]->describe());
-      });
-  std::vector<core::TimingStats> stats;
-  for (const auto& samples : pooled)
-    stats.push_back(core::summarize(std::span<const float>(samples)));
-  return stats;
+  return time_variants(variants, warmup, std::max(iterations / rounds, 1), rounds);
 }
 
 std::vector<overlap::GroupTimeline> OverlapTimer::traced_timeline(overlap::GemmCollective& op) {
@@ -284,58 +319,95 @@ overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl,
 
 }  // namespace
 
-overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
-                                          const Plan& base, const TuneProfileOptions& o) {
-  Plan plan = base;
-  plan.partition.clear();  // one group per wave: the most communication beside the GEMM
-  const GemmShape& shape = timer.shape();
-  auto op = timer.make(plan, false);
-  timer.settle(*op, o.settle_seconds);
-  overlap::GemmProfile g;
-  g.shape = shape;
-  g.base_plan = overlap::base_plan_string(plan);
-  g.launch = op->launch();
-  g.gemm_alone_us = timer.time(*op, OverlapTimer::Part::kGemmOnly, o.warmup, o.iterations).median;
-  const double without_reorder =
-      timer.time(*op, OverlapTimer::Part::kWithoutReorder, o.warmup, o.iterations).median;
-  const double full = timer.time(*op, OverlapTimer::Part::kFull, o.warmup, o.iterations).median;
-  g.reorder_us = std::max(full - without_reorder, 0.0);
-  op.reset();
+GemmProfileRun::GemmProfileRun(OverlapTimer& timer, const overlap::TunerProfile& profile,
+                               const Plan& base)
+    : timer_(timer), profile_(profile), plan_(base) {
+  plan_.partition.clear();  // one group per wave: the most communication beside the GEMM
+  op_ = timer.make(plan_, false);
+  traced_ = timer.make(plan_, true);
   // The curve this plan's groups travel on, for the slowdown beside the GEMM.
-  const overlap::TransportCurve* transport = profile.curve_for(plan, g.launch);
-  const std::optional<overlap::LatencyCurve> curve =
-      transport != nullptr ? std::optional(transport->curve()) : std::nullopt;
-  auto traced = timer.make(plan, true);
-  std::vector<double> gemm_ends, comm_ends, slowdowns;
-  for (int i = 0; i < o.traced_runs; ++i) {
-    const std::vector<overlap::GroupTimeline> timeline = timer.traced_timeline(*traced);
-    double gemm_end = 0.0, comm_end = 0.0;
-    for (const overlap::GroupTimeline& t : timeline) {
-      gemm_end = std::max(gemm_end, t.compute_done_us);
-      comm_end = std::max(comm_end, t.comm_done_us);
-      if (curve && t.comm_done_us > t.comm_start_us) {
-        slowdowns.push_back((t.comm_done_us - t.comm_start_us) /
-                            (1e6 * curve->seconds_at(static_cast<double>(t.bytes))));
-      }
-    }
-    gemm_ends.push_back(gemm_end);
-    comm_ends.push_back(comm_end);
+  if (const overlap::TransportCurve* t = profile.curve_for(plan_, op_->launch())) {
+    curve_ = t->curve();
   }
-  comm::Communicator& comm = timer.comm();
+}
+
+GemmProfileRun::~GemmProfileRun() = default;
+
+std::vector<OverlapTimer::Variant> GemmProfileRun::variants() {
+  return {{op_.get(), OverlapTimer::Part::kGemmOnly},
+          {op_.get(), OverlapTimer::Part::kWithoutReorder},
+          {op_.get(), OverlapTimer::Part::kFull}};
+}
+
+void GemmProfileRun::trace_once() {
+  const std::vector<overlap::GroupTimeline> timeline = timer_.traced_timeline(*traced_);
+  double gemm_end = 0.0, comm_end = 0.0;
+  for (const overlap::GroupTimeline& t : timeline) {
+    gemm_end = std::max(gemm_end, t.compute_done_us);
+    comm_end = std::max(comm_end, t.comm_done_us);
+    if (curve_ && t.comm_done_us > t.comm_start_us) {
+      slowdowns_.push_back((t.comm_done_us - t.comm_start_us) /
+                           (1e6 * curve_->seconds_at(static_cast<double>(t.bytes))));
+    }
+  }
+  gemm_ends_.push_back(gemm_end);
+  comm_ends_.push_back(comm_end);
+}
+
+overlap::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stats) {
+  if (stats.size() != 3 || gemm_ends_.empty()) {
+    throw Error("GemmProfileRun::finish: needs the three variants' timings and a traced run");
+  }
+  overlap::GemmProfile g;
+  g.shape = timer_.shape();
+  g.base_plan = overlap::base_plan_string(plan_);
+  g.launch = op_->launch();
+  g.gemm_alone_us = stats[0].median;
+  const double without_reorder = stats[1].median;
+  g.reorder_us = std::max(stats[2].median - without_reorder, 0.0);
+  comm::Communicator& comm = timer_.comm();
   cudaStream_t stream = nullptr;
-  g.gemm_with_comm_us = max_over_ranks(comm, median_of(gemm_ends), stream);
-  g.traced_comm_end_us = max_over_ranks(comm, median_of(comm_ends), stream);
-  g.comm_slowdown =
-      slowdowns.empty() ? 1.0 : std::max(max_over_ranks(comm, median_of(slowdowns), stream), 0.05);
+  g.gemm_with_comm_us = max_over_ranks(comm, median_of(gemm_ends_), stream);
+  g.traced_comm_end_us = max_over_ranks(comm, median_of(comm_ends_), stream);
+  // Every rank joins the reduction, also one whose copies were all empty (no samples).
+  const double slowdown = slowdowns_.empty() ? 0.0 : median_of(slowdowns_);
+  const double slowest = max_over_ranks(comm, slowdown, stream);
+  g.comm_slowdown = slowest > 0.0 ? std::max(slowest, 0.05) : 1.0;
   // Anchor the model at the measured run (see GemmProfile::overhead_us); with no curve for this
   // plan the model cannot predict it, so the traced end stands in.
   const double modelled_us =
-      curve ? 1e6 * overlap::predict(overlap::wave_profile_of(profile, g, plan), *curve,
-                                     std::vector<int>(g.launch.waves(), 1))
-                        .seconds
-            : g.traced_comm_end_us;
+      curve_ ? 1e6 * overlap::predict(overlap::wave_profile_of(profile_, g, plan_), *curve_,
+                                      std::vector<int>(g.launch.waves(), 1))
+                         .seconds
+             : g.traced_comm_end_us;
   g.overhead_us = without_reorder - modelled_us;
   return g;
+}
+
+std::vector<overlap::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
+                                                        const overlap::TunerProfile& profile,
+                                                        const std::vector<Plan>& bases,
+                                                        const TuneProfileOptions& o) {
+  std::vector<std::unique_ptr<GemmProfileRun>> runs;
+  std::vector<OverlapTimer::Variant> variants;
+  for (const Plan& base : bases) {
+    runs.push_back(std::make_unique<GemmProfileRun>(timer, profile, base));
+    for (const OverlapTimer::Variant& v : runs.back()->variants()) variants.push_back(v);
+  }
+  timer.settle(runs.front()->op(), o.settle_seconds);
+  const std::vector<core::TimingStats> stats =
+      timer.time_variants(variants, o.warmup, o.gemm_iterations, o.rounds, [&](int) {
+        for (auto& run : runs) run->trace_once();
+      });
+  std::vector<overlap::GemmProfile> out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out.push_back(runs[i]->finish(std::span<const core::TimingStats>(stats).subspan(3 * i, 3)));
+  return out;
+}
+
+overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
+                                          const Plan& base, const TuneProfileOptions& o) {
+  return measure_gemm_profiles(timer, profile, {base}, o).front();
 }
 
 overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TuneProfileOptions& o,
@@ -403,14 +475,16 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
     profile.nccl_sms.push_back(probe_nccl(comm, comm.get(), 0, o.dtype));
   }
 
+  // Per shape, every base plan's runs interleaved in the same rounds: the chip's clock swings by
+  // 10-20% over seconds at its power cap (run-5 dmon), so plans timed at different moments would
+  // differ by the moment as much as by the plan.
   for (const GemmShape& shape : o.shapes) {
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
-    for (const Plan& base : o.base_plans) {
-      const overlap::GemmProfile g = measure_gemm_profile(timer, profile, base, o);
-      profile.gemms.push_back(g);
-      if (progress) {
-        progress(20.0, fmt::format("GEMM {}x{}x{} {}", shape.m, shape.n, shape.k, g.base_plan));
-      }
+    for (overlap::GemmProfile& g : measure_gemm_profiles(timer, profile, o.base_plans, o))
+      profile.gemms.push_back(std::move(g));
+    if (progress) {
+      progress(20.0 * static_cast<double>(o.base_plans.size()),
+               fmt::format("GEMM {}x{}x{}", shape.m, shape.n, shape.k));
     }
   }
   return profile;

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,8 +33,9 @@ struct TuneProfileOptions {
   std::vector<overlap::GemmShape> shapes;
   std::vector<overlap::Plan> base_plans;  // partitions ignored
   int warmup = 3;
-  int iterations = 10;
-  int traced_runs = 5;  // traced runs per GEMM profile (their median)
+  int iterations = 10;      // timed runs per curve sample
+  int gemm_iterations = 4;  // timed runs per GEMM-profile part and round
+  int rounds = 6;           // rounds of a GEMM profile, each ending with one traced run per plan
   // Seconds of back-to-back runs before a GEMM profile is measured: the H200's clock falls from
   // 1980 to 1500-1800 MHz within seconds at its power cap (dmon logs in docs/results/), and a
   // profile taken in a cool burst under-predicts sustained runs by up to ~13%.
@@ -66,6 +69,11 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm,
 overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
                                           const overlap::Plan& base,
                                           const TuneProfileOptions& options);
+// The same for several base plans, all timed interleaved in the same rounds (settled first).
+std::vector<overlap::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
+                                                        const overlap::TunerProfile& profile,
+                                                        const std::vector<overlap::Plan>& bases,
+                                                        const TuneProfileOptions& options);
 
 // Runs and times overlap plans of one shape on fresh random inputs, with NCCL communicators
 // limited to the SMs each plan leaves free (shared between plans that leave as many).
@@ -80,6 +88,18 @@ class OverlapTimer {
   // A GemmCollective for `plan` on this timer's communicators.
   std::unique_ptr<overlap::GemmCollective> make(const overlap::Plan& plan, bool trace);
   enum class Part { kFull, kWithoutReorder, kGemmOnly };
+  struct Variant {
+    overlap::GemmCollective* op = nullptr;
+    Part part = Part::kFull;
+  };
+  // The variants interleaved over `rounds`, each round back to back on the GPU (the variants in
+  // turn, starting one later every round; `warmup` runs before a variant's samples in the first
+  // round, 2 after; `per_round` timed runs, each between two events) with one host wait and one
+  // max-over-ranks reduction per round, so that the chip runs them as a training step would, not
+  // with an idle gap after every few samples. `between_rounds(r)` runs after round r's wait.
+  std::vector<core::TimingStats> time_variants(
+      const std::vector<Variant>& variants, int warmup, int per_round, int rounds,
+      const std::function<void(int round)>& between_rounds = {});
   core::TimingStats time(overlap::GemmCollective& op, Part part, int warmup, int iterations);
   // Runs `op` back to back for about `seconds` (the same count on every rank), untimed.
   void settle(overlap::GemmCollective& op, double seconds);
@@ -92,6 +112,7 @@ class OverlapTimer {
   const overlap::GemmShape& shape() const { return shape_; }
   // Seconds time_interleaved() settles the chip for before it samples (see settle_seconds).
   void set_settle_seconds(double seconds) { settle_seconds_ = seconds; }
+  double settle_seconds() const { return settle_seconds_; }
   comm::Communicator& comm() { return comm_; }
 
  private:
@@ -106,6 +127,31 @@ class OverlapTimer {
   std::unique_ptr<Buffers> buffers_;
   std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited_;
   double settle_seconds_ = 0.5;
+};
+
+// One GEMM profile as timed variants (GEMM alone, without reorder, full; one group per wave) plus
+// a traced run, so that callers can interleave it with other runs in the same rounds (the same
+// clock mix): time variants() with OverlapTimer::time_variants, call trace_once() between rounds,
+// then finish() with the three variants' timings. Collective.
+class GemmProfileRun {
+ public:
+  GemmProfileRun(OverlapTimer& timer, const overlap::TunerProfile& profile,
+                 const overlap::Plan& base);
+  ~GemmProfileRun();
+  GemmProfileRun(const GemmProfileRun&) = delete;
+  GemmProfileRun& operator=(const GemmProfileRun&) = delete;
+  std::vector<OverlapTimer::Variant> variants();  // { GEMM alone, without reorder, full }
+  void trace_once();
+  overlap::GemmProfile finish(std::span<const core::TimingStats> stats);
+  overlap::GemmCollective& op() { return *op_; }
+
+ private:
+  OverlapTimer& timer_;
+  const overlap::TunerProfile& profile_;
+  overlap::Plan plan_;
+  std::unique_ptr<overlap::GemmCollective> op_, traced_;
+  std::optional<overlap::LatencyCurve> curve_;
+  std::vector<double> gemm_ends_, comm_ends_, slowdowns_;
 };
 
 }  // namespace kiln::bench

@@ -116,30 +116,37 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     sv.measured = static_cast<int>(partitions.size());
 
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
-    // A fresh GEMM profile of this shape and base plan, measured now: the chip's clock moves with
-    // its temperature and power over minutes (docs/results/2026-11-23-overlap/), so the saved
-    // profile's GEMM time may belong to another clock. Errors are reported against both.
+    // Every partition measured interleaved over rounds, each round back to back on the GPU, and
+    // in the same rounds a fresh GEMM profile of this shape and base plan (its parts on objects of
+    // their own, one traced run per round): the chip's clock swings by 10-20% over seconds at its
+    // power cap (run-5 dmon), so a profile taken at another moment would differ from the
+    // measurements by the moment. Errors are also reported against the saved profile.
+    std::vector<Plan> plans;
+    std::vector<std::unique_ptr<overlap::GemmCollective>> ops;
+    std::vector<OverlapTimer::Variant> variants;
+    for (const std::vector<int>& partition : partitions) {
+      Plan plan = base;
+      plan.partition = partition;
+      plans.push_back(plan);
+      ops.push_back(timer.make(plan, false));
+      variants.push_back({ops.back().get(), OverlapTimer::Part::kWithoutReorder});
+    }
+    GemmProfileRun fresh_run(timer, profile, base);
+    for (const OverlapTimer::Variant& v : fresh_run.variants()) variants.push_back(v);
+    timer.settle(*ops.front(), timer.settle_seconds());
+    const std::vector<core::TimingStats> timed = timer.time_variants(
+        variants, o.warmup, o.iterations, o.sweep_rounds, [&](int) { fresh_run.trace_once(); });
+    const std::vector<core::TimingStats> measured(timed.begin(), timed.begin() + plans.size());
     overlap::TunerProfile fresh = profile;
     {
-      TuneProfileOptions po;
-      po.warmup = o.warmup;
-      const overlap::GemmProfile g = measure_gemm_profile(timer, profile, base, po);
+      const overlap::GemmProfile g =
+          fresh_run.finish(std::span<const core::TimingStats>(timed).subspan(plans.size(), 3));
       std::erase_if(fresh.gemms, [&](const overlap::GemmProfile& e) {
         return e.base_plan == g.base_plan && e.shape.m == shape.m && e.shape.n == shape.n &&
                e.shape.k == shape.k;
       });
       fresh.gemms.push_back(g);
     }
-    // Every partition measured interleaved over rounds, so that clock drift hits all alike.
-    std::vector<Plan> plans;
-    for (const std::vector<int>& partition : partitions) {
-      Plan plan = base;
-      plan.partition = partition;
-      plans.push_back(plan);
-    }
-    const std::vector<core::TimingStats> measured =
-        timer.time_interleaved(plans, OverlapTimer::Part::kWithoutReorder, o.warmup,
-                               o.iterations * o.sweep_rounds, o.sweep_rounds);
     for (std::size_t i = 0; i < plans.size(); ++i) {
       const Plan& plan = plans[i];
       const overlap::PlanCandidate predicted = overlap::predict_plan(fresh, shape, plan);
