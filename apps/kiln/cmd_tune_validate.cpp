@@ -30,7 +30,7 @@ struct ValidateFlags {
   int max_measured = 100;
   int max_first = 2, max_last = 4;
   int warmup = 2, iterations = 10;
-  int final_iterations = 20, final_rounds = 4, final_candidates = 4;
+  int final_iterations = 60, final_rounds = 6, final_candidates = 4;
   std::string reference_json;
   bool no_aa_control = false;
   std::string csv_path, svg_path, json_path;
