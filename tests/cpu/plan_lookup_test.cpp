@@ -1,0 +1,117 @@
+// How an overlap call finds its plan without a GPU (plan_lookup.hpp): the cache's exact entry
+// (re-read when the file changes), else the built-in profile's prediction, else the nearest tuned
+// neighbour whose groups fit, else the default; bad files are named.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
+#include "overlap/plan_lookup.hpp"
+
+namespace {
+
+using kiln::UsageError;
+using namespace kiln::overlap;
+
+class PlanLookupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kiln-plan-lookup-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "empty");
+    options_.cache_path = (dir_ / "plans.json").string();
+    options_.profiles.cache_dir = (dir_ / "empty").string();  // no saved profiles
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void write_cache(const PlanCache& cache) {
+    std::ofstream(options_.cache_path) << cache.to_json().dump();
+  }
+
+  std::filesystem::path dir_;
+  PlanLookupOptions options_;
+};
+
+constexpr GemmShape kShape{4096, 8192, 8192};
+
+TEST_F(PlanLookupTest, ExactCacheEntryFirstAndRereadWhenTheFileChanges) {
+  const PlanKey key{"h200-sxm", 2, "rs", "bf16", kShape};
+  PlanCache cache;
+  cache.put({key, "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=ce groups=2,2,2,2",
+             800.0, -1.0});
+  write_cache(cache);
+  PlanLookup found = lookup_plan(key, options_);
+  EXPECT_EQ(found.source, "cache " + options_.cache_path);
+  EXPECT_EQ(found.plan.partition, (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_DOUBLE_EQ(found.predicted_us, 800.0);
+  // Another plan written to the same file: the next lookup sees it (no stale parse).
+  cache.put({key, "tile=128x256 cap=0 raster=n swizzle=1 signal=eager comm=ce groups=1,3,4",
+             790.0, -1.0});
+  write_cache(cache);
+  found = lookup_plan(key, options_);
+  EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 4}));
+  EXPECT_EQ(found.plan.swizzle, 1);
+}
+
+TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
+  for (const std::string op : {"rs", "ar"}) {
+    const PlanKey key{"h200-sxm", 2, op, "bf16", {3000, 5000, 7000}};  // profiled nowhere
+    const PlanLookup found = lookup_plan(key, options_);
+    EXPECT_EQ(found.source, "profile built-in h200-sxm-g2-" + op + "-bf16.json");
+    EXPECT_GT(found.predicted_us, 0.0);
+    // The groups cover exactly the waves the GEMM launches on an H200 (132 SMs).
+    const Plan& p = found.plan;
+    int total = 0;
+    for (int g : p.partition) total += g;
+    EXPECT_EQ(total, host_launch_geometry(key.shape, p.tile,
+                                          {p.cta_cap, p.raster_along_n, p.swizzle}, 132)
+                         .waves());
+  }
+}
+
+TEST_F(PlanLookupTest, NearestNeighbourOnlyWhenCloseAndItsGroupsFit) {
+  // No profile for 4 ranks: the cache's neighbours decide. 4096x8192x8192 at cap 128 launches
+  // 1024 tiles on 128 CTAs = 8 waves; K does not change the waves.
+  const PlanKey tuned{"h200-sxm", 4, "rs", "bf16", kShape};
+  PlanCache cache;
+  cache.put({tuned, "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=ce groups=1,3,3,1",
+             700.0, -1.0});
+  write_cache(cache);
+  PlanKey key = tuned;
+  key.shape.k = 4096;  // distance ln 2 = 0.69
+  PlanLookup found = lookup_plan(key, options_);
+  EXPECT_EQ(found.source, "neighbour 4096x8192x8192 (distance 0.69)");
+  EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 3, 1}));
+  EXPECT_LT(found.predicted_us, 0.0);
+  key.shape.k = 2048;  // distance 1.39: too far
+  EXPECT_EQ(lookup_plan(key, options_).source.rfind("default", 0), 0u);
+  key.shape = {2048, 8192, 8192};  // close (0.69), but 4 waves: the groups do not fit
+  found = lookup_plan(key, options_);
+  EXPECT_EQ(found.source.rfind("default", 0), 0u) << found.source;
+  EXPECT_TRUE(found.plan.copy_engine);
+  EXPECT_TRUE(found.plan.partition.empty());  // one group per wave
+}
+
+TEST_F(PlanLookupTest, UnknownSettingGetsTheDefaultAndBadFilesAreNamed) {
+  const PlanKey key{"h100-sxm", 8, "ar", "fp16", kShape};
+  EXPECT_EQ(lookup_plan(key, options_).source.rfind("default", 0), 0u);
+  std::ofstream(options_.cache_path) << "{ not json";
+  try {
+    lookup_plan(key, options_);
+    FAIL() << "accepted a broken plan cache";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(options_.cache_path), std::string::npos) << e.what();
+  }
+  PlanLookupOptions explicit_profile = options_;
+  std::filesystem::remove(options_.cache_path);
+  explicit_profile.profiles.explicit_path = (dir_ / "missing.json").string();
+  EXPECT_THROW(lookup_plan(key, explicit_profile), UsageError);
+}
+
+}  // namespace
