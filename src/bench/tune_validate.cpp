@@ -221,7 +221,8 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
       }
       row.predicted_us.push_back(predicted);
       std::size_t index = timed.size();
-      for (std::size_t t = 0; t < timed.size() && !own_variant; ++t) {
+      // The first variant with this plan (the tuned one, never its A/A copy).
+      for (std::size_t t = 0; t < timed.size() && !own_variant && index == timed.size(); ++t) {
         if (overlap::to_string(timed[t]) == row.plans.back()) index = t;
       }
       if (index == timed.size()) timed.push_back(plan);
