@@ -22,9 +22,10 @@ dmon=$!
 trap 'kill $dmon 2>/dev/null' EXIT
 step() { pack; [[ " $steps " == *" $1 "* ]]; }
 run() { echo "+ $*"; "$@"; echo "exit $?"; }
-# The issue-3 plans the comparison is against (chosen by its sweep on 2xH200).
-ref_rs=docs/results/2026-11-23-overlap/h200-x2-run12/rs-g2.json
-ref_ar=docs/results/2026-11-23-overlap/h200-x2-run11/ar-g2.json
+# The issue-3 plans the comparison is against (chosen by its sweep on 2xH200; REF_RS / REF_AR
+# name another `kiln overlap bench --json` file, e.g. a sweep on this machine's GPU count).
+ref_rs=${REF_RS:-docs/results/2026-11-23-overlap/h200-x2-run12/rs-g2.json}
+ref_ar=${REF_AR:-docs/results/2026-11-23-overlap/h200-x2-run11/ar-g2.json}
 step tests && run timeout 200 build/kiln_gpu_tests --gtest_filter="${TESTS:-TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.*}" > "$out/gpu_tests.txt" 2>&1
 step tests && tail -n 30 "$out/gpu_tests.txt"
 if step sanitizer; then

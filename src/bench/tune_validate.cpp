@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <set>
 
 #include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
 
 namespace kiln::bench {
 namespace {
@@ -240,8 +242,22 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
             .chosen.plan,
         false);
     if (i < reference.size() && !reference[i].empty()) {
-      add("reference", overlap::parse_plan(reference[i], "reference plan of " + shape_text(shape)),
-          false);
+      const Plan ref = overlap::parse_plan(reference[i], "reference plan of " + shape_text(shape));
+      // A reference from another machine or world size may group another wave count.
+      const int waves = overlap::host_launch_geometry(
+                            shape, ref.tile, {ref.cta_cap, ref.raster_along_n, ref.swizzle},
+                            overlap::current_device_sms())
+                            .waves();
+      int grouped = 0;
+      for (int g : ref.partition) grouped += g;
+      if (ref.partition.empty() || grouped == waves) {
+        add("reference", ref, false);
+      } else if (comm.rank() == 0) {
+        std::fprintf(stderr,
+                     "compare %s: reference plan groups %d waves, this GPU launches %d; "
+                     "skipped\n",
+                     shape_text(shape).c_str(), grouped, waves);
+      }
     }
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
     const std::vector<core::TimingStats> measured = timer.time_interleaved(
