@@ -94,7 +94,7 @@ class GemmCollective {
                  comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
   // The plan chosen by the tuner (automatic_plan.hpp): the plan cache, else a prediction from this
   // machine's saved or kiln's built-in profile, else the nearest tuned shape, else the default.
-  // plan_source() says which. Every rank must see the same cache and profile files.
+  // plan_source() says which. Rank 0 looks it up and broadcasts it (collective over `comm`).
   GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
                  comm::Communicator& comm, const OverlapOptions& options = {});
   virtual ~GemmCollective() = default;

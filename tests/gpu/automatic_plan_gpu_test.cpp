@@ -1,7 +1,7 @@
 // The overlap runtime picks its own plan (issue 4): a GemmCollective built without a plan takes the
-// plan cache's entry for its shape, runs it, and gives the same bits as the same plan passed in;
-// with no cache entry and no saved profile it takes kiln's built-in profile on the machines that
-// have one (2xH200), else the default plan, and says which.
+// plan cache's entry for its shape (rank 0's, on every rank), runs it, and gives the same bits as
+// the same plan passed in; with no cache entry and no saved profile it takes kiln's built-in
+// profile on the machines that have one (2xH200), else the default plan, and says which.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -63,11 +63,15 @@ int check_automatic_plan(const comm::RankInfo& info) {
   const overlap::MatrixRef b_ref{b.data(), dtype, shape.n, shape.k};
 
   // 1. A cache entry for this device, world and shape: taken as it is.
+  // The other ranks' caches hold another plan: every rank must run rank 0's (else their groups
+  // differ and they wait on each other forever).
   const std::string cached =
-      "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl "
-      "groups=1,2,3,2";
+      "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl groups=1,2,3,2";
+  const std::string elsewhere =
+      "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl groups=2,2,2,2";
   overlap::PlanCache cache;
-  cache.put({overlap::current_plan_key(op, shape, dtype, comm.size()), cached, 12.5, -1.0});
+  cache.put({overlap::current_plan_key(op, shape, dtype, comm.size()),
+             comm.rank() == 0 ? cached : elsewhere, comm.rank() == 0 ? 12.5 : 99.0, -1.0});
   core::write_json_file(cache_path, cache.to_json());
   {
     overlap::GemmCollective automatic(op, shape, dtype, layout, comm);
