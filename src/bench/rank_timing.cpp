@@ -12,20 +12,11 @@ namespace kiln::bench {
 std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                       int iterations, const std::function<void(int)>& body,
                                       const std::string& what) {
-  const std::vector<float> ms = core::time_iterations(stream, {warmup, iterations}, body,
-                                                      [&](cudaStream_t s) { comm.wait(s, what); });
-  core::DeviceBuffer times(sizeof(float) * ms.size());
-  KILN_CUDA_CHECK(
-      cudaMemcpyAsync(times.data(), ms.data(), times.bytes(), cudaMemcpyHostToDevice, stream));
-  comm.call("time reduction", [&] {
-    return ncclAllReduce(times.data(), times.data(), ms.size(), ncclFloat32, ncclMax, comm.get(),
-                         stream);
-  });
-  comm.wait(stream, "time reduction");
-  std::vector<float> slowest(ms.size());
-  KILN_CUDA_CHECK(cudaMemcpy(slowest.data(), times.data(), times.bytes(), cudaMemcpyDeviceToHost));
-  for (float& value : slowest) value *= 1000.0f;
-  return slowest;
+  std::vector<float> us = core::time_iterations(stream, {warmup, iterations}, body,
+                                                [&](cudaStream_t s) { comm.wait(s, what); });
+  for (float& value : us) value *= 1000.0f;
+  max_over_ranks(comm, us, stream);
+  return us;
 }
 
 void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaStream_t stream) {
