@@ -5,11 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/kiln/commands.hpp"
+#include "apps/kiln/rank_flags.hpp"
 #include "bench/bus_bandwidth.hpp"
 #include "bench/collective_bench.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
-#include "comm/local_launcher.hpp"
+#include "comm/rank_launch.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
@@ -25,6 +26,7 @@ struct CollectiveFlags {
   std::string max_bytes = "1G";
   std::string factor = "2";
   int gpus = 0;  // 0: all visible
+  int ranks_per_gpu = 0;
   int warmup = 5;
   int iterations = 20;
   int check = 1;
@@ -119,6 +121,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
     std::fflush(stdout);
     if (!json_path.empty()) {
       provenance.world_size = comm.size();
+      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
       core::add_device_provenance(provenance, comm.device());
       provenance.devices.clear();
       for (const bench::RankDevice& d : devices)
@@ -166,6 +169,7 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
                   "GPUs (ranks) on this host; 0 = all visible. Under mpirun/srun/torchrun the "
                   "launcher sets the ranks: omit -g (or give the same number)")
       ->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, flags->ranks_per_gpu);
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")
       ->capture_default_str();
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations per size")
@@ -189,30 +193,19 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
 
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const std::optional<comm::RankInfo> launched =
-          comm::rank_from_environment(comm::process_environment());
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       if (flags->dry_run) {
         bench::CollectiveBenchOptions o = to_options(*flags, flags->gpus > 0 ? flags->gpus : 1);
         bench::validate(o, -1);
         return dry_run(o, flags->profile);
       }
-      if (launched) {
-        KILN_REQUIRE(flags->gpus == 0 || flags->gpus == launched->world_size,
-                     fmt::format("-g {}: the launcher ({}) already started {} rank(s); omit -g",
-                                 flags->gpus, launched->launcher, launched->world_size));
-        bench::CollectiveBenchOptions o = to_options(*flags, launched->world_size);
-        bench::validate(o, -1);
-        return rank_main(*launched, o, flags->json_path, provenance);
-      }
-      const int visible = comm::count_visible_gpus();
-      KILN_REQUIRE(flags->gpus >= 0,
-                   fmt::format("-g {}: must be at least 1 (or 0 for all GPUs)", flags->gpus));
-      const int world = flags->gpus == 0 ? std::max(visible, 1) : flags->gpus;
-      bench::CollectiveBenchOptions o = to_options(*flags, world);
-      bench::validate(o, visible);
+      bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
+      const comm::RankRequest request{"kiln bench collective", flags->gpus, flags->ranks_per_gpu};
+      const comm::RankLayout layout = comm::resolve_ranks(request);
+      const bench::CollectiveBenchOptions o = to_options(*flags, layout.world_size);
+      bench::validate(o, -1);  // the rank count was checked by resolve_ranks
       const std::string json_path = flags->json_path;
-      return comm::launch_local_ranks(world, [&](const comm::RankInfo& info) {
+      return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
         return rank_main(info, o, json_path, provenance);
       });
     };

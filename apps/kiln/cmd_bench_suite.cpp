@@ -8,12 +8,13 @@
 
 #include <fstream>
 #include "apps/kiln/commands.hpp"
+#include "apps/kiln/rank_flags.hpp"
 #include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
 #include "bench/suite.hpp"
 #include "bench/suite_plot.hpp"
 #include "comm/communicator.hpp"
-#include "comm/local_launcher.hpp"
+#include "comm/rank_launch.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "core/stall_watchdog.hpp"
@@ -24,7 +25,7 @@ namespace {
 struct SuiteFlags {
   std::vector<std::string> problems, sizes;
   std::string dtype = "bf16", preset = "default", profile, json_path, svg_path;
-  int gpus = 0, warmup = 20, iterations = 50, trials = 5;
+  int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5;
   double timeout = 60.0;
   bool list = false;
 };
@@ -88,6 +89,7 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
         metrics.value("roof_0.75", 0.0));
     if (!f.json_path.empty()) {
       provenance.world_size = comm.size();
+      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
       core::add_device_provenance(provenance, comm.device());
       provenance.libraries["nccl"] = comm::nccl_version();
       nlohmann::json result;
@@ -121,6 +123,7 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       "suite", "benchmark problems: reference vs kiln solutions, roofline, fast_p and roof_u");
   cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, f->ranks_per_gpu);
   cmd->add_option("--problems", f->problems, "problem names or globs (default: all; see --list)")
       ->delimiter(',');
   cmd->add_option("--sizes", f->sizes, "size presets to run (default: every size of a problem)")
@@ -158,14 +161,12 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
                    fmt::format("-w {} -n {}: need -w >= 0 and -n >= 1", o.warmup, o.iterations));
       (void)bench::select_problems(o.problems);  // names checked before any GPU work
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      const int visible = comm::count_visible_gpus();
-      KILN_REQUIRE(f->gpus >= 0 && f->gpus <= std::max(visible, 1),
-                   fmt::format("-g {}: this host has {} visible GPU(s)", f->gpus, visible));
-      if (visible == 0) throw Error("kiln bench suite needs a GPU; none is visible");
-      const int world = f->gpus == 0 ? visible : f->gpus;
+      const comm::RankRequest request{"kiln bench suite", f->gpus, f->ranks_per_gpu};
+      const comm::RankLayout layout = comm::resolve_ranks(request);
       const SuiteFlags flags = *f;
-      return comm::launch_local_ranks(
-          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); });
+      return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+        return rank_main(info, o, flags, provenance);
+      });
     };
   });
 }
@@ -174,7 +175,8 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
   struct CandidateFlags {
     std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
     std::vector<std::string> sizes;
-    int gpus = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
+    int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5,
+        compile_timeout = 300;
     double timeout = 60.0, time_limit = 1800.0;
   };
   auto f = std::make_shared<CandidateFlags>();
@@ -186,6 +188,7 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
       ->required();
   cmd->add_option("--source", f->source, "the candidate's CUDA source file")->required();
   cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, f->ranks_per_gpu);
   cmd->add_option("--sizes", f->sizes, "size presets (default: all of the problem)")
       ->delimiter(',');
   cmd->add_option("--arch", f->arch, "nvcc -arch for the candidate")->capture_default_str();
@@ -220,24 +223,21 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
       o.candidate_library = build.library;
       o.candidate_name = std::filesystem::path(f->source).stem().string();
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      const int visible = comm::count_visible_gpus();
-      if (visible == 0) throw Error("kiln bench candidate needs a GPU; none is visible");
-      KILN_REQUIRE(f->gpus >= 0 && f->gpus <= visible,
-                   fmt::format("-g {}: this host has {} visible GPU(s)", f->gpus, visible));
-      SuiteFlags flags;
-      flags.timeout = f->timeout;
-      flags.json_path = f->json_path;
-      const int world = f->gpus == 0 ? visible : f->gpus;
-      // Each rank is a child process: a candidate that crashes or hangs ends its ranks (the
-      // launcher says which and how), never this process.
       KILN_REQUIRE(f->timeout > 0 && f->time_limit > 0,
                    fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f->timeout,
                                f->time_limit));
-      comm::LaunchOptions launch;
-      launch.time_limit_seconds = f->time_limit;
-      const int code = comm::launch_local_ranks(
-          world, [&](const comm::RankInfo& info) { return rank_main(info, o, flags, provenance); },
-          launch);
+      // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
+      // ends its ranks (the launcher says which and how), never this process.
+      comm::RankRequest request{"kiln bench candidate", f->gpus, f->ranks_per_gpu};
+      request.allow_outside_launcher = false;
+      request.launch.time_limit_seconds = f->time_limit;
+      const comm::RankLayout layout = comm::resolve_ranks(request);
+      SuiteFlags flags;
+      flags.timeout = f->timeout;
+      flags.json_path = f->json_path;
+      const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+        return rank_main(info, o, flags, provenance);
+      });
       if (code != 0) {
         fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
                    code == 124   ? fmt::format("ran past --time-limit {} s", f->time_limit)

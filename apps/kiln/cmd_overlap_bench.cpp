@@ -7,11 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/kiln/commands.hpp"
+#include "apps/kiln/rank_flags.hpp"
 #include "bench/collective_bench.hpp"
 #include "bench/overlap_bench.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
-#include "comm/local_launcher.hpp"
+#include "comm/rank_launch.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 
@@ -30,6 +31,7 @@ struct OverlapFlags {
   std::vector<std::string> signals;
   std::vector<std::string> comms;
   int gpus = 0;
+  int ranks_per_gpu = 0;
   int warmup = 5;
   int iterations = 20;
   int sweep_iterations = 5;
@@ -149,6 +151,7 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
       provenance.world_size = comm.size();
+      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
       core::add_device_provenance(provenance, comm.device());
       provenance.devices.clear();
       for (const bench::RankDevice& d : devices)
@@ -208,6 +211,7 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
       ->capture_default_str();
   cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, flags->ranks_per_gpu);
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->capture_default_str();
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->capture_default_str();
   cmd->add_option("--sweep-iters", flags->sweep_iterations, "timed iterations per swept plan")
@@ -221,27 +225,14 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const std::optional<comm::RankInfo> launched =
-          comm::rank_from_environment(comm::process_environment());
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      if (launched) {
-        KILN_REQUIRE(flags->gpus == 0 || flags->gpus == launched->world_size,
-                     fmt::format("-g {}: the launcher ({}) already started {} rank(s); omit -g",
-                                 flags->gpus, launched->launcher, launched->world_size));
-        bench::OverlapBenchOptions o = to_options(*flags, launched->world_size);
-        bench::validate(o, -1);
-        return rank_main(*launched, o, flags->json_path, provenance);
-      }
-      KILN_REQUIRE(flags->gpus >= 0,
-                   fmt::format("-g {}: must be >= 1 (or 0 for all GPUs)", flags->gpus));
       bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
-      const int visible = comm::count_visible_gpus();
-      if (visible == 0) throw Error("kiln overlap bench needs a GPU; none is visible");
-      const int world = flags->gpus == 0 ? visible : flags->gpus;
-      bench::OverlapBenchOptions o = to_options(*flags, world);
-      bench::validate(o, visible);
+      const comm::RankRequest request{"kiln overlap bench", flags->gpus, flags->ranks_per_gpu};
+      const comm::RankLayout layout = comm::resolve_ranks(request);
+      const bench::OverlapBenchOptions o = to_options(*flags, layout.world_size);
+      bench::validate(o, -1);  // the rank count was checked by resolve_ranks
       const std::string json_path = flags->json_path;
-      return comm::launch_local_ranks(world, [&](const comm::RankInfo& info) {
+      return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
         return rank_main(info, o, json_path, provenance);
       });
     };

@@ -11,7 +11,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
-#include "comm/local_launcher.hpp"
+#include "comm/rank_launch.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "overlap/plan_cache.hpp"
@@ -20,22 +20,13 @@
 namespace kiln::app {
 
 // Runs `rank_main` on -g `gpus` local ranks (0: all visible), or on this process's rank when a
-// launcher started it. `what` names the command in errors.
+// launcher started it. `what` names the command in errors. Ranks may not share a GPU: the tuner
+// keeps what it measures (profiles, plan cache), and time-sliced ranks measure nothing useful.
 inline int launch_tune_ranks(int gpus, const std::string& what,
                              const std::function<int(const comm::RankInfo&)>& rank_main) {
-  if (const auto launched = comm::rank_from_environment(comm::process_environment())) {
-    KILN_REQUIRE(gpus == 0 || gpus == launched->world_size,
-                 fmt::format("-g {}: the launcher ({}) already started {} rank(s); omit -g", gpus,
-                             launched->launcher, launched->world_size));
-    return rank_main(*launched);
-  }
-  KILN_REQUIRE(gpus >= 0, fmt::format("-g {}: must be >= 1 (or 0 for all GPUs)", gpus));
-  const int visible = comm::count_visible_gpus();
-  if (visible == 0) throw Error(what + " needs a GPU; none is visible");
-  KILN_REQUIRE(gpus <= visible,
-               fmt::format("-g {}: this host has {} visible GPU(s); accepted range 1..{}", gpus,
-                           visible, visible));
-  return comm::launch_local_ranks(gpus == 0 ? visible : gpus, rank_main);
+  comm::RankRequest request{what, gpus};
+  request.allow_shared_gpus = false;
+  return comm::run_ranks(request, comm::resolve_ranks(request), rank_main);
 }
 
 inline nlohmann::json read_json_file(const std::string& path, const std::string& argument) {

@@ -64,6 +64,20 @@ void finalize_or_abort(ncclComm_t comm, double timeout_seconds) {
   }
 }
 
+// Several ranks on one GPU (launch_env.hpp): each rank gets its own NCCL host id, so that NCCL
+// connects the ranks of one GPU through its network transport instead of refusing them as
+// duplicates. kiln's own launcher puts every rank on this host, so that transport runs over
+// loopback unless the user chose an interface. NCCL reads NCCL_HOSTID once per process, at its
+// first call, which in a rank is the one below.
+void prepare_nccl_for_a_shared_gpu(const RankInfo& info) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "localhost");
+  setenv("NCCL_HOSTID", shared_gpu_host_id(info, host).c_str(), 1);
+  if (info.launcher == "kiln" && std::getenv("NCCL_SOCKET_IFNAME") == nullptr) {
+    setenv("NCCL_SOCKET_IFNAME", "lo", 1);
+  }
+}
+
 }  // namespace
 
 std::string nccl_version() {
@@ -102,8 +116,9 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   }
   int devices = 0;
   KILN_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  device_ = info_.local_rank % devices;
+  device_ = gpu_for_rank(info_, devices);
   KILN_CUDA_CHECK(cudaSetDevice(device_));
+  if (info_.ranks_per_gpu > 1) prepare_nccl_for_a_shared_gpu(info_);
 
   const std::string address = bootstrap_address(info_, process_environment());
   setenv("NCCL_COMM_ID", address.c_str(), 1);  // ncclGetUniqueId reads it; rank 0 hosts the root

@@ -6,9 +6,9 @@
 // on the 2xH200 machine a non-blocking communicator hands each call to a background thread and
 // costs ~25-35 us more per collective at small sizes (docs/results/). Calls on the blocking
 // communicator (its initialisation too) are armed on a watchdog thread: one that has not returned
-// by the deadline ends the process with a message naming the rank and operation. Every wait polls the
-// stream and ncclCommGetAsyncError against the deadline and aborts (ncclCommAbort) on an error or
-// timeout, raising kiln::Error / kiln::TimeoutError naming the rank and the operation.
+// by the deadline ends the process with a message naming the rank and operation. Every wait polls
+// the stream and ncclCommGetAsyncError against the deadline and aborts (ncclCommAbort) on an error
+// or timeout, raising kiln::Error / kiln::TimeoutError naming the rank and the operation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,13 +24,14 @@ namespace kiln::comm {
 
 enum class NcclMode {
   kBlockingDataPath,  // non-blocking bootstrap, then a blocking data communicator (default)
-  kNonBlocking,    // non-blocking throughout: every call is polled, none can block
+  kNonBlocking,       // non-blocking throughout: every call is polled, none can block
 };
 
 class Communicator {
  public:
-  // Bootstraps through NCCL_COMM_ID (see bootstrap_address) and binds the rank to GPU
-  // local_rank % visible devices. `timeout_seconds` bounds initialisation, every call and wait.
+  // Bootstraps through NCCL_COMM_ID (see bootstrap_address) and binds the rank to its GPU
+  // (gpu_for_rank: several ranks share one when info.ranks_per_gpu > 1). `timeout_seconds` bounds
+  // initialisation, every call and wait.
   Communicator(const RankInfo& info, double timeout_seconds,
                NcclMode mode = NcclMode::kBlockingDataPath);
   ~Communicator();
@@ -41,6 +42,8 @@ class Communicator {
   int size() const { return info_.world_size; }
   int device() const { return device_; }
   const RankInfo& info() const { return info_; }
+  // True when this rank shares its GPU with others: results are for correctness, not speed.
+  bool shares_gpu() const { return info_.ranks_per_gpu > 1; }
   ncclComm_t get() const { return comm_; }
   NcclMode mode() const { return mode_; }
   double timeout_seconds() const { return timeout_seconds_; }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
@@ -83,9 +84,29 @@ std::optional<RankInfo> rank_from_environment(const EnvLookup& env) {
       throw UsageError(fmt::format("environment variable {}={} must not be negative",
                                    vars.local_rank, info.local_rank));
     }
+    if (const char* shared = env(kRanksPerGpuVariable)) {
+      info.ranks_per_gpu = parse_int(kRanksPerGpuVariable, shared);
+      if (info.ranks_per_gpu < 1 || info.ranks_per_gpu > kMaxRanksPerGpu) {
+        throw UsageError(
+            fmt::format("environment variable {}={} is outside the accepted range 1..{}",
+                        kRanksPerGpuVariable, info.ranks_per_gpu, kMaxRanksPerGpu));
+      }
+    }
     return info;
   }
   return std::nullopt;
+}
+
+int gpu_for_rank(const RankInfo& info, int visible_gpus) {
+  if (visible_gpus < 1) throw Error("no CUDA device is visible to this rank");
+  // Modulo: a launcher that gives each rank only its own GPU (CUDA_VISIBLE_DEVICES per task)
+  // leaves one visible device whatever the local rank.
+  return (info.local_rank / std::max(info.ranks_per_gpu, 1)) % visible_gpus;
+}
+
+std::string shared_gpu_host_id(const RankInfo& info, const std::string& hostname) {
+  return fmt::format("{}:kiln-gpu-slot-{}", hostname,
+                     info.local_rank % std::max(info.ranks_per_gpu, 1));
 }
 
 std::string bootstrap_address(const RankInfo& info, const EnvLookup& env) {

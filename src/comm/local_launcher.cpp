@@ -42,13 +42,14 @@ int free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-[[noreturn]] void run_child(int rank, int world_size, const std::string& comm_id,
+[[noreturn]] void run_child(int rank, int world_size, int ranks_per_gpu, const std::string& comm_id,
                             const std::function<int(const RankInfo&)>& rank_main) {
   // If the launcher dies, its ranks must not live on holding GPUs.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   setenv(kRankVariable, std::to_string(rank).c_str(), 1);
   setenv(kWorldSizeVariable, std::to_string(world_size).c_str(), 1);
   setenv(kLocalRankVariable, std::to_string(rank).c_str(), 1);
+  setenv(kRanksPerGpuVariable, std::to_string(ranks_per_gpu).c_str(), 1);
   setenv("NCCL_COMM_ID", comm_id.c_str(), 1);
   RankInfo info;
   info.rank = rank;
@@ -56,6 +57,7 @@ int free_loopback_port() {
   info.local_rank = rank;
   info.local_world_size = world_size;
   info.launcher = "kiln";
+  info.ranks_per_gpu = ranks_per_gpu;
   int code = 1;
   try {
     code = rank_main(info);
@@ -82,6 +84,10 @@ std::string describe_wait_status(int status) {
 int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>& rank_main,
                        const LaunchOptions& options) {
   if (world_size < 1) throw UsageError(fmt::format("-g {}: need at least one GPU", world_size));
+  if (options.ranks_per_gpu < 1 || options.ranks_per_gpu > kMaxRanksPerGpu) {
+    throw UsageError(fmt::format("--ranks-per-gpu {}: accepted range 1..{}", options.ranks_per_gpu,
+                                 kMaxRanksPerGpu));
+  }
   const std::string comm_id = fmt::format("127.0.0.1:{}", free_loopback_port());
   std::fflush(stdout);
   std::fflush(stderr);
@@ -94,7 +100,7 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
       }
       throw Error(fmt::format("fork() for rank {} failed: {}", rank, std::strerror(errno)));
     }
-    if (pid == 0) run_child(rank, world_size, comm_id, rank_main);
+    if (pid == 0) run_child(rank, world_size, options.ranks_per_gpu, comm_id, rank_main);
     pids[rank] = pid;
   }
 

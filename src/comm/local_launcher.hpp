@@ -17,11 +17,14 @@ struct LaunchOptions {
   // Wall-clock limit for the whole launch (0: none): past it every rank still running is told
   // so, sent SIGTERM, then SIGKILL; the launch then returns 124 (as timeout(1) does).
   double time_limit_seconds = 0.0;
+  // Ranks that share each GPU (RankInfo::ranks_per_gpu; exported as KILN_RANKS_PER_GPU).
+  int ranks_per_gpu = 1;
 };
 
 // Forks `world_size` ranks, each running `rank_main(info)` and exiting with its return value
 // (an exception escaping rank_main is printed and becomes exit code 1). Sets KILN_RANK,
-// KILN_WORLD_SIZE, KILN_LOCAL_RANK and NCCL_COMM_ID (127.0.0.1 and a free port) in each child.
+// KILN_WORLD_SIZE, KILN_LOCAL_RANK, KILN_RANKS_PER_GPU and NCCL_COMM_ID (127.0.0.1 and a free
+// port) in each child.
 // Returns 0 when every rank returned 0, else the first failing rank's code (128 + signal when a
 // signal ended it). The calling process must not have initialised CUDA.
 int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>& rank_main,

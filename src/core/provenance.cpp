@@ -87,6 +87,8 @@ nlohmann::json to_json(const Provenance& provenance) {
   value["date"] = provenance.date_utc;
   value["host"] = provenance.hostname;
   value["world_size"] = provenance.world_size;
+  value["ranks_per_gpu"] = provenance.ranks_per_gpu;
+  value["timings_meaningful"] = provenance.ranks_per_gpu <= 1;
   value["devices"] = provenance.devices;
   value["driver"] = provenance.driver_version;
   value["cuda_runtime"] = provenance.cuda_runtime_version;

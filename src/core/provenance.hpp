@@ -15,6 +15,7 @@ struct Provenance {
   std::string date_utc;  // ISO 8601
   std::string hostname;
   int world_size = 1;
+  int ranks_per_gpu = 1;             // above 1 the ranks shared GPUs: timings are not meaningful
   std::vector<std::string> devices;  // one entry per rank or per GPU used
   std::string driver_version;        // e.g. "580.159.04", or the CUDA driver API version
   std::string cuda_runtime_version;  // e.g. "13.0"

@@ -29,3 +29,7 @@ expect_usage_error("-b" bench collective -g 1 -b 12Q)
 expect_usage_error("-g 9" bench collective -g 9 -b 1M -e 1M)
 expect_usage_error("--bogus" bench collective --bogus)
 expect_usage_error("unknown hardware profile" bench collective --dry-run --profile z80)
+# Several ranks on one GPU: the flag's accepted range.
+expect_usage_error("--ranks-per-gpu" bench collective -g 2 --ranks-per-gpu 0)
+expect_usage_error("--ranks-per-gpu" bench suite -g 2 --ranks-per-gpu 17)
+expect_usage_error("--ranks-per-gpu" overlap bench -g 2 --ranks-per-gpu -1)

@@ -119,8 +119,8 @@ TEST(AutomaticPlanGpu, OneRank) {
 }
 
 TEST(AutomaticPlanGpu, TwoRanks) {
-  KILN_SKIP_UNLESS_GPUS(2);
-  EXPECT_EQ(comm::launch_local_ranks(2, check_automatic_plan), 0);
+  KILN_SKIP_UNLESS_RANKS(2);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_automatic_plan), 0);
 }
 
 }  // namespace

@@ -26,9 +26,8 @@ std::filesystem::path build_dir() {
 
 Verdict judge(const std::string& candidate, const std::string& extra = "") {
   const std::string command =
-      (build_dir() / "kiln").string() +
-      " bench candidate --problem allgather --sizes 1M -g 2 --trials 3 -w 2 -n 5 --timeout 20 "
-      "--source " +
+      (build_dir() / "kiln").string() + " bench candidate --problem allgather --sizes 1M -g 2" +
+      kiln::testing::ranks_per_gpu_flag(2) + " --trials 3 -w 2 -n 5 --timeout 20 --source " +
       (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + extra;
   Verdict v;
   v.exit_code = kiln::core::run_command(command, v.output);
@@ -36,14 +35,14 @@ Verdict judge(const std::string& candidate, const std::string& extra = "") {
 }
 
 TEST(CandidateGpu, CorrectCandidateIsAccepted) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   const Verdict v = judge("allgather_pull.cu");
   EXPECT_EQ(v.exit_code, 0) << v.output;
   EXPECT_NE(v.output.find("accepted"), std::string::npos) << v.output;
 }
 
 TEST(CandidateGpu, CheatsAreRejectedWithTheRightReason) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   struct Case {
     const char* file;
     std::vector<std::string> reasons;  // any of them
@@ -65,7 +64,7 @@ TEST(CandidateGpu, CheatsAreRejectedWithTheRightReason) {
 }
 
 TEST(CandidateGpu, CrashesAndHangsCostOnlyTheCandidate) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   const Verdict crash = judge("crashes.cu");
   EXPECT_NE(crash.exit_code, 0) << crash.output;
   EXPECT_NE(crash.output.find("REJECTED"), std::string::npos) << crash.output;

@@ -100,7 +100,7 @@ int check_all_collectives(const kiln::comm::RankInfo& info,
 const std::vector<std::uint64_t> kSizes = {4, 60, 1000, 4100, 65540, 1000004, (3u << 20) + 36};
 
 void run_on(int gpus) {
-  const int code = kiln::comm::launch_local_ranks(
+  const int code = kiln::testing::launch_test_ranks(
       gpus, [](const kiln::comm::RankInfo& info) { return check_all_collectives(info, kSizes); });
   EXPECT_EQ(code, 0) << "a rank reported wrong results (see stderr)";
 }
@@ -113,11 +113,11 @@ TEST(CollectivesGpu, OneRank) {
 }
 
 TEST(CollectivesGpu, TwoRanks) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   run_on(2);
 }
 
 TEST(CollectivesGpu, FourRanks) {
-  KILN_SKIP_UNLESS_GPUS(4);
+  KILN_SKIP_UNLESS_RANKS(4);
   run_on(4);
 }

@@ -201,8 +201,8 @@ int check_bad_input(const comm::RankInfo& info) {
 }
 
 void run_ranks(int world, int (*body)(const comm::RankInfo&)) {
-  const int code =
-      comm::launch_local_ranks(world, [&](const comm::RankInfo& info) { return body(info); });
+  const int code = kiln::testing::launch_test_ranks(
+      world, [&](const comm::RankInfo& info) { return body(info); });
   EXPECT_EQ(code, 0) << "a rank reported a failure (see stderr)";
 }
 
@@ -215,11 +215,11 @@ TEST(OverlapGpu, OneRank) {
   run_ranks(1, check_overlap);
 }
 TEST(OverlapGpu, TwoRanks) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   run_ranks(2, check_overlap);
 }
 TEST(OverlapGpu, FourRanks) {
-  KILN_SKIP_UNLESS_GPUS(4);
+  KILN_SKIP_UNLESS_RANKS(4);
   run_ranks(4, check_overlap);
 }
 

@@ -15,8 +15,8 @@ namespace {
 using namespace kiln;
 
 TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
-  KILN_SKIP_UNLESS_GPUS(2);
-  const int rc = comm::launch_local_ranks(2, [](const comm::RankInfo& info) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  const int rc = kiln::testing::launch_test_ranks(2, [](const comm::RankInfo& info) {
     comm::Communicator comm(info, 60.0);
     bench::SuiteOptions o;
     o.sizes = {"16K", "1M", "4M/16", "1Kx32K", "4096x8192x2048"};

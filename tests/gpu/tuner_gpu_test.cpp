@@ -125,8 +125,8 @@ TEST(TunerGpu, SmallProfileOneRank) {
 }
 
 TEST(TunerGpu, SmallProfileTwoRanks) {
-  KILN_SKIP_UNLESS_GPUS(2);
-  EXPECT_EQ(comm::launch_local_ranks(2, check_small_profile), 0);
+  KILN_SKIP_UNLESS_RANKS(2);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_small_profile), 0);
 }
 
 }  // namespace

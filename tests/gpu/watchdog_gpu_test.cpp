@@ -60,7 +60,7 @@ int run_two_ranks(NcclMode mode, bool warm) {
   kiln::comm::LaunchOptions options;
   options.grace_seconds = 0.5;
   const auto start = std::chrono::steady_clock::now();
-  const int code = kiln::comm::launch_local_ranks(
+  const int code = kiln::testing::launch_test_ranks(
       2, [=](const kiln::comm::RankInfo& info) { return rank_main(info, mode, warm); }, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -71,17 +71,17 @@ int run_two_ranks(NcclMode mode, bool warm) {
 }  // namespace
 
 TEST(WatchdogGpu, WaitTimesOutWhenAPeerStopsBlockingDataPath) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   EXPECT_EQ(run_two_ranks(NcclMode::kBlockingDataPath, true), kTimedOutAsExpected);
 }
 
 TEST(WatchdogGpu, WaitTimesOutWhenAPeerStopsNonBlocking) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   EXPECT_EQ(run_two_ranks(NcclMode::kNonBlocking, true), kTimedOutAsExpected);
 }
 
 TEST(WatchdogGpu, FirstCallToASilentPeerEndsWithinTheTimeout) {
-  KILN_SKIP_UNLESS_GPUS(2);
+  KILN_SKIP_UNLESS_RANKS(2);
   // Non-blocking: the call's ncclInProgress is polled and times out as an exception.
   EXPECT_EQ(run_two_ranks(NcclMode::kNonBlocking, false), kTimedOutAsExpected);
   // Blocking: NCCL blocks inside the call while connecting; the watchdog thread exits the process
