@@ -48,12 +48,12 @@ if step nccl; then
     extra=(); [ $shared -gt 0 ] && extra=(KILN_RANKS_PER_GPU=$shared)
     port=$((29400 + shared))
     for r in 0 1; do
-      env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NCCL_COMM_ID=127.0.0.1:$port "${extra[@]}" \
+      env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NCCL_COMM_ID=127.0.0.1:$port NCCL_DEBUG=WARN "${extra[@]}" \
         timeout 60 build/kiln bench collective -o allgather -b 1M -e 1M -w 1 -n 3 -c 1 --timeout 20 \
         > "$out/outside-launcher-rpg$shared-rank$r.txt" 2>&1 &
     done
     wait
-    note "outside launcher, KILN_RANKS_PER_GPU=${shared}: $(grep -hE 'Wrong elements|error' "$out"/outside-launcher-rpg$shared-rank*.txt | head -3 | tr '\n' ' ')"
+    note "outside launcher, KILN_RANKS_PER_GPU=${shared}: $(grep -hE 'Wrong elements|error|Duplicate' "$out"/outside-launcher-rpg$shared-rank*.txt | head -4 | tr '\n' ' ')"
   done
   # Too many ranks for the GPUs without the flag: a usage error that names the way out.
   build/kiln bench collective -g 2 -b 1M -e 1M > "$out/usage-g2.txt" 2>&1; note "-g 2 without --ranks-per-gpu: exit $? $(cat "$out/usage-g2.txt")"

@@ -146,8 +146,9 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
     double log_sum = 0.0;
     for (double s : speedups) log_sum += std::log(s);
     fmt::print(
-        "# geo-mean speedup vs serial: {:.3f}; correctness: {}\n",
+        "# geo-mean speedup vs serial: {:.3f}{}; correctness: {}\n",
         std::exp(log_sum / std::max<std::size_t>(speedups.size(), 1)),
+        comm.shares_gpu() ? " (ranks share GPUs: not meaningful)" : "",
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
       provenance.world_size = comm.size();

@@ -104,7 +104,14 @@ ncclComm_t Communicator::wait_for_init(ncclComm_t comm, ncclResult_t result, dou
   }
   if (result != ncclSuccess) {
     if (comm != nullptr) ncclCommAbort(comm);
-    throw Error(fmt::format("rank {}: {} failed: {}", rank, what, nccl_error_detail(result)));
+    // NCCL answers "invalid usage" to two ranks of one host on one GPU ("Duplicate GPU
+    // detected", printed only under NCCL_DEBUG=WARN): name kiln's way to run them so.
+    const char* hint = result == ncclInvalidUsage
+                           ? "; if several ranks share one GPU, run them with --ranks-per-gpu "
+                             "(kiln's -g launcher) or KILN_RANKS_PER_GPU (other launchers)"
+                           : "";
+    throw Error(
+        fmt::format("rank {}: {} failed: {}{}", rank, what, nccl_error_detail(result), hint));
   }
   return comm;
 }
@@ -118,7 +125,18 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   KILN_CUDA_CHECK(cudaGetDeviceCount(&devices));
   device_ = gpu_for_rank(info_, devices);
   KILN_CUDA_CHECK(cudaSetDevice(device_));
-  if (info_.ranks_per_gpu > 1) prepare_nccl_for_a_shared_gpu(info_);
+  if (info_.ranks_per_gpu > 1) {
+    int mode = 0;
+    KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device_));
+    if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited) {
+      throw Error(fmt::format(
+          "rank {}: GPU {} is in {} compute mode, so {} ranks cannot share it (--ranks-per-gpu)",
+          info_.rank, device_,
+          mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process",
+          info_.ranks_per_gpu));
+    }
+    prepare_nccl_for_a_shared_gpu(info_);
+  }
 
   const std::string address = bootstrap_address(info_, process_environment());
   setenv("NCCL_COMM_ID", address.c_str(), 1);  // ncclGetUniqueId reads it; rank 0 hosts the root
