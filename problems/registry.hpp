@@ -7,6 +7,9 @@
 
 namespace kiln::problems {
 
+// Every problem kiln ships, in table order.
+const bench::ProblemList& problem_registry();
+
 std::unique_ptr<bench::Problem> make_allgather();
 std::unique_ptr<bench::Problem> make_alltoall();
 std::unique_ptr<bench::Problem> make_allreduce();

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "core/stall_watchdog.hpp"
+#include "problems/registry.hpp"
 
 namespace kiln::app {
 namespace {
@@ -32,7 +33,7 @@ struct SuiteFlags {
 
 int list_problems() {
   fmt::print("{:<22} {:<18} {:<40} {}\n", "problem", "category", "sizes", "solutions");
-  for (const auto& p : bench::problem_registry()) {
+  for (const auto& p : problems::problem_registry()) {
     std::string sizes, solutions;
     for (const auto& s : p->sizes()) sizes += (sizes.empty() ? "" : ",") + s.name;
     for (const auto& s : p->solutions()) solutions += (solutions.empty() ? "" : ",") + s;
@@ -69,13 +70,14 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
     fmt::print("{}\n", bench::format_suite_header());
     std::fflush(stdout);
   }
-  const auto rows = bench::run_suite(comm, o, [&](const bench::SuiteRow& row) {
-    if (!row.failure.empty()) fmt::print(stderr, "# rank {}: {}\n", comm.rank(), row.failure);
-    if (printer) {
-      fmt::print("{}\n", bench::format_suite_row(row));
-      std::fflush(stdout);
-    }
-  });
+  const auto rows =
+      bench::run_suite(comm, problems::problem_registry(), o, [&](const bench::SuiteRow& row) {
+        if (!row.failure.empty()) fmt::print(stderr, "# rank {}: {}\n", comm.rank(), row.failure);
+        if (printer) {
+          fmt::print("{}\n", bench::format_suite_row(row));
+          std::fflush(stdout);
+        }
+      });
   bool ok = true;
   for (const auto& r : rows) ok = ok && (!r.skipped.empty() || r.correct);
   if (printer) {
@@ -160,7 +162,8 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       KILN_REQUIRE(o.trials >= 1, fmt::format("--trials {}: must be >= 1", o.trials));
       KILN_REQUIRE(o.warmup >= 0 && o.iterations >= 1,
                    fmt::format("-w {} -n {}: need -w >= 0 and -n >= 1", o.warmup, o.iterations));
-      (void)bench::select_problems(o.problems);  // names checked before any GPU work
+      (void)bench::select_problems(problems::problem_registry(),
+                                   o.problems);  // names checked before any GPU work
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       const comm::RankRequest request{"kiln bench suite", f->gpus, f->ranks_per_gpu};
       const comm::RankLayout layout = comm::resolve_ranks(request);
@@ -211,7 +214,7 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
     run = [f](const Invocation& invocation) -> int {
       bench::SuiteOptions o;
       o.problems = {f->problem};
-      (void)bench::select_problems(o.problems, "--problem");
+      (void)bench::select_problems(problems::problem_registry(), o.problems, "--problem");
       o.sizes = f->sizes;
       o.warmup = f->warmup;
       o.iterations = f->iterations;

@@ -9,7 +9,7 @@
 #include "apps/kiln/tune_common.hpp"
 #include "bench/overlap_bench.hpp"
 #include "core/hardware_profile.hpp"
-#include "overlap/plan_lookup.hpp"
+#include "tune/plan_lookup.hpp"
 
 namespace kiln::app {
 namespace {
@@ -21,7 +21,7 @@ struct PlanFlags {
   int gpus = 2;
   std::string device = "h200-sxm";
   std::string profile;
-  std::string cache = overlap::default_plan_cache_path();
+  std::string cache = tune::default_plan_cache_path();
   bool fresh = false;
   bool explain = false;
   int max_first = 2;
@@ -30,10 +30,10 @@ struct PlanFlags {
   std::string json_path;
 };
 
-overlap::PartitionStrategy parse_strategy(const std::string& text) {
-  if (text == "predictive") return overlap::PartitionStrategy::kPredictive;
-  if (text == "equal") return overlap::PartitionStrategy::kEqualSize;
-  if (text == "per-wave") return overlap::PartitionStrategy::kOneWavePerGroup;
+tune::PartitionStrategy parse_strategy(const std::string& text) {
+  if (text == "predictive") return tune::PartitionStrategy::kPredictive;
+  if (text == "equal") return tune::PartitionStrategy::kEqualSize;
+  if (text == "per-wave") return tune::PartitionStrategy::kOneWavePerGroup;
   throw UsageError("--strategy " + text + ": accepted predictive, equal, per-wave");
 }
 
@@ -46,8 +46,8 @@ int run_plan(const PlanFlags& f) {
   const std::string op = overlap::overlap_op_name(overlap::parse_overlap_op(f.op, "--op"));
   const std::string dtype = core::dtype_name(core::parse_dtype(f.dtype, "-d"));
   const std::string device = core::find_profile(f.device).key;
-  const overlap::PartitionStrategy strategy = parse_strategy(f.strategy);
-  overlap::PlanLookupOptions options;
+  const tune::PartitionStrategy strategy = parse_strategy(f.strategy);
+  tune::PlanLookupOptions options;
   options.cache_path = f.fresh ? std::string() : f.cache;
   options.profiles.explicit_path = f.profile;
   options.limits = {f.max_first, f.max_last};
@@ -55,23 +55,23 @@ int run_plan(const PlanFlags& f) {
   fmt::print("{:>18}  {:>10}  {:>9}  {}\n", "shape", "predicted", "plan us", "plan (source)");
   for (const std::string& text : f.shapes) {
     const overlap::GemmShape shape = bench::parse_shape(text, "--shape");
-    const overlap::PlanKey key{device, f.gpus, op, dtype, shape};
+    const tune::PlanKey key{device, f.gpus, op, dtype, shape};
     const auto start = std::chrono::steady_clock::now();
-    overlap::PlanLookup found;
-    std::optional<overlap::TunedPlan> tuned;
+    tune::PlanLookup found;
+    std::optional<tune::TunedPlan> tuned;
     std::string where;
-    if (strategy != overlap::PartitionStrategy::kPredictive || f.explain) {
-      const auto profile = overlap::find_tuner_profile(key, options.profiles, &where);
+    if (strategy != tune::PartitionStrategy::kPredictive || f.explain) {
+      const auto profile = tune::find_tuner_profile(key, options.profiles, &where);
       if (!profile) {
         throw UsageError(
             fmt::format("no tuner profile for {} g{} {} {}: run `kiln tune profile` "
                         "there or pass --profile",
                         device, f.gpus, op, dtype));
       }
-      tuned = overlap::tune_plan(*profile, shape, options.limits, strategy);
+      tuned = tune::tune_plan(*profile, shape, options.limits, strategy);
       found = {tuned->chosen.plan, "profile " + where, tuned->chosen.predicted_us};
     } else {
-      found = overlap::lookup_plan(key, options);
+      found = tune::lookup_plan(key, options);
     }
     const double plan_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
@@ -83,14 +83,14 @@ int run_plan(const PlanFlags& f) {
                           {"plan_time_us", plan_us}, {"strategy", f.strategy}};
     if (tuned) {
       row["considered"] = nlohmann::json::array();
-      for (const overlap::PlanCandidate& c : tuned->considered) {
+      for (const tune::PlanCandidate& c : tuned->considered) {
         fmt::print("{:>18}    {:9.1f} us  {}  (GEMM {})\n", "", c.predicted_us,
                    overlap::to_string(c.plan), c.gemm_source);
         row["considered"].push_back({{"plan", overlap::to_string(c.plan)},
                                      {"predicted_us", c.predicted_us},
                                      {"gemm", c.gemm_source}});
       }
-      for (const overlap::GroupPrediction& g : tuned->chosen.prediction.groups) {
+      for (const tune::GroupPrediction& g : tuned->chosen.prediction.groups) {
         fmt::print(
             "{:>18}      group: {} wave(s) {:7.2f} MiB  compute done {:8.1f}  comm {:8.1f} "
             "-> {:8.1f} us\n",

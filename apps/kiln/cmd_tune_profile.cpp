@@ -8,10 +8,10 @@
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
 #include "bench/overlap_bench.hpp"
-#include "bench/tune_measure.hpp"
-#include "bench/tune_validate.hpp"
 #include "core/progress_bar.hpp"
-#include "overlap/plan_lookup.hpp"
+#include "tune/plan_lookup.hpp"
+#include "tune/tune_measure.hpp"
+#include "tune/tune_validate.hpp"
 
 namespace kiln::app {
 namespace {
@@ -28,14 +28,14 @@ struct ProfileFlags {
   int gemm_iterations = 4, rounds = 6;
   int points_per_octave = 4;
   std::string out;
-  std::string cache = overlap::default_plan_cache_path();
+  std::string cache = tune::default_plan_cache_path();
   bool no_cache = false;
   bool no_sm_probe = false;
   double timeout = 60.0;
 };
 
-bench::TuneProfileOptions to_options(const ProfileFlags& f) {
-  bench::TuneProfileOptions o;
+tune::TuneProfileOptions to_options(const ProfileFlags& f) {
+  tune::TuneProfileOptions o;
   o.op = overlap::parse_overlap_op(f.op, "--op");
   o.dtype = core::parse_dtype(f.dtype, "-d");
   KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
@@ -44,14 +44,14 @@ bench::TuneProfileOptions to_options(const ProfileFlags& f) {
   for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
   if (o.shapes.empty()) {
     o.shapes = bench::default_overlap_shapes();
-    for (const auto& s : bench::default_validation_shapes()) o.shapes.push_back(s);
+    for (const auto& s : tune::default_validation_shapes()) o.shapes.push_back(s);
   }
   for (const std::string& p : f.base_plans) {
     overlap::Plan plan = overlap::parse_plan(p, "--base-plan");
     plan.partition.clear();
     o.base_plans.push_back(plan);
   }
-  if (o.base_plans.empty()) o.base_plans = bench::default_base_plans();
+  if (o.base_plans.empty()) o.base_plans = tune::default_base_plans();
   KILN_REQUIRE(f.warmup >= 0 && f.iterations >= 1,
                fmt::format("-w {} / -n {}: need -w >= 0 and -n >= 1", f.warmup, f.iterations));
   KILN_REQUIRE(f.points_per_octave >= 1 && f.points_per_octave <= 16,
@@ -68,12 +68,12 @@ bench::TuneProfileOptions to_options(const ProfileFlags& f) {
   return o;
 }
 
-int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const bench::TuneProfileOptions& o,
+int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::TuneProfileOptions& o,
               core::Provenance provenance) {
   comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
   // Curves: ~13 octaves x points; the bar's total is an estimate, refined by the rate.
-  const double units = bench::profile_units(o, 2, 13 * o.points_per_octave + 1);
+  const double units = tune::profile_units(o, 2, 13 * o.points_per_octave + 1);
   if (printer) {
     fmt::print(
         "# kiln tune profile: GEMM + {} {}, {} rank(s), {} shape(s) x {} base plan(s); about {} "
@@ -83,7 +83,7 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const bench::Tu
     std::fflush(stdout);
   }
   core::ProgressBar bar("profile", units, printer);
-  overlap::TunerProfile profile = bench::measure_tuner_profile(
+  tune::TunerProfile profile = tune::measure_tuner_profile(
       comm, o, [&](double u, const std::string& s) { bar.advance(u, s); });
   bar.finish();
   if (!printer) return 0;
@@ -93,41 +93,41 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const bench::Tu
   profile.provenance = core::to_json(provenance);
 
   fmt::print("# curves (us per group call):\n");
-  for (const overlap::TransportCurve& c : profile.curves) {
+  for (const tune::TransportCurve& c : profile.curves) {
     fmt::print("#   {}{}: ", c.transport,
                c.nccl_ctas > 0 ? fmt::format(" ({} CTAs)", c.nccl_ctas) : "");
     for (std::size_t i = 0; i < c.bytes.size(); i += std::max<std::size_t>(1, c.bytes.size() / 8))
       fmt::print("{:.0f} KiB {:.1f}  ", c.bytes[i] / 1024, c.us[i]);
     fmt::print("{:.0f} KiB {:.1f}\n", c.bytes.back() / 1024, c.us.back());
   }
-  for (const overlap::NcclSmMeasurement& m : profile.nccl_sms) {
+  for (const tune::NcclSmMeasurement& m : profile.nccl_sms) {
     fmt::print("#   NCCL kernel (CTA limit {}): held {} SMs{}\n", m.ctas_limit, m.sms_held,
                m.overlapped ? "" : " (probe did not overlap the kernel: not measured)");
   }
   fmt::print("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9}\n", "shape", "base plan", "waves",
              "gemm us", "w/ comm us", "ovh us", "reord us");
-  for (const overlap::GemmProfile& g : profile.gemms) {
+  for (const tune::GemmProfile& g : profile.gemms) {
     fmt::print("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n", bench::shape_name(g.shape),
                g.base_plan, g.launch.waves(), g.gemm_alone_us, g.gemm_with_comm_us, g.overhead_us,
                g.reorder_us);
   }
-  const std::string out = !f.out.empty()
-                              ? f.out
-                              : overlap::default_cache_dir() + "/profiles/" +
-                                    overlap::profile_file_name(profile.device, profile.world,
-                                                               profile.op, profile.dtype);
+  const std::string out =
+      !f.out.empty()
+          ? f.out
+          : tune::default_cache_dir() + "/profiles/" +
+                tune::profile_file_name(profile.device, profile.world, profile.op, profile.dtype);
   ensure_parent_dir(out);
   core::write_json_file(out, profile.to_json());
   fmt::print("# wrote profile {}\n", out);
 
   fmt::print("# predicted plans:\n");
-  overlap::PlanCache cache;
+  tune::PlanCache cache;
   if (!f.no_cache) {
     std::ifstream in(f.cache);
-    if (in) cache = overlap::PlanCache::from_json(read_json_file(f.cache, "--cache"), f.cache);
+    if (in) cache = tune::PlanCache::from_json(read_json_file(f.cache, "--cache"), f.cache);
   }
   for (const overlap::GemmShape& s : o.shapes) {
-    const overlap::TunedPlan tuned = overlap::tune_plan(profile, s, {});
+    const tune::TunedPlan tuned = tune::tune_plan(profile, s, {});
     fmt::print("{:>18}  {:9.1f} us  {}\n", bench::shape_name(s), tuned.chosen.predicted_us,
                overlap::to_string(tuned.chosen.plan));
     cache.put({plan_key(profile, s), overlap::to_string(tuned.chosen.plan),
@@ -182,7 +182,7 @@ void register_tune_profile(CLI::App& tune, Runner& run) {
       ->capture_default_str();
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const bench::TuneProfileOptions o = to_options(*flags);  // flag errors before any launch
+      const tune::TuneProfileOptions o = to_options(*flags);  // flag errors before any launch
       const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       return launch_tune_ranks(flags->gpus, "kiln tune profile", [&](const comm::RankInfo& info) {
         return rank_main(info, *flags, o, provenance);

@@ -10,12 +10,12 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
-#include "bench/error_cdf_plot.hpp"
 #include "bench/overlap_bench.hpp"
-#include "bench/tune_validate.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/progress_bar.hpp"
-#include "overlap/plan_lookup.hpp"
+#include "tune/error_cdf_plot.hpp"
+#include "tune/plan_lookup.hpp"
+#include "tune/tune_validate.hpp"
 
 namespace kiln::app {
 namespace {
@@ -37,8 +37,8 @@ struct ValidateFlags {
   double timeout = 60.0;
 };
 
-bench::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
-  bench::TuneValidateOptions o;
+tune::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
+  tune::TuneValidateOptions o;
   o.op = overlap::parse_overlap_op(f.op, "--op");
   o.dtype = core::parse_dtype(f.dtype, "-d");
   KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
@@ -46,7 +46,7 @@ bench::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
   for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
   if (o.shapes.empty()) {
-    o.shapes = compare ? bench::default_overlap_shapes() : bench::default_validation_shapes();
+    o.shapes = compare ? bench::default_overlap_shapes() : tune::default_validation_shapes();
   }
   KILN_REQUIRE(f.max_measured >= 2 && f.max_measured <= 10000,
                fmt::format("--max-measured {}: accepted range 2..10000", f.max_measured));
@@ -70,31 +70,31 @@ bench::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
 }
 
 // The profile: the given file, else the saved/built-in one for this machine, else measured now.
-overlap::TunerProfile profile_for(comm::Communicator& comm, const ValidateFlags& f,
-                                  const bench::TuneValidateOptions& o) {
+tune::TunerProfile profile_for(comm::Communicator& comm, const ValidateFlags& f,
+                               const tune::TuneValidateOptions& o) {
   cudaDeviceProp prop{};
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
   const auto hw = core::profile_for_device_name(prop.name);
-  const overlap::PlanKey key{hw ? hw->key : std::string(prop.name),
-                             comm.size(),
-                             overlap::overlap_op_name(o.op),
-                             core::dtype_name(o.dtype),
-                             {}};
-  overlap::ProfileSearch search;
+  const tune::PlanKey key{hw ? hw->key : std::string(prop.name),
+                          comm.size(),
+                          overlap::overlap_op_name(o.op),
+                          core::dtype_name(o.dtype),
+                          {}};
+  tune::ProfileSearch search;
   search.explicit_path = f.profile;
   std::string where;
-  if (auto found = overlap::find_tuner_profile(key, search, &where)) {
+  if (auto found = tune::find_tuner_profile(key, search, &where)) {
     if (comm.rank() == 0) fmt::print("# profile: {}\n", where);
     return *found;
   }
   if (comm.rank() == 0) fmt::print("# profile: none saved for this setting; measuring one now\n");
-  bench::TuneProfileOptions po;
+  tune::TuneProfileOptions po;
   po.op = o.op;
   po.dtype = o.dtype;
   po.layout = o.layout;
   po.shapes = o.shapes;
-  po.base_plans = bench::default_base_plans();
-  return bench::measure_tuner_profile(comm, po, nullptr);
+  po.base_plans = tune::default_base_plans();
+  return tune::measure_tuner_profile(comm, po, nullptr);
 }
 
 std::string shape_text(const overlap::GemmShape& s) {
@@ -102,16 +102,16 @@ std::string shape_text(const overlap::GemmShape& s) {
 }
 
 int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
-                  const bench::TuneValidateOptions& o, core::Provenance provenance) {
+                  const tune::TuneValidateOptions& o, core::Provenance provenance) {
   comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
-  const overlap::TunerProfile profile = profile_for(comm, f, o);
+  const tune::TunerProfile profile = profile_for(comm, f, o);
   double units = 0;
   for (const auto& s : o.shapes) {
-    const auto tuned = overlap::tune_plan(profile, s, o.limits);
-    const int waves = overlap::wave_profile_for(profile, s, tuned.chosen.plan).waves();
+    const auto tuned = tune::tune_plan(profile, s, o.limits);
+    const int waves = tune::wave_profile_for(profile, s, tuned.chosen.plan).waves();
     units += static_cast<double>(
-        std::min<std::uint64_t>(overlap::candidate_count(waves, o.limits), o.max_measured));
+        std::min<std::uint64_t>(tune::candidate_count(waves, o.limits), o.max_measured));
   }
   if (printer) {
     fmt::print(
@@ -121,8 +121,8 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
     std::fflush(stdout);
   }
   core::ProgressBar bar("validate", units, printer);
-  std::vector<bench::ValidationPoint> points;
-  const std::vector<bench::ShapeValidation> shapes = bench::run_tune_validation(
+  std::vector<tune::ValidationPoint> points;
+  const std::vector<tune::ShapeValidation> shapes = tune::run_tune_validation(
       comm, profile, o, points, [&](double u, const std::string& s) { bar.advance(u, s); });
   bar.finish();
   if (!printer) return 0;
@@ -150,14 +150,14 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
                s.plan_us, s.predictive_us, s.best_us, s.speed_ratio(), s.predictive_plan,
                s.best_plan);
   }
-  const double p90 = errors.empty() ? 0.0 : bench::quantile(errors, 0.9);
+  const double p90 = errors.empty() ? 0.0 : tune::quantile(errors, 0.9);
   fmt::print(
       "# {} (shape, partition) pairs: mean |error| {:.2f}%, p90 {:.2f}%, max {:.2f}%; predictive "
       "choices {:.2f}% median; predictive plan >= 99% of the best measured speed on {} of {} "
       "shapes; with the saved profile's GEMM times: mean |error| {:.2f}%\n",
       points.size(), 100 * mean_error, 100 * p90,
       100 * (errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end())),
-      100 * (chosen_errors.empty() ? 0.0 : bench::quantile(chosen_errors, 0.5)), within,
+      100 * (chosen_errors.empty() ? 0.0 : tune::quantile(chosen_errors, 0.5)), within,
       shapes.size(), 100 * mean_saved_error);
 
   if (!f.csv_path.empty()) {
@@ -166,18 +166,17 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
     csv << "shape,waves,plan,predicted_us,measured_us,measured_cv,relative_error,predictive,"
            "predicted_saved_us,saved_relative_error\n";
     for (const auto& p : points) {
-      csv << fmt::format("{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{},{:.2f},{:.5f}\n",
-                         shape_text(p.shape), p.waves, bench::csv_field(p.plan), p.predicted_us,
-                         p.measured_us, p.measured_cv, p.relative_error(),
-                         p.predictive_choice ? 1 : 0, p.predicted_saved_us,
-                         p.saved_relative_error());
+      csv << fmt::format(
+          "{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{},{:.2f},{:.5f}\n", shape_text(p.shape), p.waves,
+          tune::csv_field(p.plan), p.predicted_us, p.measured_us, p.measured_cv, p.relative_error(),
+          p.predictive_choice ? 1 : 0, p.predicted_saved_us, p.saved_relative_error());
     }
     fmt::print("# wrote {}\n", f.csv_path);
   }
   if (!f.svg_path.empty()) {
     ensure_parent_dir(f.svg_path);
     std::ofstream svg(f.svg_path);
-    svg << bench::error_cdf_svg(
+    svg << tune::error_cdf_svg(
         {{"all measured partitions", errors},
          {"predictive choices", chosen_errors},
          {"all, saved profile's GEMM times", saved_errors}},
@@ -242,13 +241,13 @@ std::vector<std::string> reference_plans(const std::string& path,
 }
 
 int compare_main(const comm::RankInfo& info, const ValidateFlags& f,
-                 const bench::TuneValidateOptions& o, const std::vector<std::string>& reference,
+                 const tune::TuneValidateOptions& o, const std::vector<std::string>& reference,
                  core::Provenance provenance) {
   comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
-  const overlap::TunerProfile profile = profile_for(comm, f, o);
+  const tune::TunerProfile profile = profile_for(comm, f, o);
   core::ProgressBar bar("compare", static_cast<double>(o.shapes.size()), printer);
-  const std::vector<bench::CompareRow> rows = bench::run_tune_compare(
+  const std::vector<tune::CompareRow> rows = tune::run_tune_compare(
       comm, profile, o, reference, [&](double u, const std::string& s) { bar.advance(u, s); });
   bar.finish();
   if (!printer) return 0;
@@ -354,7 +353,7 @@ void register_tune_validate(CLI::App& tune, Runner& run) {
   cmd->add_option("--svg", flags->svg_path, "write the CDF of |error| to this SVG");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      const bench::TuneValidateOptions o = to_options(*flags, false);
+      const tune::TuneValidateOptions o = to_options(*flags, false);
       const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       return launch_tune_ranks(flags->gpus, "kiln tune validate", [&](const comm::RankInfo& info) {
         return validate_main(info, *flags, o, provenance);
@@ -374,7 +373,7 @@ void register_tune_validate(CLI::App& tune, Runner& run) {
                     "do not time the tuned plan a second time as its own variant");
   compare->callback([cflags, &run]() {
     run = [cflags](const Invocation& invocation) -> int {
-      const bench::TuneValidateOptions o = to_options(*cflags, true);
+      const tune::TuneValidateOptions o = to_options(*cflags, true);
       const std::vector<std::string> reference = reference_plans(cflags->reference_json, o.shapes);
       const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       return launch_tune_ranks(cflags->gpus, "kiln tune compare", [&](const comm::RankInfo& info) {

@@ -14,8 +14,8 @@
 #include "comm/rank_launch.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
-#include "overlap/plan_cache.hpp"
-#include "overlap/tuner_profile.hpp"
+#include "tune/plan_cache.hpp"
+#include "tune/tuner_profile.hpp"
 
 namespace kiln::app {
 
@@ -44,7 +44,7 @@ inline void ensure_parent_dir(const std::string& path) {
   if (!parent.empty()) std::filesystem::create_directories(parent);
 }
 
-inline overlap::PlanKey plan_key(const overlap::TunerProfile& p, const overlap::GemmShape& s) {
+inline tune::PlanKey plan_key(const tune::TunerProfile& p, const overlap::GemmShape& s) {
   return {p.device, p.world, p.op, p.dtype, s};
 }
 

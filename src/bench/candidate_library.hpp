@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "include/kiln/candidate.h"
+#include "kiln/candidate.h"
 
 namespace kiln::bench {
 

@@ -14,16 +14,16 @@
 #include <set>
 
 #include "bench/cublas_gemm.hpp"
-#include "bench/rank_timing.hpp"
 #include "comm/communicator.hpp"
+#include "comm/rank_timing.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
-#include "overlap/automatic_plan.hpp"
 #include "overlap/signaling_gemm.hpp"
+#include "tune/automatic_plan.hpp"
 
 namespace kiln::bench {
 namespace {
@@ -270,7 +270,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       chosen = *o.plan;
       row.plan_source = "given";
     } else if (o.automatic_plan) {
-      const overlap::PlanLookup found = overlap::automatic_plan(o.op, shape, o.dtype, comm.size());
+      const tune::PlanLookup found = tune::automatic_plan(comm, o.op, shape, o.dtype);
       chosen = found.plan;
       row.plan_source = found.source;
       row.predicted_us = found.predicted_us;

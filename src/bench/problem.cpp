@@ -46,10 +46,11 @@ std::int64_t ProblemSize::dim(const std::string& key) const {
   return it->second;
 }
 
-std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns,
+std::vector<const Problem*> select_problems(const ProblemList& registry,
+                                            const std::vector<std::string>& patterns,
                                             const std::string& argument) {
   std::vector<const Problem*> selected;
-  for (const auto& problem : problem_registry()) {
+  for (const auto& problem : registry) {
     bool take = patterns.empty();
     for (const std::string& p : patterns)
       take = take || fnmatch(p.c_str(), problem->name().c_str(), 0) == 0;
@@ -57,12 +58,11 @@ std::vector<const Problem*> select_problems(const std::vector<std::string>& patt
   }
   for (const std::string& p : patterns) {
     bool matched = false;
-    for (const auto& problem : problem_registry())
+    for (const auto& problem : registry)
       matched = matched || fnmatch(p.c_str(), problem->name().c_str(), 0) == 0;
     if (!matched) {
       std::string names;
-      for (const auto& problem : problem_registry())
-        names += (names.empty() ? "" : ", ") + problem->name();
+      for (const auto& problem : registry) names += (names.empty() ? "" : ", ") + problem->name();
       throw UsageError(fmt::format("{} {}: matches no problem; known: {}", argument, p, names));
     }
   }

@@ -97,12 +97,14 @@ class Problem {
                                             RankContext& context) const = 0;
 };
 
-// Every problem kiln ships (problems/registry.cpp), in a fixed order.
-const std::vector<std::unique_ptr<Problem>>& problem_registry();
+// A set of problems in table order (kiln's own: problems::problem_registry()). The harness is
+// handed one; it never reaches for a particular set itself.
+using ProblemList = std::vector<std::unique_ptr<Problem>>;
 
-// Problems whose names match any of the shell-style globs ("*", "all*"); all when empty. Throws
-// kiln::UsageError naming the pattern that matches none.
-std::vector<const Problem*> select_problems(const std::vector<std::string>& patterns,
+// Problems of `registry` whose names match any of the shell-style globs ("*", "all*"); all when
+// empty. Throws kiln::UsageError naming the pattern that matches none.
+std::vector<const Problem*> select_problems(const ProblemList& registry,
+                                            const std::vector<std::string>& patterns,
                                             const std::string& argument = "--problems");
 
 }  // namespace kiln::bench

@@ -9,7 +9,7 @@
 #include <memory>
 #include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
-#include "bench/rank_timing.hpp"
+#include "comm/rank_timing.hpp"
 
 #include "comm/peer_memory.hpp"
 #include "core/cuda_check.hpp"
@@ -75,11 +75,12 @@ void apply_timing_preset(SuiteOptions& o, const std::string& preset) {
   }
 }
 
-std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& o,
+std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& registry,
+                                const SuiteOptions& o,
                                 const std::function<void(const SuiteRow&)>& on_row) {
   KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
                "--trials and -n must be >= 1 and -w >= 0");
-  const std::vector<const Problem*> problems = select_problems(o.problems);
+  const std::vector<const Problem*> problems = select_problems(registry, o.problems);
   // A size no selected problem has is a typo, not an empty suite.
   for (const std::string& wanted : o.sizes) {
     std::string known;

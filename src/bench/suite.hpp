@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/problem.hpp"
 #include "comm/communicator.hpp"
 #include "core/dtype.hpp"
 #include "core/stats.hpp"
@@ -58,7 +59,8 @@ struct SuiteRow {
 
 // Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after
 // each row.
-std::vector<SuiteRow> run_suite(comm::Communicator& comm, const SuiteOptions& options,
+std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& registry,
+                                const SuiteOptions& options,
                                 const std::function<void(const SuiteRow&)>& on_row);
 
 std::string format_suite_header();

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "bench/xml_escape.hpp"
 #include "core/error.hpp"
+#include "core/xml_escape.hpp"
 
 namespace kiln::bench {
 namespace {
@@ -32,7 +32,7 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
       "font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, xml_escape(title));
+      width, height, left, core::xml_escape(title));
   // Axis and grid: U from 0 to 1.
   for (int i = 0; i <= 4; ++i) {
     const double u = i / 4.0;
@@ -55,16 +55,17 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
     s += fmt::format(
         "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
         "<title>{} {} {}: U {:.3f}, {:.2f}x the reference, {}{}</title></rect>\n",
-        x, top + plot_h - h, bar, h, ok ? colour_of(r.binding) : "#bbbbbb", xml_escape(r.problem),
-        xml_escape(r.size), xml_escape(r.solution), r.utilization, r.speedup, xml_escape(r.binding),
-        ok ? "" : ", FAILED");
+        x, top + plot_h - h, bar, h, ok ? colour_of(r.binding) : "#bbbbbb",
+        core::xml_escape(r.problem), core::xml_escape(r.size), core::xml_escape(r.solution),
+        r.utilization, r.speedup, core::xml_escape(r.binding), ok ? "" : ", FAILED");
     if (!ok) {
       s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#d62728\">x</text>\n",
                        x + bar / 2, top + plot_h - h - 4);
     }
     const int ly = top + plot_h + 8;
     s += fmt::format("<text x=\"{}\" y=\"{}\" transform=\"rotate(60 {} {})\">{} {}</text>\n",
-                     x + bar / 2, ly, x + bar / 2, ly, xml_escape(r.problem), xml_escape(r.size));
+                     x + bar / 2, ly, x + bar / 2, ly, core::xml_escape(r.problem),
+                     core::xml_escape(r.size));
   }
   // Legend.
   int ly = top + 10;

@@ -12,7 +12,6 @@
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
-#include "overlap/automatic_plan.hpp"
 #include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
 
@@ -81,71 +80,6 @@ int current_device_sms() {
   int sms = 0;
   KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return sms;
-}
-
-namespace {
-
-// automatic_plan() for the delegating constructor, after the shape check the main one does (so
-// that a bad shape is named as such, not as a lookup failure). Rank 0 looks the plan up and
-// broadcasts it: ranks whose cache or profile files differ would otherwise run different groups
-// and wait on each other forever.
-PlanLookup checked_automatic_plan(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                                  comm::Communicator& comm) {
-  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
-    throw UsageError(
-        fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
-  }
-  if (comm.size() == 1) return automatic_plan(op, shape, dtype, 1);
-  // Wire format: predicted_us (double), then the plan and the source, each NUL-terminated.
-  constexpr std::size_t kBytes = 4096;
-  std::vector<char> wire(kBytes, '\0');
-  if (comm.rank() == 0) {
-    const PlanLookup found = automatic_plan(op, shape, dtype, comm.size());
-    const std::string plan = to_string(found.plan);
-    const std::string source = found.source.substr(0, kBytes / 2);
-    if (sizeof(double) + plan.size() + 1 + source.size() + 1 > kBytes) {
-      throw Error(
-          fmt::format("automatic plan for {}x{}x{}: plan text of {} bytes is too long "
-                      "to share with the other ranks",
-                      shape.m, shape.n, shape.k, plan.size()));
-    }
-    std::memcpy(wire.data(), &found.predicted_us, sizeof(double));
-    std::memcpy(wire.data() + sizeof(double), plan.c_str(), plan.size() + 1);
-    std::memcpy(wire.data() + sizeof(double) + plan.size() + 1, source.c_str(), source.size() + 1);
-  }
-  core::Stream stream;
-  core::DeviceBuffer buffer(kBytes);
-  KILN_CUDA_CHECK(
-      cudaMemcpyAsync(buffer.data(), wire.data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
-  comm.call("automatic plan broadcast", [&] {
-    return ncclBroadcast(buffer.data(), buffer.data(), kBytes, ncclChar, 0, comm.get(),
-                         stream.get());
-  });
-  comm.wait(stream.get(), "automatic plan broadcast");
-  KILN_CUDA_CHECK(cudaMemcpy(wire.data(), buffer.data(), kBytes, cudaMemcpyDeviceToHost));
-  PlanLookup found;
-  std::memcpy(&found.predicted_us, wire.data(), sizeof(double));
-  const std::string plan(wire.data() + sizeof(double));
-  found.plan = parse_plan(plan, "rank 0's automatic plan");
-  found.source = std::string(wire.data() + sizeof(double) + plan.size() + 1) +
-                 (comm.rank() == 0 ? "" : " (rank 0's lookup)");
-  return found;
-}
-
-}  // namespace
-
-GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                               WeightLayout layout, comm::Communicator& comm,
-                               const OverlapOptions& options)
-    : GemmCollective(op, shape, dtype, layout, comm, checked_automatic_plan(op, shape, dtype, comm),
-                     options) {}
-
-GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                               WeightLayout layout, comm::Communicator& comm,
-                               const PlanLookup& chosen, const OverlapOptions& options)
-    : GemmCollective(op, shape, dtype, layout, comm, chosen.plan, options) {
-  plan_source_ = chosen.source;
-  predicted_us_ = chosen.predicted_us;
 }
 
 GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype,
@@ -241,15 +175,14 @@ std::string GemmCollective::describe() const {
                       static_cast<double>(geometry_.tile_elements() * element) / (1 << 20)));
   }
   return fmt::format(
-             "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | {}",
-             to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
-             launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
-             wait_method_name(wait_method_),
-             exchange_                         ? std::string("copy engines, reduced in the reorder")
-             : collective_comm_ == comm_.get() ? std::string("NCCL CTAs unlimited")
-                                               : fmt::format("NCCL limited to the {} free SMs",
-                                                             device_sms_ - launch_.grid_ctas)) +
-         (plan_source_ == "given" ? std::string() : " | plan from " + plan_source_);
+      "{} | {} tiles ({}x{} real) on {} CTAs = {} waves, {} groups of MiB {} | {} | {}",
+      to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
+      launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
+      wait_method_name(wait_method_),
+      exchange_ ? std::string("copy engines, reduced in the reorder")
+      : collective_comm_ == comm_.get()
+          ? std::string("NCCL CTAs unlimited")
+          : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));
 }
 
 void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {

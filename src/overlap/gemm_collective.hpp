@@ -10,7 +10,7 @@
 //   stream:       after the last call, the post-communication reorder to row-major (or RMSNorm).
 // Counters only grow: each run raises the targets by one epoch, so nothing is reset between runs.
 //
-// Outputs. GemmAllReduce: the M×N sum, row-major, on every rank. GemmReduceScatter: rank j gets
+// Outputs. AllReduce: the M×N sum, row-major, on every rank. ReduceScatter: rank j gets
 // the rows r with (r % BM) / (BM / world) == j, in increasing order, as an
 // owned_rows(j) × N row-major matrix (see slot_layout.hpp); global_row() names each row.
 #pragma once
@@ -29,7 +29,6 @@
 #include "overlap/copy_engine_exchange.hpp"
 #include "overlap/group_wait.hpp"
 #include "overlap/plan.hpp"
-#include "overlap/plan_lookup.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "overlap/signaling_gemm.hpp"
 #include "overlap/slot_layout.hpp"
@@ -92,11 +91,6 @@ class GemmCollective {
  public:
   GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
                  comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
-  // The plan chosen by the tuner (automatic_plan.hpp): the plan cache, else a prediction from this
-  // machine's saved or kiln's built-in profile, else the nearest tuned shape, else the default.
-  // plan_source() says which. Rank 0 looks it up and broadcasts it (collective over `comm`).
-  GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                 comm::Communicator& comm, const OverlapOptions& options = {});
   virtual ~GemmCollective() = default;
   GemmCollective(const GemmCollective&) = delete;
   GemmCollective& operator=(const GemmCollective&) = delete;
@@ -115,9 +109,6 @@ class GemmCollective {
   OverlapOp op() const { return op_; }
   const GemmShape& shape() const { return shape_; }
   const Plan& plan() const { return plan_; }
-  // "given" for a plan passed in; else where the tuner's lookup found it.
-  const std::string& plan_source() const { return plan_source_; }
-  double predicted_us() const { return predicted_us_; }  // the tuner's figure; < 0: none
   const LaunchGeometry& launch() const { return launch_; }
   const WaveGroups& groups() const { return groups_; }
   const SlotGeometry& geometry() const { return geometry_; }
@@ -136,8 +127,6 @@ class GemmCollective {
   std::vector<GroupTimeline> timeline();
 
  private:
-  GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                 comm::Communicator& comm, const PlanLookup& chosen, const OverlapOptions& options);
   void check_inputs(const MatrixRef& a, const MatrixRef& b) const;
   void check_output(const MutableMatrixRef& out) const;
   void enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
@@ -153,8 +142,6 @@ class GemmCollective {
   core::DType dtype_;
   comm::Communicator& comm_;
   Plan plan_;
-  std::string plan_source_ = "given";
-  double predicted_us_ = -1.0;
   OverlapOptions options_;
   std::unique_ptr<SignalingGemm> gemm_;
   int device_sms_ = 0;
@@ -179,26 +166,6 @@ class GemmCollective {
   core::Stream comm_stream_;
   core::Event inputs_ready_{cudaEventDisableTiming};
   core::Event comm_done_{cudaEventDisableTiming};
-};
-
-class GemmReduceScatter : public GemmCollective {
- public:
-  GemmReduceScatter(const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                    comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {})
-      : GemmCollective(OverlapOp::kReduceScatter, shape, dtype, layout, comm, plan, options) {}
-  GemmReduceScatter(const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                    comm::Communicator& comm, const OverlapOptions& options = {})
-      : GemmCollective(OverlapOp::kReduceScatter, shape, dtype, layout, comm, options) {}
-};
-
-class GemmAllReduce : public GemmCollective {
- public:
-  GemmAllReduce(const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {})
-      : GemmCollective(OverlapOp::kAllReduce, shape, dtype, layout, comm, plan, options) {}
-  GemmAllReduce(const GemmShape& shape, core::DType dtype, WeightLayout layout,
-                comm::Communicator& comm, const OverlapOptions& options = {})
-      : GemmCollective(OverlapOp::kAllReduce, shape, dtype, layout, comm, options) {}
 };
 
 // Number of SMs of the current device.

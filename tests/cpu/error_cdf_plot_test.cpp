@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/error_cdf_plot.hpp"
 #include "core/error.hpp"
+#include "tune/error_cdf_plot.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
 namespace {
 
 // One drawing command of a path's d attribute: its letter and its numbers.
@@ -216,4 +216,4 @@ TEST(ErrorCdfPlot, RefusesNothingToDrawAndBadValuesNamingTheSeries) {
 }
 
 }  // namespace
-}  // namespace kiln::bench
+}  // namespace kiln::tune

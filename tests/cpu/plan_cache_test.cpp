@@ -1,6 +1,6 @@
 // The plan cache: exact hits, the nearest tuned neighbour in log-shape distance (same device,
 // world, op and dtype only), replacement, a JSON round trip and clear errors for bad files.
-#include "overlap/plan_cache.hpp"
+#include "tune/plan_cache.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,8 @@
 
 #include "core/error.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+using namespace kiln::overlap;  // the runtime's values (shapes, plans, geometry)
 namespace {
 
 CachedPlan entry(int world, const std::string& op, GemmShape shape, const std::string& plan) {
@@ -75,4 +76,4 @@ TEST(PlanCache, JsonRoundTripAndBadFiles) {
 }
 
 }  // namespace
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -10,12 +10,13 @@
 
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
-#include "overlap/plan_lookup.hpp"
+#include "tune/plan_lookup.hpp"
 
 namespace {
 
 using kiln::UsageError;
 using namespace kiln::overlap;
+using namespace kiln::tune;
 
 class PlanLookupTest : public ::testing::Test {
  protected:
@@ -51,8 +52,8 @@ TEST_F(PlanLookupTest, ExactCacheEntryFirstAndRereadWhenTheFileChanges) {
   EXPECT_EQ(found.plan.partition, (std::vector<int>{2, 2, 2, 2}));
   EXPECT_DOUBLE_EQ(found.predicted_us, 800.0);
   // Another plan written to the same file: the next lookup sees it (no stale parse).
-  cache.put({key, "tile=128x256 cap=0 raster=n swizzle=1 signal=eager comm=ce groups=1,3,4",
-             790.0, -1.0});
+  cache.put({key, "tile=128x256 cap=0 raster=n swizzle=1 signal=eager comm=ce groups=1,3,4", 790.0,
+             -1.0});
   write_cache(cache);
   found = lookup_plan(key, options_);
   EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 4}));
@@ -69,9 +70,9 @@ TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
     const Plan& p = found.plan;
     int total = 0;
     for (int g : p.partition) total += g;
-    EXPECT_EQ(total, host_launch_geometry(key.shape, p.tile,
-                                          {p.cta_cap, p.raster_along_n, p.swizzle}, 132)
-                         .waves());
+    EXPECT_EQ(total,
+              host_launch_geometry(key.shape, p.tile, {p.cta_cap, p.raster_along_n, p.swizzle}, 132)
+                  .waves());
   }
 }
 

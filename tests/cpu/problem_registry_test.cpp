@@ -8,13 +8,14 @@
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "problems/peer_collective.hpp"
+#include "problems/registry.hpp"
 #include "roofline/roofline.hpp"
 
 namespace kiln::bench {
 namespace {
 
 const Problem& problem(const std::string& name) {
-  for (const auto& p : problem_registry())
+  for (const auto& p : problems::problem_registry())
     if (p->name() == name) return *p;
   throw std::runtime_error("no problem " + name);
 }
@@ -22,8 +23,8 @@ const Problem& problem(const std::string& name) {
 TEST(ProblemRegistry, NamesSizesSolutionsAndCostModels) {
   const roofline::Ceilings h200 = roofline::ceilings_from_profile(core::find_profile("h200-sxm"));
   std::set<std::string> names;
-  ASSERT_FALSE(problem_registry().empty());
-  for (const auto& p : problem_registry()) {
+  ASSERT_FALSE(problems::problem_registry().empty());
+  for (const auto& p : problems::problem_registry()) {
     EXPECT_TRUE(names.insert(p->name()).second) << "duplicate " << p->name();
     EXPECT_NE(category_name(p->category()), "?");
     EXPECT_FALSE(p->sizes().empty()) << p->name();
@@ -101,12 +102,13 @@ TEST(ProblemRegistry, UlyssesCostIsAnAllToAllOfTheShard) {
 }
 
 TEST(ProblemRegistry, SelectByGlobAndRejectUnknownNames) {
-  EXPECT_EQ(select_problems({}).size(), problem_registry().size());
-  const auto all_prefix = select_problems({"all*"});
+  EXPECT_EQ(select_problems(problems::problem_registry(), {}).size(),
+            problems::problem_registry().size());
+  const auto all_prefix = select_problems(problems::problem_registry(), {"all*"});
   ASSERT_EQ(all_prefix.size(), 3u);
   EXPECT_EQ(all_prefix[0]->name(), "allreduce");
-  EXPECT_EQ(select_problems({"scatter", "broad*"}).size(), 2u);
-  EXPECT_THROW(select_problems({"nope*"}), UsageError);
+  EXPECT_EQ(select_problems(problems::problem_registry(), {"scatter", "broad*"}).size(), 2u);
+  EXPECT_THROW(select_problems(problems::problem_registry(), {"nope*"}), UsageError);
 }
 
 // 16 KiB of bf16 split over 3 ranks is 5460-byte blocks: not whole 16-byte vectors, so the suite

@@ -1,7 +1,7 @@
 // The tuner without a GPU: CUTLASS's launch geometry on the host, the profile's JSON round trip and
 // its errors, plan choice on a synthetic profile with hand-computed timelines, scaling to shapes
 // that were never profiled, and the equal-size and one-wave-per-group strategies.
-#include "overlap/tuner_profile.hpp"
+#include "tune/tuner_profile.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,8 @@
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+using namespace kiln::overlap;  // the runtime's values (shapes, plans, geometry)
 namespace {
 
 TEST(HostLaunchGeometry, MatchesCutlassSchedulerByHand) {
@@ -200,4 +201,4 @@ TEST(TunerProfile, PlansInWellUnderAMillisecond) {
 }
 
 }  // namespace
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -1,7 +1,7 @@
 // The wave-group predictor on synthetic curves: interpolation at and beyond the samples, the
 // timeline of a partition by hand, candidate counts against enumeration and the closed form,
 // pruning, and the dynamic programme against the exhaustive minimum.
-#include "overlap/wave_predictor.hpp"
+#include "tune/wave_predictor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,8 @@
 
 #include "core/error.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+using namespace kiln::overlap;  // the runtime's values (shapes, plans, geometry)
 namespace {
 
 TEST(LatencyCurve, InterpolatesBetweenAndExtendsBeyondTheSamples) {
@@ -128,4 +129,4 @@ TEST(WavePredictor, LimitsThatAdmitNothingAreReported) {
 }
 
 }  // namespace
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

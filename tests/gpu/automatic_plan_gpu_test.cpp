@@ -1,6 +1,7 @@
-// The overlap runtime picks its own plan (issue 4): a GemmCollective built without a plan takes the
-// plan cache's entry for its shape (rank 0's, on every rank), runs it, and gives the same bits as
-// the same plan passed in; with no cache entry and no saved profile it takes kiln's built-in
+// The one entrance for the plan an overlap call runs when given none (tune::automatic_plan, used by
+// `kiln overlap bench --plan auto` too): it takes the plan cache's entry for the shape (rank 0's,
+// on every rank, although each rank's cache holds another plan), which runs and gives the same bits
+// as the same plan passed in; with no cache entry and no saved profile it takes kiln's built-in
 // profile on the machines that have one (2xH200), else the default plan, and says which.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -17,8 +18,8 @@
 #include "core/provenance.hpp"
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
-#include "overlap/automatic_plan.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "tune/automatic_plan.hpp"
 
 namespace kiln {
 namespace {
@@ -69,18 +70,19 @@ int check_automatic_plan(const comm::RankInfo& info) {
       "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl groups=1,2,3,2";
   const std::string elsewhere =
       "tile=128x128 cap=16 raster=m swizzle=4 signal=eager comm=nccl groups=2,2,2,2";
-  overlap::PlanCache cache;
-  cache.put({overlap::current_plan_key(op, shape, dtype, comm.size()),
+  tune::PlanCache cache;
+  cache.put({tune::current_plan_key(op, shape, dtype, comm.size()),
              comm.rank() == 0 ? cached : elsewhere, comm.rank() == 0 ? 12.5 : 99.0, -1.0});
   core::write_json_file(cache_path, cache.to_json());
   {
-    overlap::GemmCollective automatic(op, shape, dtype, layout, comm);
-    if (automatic.plan_source().rfind("cache ", 0) != 0)
-      fail("plan source \"" + automatic.plan_source() + "\", expected the cache");
+    const tune::PlanLookup found = tune::automatic_plan(comm, op, shape, dtype);
+    overlap::GemmCollective automatic(op, shape, dtype, layout, comm, found.plan);
+    if (found.source.rfind("cache ", 0) != 0)
+      fail("plan source \"" + found.source + "\", expected the cache");
     if (overlap::to_string(automatic.plan()) != cached)
       fail("ran \"" + overlap::to_string(automatic.plan()) + "\", the cache holds \"" + cached +
            "\"");
-    if (automatic.predicted_us() != 12.5) fail("the cache entry's prediction was not kept");
+    if (found.predicted_us != 12.5) fail("the cache entry's prediction was not kept");
     overlap::GemmCollective given(op, shape, dtype, layout, comm,
                                   overlap::parse_plan(cached, "cached"));
     core::poison(out_auto.data(), out_auto.bytes(), stream);
@@ -96,14 +98,15 @@ int check_automatic_plan(const comm::RankInfo& info) {
   // 2. No cache entry, no saved profile: the built-in profile where kiln has one, else default.
   std::filesystem::remove(cache_path);
   {
-    const overlap::PlanKey key = overlap::current_plan_key(op, shape, dtype, comm.size());
-    overlap::GemmCollective automatic(op, shape, dtype, layout, comm);
+    const tune::PlanKey key = tune::current_plan_key(op, shape, dtype, comm.size());
+    const tune::PlanLookup found = tune::automatic_plan(comm, op, shape, dtype);
+    overlap::GemmCollective automatic(op, shape, dtype, layout, comm, found.plan);
     const bool builtin = key.device == "h200-sxm" && key.world == 2;
     const std::string want = builtin ? "profile built-in " : "default";
-    if (automatic.plan_source().rfind(want, 0) != 0)
+    if (found.source.rfind(want, 0) != 0)
       fail(fmt::format("{} g{}: plan source \"{}\", expected \"{}...\"", key.device, key.world,
-                       automatic.plan_source(), want));
-    if (builtin && !(automatic.predicted_us() > 0)) fail("no prediction from the built-in profile");
+                       found.source, want));
+    if (builtin && !(found.predicted_us > 0)) fail("no prediction from the built-in profile");
     core::poison(out_auto.data(), out_auto.bytes(), stream);
     automatic.run(a_ref, b_ref, {out_auto.data(), dtype, automatic.output_rows(), shape.n}, stream);
     comm.wait(stream, "built-in or default plan");

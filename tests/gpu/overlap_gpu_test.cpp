@@ -162,7 +162,8 @@ int check_bad_input(const comm::RankInfo& info) {
   };
   const overlap::Plan plan;
   const auto make = [&](GemmShape shape, overlap::Plan p) {
-    return overlap::GemmAllReduce(shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm, p);
+    return overlap::GemmCollective(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
+                                   overlap::WeightLayout::kNK, comm, p);
   };
   expect_usage_error("zero M", [&] { make({0, 256, 64}, plan); });
   expect_usage_error("negative K", [&] { make({256, 256, -64}, plan); });
@@ -171,11 +172,11 @@ int check_bad_input(const comm::RankInfo& info) {
     make({256, 256, 64}, overlap::parse_plan("groups=1,2", "plan"));
   });
   expect_usage_error("fp32", [&] {
-    overlap::GemmAllReduce(GemmShape{256, 256, 64}, core::DType::kFp32, overlap::WeightLayout::kNK,
-                           comm, plan);
+    overlap::GemmCollective(overlap::OverlapOp::kAllReduce, GemmShape{256, 256, 64},
+                            core::DType::kFp32, overlap::WeightLayout::kNK, comm, plan);
   });
-  overlap::GemmAllReduce op({256, 256, 64}, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
-                            plan);
+  overlap::GemmCollective op(overlap::OverlapOp::kAllReduce, {256, 256, 64}, core::DType::kBf16,
+                             overlap::WeightLayout::kNK, comm, plan);
   core::DeviceBuffer a(256 * 64 * 2 + 16), b(256 * 64 * 2), out(256 * 256 * 2);
   core::Stream stream;
   const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, 256, 256};
@@ -194,8 +195,8 @@ int check_bad_input(const comm::RankInfo& info) {
   if (comm.size() == 1) {
     // ReduceScatter needs a power-of-two world dividing the tile rows: 1 is fine; checked on 3
     // ranks only where 3 GPUs exist, so here only the valid case runs.
-    overlap::GemmReduceScatter rs({256, 256, 64}, core::DType::kBf16, overlap::WeightLayout::kNK,
-                                  comm, plan);
+    overlap::GemmCollective rs(overlap::OverlapOp::kReduceScatter, {256, 256, 64},
+                               core::DType::kBf16, overlap::WeightLayout::kNK, comm, plan);
   }
   return failures == 0 ? 0 : 1;
 }

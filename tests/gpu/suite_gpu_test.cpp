@@ -9,6 +9,7 @@
 #include "comm/communicator.hpp"
 #include "comm/local_launcher.hpp"
 #include "gpu_availability.hpp"
+#include "problems/registry.hpp"
 
 namespace {
 
@@ -24,15 +25,17 @@ TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
     o.warmup = 2;
     o.iterations = 5;
     int failures = 0;
-    const auto rows = bench::run_suite(comm, o, [&](const bench::SuiteRow& row) {
-      if (!row.correct || !row.reference_check.empty()) {
-        ++failures;
-        std::fprintf(stderr, "rank %d: %s\n", comm.rank(), bench::format_suite_row(row).c_str());
-      }
-    });
+    const auto rows =
+        bench::run_suite(comm, problems::problem_registry(), o, [&](const bench::SuiteRow& row) {
+          if (!row.correct || !row.reference_check.empty()) {
+            ++failures;
+            std::fprintf(stderr, "rank %d: %s\n", comm.rank(),
+                         bench::format_suite_row(row).c_str());
+          }
+        });
     // Every problem at its sizes among o.sizes, every solution.
     std::size_t expected = 0;
-    for (const auto& p : bench::problem_registry())
+    for (const auto& p : problems::problem_registry())
       for (const auto& size : p->sizes())
         if (std::find(o.sizes.begin(), o.sizes.end(), size.name) != o.sizes.end())
           expected += p->solutions().size();

@@ -6,12 +6,12 @@
 
 #include <cstdio>
 
-#include "bench/tune_measure.hpp"
 #include "comm/communicator.hpp"
 #include "comm/sm_probe.hpp"
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "tune/tune_measure.hpp"
 
 namespace kiln {
 namespace {
@@ -75,7 +75,7 @@ TEST(TunerGpu, SmProbeFindsEverySmFreeWhenNothingElseRuns) {
 
 int check_small_profile(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
-  bench::TuneProfileOptions o;
+  tune::TuneProfileOptions o;
   o.shapes = {{1024, 2048, 1024}, {2048, 2048, 2048}};
   overlap::Plan ce;
   ce.copy_engine = true;
@@ -84,7 +84,7 @@ int check_small_profile(const comm::RankInfo& info) {
   o.base_plans = {ce, nccl};
   o.iterations = 5;
   o.points_per_octave = 2;
-  const overlap::TunerProfile p = bench::measure_tuner_profile(comm, o, nullptr);
+  const tune::TunerProfile p = tune::measure_tuner_profile(comm, o, nullptr);
   int failures = 0;
   const auto fail = [&](const std::string& what) {
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
@@ -112,9 +112,9 @@ int check_small_profile(const comm::RankInfo& info) {
     if (m.overlapped && m.ctas_limit > 0 && m.sms_held > m.ctas_limit)
       fail("NCCL held more SMs than its CTA limit");
   }
-  const overlap::TunedPlan tuned = overlap::tune_plan(p, {1536, 2048, 1536}, {});
+  const tune::TunedPlan tuned = tune::tune_plan(p, {1536, 2048, 1536}, {});
   if (!(tuned.chosen.predicted_us > 0)) fail("no positive prediction for an unprofiled shape");
-  const overlap::TunerProfile back = overlap::TunerProfile::from_json(p.to_json(), "round trip");
+  const tune::TunerProfile back = tune::TunerProfile::from_json(p.to_json(), "round trip");
   if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
   return failures == 0 ? 0 : 1;
 }

@@ -12,9 +12,16 @@
 
 #include "overlap/plan.hpp"
 #include "overlap/signaling_gemm.hpp"
-#include "overlap/wave_predictor.hpp"
+#include "tune/wave_predictor.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::GemmShape;
+using overlap::LaunchGeometry;
+using overlap::Plan;
+using overlap::ScheduleOptions;
+using overlap::TileShape;
 
 // The latency of one group's communication as the runtime makes it, against the group's slot
 // bytes per rank (the x axis of wave_bytes()): comm=ce, the copies of the group to every peer;
@@ -124,4 +131,4 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
 // The predicted full-operation time of a given plan (partition included).
 PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan);
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -13,10 +13,13 @@
 #include <vector>
 
 #include "overlap/plan.hpp"
-#include "overlap/plan_cache.hpp"
-#include "overlap/tuner_profile.hpp"
+#include "tune/plan_cache.hpp"
+#include "tune/tuner_profile.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::Plan;
 
 std::string default_cache_dir();
 std::string default_plan_cache_path();
@@ -57,4 +60,4 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options);
 // won every issue shape on 2xH200 in issue 3, docs/results/2026-11-23-overlap/).
 Plan default_overlap_plan();
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -1,5 +1,5 @@
 // Timing across ranks (see rank_timing.hpp).
-#include "bench/rank_timing.hpp"
+#include "comm/rank_timing.hpp"
 
 #include <nccl.h>
 
@@ -7,9 +7,9 @@
 #include "core/device_buffer.hpp"
 #include "core/event_timer.hpp"
 
-namespace kiln::bench {
+namespace kiln::comm {
 
-std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+std::vector<float> samples_over_ranks(Communicator& comm, cudaStream_t stream, int warmup,
                                       int iterations, const std::function<void(int)>& body,
                                       const std::string& what) {
   std::vector<float> us = core::time_iterations(stream, {warmup, iterations}, body,
@@ -19,7 +19,7 @@ std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t str
   return us;
 }
 
-void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaStream_t stream) {
+void max_over_ranks(Communicator& comm, std::vector<float>& values, cudaStream_t stream) {
   if (values.empty()) return;
   core::DeviceBuffer buffer(sizeof(float) * values.size());
   KILN_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), values.data(), buffer.bytes(),
@@ -32,7 +32,7 @@ void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaSt
   KILN_CUDA_CHECK(cudaMemcpy(values.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost));
 }
 
-double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream) {
+double max_over_ranks(Communicator& comm, double value, cudaStream_t stream) {
   core::DeviceBuffer buffer(sizeof(double));
   KILN_CUDA_CHECK(
       cudaMemcpyAsync(buffer.data(), &value, sizeof(double), cudaMemcpyHostToDevice, stream));
@@ -44,4 +44,4 @@ double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t strea
   return value;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::comm

@@ -1,5 +1,5 @@
 // The tuner's profiles, their JSON, and the plan choice (see tuner_profile.hpp).
-#include "overlap/tuner_profile.hpp"
+#include "tune/tuner_profile.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
-#include "overlap/plan_cache.hpp"
+#include "tune/plan_cache.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
 namespace {
 
 template <typename T>
@@ -192,7 +192,7 @@ TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string&
     GemmProfile g;
     g.shape = shape_from(field<nlohmann::json>(e, "shape", where), where);
     g.base_plan = field<std::string>(e, "base_plan", where);
-    parse_plan(g.base_plan, where + " base_plan");
+    overlap::parse_plan(g.base_plan, where + " base_plan");
     g.launch.grid_ctas = field<int>(e, "grid_ctas", where);
     g.launch.slots = field<int>(e, "slots", where);
     g.launch.tiles_m = field<int>(e, "tiles_m", where);
@@ -245,8 +245,8 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
   }
   if (!same_shape(nearest->shape, shape)) {
     g.shape = shape;
-    g.launch = host_launch_geometry(shape, base.tile,
-                                    {base.cta_cap, base.raster_along_n, base.swizzle}, profile.sms);
+    g.launch = overlap::host_launch_geometry(
+        shape, base.tile, {base.cta_cap, base.raster_along_n, base.swizzle}, profile.sms);
     const double per_wave = nearest->gemm_with_comm_us / nearest->launch.waves() *
                             static_cast<double>(shape.k) / nearest->shape.k;
     const double per_wave_alone = nearest->gemm_alone_us / nearest->launch.waves() *
@@ -324,7 +324,7 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
   TunedPlan tuned;
   std::string reasons;
   for (const std::string& text : bases) {
-    const Plan base = parse_plan(text, "profile base plan");
+    const Plan base = overlap::parse_plan(text, "profile base plan");
     try {
       tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
     } catch (const UsageError& e) {
@@ -345,4 +345,4 @@ PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, 
   return candidate_from(profile, shape, plan, PartitionStrategy::kPredictive, {}, &plan.partition);
 }
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

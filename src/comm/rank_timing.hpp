@@ -10,18 +10,18 @@
 
 #include "comm/communicator.hpp"
 
-namespace kiln::bench {
+namespace kiln::comm {
 
 // Per-iteration times of `body` (warm-up first), each reduced to the maximum over ranks, in
 // microseconds. Collective over `comm`; `what` names the work in watchdog messages.
-std::vector<float> samples_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
+std::vector<float> samples_over_ranks(Communicator& comm, cudaStream_t stream, int warmup,
                                       int iterations, const std::function<void(int)>& body,
                                       const std::string& what);
 
 // The maximum of `value` over ranks (collective).
-double max_over_ranks(comm::Communicator& comm, double value, cudaStream_t stream);
+double max_over_ranks(Communicator& comm, double value, cudaStream_t stream);
 
 // Each element replaced by its maximum over ranks (collective; every rank passes as many).
-void max_over_ranks(comm::Communicator& comm, std::vector<float>& values, cudaStream_t stream);
+void max_over_ranks(Communicator& comm, std::vector<float>& values, cudaStream_t stream);
 
-}  // namespace kiln::bench
+}  // namespace kiln::comm

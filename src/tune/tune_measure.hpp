@@ -17,9 +17,17 @@
 #include "core/dtype.hpp"
 #include "core/stats.hpp"
 #include "overlap/gemm_collective.hpp"
-#include "overlap/tuner_profile.hpp"
+#include "tune/tuner_profile.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::GemmCollective;
+using overlap::GemmShape;
+using overlap::GroupTimeline;
+using overlap::OverlapOp;
+using overlap::Plan;
+using overlap::WeightLayout;
 
 // The base plans the tuner chooses among by default: copy engines with every SM or a cap of 128
 // (full waves on power-of-two tile counts), each with swizzle 1 and 8 (the GEMM alone prefers 1,
@@ -59,21 +67,21 @@ std::vector<double> curve_sizes(double min_bytes, double max_bytes, int points_p
 class OverlapTimer;
 
 // Collective over `comm`.
-overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm,
-                                            const TuneProfileOptions& options,
-                                            const TuneProgress& progress);
+tune::TunerProfile measure_tuner_profile(comm::Communicator& comm,
+                                         const TuneProfileOptions& options,
+                                         const TuneProgress& progress);
 
 // The GEMM profile of the timer's shape under `base` (one group per wave): GEMM alone, GEMM
 // beside its collectives (traced), launch overhead, reorder, and the collectives' slowdown against
 // `profile`'s curve for the plan (1 when the profile has none yet). Collective.
-overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
-                                          const overlap::Plan& base,
-                                          const TuneProfileOptions& options);
+tune::GemmProfile measure_gemm_profile(OverlapTimer& timer, const tune::TunerProfile& profile,
+                                       const overlap::Plan& base,
+                                       const TuneProfileOptions& options);
 // The same for several base plans, all timed interleaved in the same rounds (settled first).
-std::vector<overlap::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
-                                                        const overlap::TunerProfile& profile,
-                                                        const std::vector<overlap::Plan>& bases,
-                                                        const TuneProfileOptions& options);
+std::vector<tune::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
+                                                     const tune::TunerProfile& profile,
+                                                     const std::vector<overlap::Plan>& bases,
+                                                     const TuneProfileOptions& options);
 
 // Runs and times overlap plans of one shape on fresh random inputs, with NCCL communicators
 // limited to the SMs each plan leaves free (shared between plans that leave as many).
@@ -135,23 +143,22 @@ class OverlapTimer {
 // then finish() with the three variants' timings. Collective.
 class GemmProfileRun {
  public:
-  GemmProfileRun(OverlapTimer& timer, const overlap::TunerProfile& profile,
-                 const overlap::Plan& base);
+  GemmProfileRun(OverlapTimer& timer, const tune::TunerProfile& profile, const overlap::Plan& base);
   ~GemmProfileRun();
   GemmProfileRun(const GemmProfileRun&) = delete;
   GemmProfileRun& operator=(const GemmProfileRun&) = delete;
   std::vector<OverlapTimer::Variant> variants();  // { GEMM alone, without reorder, full }
   void trace_once();
-  overlap::GemmProfile finish(std::span<const core::TimingStats> stats);
+  tune::GemmProfile finish(std::span<const core::TimingStats> stats);
   overlap::GemmCollective& op() { return *op_; }
 
  private:
   OverlapTimer& timer_;
-  const overlap::TunerProfile& profile_;
+  const tune::TunerProfile& profile_;
   overlap::Plan plan_;
   std::unique_ptr<overlap::GemmCollective> op_, traced_;
-  std::optional<overlap::LatencyCurve> curve_;
+  std::optional<tune::LatencyCurve> curve_;
   std::vector<double> gemm_ends_, comm_ends_, slowdowns_;
 };
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

@@ -1,5 +1,5 @@
 // Plan lookup for the overlap runtime (see plan_lookup.hpp).
-#include "overlap/plan_lookup.hpp"
+#include "tune/plan_lookup.hpp"
 
 #include <fmt/format.h>
 
@@ -14,7 +14,7 @@
 #include "core/hardware_profile.hpp"
 #include "overlap/launch_geometry.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
 namespace {
 
 // A file's JSON, parsed once per version of the file (its modification time and size): the
@@ -71,8 +71,8 @@ bool matches(const TunerProfile& p, const PlanKey& key) {
 }
 
 int waves_of(const Plan& plan, const GemmShape& shape, int sms) {
-  return host_launch_geometry(shape, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle},
-                              sms)
+  return overlap::host_launch_geometry(shape, plan.tile,
+                                       {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms)
       .waves();
 }
 
@@ -144,7 +144,7 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options) {
     cache = PlanCache::from_json(*json, options.cache_path);
   }
   if (const CachedPlan* hit = cache.exact(key)) {
-    return {parse_plan(hit->plan, options.cache_path), "cache " + options.cache_path,
+    return {overlap::parse_plan(hit->plan, options.cache_path), "cache " + options.cache_path,
             hit->predicted_us};
   }
   std::string where;
@@ -163,7 +163,7 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options) {
   double distance = 0.0;
   if (const CachedPlan* near = cache.nearest(key, options.max_neighbour_distance, &distance);
       near != nullptr && sms > 0) {
-    const Plan plan = parse_plan(near->plan, options.cache_path);
+    const Plan plan = overlap::parse_plan(near->plan, options.cache_path);
     int sum = 0;
     for (int g : plan.partition) sum += g;
     if (plan.partition.empty() || sum == waves_of(plan, key.shape, sms)) {
@@ -176,4 +176,4 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options) {
   return {default_overlap_plan(), "default (no cache entry, profile or fitting neighbour)", -1.0};
 }
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -1,5 +1,5 @@
 // Validation and comparison of the tuner on the GPU (see tune_validate.hpp).
-#include "bench/tune_validate.hpp"
+#include "tune/tune_validate.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
 namespace {
 
 using overlap::GemmShape;
@@ -24,7 +24,7 @@ std::string shape_text(const GemmShape& s) {
 
 // A random allowed partition: cut after each wave with probability p (p varies per draw, so both
 // few large and many small groups are sampled); retried until it passes the limits.
-std::vector<int> random_partition(int waves, const overlap::PartitionLimits& limits,
+std::vector<int> random_partition(int waves, const tune::PartitionLimits& limits,
                                   std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int attempt = 0; attempt < 10000; ++attempt) {
@@ -43,13 +43,13 @@ std::vector<int> random_partition(int waves, const overlap::PartitionLimits& lim
 }
 
 // The partitions validate measures for one shape (see tune_validate.hpp), predictive choice first.
-std::vector<std::vector<int>> partitions_to_measure(const overlap::WaveProfile& wave,
-                                                    const overlap::LatencyCurve& curve,
+std::vector<std::vector<int>> partitions_to_measure(const tune::WaveProfile& wave,
+                                                    const tune::LatencyCurve& curve,
                                                     const TuneValidateOptions& o,
                                                     const std::vector<int>& predictive,
                                                     bool* exhaustive) {
   const int waves = wave.waves();
-  const std::uint64_t allowed = overlap::candidate_count(waves, o.limits);
+  const std::uint64_t allowed = candidate_count(waves, o.limits);
   std::set<std::vector<int>> seen;
   std::vector<std::vector<int>> out;
   const auto add = [&](const std::vector<int>& p) {
@@ -58,15 +58,15 @@ std::vector<std::vector<int>> partitions_to_measure(const overlap::WaveProfile& 
   add(predictive);
   *exhaustive = allowed <= static_cast<std::uint64_t>(o.max_measured);
   if (*exhaustive) {
-    for (const auto& p : overlap::candidate_partitions(waves, o.limits)) add(p);
+    for (const auto& p : tune::candidate_partitions(waves, o.limits)) add(p);
     return out;
   }
   // The predicted best half of the budget (when they can be enumerated), the two fixed strategies,
   // then a random sample.
   if (waves <= 20) {
     std::vector<std::pair<double, std::vector<int>>> ranked;
-    for (auto& p : overlap::candidate_partitions(waves, o.limits)) {
-      const double t = overlap::predict(wave, curve, p).seconds;
+    for (auto& p : tune::candidate_partitions(waves, o.limits)) {
+      const double t = tune::predict(wave, curve, p).seconds;
       ranked.emplace_back(t, std::move(p));
     }
     std::sort(ranked.begin(), ranked.end());
@@ -93,7 +93,7 @@ std::vector<GemmShape> default_validation_shapes() {
 }
 
 std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
-                                                 const overlap::TunerProfile& profile,
+                                                 const tune::TunerProfile& profile,
                                                  const TuneValidateOptions& o,
                                                  std::vector<ValidationPoint>& points,
                                                  const TuneValidateProgress& progress) {
@@ -102,17 +102,17 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     ShapeValidation sv;
     sv.shape = shape;
     const auto start = std::chrono::steady_clock::now();
-    const overlap::TunedPlan tuned = overlap::tune_plan(profile, shape, o.limits);
+    const tune::TunedPlan tuned = tune::tune_plan(profile, shape, o.limits);
     sv.plan_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     const Plan base = tuned.chosen.plan;
-    sv.base_plan = overlap::base_plan_string(base);
-    overlap::GemmProfile gemm;
-    const overlap::WaveProfile wave = overlap::wave_profile_for(profile, shape, base, &gemm);
-    const overlap::TransportCurve* transport = profile.curve_for(base, gemm.launch);
-    const overlap::LatencyCurve curve = transport->curve();
+    sv.base_plan = tune::base_plan_string(base);
+    tune::GemmProfile gemm;
+    const tune::WaveProfile wave = tune::wave_profile_for(profile, shape, base, &gemm);
+    const tune::TransportCurve* transport = profile.curve_for(base, gemm.launch);
+    const tune::LatencyCurve curve = transport->curve();
     sv.waves = wave.waves();
-    sv.allowed = overlap::candidate_count(sv.waves, o.limits);
+    sv.allowed = candidate_count(sv.waves, o.limits);
     const std::vector<std::vector<int>> partitions =
         partitions_to_measure(wave, curve, o, base.partition, &sv.exhaustive);
     sv.measured = static_cast<int>(partitions.size());
@@ -139,11 +139,11 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     const std::vector<core::TimingStats> timed = timer.time_variants(
         variants, o.warmup, o.iterations, o.sweep_rounds, [&](int) { fresh_run.trace_once(); });
     const std::vector<core::TimingStats> measured(timed.begin(), timed.begin() + plans.size());
-    overlap::TunerProfile fresh = profile;
+    tune::TunerProfile fresh = profile;
     {
-      const overlap::GemmProfile g =
+      const tune::GemmProfile g =
           fresh_run.finish(std::span<const core::TimingStats>(timed).subspan(plans.size(), 3));
-      std::erase_if(fresh.gemms, [&](const overlap::GemmProfile& e) {
+      std::erase_if(fresh.gemms, [&](const tune::GemmProfile& e) {
         return e.base_plan == g.base_plan && e.shape.m == shape.m && e.shape.n == shape.n &&
                e.shape.k == shape.k;
       });
@@ -151,8 +151,8 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     }
     for (std::size_t i = 0; i < plans.size(); ++i) {
       const Plan& plan = plans[i];
-      const overlap::PlanCandidate predicted = overlap::predict_plan(fresh, shape, plan);
-      const overlap::PlanCandidate saved = overlap::predict_plan(profile, shape, plan);
+      const tune::PlanCandidate predicted = tune::predict_plan(fresh, shape, plan);
+      const tune::PlanCandidate saved = tune::predict_plan(profile, shape, plan);
       ValidationPoint point;
       point.shape = shape;
       point.plan = overlap::to_string(plan);
@@ -198,7 +198,7 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
 }
 
 std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
-                                         const overlap::TunerProfile& profile,
+                                         const tune::TunerProfile& profile,
                                          const TuneValidateOptions& o,
                                          const std::vector<std::string>& reference,
                                          const TuneValidateProgress& progress) {
@@ -217,7 +217,7 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
       row.plans.push_back(overlap::to_string(plan));
       double predicted = -1.0;
       try {
-        predicted = overlap::predict_plan(profile, shape, plan).predicted_us;
+        predicted = tune::predict_plan(profile, shape, plan).predicted_us;
       } catch (const UsageError&) {
         // A reference plan whose base plan the profile never measured.
       }
@@ -230,15 +230,14 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
       if (index == timed.size()) timed.push_back(plan);
       timed_index.push_back(index);
     };
-    const Plan tuned = overlap::tune_plan(profile, shape, o.limits).chosen.plan;
+    const Plan tuned = tune::tune_plan(profile, shape, o.limits).chosen.plan;
     add("tuned", tuned, false);
     if (o.aa_control) add("tuned-again", tuned, true);
     add("equal",
-        overlap::tune_plan(profile, shape, o.limits, overlap::PartitionStrategy::kEqualSize)
-            .chosen.plan,
+        tune::tune_plan(profile, shape, o.limits, tune::PartitionStrategy::kEqualSize).chosen.plan,
         false);
     add("per-wave",
-        overlap::tune_plan(profile, shape, o.limits, overlap::PartitionStrategy::kOneWavePerGroup)
+        tune::tune_plan(profile, shape, o.limits, tune::PartitionStrategy::kOneWavePerGroup)
             .chosen.plan,
         false);
     if (i < reference.size() && !reference[i].empty()) {
@@ -270,4 +269,4 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
   return rows;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

@@ -1,4 +1,4 @@
-#include "overlap/plan_cache.hpp"
+#include "tune/plan_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
 namespace {
 
 bool same_shape(const GemmShape& a, const GemmShape& b) {
@@ -114,4 +114,4 @@ PlanCache PlanCache::from_json(const nlohmann::json& json, const std::string& so
   return cache;
 }
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -14,18 +14,23 @@
 #include <string>
 #include <vector>
 
-#include "bench/tune_measure.hpp"
 #include "core/stats.hpp"
-#include "overlap/tuner_profile.hpp"
+#include "tune/tune_measure.hpp"
+#include "tune/tuner_profile.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::GemmShape;
+using overlap::OverlapOp;
+using overlap::Plan;
 
 struct TuneValidateOptions {
   overlap::OverlapOp op = overlap::OverlapOp::kReduceScatter;
   core::DType dtype = core::DType::kBf16;
   overlap::WeightLayout layout = overlap::WeightLayout::kNK;
   std::vector<overlap::GemmShape> shapes;
-  overlap::PartitionLimits limits;
+  tune::PartitionLimits limits;
   int max_measured = 100;  // partitions measured per shape
   int warmup = 2;
   int iterations = 10;   // per partition and round
@@ -74,7 +79,7 @@ struct ShapeValidation {
 using TuneValidateProgress = std::function<void(double units, const std::string& step)>;
 
 std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
-                                                 const overlap::TunerProfile& profile,
+                                                 const tune::TunerProfile& profile,
                                                  const TuneValidateOptions& options,
                                                  std::vector<ValidationPoint>& points,
                                                  const TuneValidateProgress& progress);
@@ -90,9 +95,9 @@ struct CompareRow {
 
 // `reference` holds, per shape of `shapes` (same order), a plan string or "" for none.
 std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
-                                         const overlap::TunerProfile& profile,
+                                         const tune::TunerProfile& profile,
                                          const TuneValidateOptions& options,
                                          const std::vector<std::string>& reference,
                                          const TuneValidateProgress& progress);
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

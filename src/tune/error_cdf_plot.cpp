@@ -1,5 +1,5 @@
 // SVG error-CDF plot, quantiles and CSV quoting (see error_cdf_plot.hpp).
-#include "bench/error_cdf_plot.hpp"
+#include "tune/error_cdf_plot.hpp"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <cstddef>
 #include <numeric>
 
-#include "bench/xml_escape.hpp"
 #include "core/error.hpp"
+#include "core/xml_escape.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
 namespace {
 
 // Matplotlib's "tab10": distinct for the first ten series, then it repeats.
@@ -99,7 +99,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
       "font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, xml_escape(title));
+      width, height, left, core::xml_escape(title));
 
   // Grid, ticks and tick labels. A tick label carries a class and sits exactly at its tick's
   // coordinate (the y labels centred by dominant-baseline), so that tests and other readers of
@@ -155,7 +155,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
       s += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{}\"/>"
           "<text class=\"legend\" x=\"{}\" y=\"{}\">{}: n=0 (no points)</text>\n",
-          legend_x, ly, colour, legend_x + 18, ly + 10, xml_escape(c.label));
+          legend_x, ly, colour, legend_x + 18, ly + 10, core::xml_escape(c.label));
       continue;
     }
     std::vector<double> percent(c.values.size());
@@ -171,7 +171,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
     d += fmt::format(" H{:.2f}", px(x_max));
     const double mean = std::accumulate(percent.begin(), percent.end(), 0.0) / n;
     const double p90 = quantile(percent, 0.9);
-    const std::string label = xml_escape(c.label);
+    const std::string label = core::xml_escape(c.label);
     s += fmt::format(
         "<path class=\"cdf\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\">"
         "<title>{}</title></path>\n",
@@ -185,4 +185,4 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
   return s;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

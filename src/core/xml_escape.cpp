@@ -1,7 +1,7 @@
 // XML escaping (see xml_escape.hpp).
-#include "bench/xml_escape.hpp"
+#include "core/xml_escape.hpp"
 
-namespace kiln::bench {
+namespace kiln::core {
 
 std::string xml_escape(const std::string& text) {
   std::string out;
@@ -26,4 +26,4 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::core

@@ -4,8 +4,8 @@
 
 #include <string>
 
-namespace kiln::bench {
+namespace kiln::core {
 
 std::string xml_escape(const std::string& text);
 
-}  // namespace kiln::bench
+}  // namespace kiln::core

@@ -1,5 +1,5 @@
 // The tuner's GPU measurements (see tune_measure.hpp).
-#include "bench/tune_measure.hpp"
+#include "tune/tune_measure.hpp"
 
 #include <fmt/format.h>
 #include <nccl.h>
@@ -11,7 +11,7 @@
 #include <span>
 #include <thread>
 
-#include "bench/rank_timing.hpp"
+#include "comm/rank_timing.hpp"
 #include "comm/sm_probe.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -21,7 +21,7 @@
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
 
-namespace kiln::bench {
+namespace kiln::tune {
 namespace {
 
 using overlap::GemmShape;
@@ -232,7 +232,7 @@ namespace {
 
 // The latency of one group's communication as GemmCollective makes it, per size.
 std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOptions& o,
-                                  const overlap::TransportCurve& which,
+                                  const tune::TransportCurve& which,
                                   const std::vector<double>& sizes,
                                   overlap::LimitedCommunicator* limited,
                                   const TuneProgress& progress) {
@@ -290,8 +290,8 @@ std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOpt
 }
 
 // SMs a running NCCL kernel holds: start a long AllReduce, then let the probe find the SMs.
-overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl, int limit,
-                                      core::DType dtype) {
+tune::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl, int limit,
+                                   core::DType dtype) {
   const std::size_t bytes = 512ull << 20;  // ~1.5 ms on NVLink: outlasts the probe's start
   core::DeviceBuffer data(bytes);
   core::Stream nccl_stream, probe_stream;
@@ -310,7 +310,7 @@ overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl,
   const comm::SmProbeSamples samples = comm::run_sm_probe(probe_stream, 200'000);
   comm.wait(nccl_stream, "nccl sm probe");
   const comm::SmProbeResult r = comm::count_probe(samples, overlap::current_device_sms(), 20'000);
-  overlap::NcclSmMeasurement m;
+  tune::NcclSmMeasurement m;
   m.ctas_limit = limit;
   m.sms_held = r.held_elsewhere;
   m.overlapped = r.overlapped;
@@ -319,14 +319,14 @@ overlap::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl,
 
 }  // namespace
 
-GemmProfileRun::GemmProfileRun(OverlapTimer& timer, const overlap::TunerProfile& profile,
+GemmProfileRun::GemmProfileRun(OverlapTimer& timer, const tune::TunerProfile& profile,
                                const Plan& base)
     : timer_(timer), profile_(profile), plan_(base) {
   plan_.partition.clear();  // one group per wave: the most communication beside the GEMM
   op_ = timer.make(plan_, false);
   traced_ = timer.make(plan_, true);
   // The curve this plan's groups travel on, for the slowdown beside the GEMM.
-  if (const overlap::TransportCurve* t = profile.curve_for(plan_, op_->launch())) {
+  if (const tune::TransportCurve* t = profile.curve_for(plan_, op_->launch())) {
     curve_ = t->curve();
   }
 }
@@ -354,13 +354,13 @@ void GemmProfileRun::trace_once() {
   comm_ends_.push_back(comm_end);
 }
 
-overlap::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stats) {
+tune::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stats) {
   if (stats.size() != 3 || gemm_ends_.empty()) {
     throw Error("GemmProfileRun::finish: needs the three variants' timings and a traced run");
   }
-  overlap::GemmProfile g;
+  tune::GemmProfile g;
   g.shape = timer_.shape();
-  g.base_plan = overlap::base_plan_string(plan_);
+  g.base_plan = tune::base_plan_string(plan_);
   g.launch = op_->launch();
   g.gemm_alone_us = stats[0].median;
   const double without_reorder = stats[1].median;
@@ -376,18 +376,18 @@ overlap::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> s
   // Anchor the model at the measured run (see GemmProfile::overhead_us); with no curve for this
   // plan the model cannot predict it, so the traced end stands in.
   const double modelled_us =
-      curve_ ? 1e6 * overlap::predict(overlap::wave_profile_of(profile_, g, plan_), *curve_,
-                                      std::vector<int>(g.launch.waves(), 1))
+      curve_ ? 1e6 * tune::predict(tune::wave_profile_of(profile_, g, plan_), *curve_,
+                                   std::vector<int>(g.launch.waves(), 1))
                          .seconds
              : g.traced_comm_end_us;
   g.overhead_us = without_reorder - modelled_us;
   return g;
 }
 
-std::vector<overlap::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
-                                                        const overlap::TunerProfile& profile,
-                                                        const std::vector<Plan>& bases,
-                                                        const TuneProfileOptions& o) {
+std::vector<tune::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
+                                                     const tune::TunerProfile& profile,
+                                                     const std::vector<Plan>& bases,
+                                                     const TuneProfileOptions& o) {
   std::vector<std::unique_ptr<GemmProfileRun>> runs;
   std::vector<OverlapTimer::Variant> variants;
   for (const Plan& base : bases) {
@@ -399,25 +399,25 @@ std::vector<overlap::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
       timer.time_variants(variants, o.warmup, o.gemm_iterations, o.rounds, [&](int) {
         for (auto& run : runs) run->trace_once();
       });
-  std::vector<overlap::GemmProfile> out;
+  std::vector<tune::GemmProfile> out;
   for (std::size_t i = 0; i < runs.size(); ++i)
     out.push_back(runs[i]->finish(std::span<const core::TimingStats>(stats).subspan(3 * i, 3)));
   return out;
 }
 
-overlap::GemmProfile measure_gemm_profile(OverlapTimer& timer, const overlap::TunerProfile& profile,
-                                          const Plan& base, const TuneProfileOptions& o) {
+tune::GemmProfile measure_gemm_profile(OverlapTimer& timer, const tune::TunerProfile& profile,
+                                       const Plan& base, const TuneProfileOptions& o) {
   return measure_gemm_profiles(timer, profile, {base}, o).front();
 }
 
-overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TuneProfileOptions& o,
-                                            const TuneProgress& progress) {
+tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TuneProfileOptions& o,
+                                         const TuneProgress& progress) {
   if (o.shapes.empty() || o.base_plans.empty()) {
     throw UsageError("tune profile: needs at least one shape and one base plan");
   }
   const int sms = overlap::current_device_sms();
   const std::size_t element = core::dtype_size(o.dtype);
-  overlap::TunerProfile profile;
+  tune::TunerProfile profile;
   cudaDeviceProp prop{};
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
   profile.device_name = prop.name;
@@ -452,7 +452,7 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
 
   std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited;
   for (const auto& [transport, ctas] : transports) {
-    overlap::TransportCurve curve;
+    tune::TransportCurve curve;
     curve.transport = transport;
     curve.nccl_ctas = ctas;
     curve.bytes = sizes;
@@ -471,7 +471,7 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
   }
   if (o.probe_nccl_sms &&
       std::none_of(profile.nccl_sms.begin(), profile.nccl_sms.end(),
-                   [](const overlap::NcclSmMeasurement& m) { return m.ctas_limit == 0; })) {
+                   [](const tune::NcclSmMeasurement& m) { return m.ctas_limit == 0; })) {
     profile.nccl_sms.push_back(probe_nccl(comm, comm.get(), 0, o.dtype));
   }
 
@@ -480,7 +480,7 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
   // differ by the moment as much as by the plan.
   for (const GemmShape& shape : o.shapes) {
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
-    for (overlap::GemmProfile& g : measure_gemm_profiles(timer, profile, o.base_plans, o))
+    for (tune::GemmProfile& g : measure_gemm_profiles(timer, profile, o.base_plans, o))
       profile.gemms.push_back(std::move(g));
     if (progress) {
       progress(20.0 * static_cast<double>(o.base_plans.size()),
@@ -490,4 +490,4 @@ overlap::TunerProfile measure_tuner_profile(comm::Communicator& comm, const Tune
   return profile;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

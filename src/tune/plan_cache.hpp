@@ -12,7 +12,10 @@
 
 #include "overlap/signaling_gemm.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::GemmShape;
 
 struct PlanKey {
   std::string device;  // hardware profile key, e.g. "h200-sxm"
@@ -51,4 +54,4 @@ class PlanCache {
   std::vector<CachedPlan> entries_;
 };
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::bench {
+namespace kiln::tune {
 
 // One series of a CDF plot: absolute relative prediction errors as fractions (0.031 = 3.1%).
 // Every value must be finite and >= 0: a negative value means the caller forgot the absolute
@@ -35,4 +35,4 @@ double quantile(std::vector<double> values, double q);
 // double quote doubled; otherwise unchanged.
 std::string csv_field(const std::string& text);
 
-}  // namespace kiln::bench
+}  // namespace kiln::tune

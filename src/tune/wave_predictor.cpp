@@ -1,4 +1,4 @@
-#include "overlap/wave_predictor.hpp"
+#include "tune/wave_predictor.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
 
 LatencyCurve::LatencyCurve(std::vector<double> bytes, std::vector<double> seconds) {
   if (bytes.empty() || bytes.size() != seconds.size()) {
@@ -209,4 +209,4 @@ Prediction best_partition_exhaustive(const WaveProfile& profile, const LatencyCu
   return best;
 }
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune

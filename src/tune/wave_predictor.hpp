@@ -13,7 +13,10 @@
 
 #include "overlap/signaling_gemm.hpp"
 
-namespace kiln::overlap {
+namespace kiln::tune {
+
+// The runtime's values that the tuner reads and writes.
+using overlap::LaunchGeometry;
 
 // Latency of one collective call against its message size (bytes per rank), sampled. Between
 // samples: linear. Below the smallest: the smallest sample's latency (the fixed cost does not
@@ -91,4 +94,4 @@ Prediction best_partition(const WaveProfile& profile, const LatencyCurve& curve,
 Prediction best_partition_exhaustive(const WaveProfile& profile, const LatencyCurve& curve,
                                      const PartitionLimits& limits);
 
-}  // namespace kiln::overlap
+}  // namespace kiln::tune
