@@ -14,6 +14,7 @@
 #include <set>
 
 #include "bench/cublas_gemm.hpp"
+#include "comm/collective.hpp"
 #include "comm/communicator.hpp"
 #include "comm/rank_timing.hpp"
 #include "core/device_buffer.hpp"
@@ -22,6 +23,7 @@
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "overlap/launch_geometry.hpp"
 #include "overlap/signaling_gemm.hpp"
 #include "tune/automatic_plan.hpp"
 
@@ -30,10 +32,6 @@ namespace {
 
 using overlap::GemmShape;
 using overlap::OverlapOp;
-
-ncclDataType_t nccl_type(core::DType dtype) {
-  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
-}
 
 core::TimingStats time_over_ranks(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                   int iterations, const std::function<void(int)>& body,
@@ -67,11 +65,12 @@ void enqueue_op(comm::Communicator& comm, OverlapOp op, core::DType dtype, void*
                 std::size_t elements, cudaStream_t stream) {
   if (op == OverlapOp::kAllReduce) {
     comm.call("allreduce", [&] {
-      return ncclAllReduce(send, send, elements, nccl_type(dtype), ncclSum, comm.get(), stream);
+      return ncclAllReduce(send, send, elements, comm::nccl_type(dtype), ncclSum, comm.get(),
+                           stream);
     });
   } else {
     comm.call("reducescatter", [&] {
-      return ncclReduceScatter(send, recv, elements / comm.size(), nccl_type(dtype), ncclSum,
+      return ncclReduceScatter(send, recv, elements / comm.size(), comm::nccl_type(dtype), ncclSum,
                                comm.get(), stream);
     });
   }
@@ -236,25 +235,14 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     const int device_sms = overlap::current_device_sms();
     const std::size_t out_rows_max = static_cast<std::size_t>(shape.m);
     core::DeviceBuffer out(out_rows_max * shape.n * element);
-    // One NCCL communicator per count of SMs the GEMM leaves free, shared by the plans that
-    // leave that many (a split per plan would cost more than the sweep).
-    std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited;
+    overlap::LimitedCommunicatorPool limited(comm);
     const auto options_for = [&](const overlap::Plan& plan, bool trace) {
       overlap::OverlapOptions options;
       options.force_spin_wait = o.spin_wait;
       options.trace = trace;
-      if (plan.cta_cap > 0 && !plan.copy_engine) {
-        auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
-        const int free_sms =
-            device_sms -
-            kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, device_sms)
-                .grid_ctas;
-        if (free_sms >= 1) {
-          auto& slot = limited[free_sms];
-          if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm, free_sms);
-          options.collective_comm = slot.get();
-        }
-      }
+      const overlap::LaunchGeometry launch = overlap::host_launch_geometry(
+          shape, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, device_sms);
+      options.collective_comm = limited.get(overlap::collective_ctas_for(plan, launch, device_sms));
       return options;
     };
     const auto run_plan = [&](const overlap::Plan& plan, int warmup, int iterations) {

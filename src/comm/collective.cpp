@@ -7,7 +7,6 @@
 #include "core/error.hpp"
 
 namespace kiln::comm {
-namespace {
 
 ncclDataType_t nccl_type(core::DType dtype) {
   switch (dtype) {
@@ -22,8 +21,6 @@ ncclDataType_t nccl_type(core::DType dtype) {
   }
   throw Error("nccl_type: unknown dtype");
 }
-
-}  // namespace
 
 std::string op_name(CollectiveOp op) {
   switch (op) {

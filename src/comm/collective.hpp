@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <nccl.h>
 
 #include <cstdint>
 #include <string>
@@ -13,6 +14,9 @@
 namespace kiln::comm {
 
 class Communicator;
+
+// NCCL's name for a kiln element type.
+ncclDataType_t nccl_type(core::DType dtype);
 
 enum class CollectiveOp {
   kAllReduce,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "comm/collective.hpp"
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -17,10 +18,6 @@
 
 namespace kiln::overlap {
 namespace {
-
-ncclDataType_t nccl_type(core::DType dtype) {
-  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
-}
 
 bool is_power_of_two(int value) {
   return value > 0 && (value & (value - 1)) == 0;
@@ -56,22 +53,6 @@ OverlapOp parse_overlap_op(const std::string& text, const std::string& argument)
   if (text == "ar" || text == "allreduce") return OverlapOp::kAllReduce;
   throw UsageError(argument + " " + text +
                    ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
-}
-
-LimitedCommunicator::LimitedCommunicator(comm::Communicator& parent, int max_ctas)
-    : max_ctas_(max_ctas) {
-  if (max_ctas < 1) throw UsageError(fmt::format("NCCL CTA limit {}: must be >= 1", max_ctas));
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  // NCCL's channel count tops out at 32 on this machine class; more free SMs than that need no
-  // limit.
-  config.maxCTAs = std::min(max_ctas, 32);
-  config.minCTAs = std::min(config.maxCTAs, 4);
-  parent.call(fmt::format("communicator split (max {} CTAs)", max_ctas),
-              [&] { return ncclCommSplit(parent.get(), 0, parent.rank(), &comm_, &config); });
-}
-
-LimitedCommunicator::~LimitedCommunicator() {
-  if (comm_ != nullptr) ncclCommDestroy(comm_);
 }
 
 int current_device_sms() {
@@ -116,9 +97,8 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
     collective_comm_ = comm.get();  // only for the exchange's setup; no collective runs on it
   } else if (options.collective_comm != nullptr) {
     collective_comm_ = options.collective_comm->get();
-  } else if (device_sms_ - launch_.grid_ctas >= 1 && plan.cta_cap > 0) {
-    own_collective_comm_ =
-        std::make_unique<LimitedCommunicator>(comm, device_sms_ - launch_.grid_ctas);
+  } else if (const int ctas = collective_ctas_for(plan, launch_, device_sms_); ctas >= 1) {
+    own_collective_comm_ = std::make_unique<LimitedCommunicator>(comm, ctas);
     collective_comm_ = own_collective_comm_->get();
   } else {
     collective_comm_ = comm.get();
@@ -280,15 +260,15 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     } else if (op_ == OverlapOp::kAllReduce) {
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.tile_elements();
       comm_.call("overlap allreduce", [&] {
-        return ncclAllReduce(send, send, elements, nccl_type(dtype_), ncclSum, collective_comm_,
-                             comm_stream_);
+        return ncclAllReduce(send, send, elements, comm::nccl_type(dtype_), ncclSum,
+                             collective_comm_, comm_stream_);
       });
     } else {
       void* recv = received_bytes + first * geometry_.subtile_elements() * element;
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.subtile_elements();
       comm_.call("overlap reducescatter", [&] {
-        return ncclReduceScatter(send, recv, elements, nccl_type(dtype_), ncclSum, collective_comm_,
-                                 comm_stream_);
+        return ncclReduceScatter(send, recv, elements, comm::nccl_type(dtype_), ncclSum,
+                                 collective_comm_, comm_stream_);
       });
     }
     if (options_.trace) trace_events_[2 + 2 * g].record(comm_stream_);

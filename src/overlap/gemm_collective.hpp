@@ -28,6 +28,7 @@
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
 #include "overlap/group_wait.hpp"
+#include "overlap/limited_communicator.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "overlap/signaling_gemm.hpp"
@@ -49,24 +50,6 @@ struct MutableMatrixRef {
   void* data = nullptr;
   core::DType dtype = core::DType::kBf16;
   int rows = 0, cols = 0;
-};
-
-// A split of the communicator whose NCCL kernels use at most `max_ctas` CTAs: with the GEMM
-// capped to the other SMs, every CTA of a group's collective is resident while the GEMM runs.
-// (Measured on 2xH200 with an unlimited NCCL: a group's ReduceScatter started at once but ended
-// only near the GEMM's end, its CTAs waiting for SMs; docs/results/2026-11-23-overlap/.)
-class LimitedCommunicator {
- public:
-  LimitedCommunicator(comm::Communicator& parent, int max_ctas);
-  ~LimitedCommunicator();
-  LimitedCommunicator(const LimitedCommunicator&) = delete;
-  LimitedCommunicator& operator=(const LimitedCommunicator&) = delete;
-  ncclComm_t get() const { return comm_; }
-  int max_ctas() const { return max_ctas_; }
-
- private:
-  ncclComm_t comm_ = nullptr;
-  int max_ctas_ = 0;
 };
 
 struct OverlapOptions {

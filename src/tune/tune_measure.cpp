@@ -11,6 +11,7 @@
 #include <span>
 #include <thread>
 
+#include "comm/collective.hpp"
 #include "comm/rank_timing.hpp"
 #include "comm/sm_probe.hpp"
 #include "core/device_buffer.hpp"
@@ -20,6 +21,7 @@
 #include "core/hardware_profile.hpp"
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
+#include "overlap/launch_geometry.hpp"
 
 namespace kiln::tune {
 namespace {
@@ -28,10 +30,6 @@ using overlap::GemmShape;
 using overlap::OverlapOp;
 using overlap::Plan;
 
-ncclDataType_t nccl_type(core::DType dtype) {
-  return dtype == core::DType::kBf16 ? ncclBfloat16 : ncclFloat16;
-}
-
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -39,11 +37,6 @@ double median_of(std::vector<double> v) {
 }
 
 // SMs the GEMM of `plan` leaves NCCL (0: no limit, NCCL's default communicator).
-int nccl_ctas_for(const Plan& plan, const overlap::LaunchGeometry& launch, int sms) {
-  if (plan.copy_engine || plan.cta_cap <= 0) return 0;
-  return std::max(sms - launch.grid_ctas, 0);
-}
-
 }  // namespace
 
 std::vector<Plan> default_base_plans() {
@@ -99,7 +92,7 @@ struct OverlapTimer::Buffers {
 
 OverlapTimer::OverlapTimer(comm::Communicator& comm, OverlapOp op, core::DType dtype,
                            overlap::WeightLayout layout, const GemmShape& shape)
-    : comm_(comm), op_(op), dtype_(dtype), layout_(layout), shape_(shape) {
+    : comm_(comm), op_(op), dtype_(dtype), layout_(layout), shape_(shape), limited_(comm) {
   const std::size_t element = core::dtype_size(dtype);
   const std::size_t a_count = static_cast<std::size_t>(shape.m) * shape.k;
   const std::size_t b_count = static_cast<std::size_t>(shape.n) * shape.k;
@@ -117,18 +110,10 @@ OverlapTimer::~OverlapTimer() = default;
 std::unique_ptr<overlap::GemmCollective> OverlapTimer::make(const Plan& plan, bool trace) {
   overlap::OverlapOptions options;
   options.trace = trace;
-  if (!plan.copy_engine && plan.cta_cap > 0) {
-    const int sms = overlap::current_device_sms();
-    auto kernel = overlap::make_signaling_gemm(dtype_, layout_, plan.tile);
-    const int free_sms = nccl_ctas_for(
-        plan, kernel->geometry(shape_, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms),
-        sms);
-    if (free_sms >= 1) {
-      auto& slot = limited_[free_sms];
-      if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm_, free_sms);
-      options.collective_comm = slot.get();
-    }
-  }
+  const int sms = overlap::current_device_sms();
+  const overlap::LaunchGeometry launch = overlap::host_launch_geometry(
+      shape_, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms);
+  options.collective_comm = limited_.get(overlap::collective_ctas_for(plan, launch, sms));
   return std::make_unique<overlap::GemmCollective>(op_, shape_, dtype_, layout_, comm_, plan,
                                                    options);
 }
@@ -268,13 +253,13 @@ std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOpt
         }
       } else if (o.op == OverlapOp::kAllReduce) {
         comm.call("tuner allreduce", [&] {
-          return ncclAllReduce(send.data(), send.data(), count, nccl_type(o.dtype), ncclSum, nccl,
-                               stream);
+          return ncclAllReduce(send.data(), send.data(), count, comm::nccl_type(o.dtype), ncclSum,
+                               nccl, stream);
         });
       } else {
         comm.call("tuner reducescatter", [&] {
-          return ncclReduceScatter(send.data(), recv.data(), count / world, nccl_type(o.dtype),
-                                   ncclSum, nccl, stream);
+          return ncclReduceScatter(send.data(), recv.data(), count / world,
+                                   comm::nccl_type(o.dtype), ncclSum, nccl, stream);
         });
       }
     };
@@ -303,7 +288,7 @@ tune::NcclSmMeasurement probe_nccl(comm::Communicator& comm, ncclComm_t nccl, in
   for (int i = 0; i < 3; ++i) {
     comm.call("sm probe allreduce", [&] {
       return ncclAllReduce(data.data(), data.data(), bytes / core::dtype_size(dtype),
-                           nccl_type(dtype), ncclSum, nccl, nccl_stream);
+                           comm::nccl_type(dtype), ncclSum, nccl, nccl_stream);
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -442,7 +427,7 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
       largest = std::max(largest, static_cast<double>(launch.slots) * plan.tile.m * plan.tile.n *
                                       static_cast<double>(element));
       const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",
-                                          nccl_ctas_for(plan, launch, sms)};
+                                          overlap::collective_ctas_for(plan, launch, sms)};
       if (std::find(transports.begin(), transports.end(), t) == transports.end())
         transports.push_back(t);
     }
@@ -450,18 +435,13 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
   const std::vector<double> sizes =
       curve_sizes(std::min(o.min_curve_bytes, largest), largest, o.points_per_octave, granule);
 
-  std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited;
+  overlap::LimitedCommunicatorPool limited(comm);
   for (const auto& [transport, ctas] : transports) {
     tune::TransportCurve curve;
     curve.transport = transport;
     curve.nccl_ctas = ctas;
     curve.bytes = sizes;
-    overlap::LimitedCommunicator* lc = nullptr;
-    if (transport == "nccl" && ctas > 0) {
-      auto& slot = limited[ctas];
-      if (!slot) slot = std::make_unique<overlap::LimitedCommunicator>(comm, ctas);
-      lc = slot.get();
-    }
+    overlap::LimitedCommunicator* lc = transport == "nccl" ? limited.get(ctas) : nullptr;
     curve.us = measure_curve(comm, o, curve, sizes, lc, progress);
     profile.curves.push_back(std::move(curve));
     if (o.probe_nccl_sms && transport == "nccl") {

@@ -133,7 +133,7 @@ class OverlapTimer {
   overlap::GemmShape shape_;
   struct Buffers;
   std::unique_ptr<Buffers> buffers_;
-  std::map<int, std::unique_ptr<overlap::LimitedCommunicator>> limited_;
+  overlap::LimitedCommunicatorPool limited_;
   double settle_seconds_ = 0.5;
 };
 
