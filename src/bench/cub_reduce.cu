@@ -2,6 +2,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <climits>
 
 #include <cub/device/device_reduce.cuh>
@@ -104,15 +105,30 @@ cudaError_t dispatch(core::DType dtype, kernels::ReduceOp op, void* storage, std
 
 CubReduce::CubReduce(kernels::ReduceOp op, core::DType dtype, std::int64_t max_count)
     : op_(op), dtype_(dtype), max_count_(max_count) {
+  KILN_REQUIRE(max_count >= 1, "CUB reduce: max_count must be >= 1");
+  // run() takes CUB's 32-bit-offset path for counts <= INT32_MAX and its 64-bit one above: two
+  // different kernels, each with its own storage need. Beyond one tile CUB wants one partial per
+  // block of its grid, (blocks resident per SM) x SMs x 5, and residency follows the kernel's
+  // registers: on sm_90 the 64-bit DeviceReduceKernel takes 40 registers (6 blocks of 256 per SM)
+  // and the 32-bit one 32 (8 per SM). Storage sized only at a count above INT32_MAX was thus too
+  // small for a count below it, and CUB refused it with cudaErrorInvalidValue. So size for the
+  // largest count of each path run() can take (past one tile CUB's need no longer depends on the
+  // count, so INT32_MAX stands for every count of the 32-bit path).
   std::size_t bytes = 0;
   KILN_CUDA_CHECK(dispatch(dtype_, op_, nullptr, bytes, nullptr, max_count, nullptr, nullptr));
+  if (max_count > INT32_MAX) {
+    std::size_t narrow_bytes = 0;
+    KILN_CUDA_CHECK(
+        dispatch(dtype_, op_, nullptr, narrow_bytes, nullptr, INT32_MAX, nullptr, nullptr));
+    bytes = std::max(bytes, narrow_bytes);
+  }
   storage_ = core::DeviceBuffer(std::max<std::size_t>(bytes, 16));
 }
 
 void CubReduce::run(const void* in, std::int64_t count, void* out, cudaStream_t stream) const {
   KILN_REQUIRE(count >= 1 && count <= max_count_,
                "CUB reduce: count outside the storage it was sized for");
-  // Sized for max_count at construction: no sizing query inside a timed region.
+  // Sized for both offset paths at construction: no sizing query inside a timed region.
   std::size_t bytes = storage_.bytes();
   KILN_CUDA_CHECK(dispatch(dtype_, op_, storage_.data(), bytes, in, count, out, stream));
 }

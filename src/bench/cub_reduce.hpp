@@ -14,7 +14,7 @@ namespace kiln::bench {
 
 class CubReduce {
  public:
-  // Ready for inputs of up to `max_count` elements.
+  // Ready for inputs of any count in 1 .. `max_count`, on either side of 2^31.
   CubReduce(kernels::ReduceOp op, core::DType dtype, std::int64_t max_count);
   // out = op over in[0 .. count) in the result type of kernels::reduce (int32 or fp32).
   void run(const void* in, std::int64_t count, void* out, cudaStream_t stream) const;

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -120,7 +122,48 @@ double tolerance(core::DType dtype, ReduceOp op) {
   return dtype == core::DType::kInt32 || op != ReduceOp::kSum ? 0.0 : 1e-3;
 }
 
+// Runs one step of one row (building its workspace, checking it, timing it) and returns "" or,
+// when it threw a kiln::Error, the error's text: the row then records it and the bench goes on
+// with the next row. Only for errors that leave the CUDA context usable (cudaErrorInvalidValue,
+// cudaErrorMemoryAllocation, a launch-configuration error, a UsageError): a sticky one (an illegal
+// address, a device-side trap) poisons the context for the rest of the process, every later row
+// would fail with it too, so it is rethrown and ends the run with its message as before. Which
+// kind it was is read off the context rather than guessed from the text: cudaGetLastError clears
+// a non-sticky error (CUB only peeks at a launch error, which would otherwise surface at the next
+// row's launch check), while a sticky one comes back from every later call.
+std::string run_step(const std::function<void()>& step) {
+  try {
+    step();
+    return {};
+  } catch (const Error& error) {
+    (void)cudaGetLastError();
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess) throw;
+    const std::string text = error.what();
+    return text.empty() ? "error without a message" : text;
+  }
+}
+
 }  // namespace
+
+std::string reduce_table_header() {
+  return fmt::format("{:>12} {:<11} {:>10} {:>10} {:>10} {:>6} {:>9} {:>7} {:>8} {:>9} {} {}",
+                     "size", "variant", "median", "min", "max", "cv%", "GB/s", "%copy", "cub/this",
+                     "error", "ok", "note");
+}
+
+std::string format_reduce_row(const ReduceResult& r) {
+  if (!r.failure.empty()) {
+    return fmt::format("{:>12} {:<11} {:>10} {:>10} {:>10} {:>6} {:>9} {:>7} {:>8} {:>9} {} {}",
+                       r.size, r.variant, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                       "did not run: " + r.failure);
+  }
+  const std::string ratio =
+      r.cub_over_this > 0.0 ? fmt::format("{:8.3f}", r.cub_over_this) : fmt::format("{:>8}", "-");
+  return fmt::format(
+      "{:12d} {:<11} {:10.2f} {:10.2f} {:10.2f} {:6.1f} {:9.1f} {:6.1f}% {} {:9.2e} {}", r.size,
+      r.variant, r.us.median, r.us.min, r.us.max, 100.0 * r.us.cv, r.gbps, 100.0 * r.copy_fraction,
+      ratio, r.error, r.correct ? "yes" : "NO");
+}
 
 std::vector<std::int64_t> parse_sizes(const std::string& text, const std::string& argument) {
   std::vector<std::int64_t> sizes;
@@ -336,7 +379,10 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
   const std::vector<Reference> refs =
       host_references(static_cast<char*>(main_input.data()) + offset, o.dtype, o.op, sizes);
   core::DeviceBuffer out(256);
-  const CubReduce cub(o.op, o.dtype, largest);
+  // One CUB for every size (its storage serves any count up to the largest); should even that
+  // fail, every CUB row says why and the variants still run.
+  std::optional<CubReduce> cub;
+  const std::string cub_failure = run_step([&] { cub.emplace(o.op, o.dtype, largest); });
 
   std::printf(
       "# kiln reduce bench: %s %s, copy %.0f GB/s (read + write), L2 %d MiB, inputs "
@@ -347,8 +393,7 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
       "# times in us: median of %d iterations (warm-up %d), interleaved with CUB over 2 "
       "rounds; inputs smaller than 2x L2 rotate over copies spanning 2x L2 (up to 2^15)\n",
       o.iterations, o.warmup);
-  std::printf("%12s %-11s %10s %10s %10s %6s %9s %7s %8s %9s %s\n", "size", "variant", "median",
-              "min", "max", "cv%", "GB/s", "%copy", "cub/this", "error", "ok");
+  std::printf("%s\n", reduce_table_header().c_str());
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const std::int64_t size = sizes[s];
     const std::size_t bytes = static_cast<std::size_t>(size) * element;
@@ -379,9 +424,15 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
     std::vector<std::unique_ptr<kernels::ReduceWorkspace>> workspaces;
     std::vector<std::function<void(int)>> bodies;
     std::vector<std::string> names = {"cub"}, knobs = {"cub::DeviceReduce"};
-    bodies.push_back([&, size](int) { cub.run(input(), size, out.data(), stream.get()); });
+    // failures[b]: why body b has no row of numbers at this size ("" while it runs); a failed
+    // body is neither checked nor timed again.
+    std::vector<std::string> failures = {cub_failure};
+    bodies.push_back([&, size](int) { cub->run(input(), size, out.data(), stream.get()); });
     for (const auto& v : variants) {
-      workspaces.push_back(std::make_unique<kernels::ReduceWorkspace>(v, o.dtype, size, o.op));
+      workspaces.push_back(nullptr);
+      failures.push_back(run_step([&] {
+        workspaces.back() = std::make_unique<kernels::ReduceWorkspace>(v, o.dtype, size, o.op);
+      }));
       const kernels::ReduceWorkspace* ws = workspaces.back().get();
       bodies.push_back([&, v, ws, size](int) {
         kernels::reduce(v, o.op, o.dtype, input(), size, out.data(), *ws, stream.get());
@@ -394,15 +445,24 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
     // Correctness first, on a poisoned output.
     std::vector<double> errors(bodies.size());
     for (std::size_t b = 0; b < bodies.size(); ++b) {
-      core::poison(out.data(), out.bytes(), stream.get());
-      bodies[b](0);
-      KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-      errors[b] = result_error(out.data(), o.dtype, refs[s]);
+      if (!failures[b].empty()) continue;
+      failures[b] = run_step([&] {
+        core::poison(out.data(), out.bytes(), stream.get());
+        bodies[b](0);
+        KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        errors[b] = result_error(out.data(), o.dtype, refs[s]);
+      });
     }
     const auto samples = core::sample_interleaved(
         static_cast<int>(bodies.size()), 2, o.warmup, o.iterations,
         [&](int b, int warmup, int iterations) {
-          return core::time_iterations(stream.get(), {warmup, iterations}, bodies[b]);
+          std::vector<float> times;
+          if (failures[b].empty()) {
+            failures[b] = run_step([&] {
+              times = core::time_iterations(stream.get(), {warmup, iterations}, bodies[b]);
+            });
+          }
+          return times;
         });
     std::vector<ReduceResult> rows;
     for (std::size_t b = 0; b < bodies.size(); ++b) {
@@ -410,6 +470,13 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
       r.variant = names[b];
       r.knobs = knobs[b];
       r.size = size;
+      r.failure = failures[b];
+      if (!r.failure.empty()) {
+        std::fprintf(stderr, "# size %lld: %s did not run: %s\n", static_cast<long long>(size),
+                     r.variant.c_str(), r.failure.c_str());
+        rows.push_back(r);
+        continue;
+      }
       std::vector<double> us;
       for (float ms : samples[b]) us.push_back(ms * 1e3);
       r.us = core::summarize(us);
@@ -420,11 +487,10 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
       rows.push_back(r);
     }
     for (ReduceResult& r : rows) {
-      r.cub_over_this = rows[0].us.median / r.us.median;
-      std::printf("%12lld %-11s %10.2f %10.2f %10.2f %6.1f %9.1f %6.1f%% %8.3f %9.2e %s\n",
-                  static_cast<long long>(r.size), r.variant.c_str(), r.us.median, r.us.min,
-                  r.us.max, 100.0 * r.us.cv, r.gbps, 100.0 * r.copy_fraction, r.cub_over_this,
-                  r.error, r.correct ? "yes" : "NO");
+      // Left at 0 ("-") when CUB or this row did not run.
+      if (rows[0].failure.empty() && r.failure.empty())
+        r.cub_over_this = rows[0].us.median / r.us.median;
+      std::printf("%s\n", format_reduce_row(r).c_str());
       report.results.push_back(r);
     }
     std::fflush(stdout);
@@ -468,7 +534,8 @@ nlohmann::json to_json(const ReduceBenchOptions& o, const ReduceBenchReport& rep
                             {"copy_fraction", r.copy_fraction},
                             {"cub_over_this", r.cub_over_this},
                             {"error", r.error},
-                            {"correct", r.correct}});
+                            {"correct", r.correct},
+                            {"failure", r.failure}});
   }
   j["ncu"] = nlohmann::json::array();
   for (const NcuMetrics& m : report.ncu) {

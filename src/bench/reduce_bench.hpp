@@ -53,6 +53,10 @@ struct ReduceResult {
   double cub_over_this = 0.0;  // CUB's median / this median (> 1: faster than CUB)
   double error = 0.0;          // |result - reference| / max(|reference|, 1); 0 exact
   bool correct = false;
+  // Why this row has no measurement: the error its variant (or CUB) met at this size, e.g. an
+  // allocation that did not fit. Empty when it ran; otherwise its numbers are 0 and `correct`
+  // false.
+  std::string failure;
 };
 
 struct ReduceBenchReport {
@@ -72,6 +76,12 @@ std::vector<std::string> ncu_metric_names();
 std::vector<NcuValue> parse_ncu_csv(const std::string& csv);
 // Fills the metrics of `m` from parsed values (durations converted to microseconds).
 void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m);
+
+// The table's header and one row in its columns (host-only, tested on CPU). A row that did not run
+// shows "-" in every measured column and "did not run: <failure>" at the end; cub/this is "-" when
+// either it or CUB did not run (cub_over_this 0).
+std::string reduce_table_header();
+std::string format_reduce_row(const ReduceResult& row);
 
 // Parses "1e3,1e6,2e9" or "1000" style sizes (each >= 1); throws kiln::UsageError naming
 // `argument`.
