@@ -8,9 +8,11 @@
 #include "apps/kiln/rank_flags.hpp"
 #include "bench/bus_bandwidth.hpp"
 #include "bench/collective_bench.hpp"
+#include "bench/result_envelope.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
 #include "comm/rank_launch.hpp"
+#include "comm/rank_provenance.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
@@ -120,16 +122,8 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
                busbw_sum / static_cast<double>(rows.size()));
     std::fflush(stdout);
     if (!json_path.empty()) {
-      provenance.world_size = comm.size();
-      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
-      core::add_device_provenance(provenance, comm.device());
-      provenance.devices.clear();
-      for (const bench::RankDevice& d : devices)
-        provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
-      provenance.libraries["nccl"] = comm::nccl_version();
+      comm::add_rank_provenance(provenance, comm, bench::device_labels(devices));
       nlohmann::json result;
-      result["provenance"] = core::to_json(provenance);
-      result["benchmark"] = "collective";
       result["op"] = comm::op_name(o.op);
       result["dtype"] = core::dtype_name(o.dtype);
       result["world_size"] = comm.size();
@@ -141,8 +135,7 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
       result["rows"] = nlohmann::json::array();
       for (const bench::CollectiveRow& row : rows)
         result["rows"].push_back(bench::row_to_json(row));
-      core::write_json_file(json_path, result);
-      fmt::print("# wrote {}\n", json_path);
+      bench::write_result(json_path, provenance, "collective", result);
     }
   }
   return o.check && total_wrong != 0 ? 1 : 0;

@@ -11,10 +11,12 @@
 #include "apps/kiln/rank_flags.hpp"
 #include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
+#include "bench/result_envelope.hpp"
 #include "bench/suite.hpp"
 #include "bench/suite_plot.hpp"
 #include "comm/communicator.hpp"
 #include "comm/rank_launch.hpp"
+#include "comm/rank_provenance.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "core/stall_watchdog.hpp"
@@ -91,13 +93,8 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
         metrics.value("roof_0.75", 0.0),
         comm.shares_gpu() ? "  (ranks share GPUs: speed metrics not meaningful)" : "");
     if (!f.json_path.empty()) {
-      provenance.world_size = comm.size();
-      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
-      core::add_device_provenance(provenance, comm.device());
-      provenance.libraries["nccl"] = comm::nccl_version();
+      comm::add_rank_provenance(provenance, comm);
       nlohmann::json result;
-      result["provenance"] = core::to_json(provenance);
-      result["benchmark"] = "suite";
       result["dtype"] = core::dtype_name(o.dtype);
       result["trials"] = o.trials;
       result["warmup"] = o.warmup;
@@ -105,8 +102,7 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
       result["metrics"] = metrics;
       result["rows"] = nlohmann::json::array();
       for (const auto& r : rows) result["rows"].push_back(bench::suite_row_to_json(r));
-      core::write_json_file(f.json_path, result);
-      fmt::print("# wrote {}\n", f.json_path);
+      bench::write_result(f.json_path, provenance, "suite", result);
     }
     if (!f.svg_path.empty()) {
       write_svg(f.svg_path,

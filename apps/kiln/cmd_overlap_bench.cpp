@@ -10,9 +10,11 @@
 #include "apps/kiln/rank_flags.hpp"
 #include "bench/collective_bench.hpp"
 #include "bench/overlap_bench.hpp"
+#include "bench/result_envelope.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
 #include "comm/rank_launch.hpp"
+#include "comm/rank_provenance.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 
@@ -151,16 +153,8 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         comm.shares_gpu() ? " (ranks share GPUs: not meaningful)" : "",
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
-      provenance.world_size = comm.size();
-      provenance.ranks_per_gpu = comm.info().ranks_per_gpu;
-      core::add_device_provenance(provenance, comm.device());
-      provenance.devices.clear();
-      for (const bench::RankDevice& d : devices)
-        provenance.devices.push_back(d.name + " [" + d.bus_id + "]");
-      provenance.libraries["nccl"] = comm::nccl_version();
+      comm::add_rank_provenance(provenance, comm, bench::device_labels(devices));
       nlohmann::json result;
-      result["provenance"] = core::to_json(provenance);
-      result["benchmark"] = "overlap";
       result["op"] = overlap::overlap_op_name(o.op);
       result["dtype"] = core::dtype_name(o.dtype);
       result["layout"] = overlap::weight_layout_name(o.layout);
@@ -170,8 +164,7 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
       result["rows"] = nlohmann::json::array();
       for (const bench::OverlapRow& row : rows)
         result["rows"].push_back(bench::overlap_row_to_json(row));
-      core::write_json_file(json_path, result);
-      fmt::print("# wrote {}\n", json_path);
+      bench::write_result(json_path, provenance, "overlap", result);
     }
   }
   return o.check && !all_correct ? 1 : 0;

@@ -8,6 +8,7 @@
 #include "apps/kiln/commands.hpp"
 #include "bench/overlap_bench.hpp"
 #include "bench/overlap_gemm_bench.hpp"
+#include "bench/result_envelope.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
@@ -74,18 +75,13 @@ void register_overlap_gemm(CLI::App& overlap, Runner& run) {
       for (const auto& row : rows)
         correct = correct && row.gemm_relative_error <= 1e-2 && row.rmsnorm_relative_error <= 1e-2;
       if (!flags->json_path.empty()) {
-        int device = 0;
-        KILN_CUDA_CHECK(cudaGetDevice(&device));
-        core::add_device_provenance(provenance, device);
+        core::add_current_device_provenance(provenance);
         nlohmann::json result;
-        result["provenance"] = core::to_json(provenance);
-        result["benchmark"] = "overlap-gemm";
         result["dtype"] = core::dtype_name(o.dtype);
         result["layout"] = overlap::weight_layout_name(o.layout);
         result["rows"] = nlohmann::json::array();
         for (const auto& row : rows) result["rows"].push_back(bench::overlap_gemm_row_to_json(row));
-        core::write_json_file(flags->json_path, result);
-        fmt::print("# wrote {}\n", flags->json_path);
+        bench::write_result(flags->json_path, provenance, "overlap-gemm", result);
       }
       fmt::print("# correctness: {}\n", correct ? "OK" : "FAILED");
       return correct ? 0 : 1;

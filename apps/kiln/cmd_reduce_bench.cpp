@@ -7,6 +7,7 @@
 
 #include "apps/kiln/commands.hpp"
 #include "bench/reduce_bench.hpp"
+#include "bench/result_envelope.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -85,13 +86,8 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
           correct = correct && r.correct;
       }
       if (!flags->json_path.empty()) {
-        int device = 0;
-        KILN_CUDA_CHECK(cudaGetDevice(&device));
-        core::add_device_provenance(provenance, device);
-        nlohmann::json result = bench::to_json(o, report);
-        result["provenance"] = core::to_json(provenance);
-        core::write_json_file(flags->json_path, result);
-        fmt::print("# wrote {}\n", flags->json_path);
+        core::add_current_device_provenance(provenance);
+        bench::write_result(flags->json_path, provenance, "reduce", bench::to_json(o, report));
       }
       fmt::print("# correctness: {}\n", correct ? "OK" : "FAILED");
       if (not_run > 0) {

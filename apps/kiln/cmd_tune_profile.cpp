@@ -8,6 +8,7 @@
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
 #include "bench/overlap_bench.hpp"
+#include "comm/rank_provenance.hpp"
 #include "core/progress_bar.hpp"
 #include "tune/plan_lookup.hpp"
 #include "tune/tune_measure.hpp"
@@ -87,9 +88,7 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
       comm, o, [&](double u, const std::string& s) { bar.advance(u, s); });
   bar.finish();
   if (!printer) return 0;
-  provenance.world_size = comm.size();
-  core::add_device_provenance(provenance, comm.device());
-  provenance.libraries["nccl"] = comm::nccl_version();
+  comm::add_rank_provenance(provenance, comm);
   profile.provenance = core::to_json(provenance);
 
   fmt::print("# curves (us per group call):\n");

@@ -11,6 +11,8 @@
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
 #include "bench/overlap_bench.hpp"
+#include "bench/result_envelope.hpp"
+#include "comm/rank_provenance.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/progress_bar.hpp"
 #include "tune/error_cdf_plot.hpp"
@@ -187,12 +189,8 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
     fmt::print("# wrote {}\n", f.svg_path);
   }
   if (!f.json_path.empty()) {
-    provenance.world_size = comm.size();
-    core::add_device_provenance(provenance, comm.device());
-    provenance.libraries["nccl"] = comm::nccl_version();
+    comm::add_rank_provenance(provenance, comm);
     nlohmann::json j;
-    j["provenance"] = core::to_json(provenance);
-    j["benchmark"] = "tune-validate";
     j["op"] = f.op;
     j["profile"] = profile.to_json();
     j["mean_abs_error"] = mean_error;
@@ -214,9 +212,7 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
                              {"finalists", s.finalists},
                              {"speed_ratio", s.speed_ratio()}});
     }
-    ensure_parent_dir(f.json_path);
-    core::write_json_file(f.json_path, j);
-    fmt::print("# wrote {}\n", f.json_path);
+    bench::write_result(f.json_path, provenance, "tune-validate", j);
   }
   return 0;
 }
@@ -292,17 +288,9 @@ int compare_main(const comm::RankInfo& info, const ValidateFlags& f,
         "the tuned plan share its measurement\n");
   }
   if (!f.json_path.empty()) {
-    provenance.world_size = comm.size();
-    core::add_device_provenance(provenance, comm.device());
-    provenance.libraries["nccl"] = comm::nccl_version();
-    nlohmann::json j = {{"provenance", core::to_json(provenance)},
-                        {"benchmark", "tune-compare"},
-                        {"op", f.op},
-                        {"reference_json", f.reference_json},
-                        {"rows", out}};
-    ensure_parent_dir(f.json_path);
-    core::write_json_file(f.json_path, j);
-    fmt::print("# wrote {}\n", f.json_path);
+    comm::add_rank_provenance(provenance, comm);
+    bench::write_result(f.json_path, provenance, "tune-compare",
+                        {{"op", f.op}, {"reference_json", f.reference_json}, {"rows", out}});
   }
   return 0;
 }

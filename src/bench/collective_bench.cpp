@@ -50,6 +50,12 @@ std::uint64_t shared_seed(comm::Communicator& comm, cudaStream_t stream) {
 
 }  // namespace
 
+std::vector<std::string> device_labels(const std::vector<RankDevice>& devices) {
+  std::vector<std::string> labels;
+  for (const RankDevice& d : devices) labels.push_back(d.name + " [" + d.bus_id + "]");
+  return labels;
+}
+
 std::vector<RankDevice> gather_rank_devices(comm::Communicator& comm) {
   struct Record {
     int rank, pid, device;

@@ -68,6 +68,8 @@ std::vector<CollectiveRow> run_collective_bench(
 
 // Every rank's device, gathered to all ranks (for headers and provenance).
 std::vector<RankDevice> gather_rank_devices(comm::Communicator& comm);
+// "NVIDIA H200 [0000:18:00.0]" per rank, for provenance.
+std::vector<std::string> device_labels(const std::vector<RankDevice>& devices);
 
 std::string format_table_header(const CollectiveBenchOptions& options);
 std::string format_row(const CollectiveBenchOptions& options, const CollectiveRow& row);

@@ -80,6 +80,12 @@ void add_device_provenance(Provenance& provenance, int device) {
   provenance.cuda_runtime_version = version_text(runtime);
 }
 
+void add_current_device_provenance(Provenance& provenance) {
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  add_device_provenance(provenance, device);
+}
+
 nlohmann::json to_json(const Provenance& provenance) {
   nlohmann::json value;
   value["command"] = provenance.command_line;

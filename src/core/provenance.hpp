@@ -26,6 +26,8 @@ struct Provenance {
 Provenance host_provenance(int argc, char** argv);
 // Adds the current device's name plus driver and runtime versions.
 void add_device_provenance(Provenance& provenance, int device);
+// The same for the calling thread's current device.
+void add_current_device_provenance(Provenance& provenance);
 
 std::string git_commit();  // the commit the binary was built from, "-dirty" when it had changes
 std::string utc_now_iso8601();
