@@ -46,14 +46,13 @@ struct Variant {
   core::TimingStats* result;
 };
 
-// The final figures: `variants` interleaved over rounds (core::sample_interleaved), each
+// The final figures: `variants` interleaved over rounds (comm::time_rounds_over_ranks), each
 // sample the per-iteration maximum over ranks.
 void time_interleaved(comm::Communicator& comm, cudaStream_t stream, int warmup, int iterations,
                       int rounds, const std::vector<Variant>& variants) {
-  const auto pooled = core::sample_interleaved(
-      static_cast<int>(variants.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
-        return samples_over_ranks(comm, stream, w, n, variants[v].body, variants[v].name);
-      });
+  const auto pooled = comm::time_rounds_over_ranks(
+      comm, stream, static_cast<int>(variants.size()), [&](int v, int i) { variants[v].body(i); },
+      {warmup, core::per_round(iterations, rounds), rounds}, "overlap bench: interleaved rounds");
   for (std::size_t v = 0; v < variants.size(); ++v) {
     *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
   }

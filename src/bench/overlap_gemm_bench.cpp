@@ -84,15 +84,12 @@ struct Variant {
   core::TimingStats* result;
 };
 
-// Variants interleaved over rounds (core::sample_interleaved), times in microseconds.
+// Variants interleaved over rounds (core::time_rounds), times in microseconds.
 void time_interleaved(cudaStream_t stream, int warmup, int iterations, int rounds,
                       const std::vector<Variant>& variants) {
-  const auto pooled = core::sample_interleaved(
-      static_cast<int>(variants.size()), rounds, warmup, iterations, [&](int v, int w, int n) {
-        std::vector<float> us = core::time_iterations(stream, {w, n}, variants[v].body);
-        for (float& value : us) value *= 1000.0f;
-        return us;
-      });
+  const auto pooled = core::time_rounds(stream, static_cast<int>(variants.size()),
+                                        [&](int v, int i) { variants[v].body(i); },
+                                        {warmup, core::per_round(iterations, rounds), rounds});
   for (std::size_t v = 0; v < variants.size(); ++v) {
     *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
   }

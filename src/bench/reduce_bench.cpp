@@ -453,17 +453,14 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
         errors[b] = result_error(out.data(), o.dtype, refs[s]);
       });
     }
-    const auto samples = core::sample_interleaved(
-        static_cast<int>(bodies.size()), 2, o.warmup, o.iterations,
-        [&](int b, int warmup, int iterations) {
-          std::vector<float> times;
-          if (failures[b].empty()) {
-            failures[b] = run_step([&] {
-              times = core::time_iterations(stream.get(), {warmup, iterations}, bodies[b]);
-            });
-          }
-          return times;
-        });
+    // A body that fails while its launches are enqueued is left out of the later rounds (its
+    // times are dropped with the row); the others go on.
+    const auto samples = core::time_rounds(stream.get(), static_cast<int>(bodies.size()),
+                                           [&](int b, int i) {
+                                             if (failures[b].empty())
+                                               failures[b] = run_step([&] { bodies[b](i); });
+                                           },
+                                           {o.warmup, core::per_round(o.iterations, 2), 2});
     std::vector<ReduceResult> rows;
     for (std::size_t b = 0; b < bodies.size(); ++b) {
       ReduceResult r;
@@ -478,7 +475,7 @@ ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& o) {
         continue;
       }
       std::vector<double> us;
-      for (float ms : samples[b]) us.push_back(ms * 1e3);
+      for (float t : samples[b]) us.push_back(t);  // time_rounds gives microseconds
       r.us = core::summarize(us);
       r.gbps = static_cast<double>(bytes) / (r.us.median * 1e-6) / 1e9;
       r.copy_fraction = r.gbps / report.copy_gbps;

@@ -9,14 +9,21 @@
 
 namespace kiln::comm {
 
+std::vector<std::vector<float>> time_rounds_over_ranks(
+    Communicator& comm, cudaStream_t stream, int variants,
+    const std::function<void(int variant, int iteration)>& enqueue,
+    const core::RoundsOptions& options, const std::string& what,
+    const std::function<void(int round)>& between_rounds) {
+  return core::time_rounds(
+      stream, variants, enqueue, options, [&](cudaStream_t s) { comm.wait(s, what); },
+      [&](std::vector<float>& us) { max_over_ranks(comm, us, stream); }, between_rounds);
+}
+
 std::vector<float> samples_over_ranks(Communicator& comm, cudaStream_t stream, int warmup,
                                       int iterations, const std::function<void(int)>& body,
                                       const std::string& what) {
-  std::vector<float> us = core::time_iterations(stream, {warmup, iterations}, body,
-                                                [&](cudaStream_t s) { comm.wait(s, what); });
-  for (float& value : us) value *= 1000.0f;
-  max_over_ranks(comm, us, stream);
-  return us;
+  return time_rounds_over_ranks(
+      comm, stream, 1, [&](int, int i) { body(i); }, {warmup, iterations, 1}, what)[0];
 }
 
 void max_over_ranks(Communicator& comm, std::vector<float>& values, cudaStream_t stream) {

@@ -144,35 +144,10 @@ std::vector<core::TimingStats> OverlapTimer::time_variants(
     throw UsageError(fmt::format("time_variants: {} variant(s), {} per round, {} round(s)", n,
                                  per_round, rounds));
   }
-  cudaStream_t stream = buffers_->stream;
-  std::vector<std::vector<float>> pooled(n);
-  std::vector<core::Event> events;
-  events.reserve(static_cast<std::size_t>(n) * (per_round + 1));
-  for (int i = 0; i < n * (per_round + 1); ++i) events.emplace_back();
-  const auto event = [&](int v, int k) -> core::Event& { return events[v * (per_round + 1) + k]; };
-  for (int round = 0; round < rounds; ++round) {
-    for (int i = 0; i < n; ++i) {
-      const int v = (round + i) % n;
-      for (int w = 0; w < (round == 0 ? warmup : 2); ++w)
-        enqueue(*variants[v].op, variants[v].part);
-      event(v, 0).record(stream);
-      for (int k = 0; k < per_round; ++k) {
-        enqueue(*variants[v].op, variants[v].part);
-        event(v, k + 1).record(stream);
-      }
-    }
-    comm_.wait(stream, fmt::format("tuner: round {} of {} interleaved plans", round, n));
-    std::vector<float> us(static_cast<std::size_t>(n) * per_round);
-    for (int v = 0; v < n; ++v) {
-      for (int k = 0; k < per_round; ++k)
-        us[v * per_round + k] = 1000.0f * event(v, k + 1).elapsed_ms_since(event(v, k));
-    }
-    max_over_ranks(comm_, us, stream);
-    for (int v = 0; v < n; ++v)
-      pooled[v].insert(pooled[v].end(), us.begin() + v * per_round,
-                       us.begin() + (v + 1) * per_round);
-    if (between_rounds) between_rounds(round);
-  }
+  const std::vector<std::vector<float>> pooled = comm::time_rounds_over_ranks(
+      comm_, buffers_->stream, n, [&](int v, int) { enqueue(*variants[v].op, variants[v].part); },
+      {warmup, per_round, rounds}, fmt::format("tuner: rounds of {} interleaved plans", n),
+      between_rounds);
   std::vector<core::TimingStats> stats;
   for (const auto& samples : pooled)
     stats.push_back(core::summarize(std::span<const float>(samples)));

@@ -45,23 +45,16 @@ TEST(Stats, RejectsEmptyAndNonFinite) {
   EXPECT_THROW(summarize(std::span<const double>(nan)), kiln::Error);
 }
 
-// sample_interleaved is host logic around a callback: the order of the calls is the contract.
-TEST(SampleInterleaved, RotatesTheFirstVariantEveryRoundAndPoolsPerVariant) {
-  std::vector<int> order;
-  std::vector<int> warmups;
-  const auto pooled =
-      kiln::core::sample_interleaved(3, 4, 7, 8, [&](int variant, int warmup, int iterations) {
-        order.push_back(variant);
-        warmups.push_back(warmup);
-        return std::vector<float>(iterations, static_cast<float>(variant));
-      });
-  // Round r starts at variant r mod 3.
-  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 1, 2, 0, 2, 0, 1, 0, 1, 2}));
-  // The first round's calls get the full warm-up, later rounds 2.
-  EXPECT_EQ(warmups, (std::vector<int>{7, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2}));
-  ASSERT_EQ(pooled.size(), 3u);
-  for (int v = 0; v < 3; ++v) {
-    EXPECT_EQ(pooled[v].size(), 8u);  // 2 per round x 4 rounds
-    for (float t : pooled[v]) EXPECT_EQ(t, static_cast<float>(v));
-  }
+// The interleaved timer's order is host logic: round r starts at variant r (mod n).
+TEST(InterleavedRounds, RotatesTheFirstVariantEveryRound) {
+  EXPECT_EQ(kiln::core::round_order(3, 0), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(kiln::core::round_order(3, 1), (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(kiln::core::round_order(3, 5), (std::vector<int>{2, 0, 1}));
+  EXPECT_EQ(kiln::core::round_order(1, 7), (std::vector<int>{0}));
+}
+
+TEST(InterleavedRounds, IterationsSpreadOverRoundsAtLeastOneEach) {
+  EXPECT_EQ(kiln::core::per_round(20, 4), 5);
+  EXPECT_EQ(kiln::core::per_round(21, 4), 5);
+  EXPECT_EQ(kiln::core::per_round(3, 4), 1);
 }
