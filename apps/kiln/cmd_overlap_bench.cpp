@@ -49,8 +49,8 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   o.op = overlap::parse_overlap_op(f.op, "--op");
   o.dtype = core::parse_dtype(f.dtype, "-d");
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
-  for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
-  if (o.shapes.empty()) o.shapes = bench::default_overlap_shapes();
+  for (const std::string& s : f.shapes) o.shapes.push_back(overlap::parse_shape(s, "--shape"));
+  if (o.shapes.empty()) o.shapes = overlap::default_overlap_shapes();
   if (f.plan == "auto") {
     o.automatic_plan = true;
   } else if (!f.plan.empty()) {

@@ -44,8 +44,8 @@ void register_overlap_gemm(CLI::App& overlap, Runner& run) {
                    "-d " + flags->dtype + ": accepted bf16, fp16");
       o.layout = overlap::parse_weight_layout(flags->layout, "--layout");
       for (const std::string& s : flags->shapes)
-        o.shapes.push_back(bench::parse_shape(s, "--shape"));
-      if (o.shapes.empty()) o.shapes = bench::default_overlap_shapes();
+        o.shapes.push_back(overlap::parse_shape(s, "--shape"));
+      if (o.shapes.empty()) o.shapes = overlap::default_overlap_shapes();
       KILN_REQUIRE(flags->warmup >= 0 && flags->iterations >= 1, "-w must be >= 0 and -n >= 1");
       KILN_REQUIRE(flags->rounds >= 1 && flags->rounds <= flags->iterations,
                    fmt::format("--rounds {}: accepted range 1..{} (the -n iterations)",

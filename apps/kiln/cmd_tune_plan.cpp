@@ -7,8 +7,9 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
-#include "bench/overlap_bench.hpp"
+#include "core/dtype.hpp"
 #include "core/hardware_profile.hpp"
+#include "overlap/gemm_shape.hpp"
 #include "tune/plan_lookup.hpp"
 
 namespace kiln::app {
@@ -54,7 +55,7 @@ int run_plan(const PlanFlags& f) {
   nlohmann::json out = nlohmann::json::array();
   fmt::print("{:>18}  {:>10}  {:>9}  {}\n", "shape", "predicted", "plan us", "plan (source)");
   for (const std::string& text : f.shapes) {
-    const overlap::GemmShape shape = bench::parse_shape(text, "--shape");
+    const overlap::GemmShape shape = overlap::parse_shape(text, "--shape");
     const tune::PlanKey key{device, f.gpus, op, dtype, shape};
     const auto start = std::chrono::steady_clock::now();
     tune::PlanLookup found;

@@ -7,9 +7,9 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
-#include "bench/overlap_bench.hpp"
 #include "comm/rank_provenance.hpp"
 #include "core/progress_bar.hpp"
+#include "overlap/gemm_shape.hpp"
 #include "tune/plan_lookup.hpp"
 #include "tune/tune_measure.hpp"
 #include "tune/tune_validate.hpp"
@@ -42,9 +42,9 @@ tune::TuneProfileOptions to_options(const ProfileFlags& f) {
   KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
                "-d " + f.dtype + ": accepted bf16, fp16");
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
-  for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
+  for (const std::string& s : f.shapes) o.shapes.push_back(overlap::parse_shape(s, "--shape"));
   if (o.shapes.empty()) {
-    o.shapes = bench::default_overlap_shapes();
+    o.shapes = overlap::default_overlap_shapes();
     for (const auto& s : tune::default_validation_shapes()) o.shapes.push_back(s);
   }
   for (const std::string& p : f.base_plans) {
@@ -106,9 +106,9 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
   fmt::print("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9}\n", "shape", "base plan", "waves",
              "gemm us", "w/ comm us", "ovh us", "reord us");
   for (const tune::GemmProfile& g : profile.gemms) {
-    fmt::print("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n", bench::shape_name(g.shape),
-               g.base_plan, g.launch.waves(), g.gemm_alone_us, g.gemm_with_comm_us, g.overhead_us,
-               g.reorder_us);
+    fmt::print("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n",
+               overlap::shape_name(g.shape), g.base_plan, g.launch.waves(), g.gemm_alone_us,
+               g.gemm_with_comm_us, g.overhead_us, g.reorder_us);
   }
   const std::string out =
       !f.out.empty()
@@ -127,7 +127,7 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
   }
   for (const overlap::GemmShape& s : o.shapes) {
     const tune::TunedPlan tuned = tune::tune_plan(profile, s, {});
-    fmt::print("{:>18}  {:9.1f} us  {}\n", bench::shape_name(s), tuned.chosen.predicted_us,
+    fmt::print("{:>18}  {:9.1f} us  {}\n", overlap::shape_name(s), tuned.chosen.predicted_us,
                overlap::to_string(tuned.chosen.plan));
     cache.put({plan_key(profile, s), overlap::to_string(tuned.chosen.plan),
                tuned.chosen.predicted_us, -1.0});

@@ -10,11 +10,11 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/tune_common.hpp"
-#include "bench/overlap_bench.hpp"
 #include "bench/result_envelope.hpp"
 #include "comm/rank_provenance.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/progress_bar.hpp"
+#include "overlap/gemm_shape.hpp"
 #include "tune/error_cdf_plot.hpp"
 #include "tune/plan_lookup.hpp"
 #include "tune/tune_validate.hpp"
@@ -46,9 +46,9 @@ tune::TuneValidateOptions to_options(const ValidateFlags& f, bool compare) {
   KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
                "-d " + f.dtype + ": accepted bf16, fp16");
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
-  for (const std::string& s : f.shapes) o.shapes.push_back(bench::parse_shape(s, "--shape"));
+  for (const std::string& s : f.shapes) o.shapes.push_back(overlap::parse_shape(s, "--shape"));
   if (o.shapes.empty()) {
-    o.shapes = compare ? bench::default_overlap_shapes() : tune::default_validation_shapes();
+    o.shapes = compare ? overlap::default_overlap_shapes() : tune::default_validation_shapes();
   }
   KILN_REQUIRE(f.max_measured >= 2 && f.max_measured <= 10000,
                fmt::format("--max-measured {}: accepted range 2..10000", f.max_measured));
@@ -100,7 +100,7 @@ tune::TunerProfile profile_for(comm::Communicator& comm, const ValidateFlags& f,
 }
 
 std::string shape_text(const overlap::GemmShape& s) {
-  return bench::shape_name(s);
+  return overlap::shape_name(s);
 }
 
 int validate_main(const comm::RankInfo& info, const ValidateFlags& f,

@@ -7,7 +7,9 @@
 
 namespace kiln::bench {
 
-CublasGemm::CublasGemm() { KILN_CUBLAS_CHECK(cublasCreate(&handle_)); }
+CublasGemm::CublasGemm() {
+  KILN_CUBLAS_CHECK(cublasCreate(&handle_));
+}
 
 CublasGemm::~CublasGemm() {
   if (handle_ != nullptr) cublasDestroy(handle_);

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "core/dtype.hpp"
-#include "overlap/signaling_gemm.hpp"
+#include "overlap/gemm_shape.hpp"
 
 namespace kiln::bench {
 

@@ -77,28 +77,6 @@ void enqueue_op(comm::Communicator& comm, OverlapOp op, core::DType dtype, void*
 
 }  // namespace
 
-std::vector<GemmShape> default_overlap_shapes() {
-  return {{4096, 8192, 8192},  {8192, 8192, 8192}, {16384, 8192, 4096},
-          {8192, 4096, 14336}, {4096, 8192, 2048}, {16384, 16384, 2048}};
-}
-
-std::string shape_name(const GemmShape& s) {
-  return fmt::format("{}x{}x{}", s.m, s.n, s.k);
-}
-
-GemmShape parse_shape(const std::string& text, const std::string& argument) {
-  GemmShape shape;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.m, &shape.n, &shape.k, &extra) != 3) {
-    throw UsageError(fmt::format("{} {}: expected MxNxK, e.g. 4096x8192x8192", argument, text));
-  }
-  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.n % 8 || shape.k % 8) {
-    throw UsageError(
-        fmt::format("{} {}: M, N, K must be positive, N and K multiples of 8", argument, text));
-  }
-  return shape;
-}
-
 void validate(const OverlapBenchOptions& o, int visible_gpus) {
   if (o.world_size < 1 || (visible_gpus >= 0 && o.world_size > visible_gpus)) {
     throw UsageError(fmt::format("-g {}: this host has {} visible GPU(s); accepted range 1..{}",

@@ -54,11 +54,6 @@ struct OverlapBenchOptions {
   int world_size = 1;
 };
 
-// The shape set (per-GPU GEMM, M×N×K).
-std::vector<overlap::GemmShape> default_overlap_shapes();
-overlap::GemmShape parse_shape(const std::string& text, const std::string& argument);
-std::string shape_name(const overlap::GemmShape& shape);
-
 // Throws kiln::UsageError naming the flag.
 void validate(const OverlapBenchOptions& options, int visible_gpus);
 

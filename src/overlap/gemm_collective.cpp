@@ -44,17 +44,6 @@ void check_matrix(const char* name, const void* data, core::DType dtype, int row
 
 }  // namespace
 
-std::string overlap_op_name(OverlapOp op) {
-  return op == OverlapOp::kReduceScatter ? "rs" : "ar";
-}
-
-OverlapOp parse_overlap_op(const std::string& text, const std::string& argument) {
-  if (text == "rs" || text == "reducescatter") return OverlapOp::kReduceScatter;
-  if (text == "ar" || text == "allreduce") return OverlapOp::kAllReduce;
-  throw UsageError(argument + " " + text +
-                   ": unknown; accepted: rs (ReduceScatter), ar (AllReduce)");
-}
-
 int current_device_sms() {
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));

@@ -36,10 +36,6 @@
 
 namespace kiln::overlap {
 
-enum class OverlapOp { kReduceScatter, kAllReduce };
-std::string overlap_op_name(OverlapOp op);  // "rs", "ar"
-OverlapOp parse_overlap_op(const std::string& text, const std::string& argument);
-
 // A matrix on the device as the API takes it, so that dtype, shape and alignment are checked.
 struct MatrixRef {
   const void* data = nullptr;

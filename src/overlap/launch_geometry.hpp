@@ -4,7 +4,7 @@
 // LaunchGeometryGpu.HostFormulaMatchesTheKernel checks it against SignalingGemm::geometry().
 #pragma once
 
-#include "overlap/signaling_gemm.hpp"
+#include "overlap/gemm_shape.hpp"
 
 namespace kiln::overlap {
 

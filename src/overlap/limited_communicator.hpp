@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "comm/communicator.hpp"
+#include "overlap/gemm_shape.hpp"
 #include "overlap/plan.hpp"
-#include "overlap/signaling_gemm.hpp"
 
 namespace kiln::overlap {
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "overlap/signaling_gemm.hpp"
+#include "overlap/gemm_shape.hpp"
+#include "overlap/slot_layout.hpp"
 
 namespace kiln::overlap {
 

@@ -12,21 +12,6 @@ std::unique_ptr<SignalingGemm> make_fp16_nk(TileShape tile);
 std::unique_ptr<SignalingGemm> make_fp16_kn(TileShape tile);
 }  // namespace device
 
-std::string weight_layout_name(WeightLayout layout) {
-  return layout == WeightLayout::kNK ? "nk" : "kn";
-}
-
-WeightLayout parse_weight_layout(const std::string& text, const std::string& argument) {
-  if (text == "nk") return WeightLayout::kNK;
-  if (text == "kn") return WeightLayout::kKN;
-  throw UsageError(argument + " " + text +
-                   ": unknown weight layout; accepted: nk (B stored N×K, C = A·Bᵀ), kn (K×N)");
-}
-
-std::string tile_name(TileShape tile) {
-  return std::to_string(tile.m) + "x" + std::to_string(tile.n);
-}
-
 std::unique_ptr<SignalingGemm> make_signaling_gemm(core::DType dtype, WeightLayout layout,
                                                    TileShape tile) {
   if (!(tile == TileShape{128, 256}) && !(tile == TileShape{128, 128})) {

@@ -10,36 +10,10 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "overlap/gemm_shape.hpp"
 #include "overlap/slot_layout.hpp"
 
 namespace kiln::overlap {
-
-// How the weight matrix B is stored. A is always row-major M×K (activations).
-enum class WeightLayout {
-  kNK,  // B stored N×K row-major: C = A·Bᵀ (nn.Linear's weight)
-  kKN,  // B stored K×N row-major: C = A·B
-};
-std::string weight_layout_name(WeightLayout layout);  // "nk", "kn"
-WeightLayout parse_weight_layout(const std::string& text, const std::string& argument);
-
-struct GemmShape {
-  int m = 0, n = 0, k = 0;
-};
-
-// The CTA tiles kiln builds (each a CUTLASS cooperative kernel with a 2x1 cluster).
-struct TileShape {
-  int m = 128, n = 256;
-  bool operator==(const TileShape&) const = default;
-};
-std::string tile_name(TileShape tile);  // "128x256"
-
-// What the persistent kernel will do for a shape under a CTA cap, read off CUTLASS's own scheduler.
-struct LaunchGeometry {
-  int grid_ctas = 0;  // CTAs launched = slots per wave
-  int slots = 0;      // tiles the scheduler hands out, padding included
-  int tiles_m = 0, tiles_n = 0;
-  int waves() const { return (slots + grid_ctas - 1) / grid_ctas; }
-};
 
 // Where the epilogue writes and whom it signals; device pointers owned by the caller.
 struct EpilogueTargets {
@@ -52,13 +26,6 @@ struct EpilogueTargets {
   unsigned long long* slot_done_ns = nullptr;  // optional trace
   SlotGeometry geometry{};
   bool deferred_signal = false;  // count each tile at the CTA's next epilogue (see the epilogue)
-};
-
-// Scheduler knobs that change the tile order (and with it L2 reuse), not the result.
-struct ScheduleOptions {
-  int cta_cap = 0;  // 0: every SM
-  bool raster_along_n = true;
-  int swizzle = 1;  // 1, 2, 4 or 8
 };
 
 class SignalingGemm {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "overlap/gemm_shape.hpp"
 #include "overlap/plan.hpp"
-#include "overlap/signaling_gemm.hpp"
 #include "tune/wave_predictor.hpp"
 
 namespace kiln::tune {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "overlap/signaling_gemm.hpp"
+#include "overlap/gemm_shape.hpp"
 
 namespace kiln::tune {
 
