@@ -217,8 +217,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       overlap::OverlapOptions options;
       options.force_spin_wait = o.spin_wait;
       options.trace = trace;
-      const overlap::LaunchGeometry launch = overlap::host_launch_geometry(
-          shape, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, device_sms);
+      const overlap::LaunchGeometry launch =
+          overlap::host_launch_geometry(shape, plan.tile, plan.schedule, device_sms);
       options.collective_comm = limited.get(overlap::collective_ctas_for(plan, launch, device_sms));
       return options;
     };
@@ -258,11 +258,11 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
             for (int swizzle : o.swizzles) {
               overlap::Plan plan;
               plan.tile = tile;
-              plan.cta_cap = cap;
-              plan.swizzle = swizzle;
+              plan.schedule.cta_cap = cap;
+              plan.schedule.swizzle = swizzle;
               plan.copy_engine = copy_engine;
-              const overlap::LaunchGeometry launch =
-                  kernel->geometry(shape, {cap, plan.raster_along_n, plan.swizzle}, device_sms);
+              const overlap::LaunchGeometry launch = kernel->geometry(
+                  shape, {cap, plan.schedule.raster_along_n, plan.schedule.swizzle}, device_sms);
               for (const bool deferred : o.deferred_signals) {
                 plan.deferred_signal = deferred;
                 for (const std::vector<int>& partition : candidate_partitions(launch.waves())) {

@@ -80,7 +80,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
   device_sms_ = current_device_sms();
-  const ScheduleOptions schedule{plan.cta_cap, plan.raster_along_n, plan.swizzle};
+  const ScheduleOptions schedule = plan.schedule;
   launch_ = gemm_->geometry(shape, schedule, device_sms_);
   if (plan.copy_engine) {
     collective_comm_ = comm.get();  // only for the exchange's setup; no collective runs on it
@@ -229,7 +229,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   targets.slot_done_ns = options_.trace ? trace : nullptr;
   targets.geometry = geometry_;
   targets.deferred_signal = plan_.deferred_signal;
-  const ScheduleOptions schedule{plan_.cta_cap, plan_.raster_along_n, plan_.swizzle};
+  const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
 
   const std::size_t element = core::dtype_size(dtype_);
@@ -335,7 +335,7 @@ void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaS
   targets.group_first_slot = tables_.as<int>() + groups_.wave_group.size();
   targets.group_slot_count = targets.group_first_slot + groups_.groups();
   targets.geometry = geometry_;
-  const ScheduleOptions schedule{plan_.cta_cap, plan_.raster_along_n, plan_.swizzle};
+  const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
 }
 

@@ -26,7 +26,7 @@ LimitedCommunicator::~LimitedCommunicator() {
 }
 
 int collective_ctas_for(const Plan& plan, const LaunchGeometry& launch, int device_sms) {
-  if (plan.copy_engine || plan.cta_cap <= 0) return 0;
+  if (plan.copy_engine || plan.schedule.cta_cap <= 0) return 0;
   return std::max(device_sms - launch.grid_ctas, 0);
 }
 

@@ -30,9 +30,10 @@ std::string partition_string(const std::vector<int>& partition) {
 
 std::string to_string(const Plan& plan) {
   return fmt::format("tile={} cap={} raster={} swizzle={} signal={} comm={} groups={}",
-                     tile_name(plan.tile), plan.cta_cap, plan.raster_along_n ? "n" : "m",
-                     plan.swizzle, plan.deferred_signal ? "deferred" : "eager",
-                     plan.copy_engine ? "ce" : "nccl", partition_string(plan.partition));
+                     tile_name(plan.tile), plan.schedule.cta_cap,
+                     plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
+                     plan.deferred_signal ? "deferred" : "eager", plan.copy_engine ? "ce" : "nccl",
+                     partition_string(plan.partition));
 }
 
 std::vector<int> parse_partition(const std::string& text, const std::string& argument) {
@@ -59,16 +60,18 @@ void validate_plan(const Plan& plan, const std::string& argument) {
     throw UsageError(fmt::format("{} tile={}: not built; accepted: 128x256, 128x128", argument,
                                  tile_name(plan.tile)));
   }
-  if (plan.cta_cap < 0 || plan.cta_cap > 1024) {
-    throw UsageError(
-        fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument, plan.cta_cap));
+  if (plan.schedule.cta_cap < 0 || plan.schedule.cta_cap > 1024) {
+    throw UsageError(fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument,
+                                 plan.schedule.cta_cap));
   }
-  if (plan.cta_cap % 2 != 0) {
+  if (plan.schedule.cta_cap % 2 != 0) {
     throw UsageError(fmt::format("{} cap={}: must be even (the GEMM launches clusters of 2 CTAs)",
-                                 argument, plan.cta_cap));
+                                 argument, plan.schedule.cta_cap));
   }
-  if (plan.swizzle != 1 && plan.swizzle != 2 && plan.swizzle != 4 && plan.swizzle != 8) {
-    throw UsageError(fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.swizzle));
+  if (plan.schedule.swizzle != 1 && plan.schedule.swizzle != 2 && plan.schedule.swizzle != 4 &&
+      plan.schedule.swizzle != 8) {
+    throw UsageError(
+        fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.schedule.swizzle));
   }
 }
 
@@ -94,14 +97,14 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       plan.tile = {parse_int(value.substr(0, x), argument + " tile"),
                    parse_int(value.substr(x + 1), argument + " tile")};
     } else if (key == "cap") {
-      plan.cta_cap = parse_int(value, argument + " cap");
+      plan.schedule.cta_cap = parse_int(value, argument + " cap");
     } else if (key == "raster") {
       if (value != "n" && value != "m") {
         throw UsageError(fmt::format("{} raster={}: accepted n, m", argument, value));
       }
-      plan.raster_along_n = value == "n";
+      plan.schedule.raster_along_n = value == "n";
     } else if (key == "swizzle") {
-      plan.swizzle = parse_int(value, argument + " swizzle");
+      plan.schedule.swizzle = parse_int(value, argument + " swizzle");
     } else if (key == "signal") {
       if (value != "eager" && value != "deferred") {
         throw UsageError(fmt::format("{} signal={}: accepted eager, deferred", argument, value));

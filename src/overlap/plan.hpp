@@ -14,13 +14,11 @@ namespace kiln::overlap {
 
 struct Plan {
   TileShape tile{128, 256};
-  // CTAs the GEMM may use; 0: every SM (leaves NCCL none spare). Even: the kernel launches
-  // 2-CTA clusters. A cap that divides the tile count keeps the last wave full.
-  int cta_cap = 0;
-  bool raster_along_n = true;  // scheduler raster order
-  // Scheduler swizzle (1, 2, 4, 8). 8 was the fastest GEMM order on 5 of the 6 issue shapes on
-  // H200 (docs/results/2026-11-23-overlap/, gemm.json), up to 19% faster than 1.
-  int swizzle = 8;
+  // The GEMM scheduler's knobs. cta_cap: CTAs the GEMM may use, 0 = every SM (leaves NCCL none
+  // spare), even (2-CTA clusters); a cap that divides the tile count keeps the last wave full.
+  // swizzle 8 was the fastest GEMM order on 5 of the 6 issue shapes on H200
+  // (docs/results/2026-11-23-overlap/, gemm.json), up to 19% faster than 1.
+  ScheduleOptions schedule{0, true, 8};
   bool deferred_signal = false;  // signal=deferred: count a tile at the CTA's next epilogue
   // comm=nccl: one NCCL collective per group (on SMs the cap leaves free); comm=ce: the group's
   // data goes to every rank by copy engine and the reorder adds it up (copy_engine_exchange.hpp).

@@ -71,9 +71,7 @@ bool matches(const TunerProfile& p, const PlanKey& key) {
 }
 
 int waves_of(const Plan& plan, const GemmShape& shape, int sms) {
-  return overlap::host_launch_geometry(shape, plan.tile,
-                                       {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms)
-      .waves();
+  return overlap::host_launch_geometry(shape, plan.tile, plan.schedule, sms).waves();
 }
 
 }  // namespace
@@ -134,7 +132,7 @@ std::optional<TunerProfile> find_tuner_profile(const PlanKey& key, const Profile
 Plan default_overlap_plan() {
   Plan plan;
   plan.copy_engine = true;
-  plan.cta_cap = 0;
+  plan.schedule.cta_cap = 0;
   return plan;
 }
 

@@ -45,14 +45,14 @@ std::vector<Plan> default_base_plans() {
     for (const int swizzle : {1, 8}) {
       Plan p;
       p.copy_engine = true;
-      p.cta_cap = cap;
-      p.swizzle = swizzle;
+      p.schedule.cta_cap = cap;
+      p.schedule.swizzle = swizzle;
       plans.push_back(p);
     }
   }
   Plan nccl;
-  nccl.cta_cap = 124;
-  nccl.swizzle = 8;
+  nccl.schedule.cta_cap = 124;
+  nccl.schedule.swizzle = 8;
   plans.push_back(nccl);
   return plans;
 }
@@ -111,8 +111,8 @@ std::unique_ptr<overlap::GemmCollective> OverlapTimer::make(const Plan& plan, bo
   overlap::OverlapOptions options;
   options.trace = trace;
   const int sms = overlap::current_device_sms();
-  const overlap::LaunchGeometry launch = overlap::host_launch_geometry(
-      shape_, plan.tile, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms);
+  const overlap::LaunchGeometry launch =
+      overlap::host_launch_geometry(shape_, plan.tile, plan.schedule, sms);
   options.collective_comm = limited_.get(overlap::collective_ctas_for(plan, launch, sms));
   return std::make_unique<overlap::GemmCollective>(op_, shape_, dtype_, layout_, comm_, plan,
                                                    options);
@@ -397,8 +397,7 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
     auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
     granule = std::max(granule, static_cast<double>(plan.tile.m) * plan.tile.n * element);
     for (const GemmShape& shape : o.shapes) {
-      const overlap::LaunchGeometry launch =
-          kernel->geometry(shape, {plan.cta_cap, plan.raster_along_n, plan.swizzle}, sms);
+      const overlap::LaunchGeometry launch = kernel->geometry(shape, plan.schedule, sms);
       largest = std::max(largest, static_cast<double>(launch.slots) * plan.tile.m * plan.tile.n *
                                       static_cast<double>(element));
       const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",

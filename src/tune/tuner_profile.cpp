@@ -89,7 +89,7 @@ const TransportCurve* TunerProfile::curve_for(const Plan& plan,
   for (const TransportCurve& c : curves) {
     if (plan.copy_engine && c.transport == "ce") return &c;
     if (!plan.copy_engine && c.transport == "nccl" &&
-        c.nccl_ctas == (free_sms >= 1 && plan.cta_cap > 0 ? free_sms : 0)) {
+        c.nccl_ctas == (free_sms >= 1 && plan.schedule.cta_cap > 0 ? free_sms : 0)) {
       return &c;
     }
   }
@@ -245,8 +245,7 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
   }
   if (!same_shape(nearest->shape, shape)) {
     g.shape = shape;
-    g.launch = overlap::host_launch_geometry(
-        shape, base.tile, {base.cta_cap, base.raster_along_n, base.swizzle}, profile.sms);
+    g.launch = overlap::host_launch_geometry(shape, base.tile, base.schedule, profile.sms);
     const double per_wave = nearest->gemm_with_comm_us / nearest->launch.waves() *
                             static_cast<double>(shape.k) / nearest->shape.k;
     const double per_wave_alone = nearest->gemm_alone_us / nearest->launch.waves() *

@@ -270,9 +270,9 @@ TEST(Plan, PrintsAndParsesTheSameFormat) {
   const Plan plan = parse_plan(
       "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred comm=ce groups=1,2,2,3", "--plan");
   EXPECT_EQ(plan.tile, (TileShape{128, 128}));
-  EXPECT_EQ(plan.cta_cap, 120);
-  EXPECT_FALSE(plan.raster_along_n);
-  EXPECT_EQ(plan.swizzle, 4);
+  EXPECT_EQ(plan.schedule.cta_cap, 120);
+  EXPECT_FALSE(plan.schedule.raster_along_n);
+  EXPECT_EQ(plan.schedule.swizzle, 4);
   EXPECT_TRUE(plan.deferred_signal);
   EXPECT_EQ(plan.partition, (std::vector<int>{1, 2, 2, 3}));
   EXPECT_EQ(to_string(plan),

@@ -57,7 +57,7 @@ TEST_F(PlanLookupTest, ExactCacheEntryFirstAndRereadWhenTheFileChanges) {
   write_cache(cache);
   found = lookup_plan(key, options_);
   EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 4}));
-  EXPECT_EQ(found.plan.swizzle, 1);
+  EXPECT_EQ(found.plan.schedule.swizzle, 1);
 }
 
 TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
@@ -70,9 +70,7 @@ TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
     const Plan& p = found.plan;
     int total = 0;
     for (int g : p.partition) total += g;
-    EXPECT_EQ(total,
-              host_launch_geometry(key.shape, p.tile, {p.cta_cap, p.raster_along_n, p.swizzle}, 132)
-                  .waves());
+    EXPECT_EQ(total, host_launch_geometry(key.shape, p.tile, p.schedule, 132).waves());
   }
 }
 

@@ -54,8 +54,8 @@ TunerProfile synthetic_profile() {
   GemmProfile ce;
   ce.shape = kShape;
   Plan base;
-  base.cta_cap = 8;
-  base.swizzle = 1;
+  base.schedule.cta_cap = 8;
+  base.schedule.swizzle = 1;
   base.copy_engine = true;
   ce.base_plan = base_plan_string(base);
   ce.launch = host_launch_geometry(kShape, base.tile, {8, true, 1}, 132);
@@ -166,7 +166,7 @@ TEST(TunerProfile, UnprofiledShapesScaleTheNearestWaveTimeByK) {
   EXPECT_EQ(tall.waves(), 4);
   EXPECT_NEAR(tall.gemm_seconds, 200e-6, 1e-12);
   EXPECT_NEAR(used.reorder_us, 14.0, 1e-12);
-  base.swizzle = 8;  // never profiled
+  base.schedule.swizzle = 8;  // never profiled
   EXPECT_THROW(wave_profile_for(p, kShape, base), UsageError);
 }
 

@@ -128,8 +128,8 @@ int check_overlap(const comm::RankInfo& info) {
           overlap::SchedulerModel model;
           model.tiles_m = gc.launch().tiles_m;
           model.tiles_n = gc.launch().tiles_n;
-          model.swizzle = plan.swizzle;
-          model.raster_along_n = plan.raster_along_n;
+          model.swizzle = plan.schedule.swizzle;
+          model.raster_along_n = plan.schedule.raster_along_n;
           if (overlap::scheduler_slots(model) != gc.launch().slots)
             fail(label + ": slot count differs from the model");
           const std::vector<int> map = gc.slot_of_tile();

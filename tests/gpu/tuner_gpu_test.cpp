@@ -80,7 +80,7 @@ int check_small_profile(const comm::RankInfo& info) {
   overlap::Plan ce;
   ce.copy_engine = true;
   overlap::Plan nccl;
-  nccl.cta_cap = 120;
+  nccl.schedule.cta_cap = 120;
   o.base_plans = {ce, nccl};
   o.iterations = 5;
   o.points_per_octave = 2;
