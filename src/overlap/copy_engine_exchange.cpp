@@ -15,8 +15,7 @@ CopyEngineExchange::CopyEngineExchange(comm::Communicator& comm, std::size_t reg
   if (region_bytes == 0) throw UsageError("copy-engine exchange: empty region");
   // Every rank's flags are zero before any peer maps them (PeerMemory zeroes, then exchanges).
   buffer_ = std::make_unique<comm::PeerMemory>(comm, region_bytes * world_, "exchange buffer");
-  flags_ = std::make_unique<comm::PeerMemory>(comm, sizeof(unsigned) * (2 * world_ + 2),
-                                              "exchange flags");
+  flags_ = std::make_unique<comm::PeerMemory>(comm, flag_bytes(world_), "exchange flags");
 }
 
 // Flags before the buffer: members go in reverse order, each unmapping collectively.

@@ -30,6 +30,8 @@ class CopyEngineExchange {
   // Collective over `comm`: allocates this rank's buffer (world x region_bytes) and flags, and
   // maps every peer's through CUDA IPC (peer access is enabled on the way).
   CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes);
+  // Bytes of the flag words beside the buffer, for `world` ranks.
+  static std::size_t flag_bytes(int world) { return sizeof(unsigned) * (2 * world + 2); }
   ~CopyEngineExchange();
   CopyEngineExchange(const CopyEngineExchange&) = delete;
   CopyEngineExchange& operator=(const CopyEngineExchange&) = delete;

@@ -13,11 +13,24 @@
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
 #include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
 
 namespace kiln::overlap {
 namespace {
+
+// Row subtiles per tile: ReduceScatter gives each rank one.
+int subtiles(OverlapOp op, int world) {
+  return op == OverlapOp::kReduceScatter ? world : 1;
+}
+
+// Region s of a rank's copy-engine exchange buffer: what rank s sent, in the layout NCCL would
+// have delivered (ReduceScatter: this rank's subtiles; AllReduce: whole tiles).
+std::int64_t exchange_region_elements(OverlapOp op, const SlotGeometry& geometry) {
+  return op == OverlapOp::kReduceScatter ? geometry.recv_buffer_elements()
+                                         : geometry.slot_buffer_elements();
+}
 
 bool is_power_of_two(int value) {
   return value > 0 && (value & (value - 1)) == 0;
@@ -56,83 +69,127 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
                                WeightLayout layout, comm::Communicator& comm, const Plan& plan,
                                const OverlapOptions& options)
     : op_(op), shape_(shape), dtype_(dtype), comm_(comm), plan_(plan), options_(options) {
-  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
-    throw UsageError(
-        fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
-  }
-  if (shape.k % 8 != 0 || shape.n % 8 != 0) {
-    throw UsageError(
-        fmt::format("shape {}x{}x{}: K and N must be multiples of 8 (16-byte rows "
-                    "for TMA and the vectorised reorder)",
-                    shape.m, shape.n, shape.k));
-  }
-  validate_plan(plan, "plan");
-  const int world = comm.size();
-  const int subtiles = op == OverlapOp::kReduceScatter ? world : 1;
-  // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
-  if (op == OverlapOp::kReduceScatter &&
-      (!is_power_of_two(world) || plan.tile.m % (world * kStoreBoxRows) != 0)) {
-    throw UsageError(
-        fmt::format("ReduceScatter splits each {}-row tile into one row subtile per "
-                    "rank, of at least {} rows: the world size ({}) must be a power of two "
-                    "dividing {}",
-                    plan.tile.m, kStoreBoxRows, world, plan.tile.m / kStoreBoxRows));
+  if (const std::string why = can_implement(op, shape, dtype, plan, comm.size()); !why.empty()) {
+    throw UsageError(why);
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
   device_sms_ = current_device_sms();
-  const ScheduleOptions schedule = plan.schedule;
-  launch_ = gemm_->geometry(shape, schedule, device_sms_);
+  launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
+  groups_ = make_wave_groups(plan.partition, launch_);
+  geometry_ = slot_geometry(shape, plan.tile, launch_, subtiles(op, comm.size()));
+  choose_collective_comm(options);
+  allocate_workspace();
+  const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
+  wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
+                                         : detect_wait_method(comm_stream_, always_zero);
+  comm_stream_.synchronize();
+}
+
+std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                                          const Plan& plan, int world, int device_sms) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
+    return fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k);
+  }
+  if (shape.k % 8 != 0 || shape.n % 8 != 0) {
+    return fmt::format(
+        "shape {}x{}x{}: K and N must be multiples of 8 (16-byte rows for TMA and the vectorised "
+        "reorder)",
+        shape.m, shape.n, shape.k);
+  }
+  if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
+    return "the signaling GEMM takes bf16 or fp16 inputs, not " + core::dtype_name(dtype);
+  }
+  try {
+    validate_plan(plan, "plan");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  if (!(plan.tile == TileShape{128, 256}) && !(plan.tile == TileShape{128, 128})) {
+    return "tile " + tile_name(plan.tile) + " is not built; accepted: 128x256, 128x128";
+  }
+  // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
+  if (op == OverlapOp::kReduceScatter &&
+      (!is_power_of_two(world) || plan.tile.m % (world * kStoreBoxRows) != 0)) {
+    return fmt::format(
+        "ReduceScatter splits each {}-row tile into one row subtile per rank, of at least {} "
+        "rows: the world size ({}) must be a power of two dividing {}",
+        plan.tile.m, kStoreBoxRows, world, plan.tile.m / kStoreBoxRows);
+  }
+  if (device_sms > 0) {
+    try {
+      (void)make_wave_groups(plan.partition,
+                             host_launch_geometry(shape, plan.tile, plan.schedule, device_sms));
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  }
+  return "";
+}
+
+std::size_t GemmCollective::workspace_bytes(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                                            const Plan& plan, int world, int device_sms) {
+  if (const std::string why = can_implement(op, shape, dtype, plan, world, device_sms);
+      !why.empty()) {
+    throw UsageError(why);
+  }
+  const LaunchGeometry launch = host_launch_geometry(shape, plan.tile, plan.schedule, device_sms);
+  const WaveGroups groups = make_wave_groups(plan.partition, launch);
+  const SlotGeometry geometry = slot_geometry(shape, plan.tile, launch, subtiles(op, world));
+  const std::size_t element = core::dtype_size(dtype);
+  std::size_t bytes = geometry.slot_buffer_elements() * element;
   if (plan.copy_engine) {
-    collective_comm_ = comm.get();  // only for the exchange's setup; no collective runs on it
+    bytes += exchange_region_elements(op, geometry) * element * world +
+             CopyEngineExchange::flag_bytes(world);
+  } else if (op == OverlapOp::kReduceScatter) {
+    bytes += geometry.recv_buffer_elements() * element;
+  }
+  bytes += sizeof(int) * launch.tiles_m * launch.tiles_n;  // slot of each tile
+  bytes += sizeof(unsigned) * (groups.groups() + 1);       // counters
+  bytes += sizeof(int) * groups.concatenated().size();     // wave-group tables
+  return bytes;
+}
+
+void GemmCollective::choose_collective_comm(const OverlapOptions& options) {
+  if (plan_.copy_engine) {
+    collective_comm_ = comm_.get();  // only for the exchange's setup; no collective runs on it
   } else if (options.collective_comm != nullptr) {
     collective_comm_ = options.collective_comm->get();
-  } else if (const int ctas = collective_ctas_for(plan, launch_, device_sms_); ctas >= 1) {
-    own_collective_comm_ = std::make_unique<LimitedCommunicator>(comm, ctas);
+  } else if (const int ctas = collective_ctas_for(plan_, launch_, device_sms_); ctas >= 1) {
+    own_collective_comm_ = std::make_unique<LimitedCommunicator>(comm_, ctas);
     collective_comm_ = own_collective_comm_->get();
   } else {
-    collective_comm_ = comm.get();
+    collective_comm_ = comm_.get();
   }
-  groups_ = make_wave_groups(plan.partition, launch_);
+}
 
-  geometry_ = slot_geometry(shape, plan.tile, launch_, subtiles);
-
-  const std::size_t element = core::dtype_size(dtype);
+void GemmCollective::allocate_workspace() {
+  const std::size_t element = core::dtype_size(dtype_);
   slots_ = core::DeviceBuffer(geometry_.slot_buffer_elements() * element);
-  if (plan.copy_engine) {
-    // Region s of this rank's exchange buffer: what rank s sent, in the layout NCCL would have
-    // delivered (ReduceScatter: this rank's subtiles; AllReduce: whole tiles).
-    const std::int64_t region = op == OverlapOp::kReduceScatter ? geometry_.recv_buffer_elements()
-                                                                : geometry_.slot_buffer_elements();
-    exchange_ = std::make_unique<CopyEngineExchange>(comm, region * element);
-  } else if (op == OverlapOp::kReduceScatter) {
+  if (plan_.copy_engine) {
+    exchange_ = std::make_unique<CopyEngineExchange>(
+        comm_, exchange_region_elements(op_, geometry_) * element);
+  } else if (op_ == OverlapOp::kReduceScatter) {
     received_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
   }
   slot_of_tile_ = core::DeviceBuffer(sizeof(int) * launch_.tiles_m * launch_.tiles_n);
   counters_ = core::DeviceBuffer(sizeof(unsigned) * (groups_.groups() + 1));
   KILN_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.bytes()));
   KILN_CUDA_CHECK(cudaMemset(slot_of_tile_.data(), 0xFF, slot_of_tile_.bytes()));
-
   const std::vector<int> tables = groups_.concatenated();
   tables_ = core::DeviceBuffer(sizeof(int) * tables.size());
   KILN_CUDA_CHECK(
       cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));
-  if (options.trace) {
+  if (options_.trace) {
     for (int e = 0; e < 1 + 2 * groups_.groups(); ++e) trace_events_.emplace_back();
     trace_ =
         core::DeviceBuffer(sizeof(unsigned long long) * (launch_.slots + 1 + 2 * groups_.groups()));
   }
-
   // Counters are 32-bit and compared wrap-safely; restart them well before a target could pass
   // 2^31 ahead of a stale value.
   const int largest_group =
       *std::max_element(groups_.group_slot_count.begin(), groups_.group_slot_count.end());
   max_epoch_ =
       static_cast<unsigned>((1u << 30) / static_cast<unsigned>(std::max(largest_group, 1)));
-
-  const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
-  wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
-                                         : detect_wait_method(comm_stream_, always_zero);
-  comm_stream_.synchronize();
 }
 
 std::string GemmCollective::describe() const {

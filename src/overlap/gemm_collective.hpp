@@ -66,8 +66,23 @@ struct GroupTimeline {
   double comm_done_us = 0.0;     // the collective finished on this rank
 };
 
+// Built in CUTLASS's steps (gemm/device/gemm_universal_adapter.h: can_implement,
+// get_workspace_size, initialize, run): can_implement() says why a configuration cannot run,
+// workspace_bytes() what it allocates, both on the host before any GPU work; the constructor
+// computes the launch, groups and slot geometry, picks the communicator, allocates the workspace
+// and detects the wait method; run() launches.
 class GemmCollective {
  public:
+  // Why `plan` cannot run `op` on `shape` and `dtype` over `world` ranks; "" when it can. With
+  // `device_sms` > 0 the plan's groups are also checked against that device's waves.
+  static std::string can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                                   const Plan& plan, int world, int device_sms = 0);
+  // Device memory the object allocates on a device of `device_sms` (slot buffer, receive or
+  // copy-engine exchange buffer, tables), traces aside. Throws kiln::UsageError where
+  // can_implement names a reason.
+  static std::size_t workspace_bytes(OverlapOp op, const GemmShape& shape, core::DType dtype,
+                                     const Plan& plan, int world, int device_sms);
+
   GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
                  comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
   virtual ~GemmCollective() = default;
@@ -106,6 +121,8 @@ class GemmCollective {
   std::vector<GroupTimeline> timeline();
 
  private:
+  void choose_collective_comm(const OverlapOptions& options);
+  void allocate_workspace();
   void check_inputs(const MatrixRef& a, const MatrixRef& b) const;
   void check_output(const MutableMatrixRef& out) const;
   void enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);

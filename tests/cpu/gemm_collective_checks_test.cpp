@@ -1,0 +1,62 @@
+// GemmCollective's host-side steps without a GPU: can_implement names what cannot run, and
+// workspace_bytes sizes what the constructor will allocate.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "overlap/gemm_collective.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+constexpr auto kRs = OverlapOp::kReduceScatter;
+constexpr auto kAr = OverlapOp::kAllReduce;
+constexpr auto kBf16 = core::DType::kBf16;
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(GemmCollectiveChecks, CanImplementSaysWhyNot) {
+  const Plan plan;
+  EXPECT_EQ(GemmCollective::can_implement(kRs, {4096, 8192, 8192}, kBf16, plan, 2), "");
+  EXPECT_EQ(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, kBf16, plan, 3), "");
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, {4096, 8192, 8190}, kBf16, plan, 2),
+                       "multiples of 8"));
+  EXPECT_TRUE(
+      mentions(GemmCollective::can_implement(kAr, {0, 8192, 8192}, kBf16, plan, 2), "positive"));
+  EXPECT_TRUE(
+      mentions(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, core::DType::kFp32, plan, 2),
+               "bf16 or fp16"));
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kRs, {4096, 8192, 8192}, kBf16, plan, 3),
+                       "power of two"));
+  Plan odd_tile = plan;
+  odd_tile.tile = {64, 64};
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, kBf16, odd_tile, 2),
+                       "not built"));
+  Plan bad_groups = plan;
+  bad_groups.partition = {1, 1};  // 4096x8192 in 128x256 tiles on 132 SMs is 8 waves
+  EXPECT_EQ(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, kBf16, bad_groups, 2), "");
+  EXPECT_NE(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, kBf16, bad_groups, 2, 132), "");
+}
+
+TEST(GemmCollectiveChecks, WorkspaceBytesCountTheBuffersOfEachTransport) {
+  const GemmShape shape{4096, 8192, 8192};
+  const std::size_t output = std::size_t(shape.m) * shape.n * 2;
+  Plan nccl;
+  Plan ce;
+  ce.copy_engine = true;
+  const std::size_t ar_nccl = GemmCollective::workspace_bytes(kAr, shape, kBf16, nccl, 2, 132);
+  const std::size_t rs_nccl = GemmCollective::workspace_bytes(kRs, shape, kBf16, nccl, 2, 132);
+  const std::size_t ar_ce = GemmCollective::workspace_bytes(kAr, shape, kBf16, ce, 2, 132);
+  // The slot buffer holds at least the output; ReduceScatter adds its received half; copy
+  // engines add one region per rank (AllReduce: whole tiles).
+  EXPECT_GE(ar_nccl, output);
+  EXPECT_LT(ar_nccl, output + output / 8);
+  EXPECT_GE(rs_nccl, ar_nccl + output / 2);
+  EXPECT_GE(ar_ce, ar_nccl + 2 * output);
+  EXPECT_THROW(GemmCollective::workspace_bytes(kRs, shape, kBf16, nccl, 3, 132), UsageError);
+}
+
+}  // namespace
+}  // namespace kiln::overlap
