@@ -193,7 +193,10 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
         return dry_run(o, flags->profile);
       }
       bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
-      const comm::RankRequest request{"kiln bench collective", flags->gpus, flags->ranks_per_gpu};
+      comm::RankRequest request;
+      request.command = "kiln bench collective";
+      request.gpus = flags->gpus;
+      request.ranks_per_gpu = flags->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
       const bench::CollectiveBenchOptions o = to_options(*flags, layout.world_size);
       bench::validate(o, -1);  // the rank count was checked by resolve_ranks

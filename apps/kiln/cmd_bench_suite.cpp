@@ -161,7 +161,10 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       (void)bench::select_problems(problems::problem_registry(),
                                    o.problems);  // names checked before any GPU work
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      const comm::RankRequest request{"kiln bench suite", f->gpus, f->ranks_per_gpu};
+      comm::RankRequest request;
+      request.command = "kiln bench suite";
+      request.gpus = f->gpus;
+      request.ranks_per_gpu = f->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
       const SuiteFlags flags = *f;
       return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
@@ -228,7 +231,10 @@ void register_bench_candidate(CLI::App& bench, Runner& run) {
                                f->time_limit));
       // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
       // ends its ranks (the launcher says which and how), never this process.
-      comm::RankRequest request{"kiln bench candidate", f->gpus, f->ranks_per_gpu};
+      comm::RankRequest request;
+      request.command = "kiln bench candidate";
+      request.gpus = f->gpus;
+      request.ranks_per_gpu = f->ranks_per_gpu;
       request.allow_outside_launcher = false;
       request.launch.time_limit_seconds = f->time_limit;
       const comm::RankLayout layout = comm::resolve_ranks(request);

@@ -221,7 +221,10 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
-      const comm::RankRequest request{"kiln overlap bench", flags->gpus, flags->ranks_per_gpu};
+      comm::RankRequest request;
+      request.command = "kiln overlap bench";
+      request.gpus = flags->gpus;
+      request.ranks_per_gpu = flags->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
       const bench::OverlapBenchOptions o = to_options(*flags, layout.world_size);
       bench::validate(o, -1);  // the rank count was checked by resolve_ranks

@@ -18,6 +18,7 @@
 #include "tune/error_cdf_plot.hpp"
 #include "tune/plan_lookup.hpp"
 #include "tune/tune_validate.hpp"
+#include "tune/validation_report.hpp"
 
 namespace kiln::app {
 namespace {
@@ -129,89 +130,27 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
   bar.finish();
   if (!printer) return 0;
 
-  std::vector<double> errors, chosen_errors, saved_errors;
-  for (const auto& p : points) {
-    errors.push_back(std::abs(p.relative_error()));
-    saved_errors.push_back(std::abs(p.saved_relative_error()));
-    if (p.predictive_choice) chosen_errors.push_back(std::abs(p.relative_error()));
-  }
-  double mean_error = 0;
-  for (double e : errors) mean_error += e;
-  mean_error /= std::max<std::size_t>(errors.size(), 1);
-  double mean_saved_error = 0;
-  for (double e : saved_errors) mean_saved_error += e;
-  mean_saved_error /= std::max<std::size_t>(saved_errors.size(), 1);
-  int within = 0;
-  fmt::print("{:>18} {:>5} {:>8} {:>8} {:>4} {:>8} {:>10} {:>10} {:>7}  {}\n", "shape", "waves",
-             "allowed", "measured", "all", "plan us", "predictive", "best", "ratio",
-             "predictive plan | best plan");
-  for (const auto& s : shapes) {
-    within += s.speed_ratio() >= 0.99 ? 1 : 0;
-    fmt::print("{:>18} {:5} {:8} {:8} {:>4} {:8.0f} {:10.1f} {:10.1f} {:7.3f}  {} | {}\n",
-               shape_text(s.shape), s.waves, s.allowed, s.measured, s.exhaustive ? "yes" : "no",
-               s.plan_us, s.predictive_us, s.best_us, s.speed_ratio(), s.predictive_plan,
-               s.best_plan);
-  }
-  const double p90 = errors.empty() ? 0.0 : tune::quantile(errors, 0.9);
-  fmt::print(
-      "# {} (shape, partition) pairs: mean |error| {:.2f}%, p90 {:.2f}%, max {:.2f}%; predictive "
-      "choices {:.2f}% median; predictive plan >= 99% of the best measured speed on {} of {} "
-      "shapes; with the saved profile's GEMM times: mean |error| {:.2f}%\n",
-      points.size(), 100 * mean_error, 100 * p90,
-      100 * (errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end())),
-      100 * (chosen_errors.empty() ? 0.0 : tune::quantile(chosen_errors, 0.5)), within,
-      shapes.size(), 100 * mean_saved_error);
-
-  if (!f.csv_path.empty()) {
-    ensure_parent_dir(f.csv_path);
-    std::ofstream csv(f.csv_path);
-    csv << "shape,waves,plan,predicted_us,measured_us,measured_cv,relative_error,predictive,"
-           "predicted_saved_us,saved_relative_error\n";
-    for (const auto& p : points) {
-      csv << fmt::format(
-          "{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{},{:.2f},{:.5f}\n", shape_text(p.shape), p.waves,
-          tune::csv_field(p.plan), p.predicted_us, p.measured_us, p.measured_cv, p.relative_error(),
-          p.predictive_choice ? 1 : 0, p.predicted_saved_us, p.saved_relative_error());
-    }
-    fmt::print("# wrote {}\n", f.csv_path);
-  }
+  const tune::ValidationSummary summary = tune::summarize_validation(points, shapes);
+  fmt::print("{}{}", tune::validation_table(shapes),
+             tune::validation_summary_line(summary, points.size(), shapes.size()));
+  if (!f.csv_path.empty()) write_text_file(f.csv_path, tune::validation_csv(points));
   if (!f.svg_path.empty()) {
-    ensure_parent_dir(f.svg_path);
-    std::ofstream svg(f.svg_path);
-    svg << tune::error_cdf_svg(
-        {{"all measured partitions", errors},
-         {"predictive choices", chosen_errors},
-         {"all, saved profile's GEMM times", saved_errors}},
-        fmt::format("kiln tune validate: |predicted - measured| / measured, GEMM + {} {}, {} "
-                    "rank(s)",
-                    f.op, f.dtype, comm.size()),
-        3.0);
-    fmt::print("# wrote {}\n", f.svg_path);
+    write_text_file(
+        f.svg_path,
+        tune::error_cdf_svg(
+            {{"all measured partitions", summary.errors},
+             {"predictive choices", summary.chosen_errors},
+             {"all, saved profile's GEMM times", summary.saved_errors}},
+            fmt::format("kiln tune validate: |predicted - measured| / measured, GEMM + {} {}, {} "
+                        "rank(s)",
+                        f.op, f.dtype, comm.size()),
+            3.0));
   }
   if (!f.json_path.empty()) {
     comm::add_rank_provenance(provenance, comm);
-    nlohmann::json j;
+    nlohmann::json j = tune::validation_json(summary, shapes);
     j["op"] = f.op;
     j["profile"] = profile.to_json();
-    j["mean_abs_error"] = mean_error;
-    j["mean_abs_error_saved_profile"] = mean_saved_error;
-    j["p90_abs_error"] = p90;
-    j["shapes_within_1pct"] = within;
-    j["shapes"] = nlohmann::json::array();
-    for (const auto& s : shapes) {
-      j["shapes"].push_back({{"shape", shape_text(s.shape)},
-                             {"waves", s.waves},
-                             {"allowed", s.allowed},
-                             {"measured", s.measured},
-                             {"exhaustive", s.exhaustive},
-                             {"plan_time_us", s.plan_us},
-                             {"predictive_plan", s.predictive_plan},
-                             {"best_plan", s.best_plan},
-                             {"predictive_us", s.predictive_us},
-                             {"best_us", s.best_us},
-                             {"finalists", s.finalists},
-                             {"speed_ratio", s.speed_ratio()}});
-    }
     bench::write_result(f.json_path, provenance, "tune-validate", j);
   }
   return 0;

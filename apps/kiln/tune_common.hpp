@@ -24,7 +24,9 @@ namespace kiln::app {
 // keeps what it measures (profiles, plan cache), and time-sliced ranks measure nothing useful.
 inline int launch_tune_ranks(int gpus, const std::string& what,
                              const std::function<int(const comm::RankInfo&)>& rank_main) {
-  comm::RankRequest request{what, gpus};
+  comm::RankRequest request;
+  request.command = what;
+  request.gpus = gpus;
   request.allow_shared_gpus = false;
   return comm::run_ranks(request, comm::resolve_ranks(request), rank_main);
 }
@@ -42,6 +44,15 @@ inline nlohmann::json read_json_file(const std::string& path, const std::string&
 inline void ensure_parent_dir(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
+}
+
+// Writes `text` to `path` (creating its folder) and says so.
+inline void write_text_file(const std::string& path, const std::string& text) {
+  ensure_parent_dir(path);
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw Error("cannot write " + path);
+  fmt::print("# wrote {}\n", path);
 }
 
 inline tune::PlanKey plan_key(const tune::TunerProfile& p, const overlap::GemmShape& s) {
