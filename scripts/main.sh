@@ -17,7 +17,7 @@ if [ "$gpus" -eq 0 ]; then
   "$kiln" profiles
   "$kiln" probe --show 2>/dev/null || echo "# (no cached probe; run this on a GPU machine to measure)"
   for op in allreduce reducescatter allgather alltoall; do
-    "$kiln" bench collective --dry-run -g 4 -o "$op" -d bf16 -b 1M -e 1G -f 4 --profile h200-sxm
+    "$kiln" bench collective --dry-run -g 4 -o "$op" -d bf16 -b 1M -e 1G -f 4 --device h200-sxm
   done
   exit 0
 fi

@@ -178,7 +178,9 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->add_flag("--dry-run", flags->dry_run,
                 "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");
-  cmd->add_option("--profile", flags->profile, "hardware profile for --dry-run floors")
+  cmd->add_option("--device,--profile", flags->profile,
+                  "hardware key for --dry-run floors (kiln profiles lists them; --profile: the old "
+                  "spelling, kept for one release)")
       ->capture_default_str();
   cmd->add_option("--debug-hang-rank", flags->debug_hang_rank,
                   "fault injection: this rank stops calling collectives (tests the watchdog)")

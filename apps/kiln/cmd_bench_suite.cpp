@@ -135,8 +135,9 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
   cmd->add_option("-n,--iters", f->iterations, "timed iterations")->capture_default_str();
   cmd->add_option("--trials", f->trials, "correctness trials with fresh inputs")
       ->capture_default_str();
-  cmd->add_option("--profile", f->profile,
-                  "hardware profile for the roofline ceilings (default: the GPU's own)");
+  cmd->add_option("--device,--profile", f->profile,
+                  "hardware key for the roofline ceilings (default: the GPU's own; --profile: the "
+                  "old spelling, kept for one release)");
   cmd->add_option("--timeout", f->timeout, "seconds any wait may take before the ranks abort")
       ->capture_default_str();
   cmd->add_option("--json", f->json_path, "write results with provenance to this file");

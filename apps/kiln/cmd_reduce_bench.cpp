@@ -45,8 +45,9 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
                 "efficiency, achieved occupancy, branch efficiency) with Nsight Compute");
   cmd->add_option("--ncu-size", flags->ncu_size,
                   "elements for the --ncu profiles (default: the largest of --sizes)");
-  cmd->add_flag("--profile-only", flags->profile_only,
-                "run each variant once per size and nothing else (what --ncu profiles)");
+  cmd->add_flag("--ncu-pass-only,--profile-only", flags->profile_only,
+                "run each variant once per size and nothing else (what --ncu measures; "
+                "--profile-only: the old spelling, kept for one release)");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       if (flags->list) {

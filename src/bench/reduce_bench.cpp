@@ -297,7 +297,7 @@ std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
     // Clocks left alone (--clock-control none), as the shared machines require.
     const std::string command = fmt::format(
         "ncu --clock-control none --csv --metrics {} --kernel-name regex:reduce_pass_kernel "
-        "--launch-count 1 '{}' reduce bench --profile-only --op {} -d {} --sizes {} "
+        "--launch-count 1 '{}' reduce bench --ncu-pass-only --op {} -d {} --sizes {} "
         "--misalign {} --variants '{}'",
         metrics, std::string(self, static_cast<std::size_t>(length)), kernels::reduce_op_name(o.op),
         core::dtype_name(o.dtype), size, o.misalign, kernels::to_string(v));

@@ -28,7 +28,8 @@ expect_usage_error("-n 0" bench collective -g 1 -n 0)
 expect_usage_error("-b" bench collective -g 1 -b 12Q)
 expect_usage_error("-g 9" bench collective -g 9 -b 1M -e 1M)
 expect_usage_error("--bogus" bench collective --bogus)
-expect_usage_error("unknown hardware profile" bench collective --dry-run --profile z80)
+expect_usage_error("unknown hardware profile" bench collective --dry-run --device z80)
+expect_usage_error("unknown hardware profile" bench collective --dry-run --profile z80)  # old spelling
 # Several ranks on one GPU: the flag's accepted range.
 expect_usage_error("--ranks-per-gpu" bench collective -g 2 --ranks-per-gpu 0)
 expect_usage_error("--ranks-per-gpu" bench suite -g 2 --ranks-per-gpu 17)
