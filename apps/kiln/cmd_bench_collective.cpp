@@ -6,9 +6,9 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/rank_flags.hpp"
-#include "bench/bus_bandwidth.hpp"
-#include "bench/collective_bench.hpp"
 #include "bench/result_envelope.hpp"
+#include "benchmarks/collective/bus_bandwidth.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
 #include "comm/rank_launch.hpp"
@@ -40,8 +40,8 @@ struct CollectiveFlags {
   bool nccl_nonblocking = false;
 };
 
-bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_size) {
-  bench::CollectiveBenchOptions o;
+benchmarks::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_size) {
+  benchmarks::CollectiveBenchOptions o;
   o.op = comm::parse_op(f.op, "-o");
   o.dtype = core::parse_dtype(f.dtype, "-d");
   o.min_bytes = core::parse_size(f.min_bytes, "-b");
@@ -58,9 +58,9 @@ bench::CollectiveBenchOptions to_options(const CollectiveFlags& f, int world_siz
 }
 
 // Without GPUs: what the sweep will move and the floor the spec-sheet interconnect sets.
-int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_name) {
+int dry_run(const benchmarks::CollectiveBenchOptions& o, const std::string& profile_name) {
   const core::HardwareProfile& profile = core::find_profile(profile_name);
-  const double factor = bench::bus_factor(o.op, o.world_size);
+  const double factor = benchmarks::bus_factor(o.op, o.world_size);
   fmt::print("# kiln bench collective --dry-run: {} {} on {} rank(s); nothing is measured\n",
              comm::op_name(o.op), core::dtype_name(o.dtype), o.world_size);
   fmt::print(
@@ -68,7 +68,7 @@ int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_n
       factor, profile.interconnect_gbps_per_direction, profile.display_name, profile.interconnect);
   fmt::print("# {:>12} {:>13} {:>14} {:>14} {:>12}\n", "size (B)", "count", "send/rank (B)",
              "recv/rank (B)", "floor (us)");
-  for (std::uint64_t size : bench::message_sizes(o.min_bytes, o.max_bytes, o.factor)) {
+  for (std::uint64_t size : benchmarks::message_sizes(o.min_bytes, o.max_bytes, o.factor)) {
     const comm::CollectiveCounts c =
         comm::counts_for(o.op, size, core::dtype_size(o.dtype), o.world_size);
     const double floor_us = static_cast<double>(c.bytes) * factor /
@@ -80,12 +80,12 @@ int dry_run(const bench::CollectiveBenchOptions& o, const std::string& profile_n
   return 0;
 }
 
-int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o,
+int rank_main(const comm::RankInfo& info, const benchmarks::CollectiveBenchOptions& o,
               const std::string& json_path, core::Provenance provenance) {
   comm::Communicator comm(
       info, o.timeout_seconds,
       o.nccl_nonblocking ? comm::NcclMode::kNonBlocking : comm::NcclMode::kBlockingDataPath);
-  const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
+  const std::vector<benchmarks::RankDevice> devices = benchmarks::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
     fmt::print(
@@ -97,21 +97,21 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
         "# sizes {}..{} x{}, warm-up {}, iterations {}, check {}, timeout {:.0f} s; "
         "time = median over iterations of the max over ranks\n",
         o.min_bytes, o.max_bytes, o.factor, o.warmup, o.iterations, o.check, o.timeout_seconds);
-    for (const bench::RankDevice& d : devices) {
+    for (const benchmarks::RankDevice& d : devices) {
       fmt::print("#  Rank {:2} Pid {:7} device {:2} [{}] {}\n", d.rank, d.pid, d.device, d.bus_id,
                  d.name);
     }
-    fmt::print("{}\n", bench::format_table_header(o));
+    fmt::print("{}\n", benchmarks::format_table_header(o));
     std::fflush(stdout);
   }
   std::uint64_t total_wrong = 0;
   double busbw_sum = 0.0;
-  const std::vector<bench::CollectiveRow> rows =
-      bench::run_collective_bench(comm, o, [&](const bench::CollectiveRow& row) {
+  const std::vector<benchmarks::CollectiveRow> rows =
+      benchmarks::run_collective_bench(comm, o, [&](const benchmarks::CollectiveRow& row) {
         total_wrong += row.wrong;
         busbw_sum += row.busbw_gbps;
         if (printer) {
-          fmt::print("{}\n", bench::format_row(o, row));
+          fmt::print("{}\n", benchmarks::format_row(o, row));
           std::fflush(stdout);
         }
       });
@@ -122,19 +122,19 @@ int rank_main(const comm::RankInfo& info, const bench::CollectiveBenchOptions& o
                busbw_sum / static_cast<double>(rows.size()));
     std::fflush(stdout);
     if (!json_path.empty()) {
-      comm::add_rank_provenance(provenance, comm, bench::device_labels(devices));
+      comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
       nlohmann::json result;
       result["op"] = comm::op_name(o.op);
       result["dtype"] = core::dtype_name(o.dtype);
       result["world_size"] = comm.size();
       result["launcher"] = info.launcher;
-      result["bus_factor"] = bench::bus_factor(o.op, comm.size());
+      result["bus_factor"] = benchmarks::bus_factor(o.op, comm.size());
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
       result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "blocking-data-path";
       result["rows"] = nlohmann::json::array();
-      for (const bench::CollectiveRow& row : rows)
-        result["rows"].push_back(bench::row_to_json(row));
+      for (const benchmarks::CollectiveRow& row : rows)
+        result["rows"].push_back(benchmarks::row_to_json(row));
       bench::write_result(json_path, provenance, "collective", result);
     }
   }
@@ -190,18 +190,19 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
       if (flags->dry_run) {
-        bench::CollectiveBenchOptions o = to_options(*flags, flags->gpus > 0 ? flags->gpus : 1);
-        bench::validate(o, -1);
+        benchmarks::CollectiveBenchOptions o =
+            to_options(*flags, flags->gpus > 0 ? flags->gpus : 1);
+        benchmarks::validate(o, -1);
         return dry_run(o, flags->profile);
       }
-      bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
+      benchmarks::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
       comm::RankRequest request;
       request.command = "kiln bench collective";
       request.gpus = flags->gpus;
       request.ranks_per_gpu = flags->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
-      const bench::CollectiveBenchOptions o = to_options(*flags, layout.world_size);
-      bench::validate(o, -1);  // the rank count was checked by resolve_ranks
+      const benchmarks::CollectiveBenchOptions o = to_options(*flags, layout.world_size);
+      benchmarks::validate(o, -1);  // the rank count was checked by resolve_ranks
       const std::string json_path = flags->json_path;
       return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
         return rank_main(info, o, json_path, provenance);

@@ -8,9 +8,9 @@
 
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/rank_flags.hpp"
-#include "bench/collective_bench.hpp"
-#include "bench/overlap_bench.hpp"
 #include "bench/result_envelope.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
+#include "benchmarks/overlap/overlap_bench.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_env.hpp"
 #include "comm/rank_launch.hpp"
@@ -44,8 +44,8 @@ struct OverlapFlags {
   std::string json_path;
 };
 
-bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
-  bench::OverlapBenchOptions o;
+benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
+  benchmarks::OverlapBenchOptions o;
   o.op = overlap::parse_overlap_op(f.op, "--op");
   o.dtype = core::parse_dtype(f.dtype, "-d");
   o.layout = overlap::parse_weight_layout(f.layout, "--layout");
@@ -99,10 +99,10 @@ bench::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   return o;
 }
 
-int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
+int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions& o,
               const std::string& json_path, core::Provenance provenance) {
   comm::Communicator comm(info, o.timeout_seconds);
-  const std::vector<bench::RankDevice> devices = bench::gather_rank_devices(comm);
+  const std::vector<benchmarks::RankDevice> devices = benchmarks::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
     fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
@@ -116,19 +116,19 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         "# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
         "kiln includes the reorder to row-major, kiln-nr does not\n",
         o.iterations, o.warmup);
-    for (const bench::RankDevice& d : devices)
+    for (const benchmarks::RankDevice& d : devices)
       fmt::print("#  Rank {:2} device {:2} [{}] {}\n", d.rank, d.device, d.bus_id, d.name);
-    fmt::print("{}\n", bench::format_overlap_header());
+    fmt::print("{}\n", benchmarks::format_overlap_header());
     std::fflush(stdout);
   }
   bool all_correct = true;
   std::vector<double> speedups;
-  const std::vector<bench::OverlapRow> rows =
-      bench::run_overlap_bench(comm, o, [&](const bench::OverlapRow& row) {
+  const std::vector<benchmarks::OverlapRow> rows =
+      benchmarks::run_overlap_bench(comm, o, [&](const benchmarks::OverlapRow& row) {
         all_correct = all_correct && row.correct;
         speedups.push_back(row.speedup_vs_serial);
         if (!printer) return;
-        fmt::print("{}\n", bench::format_overlap_row(row));
+        fmt::print("{}\n", benchmarks::format_overlap_row(row));
         fmt::print("#   {}\n", row.describe);
         if (o.automatic_plan) {
           fmt::print("#   plan from {}; predicted {}\n", row.plan_source,
@@ -153,7 +153,7 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
         comm.shares_gpu() ? " (ranks share GPUs: not meaningful)" : "",
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
-      comm::add_rank_provenance(provenance, comm, bench::device_labels(devices));
+      comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
       nlohmann::json result;
       result["op"] = overlap::overlap_op_name(o.op);
       result["dtype"] = core::dtype_name(o.dtype);
@@ -162,8 +162,8 @@ int rank_main(const comm::RankInfo& info, const bench::OverlapBenchOptions& o,
       result["warmup"] = o.warmup;
       result["iterations"] = o.iterations;
       result["rows"] = nlohmann::json::array();
-      for (const bench::OverlapRow& row : rows)
-        result["rows"].push_back(bench::overlap_row_to_json(row));
+      for (const benchmarks::OverlapRow& row : rows)
+        result["rows"].push_back(benchmarks::overlap_row_to_json(row));
       bench::write_result(json_path, provenance, "overlap", result);
     }
   }
@@ -220,14 +220,14 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      bench::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
+      benchmarks::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
       comm::RankRequest request;
       request.command = "kiln overlap bench";
       request.gpus = flags->gpus;
       request.ranks_per_gpu = flags->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
-      const bench::OverlapBenchOptions o = to_options(*flags, layout.world_size);
-      bench::validate(o, -1);  // the rank count was checked by resolve_ranks
+      const benchmarks::OverlapBenchOptions o = to_options(*flags, layout.world_size);
+      benchmarks::validate(o, -1);  // the rank count was checked by resolve_ranks
       const std::string json_path = flags->json_path;
       return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
         return rank_main(info, o, json_path, provenance);

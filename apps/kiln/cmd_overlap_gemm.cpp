@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/kiln/commands.hpp"
-#include "bench/overlap_bench.hpp"
-#include "bench/overlap_gemm_bench.hpp"
 #include "bench/result_envelope.hpp"
+#include "benchmarks/overlap/overlap_bench.hpp"
+#include "benchmarks/overlap/overlap_gemm_bench.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
@@ -38,7 +38,7 @@ void register_overlap_gemm(CLI::App& overlap, Runner& run) {
   cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
-      bench::OverlapGemmOptions o;
+      benchmarks::OverlapGemmOptions o;
       o.dtype = core::parse_dtype(flags->dtype, "-d");
       KILN_REQUIRE(o.dtype == core::DType::kBf16 || o.dtype == core::DType::kFp16,
                    "-d " + flags->dtype + ": accepted bf16, fp16");
@@ -65,12 +65,13 @@ void register_overlap_gemm(CLI::App& overlap, Runner& run) {
           "# kiln overlap gemm: {} B {}, median of {} iterations (us); rst = restore, rms = "
           "RMSNorm, rm = row-major input, reo = slot-ordered input\n",
           core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), o.iterations);
-      fmt::print("{}\n", bench::format_overlap_gemm_header());
+      fmt::print("{}\n", benchmarks::format_overlap_gemm_header());
       std::fflush(stdout);
-      const auto rows = bench::run_overlap_gemm_bench(o, [](const bench::OverlapGemmRow& row) {
-        fmt::print("{}\n", bench::format_overlap_gemm_row(row));
-        std::fflush(stdout);
-      });
+      const auto rows =
+          benchmarks::run_overlap_gemm_bench(o, [](const benchmarks::OverlapGemmRow& row) {
+            fmt::print("{}\n", benchmarks::format_overlap_gemm_row(row));
+            std::fflush(stdout);
+          });
       bool correct = true;
       for (const auto& row : rows)
         correct = correct && row.gemm_relative_error <= 1e-2 && row.rmsnorm_relative_error <= 1e-2;
@@ -80,7 +81,8 @@ void register_overlap_gemm(CLI::App& overlap, Runner& run) {
         result["dtype"] = core::dtype_name(o.dtype);
         result["layout"] = overlap::weight_layout_name(o.layout);
         result["rows"] = nlohmann::json::array();
-        for (const auto& row : rows) result["rows"].push_back(bench::overlap_gemm_row_to_json(row));
+        for (const auto& row : rows)
+          result["rows"].push_back(benchmarks::overlap_gemm_row_to_json(row));
         bench::write_result(flags->json_path, provenance, "overlap-gemm", result);
       }
       fmt::print("# correctness: {}\n", correct ? "OK" : "FAILED");

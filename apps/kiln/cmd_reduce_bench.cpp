@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/kiln/commands.hpp"
-#include "bench/reduce_bench.hpp"
 #include "bench/result_envelope.hpp"
+#include "benchmarks/reduce/reduce_bench.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -55,10 +55,10 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
           fmt::print("{:<11} {}\n", v.name, kernels::to_string(v));
         return 0;
       }
-      bench::ReduceBenchOptions o;
+      benchmarks::ReduceBenchOptions o;
       o.op = kernels::parse_reduce_op(flags->op, "--op");
       o.dtype = core::parse_dtype(flags->dtype, "-d");
-      o.sizes = bench::parse_sizes(flags->sizes, "--sizes");
+      o.sizes = benchmarks::parse_sizes(flags->sizes, "--sizes");
       for (const std::string& v : flags->variants)
         o.variants.push_back(kernels::parse_reduce_variant(v, "--variants"));
       o.misalign = flags->misalign;
@@ -70,11 +70,11 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
           fmt::format("--ncu-size {}: accepted 0 (largest size) .. 1e13", flags->ncu_size));
       o.ncu_size = static_cast<std::int64_t>(flags->ncu_size);
       o.profile_only = flags->profile_only;
-      bench::validate(o);
+      benchmarks::validate(o);
       if (comm::count_visible_gpus() == 0)
         throw Error("kiln reduce bench needs a GPU; none is visible");
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      const bench::ReduceBenchReport report = bench::run_reduce_bench(o);
+      const benchmarks::ReduceBenchReport report = benchmarks::run_reduce_bench(o);
       if (o.profile_only) return 0;
       // Rows that did not run are counted apart: they are no wrong result, but the run is
       // incomplete, so they also make the exit status non-zero.
@@ -88,7 +88,7 @@ void register_reduce_bench(CLI::App& reduce, Runner& run) {
       }
       if (!flags->json_path.empty()) {
         core::add_current_device_provenance(provenance);
-        bench::write_result(flags->json_path, provenance, "reduce", bench::to_json(o, report));
+        bench::write_result(flags->json_path, provenance, "reduce", benchmarks::to_json(o, report));
       }
       fmt::print("# correctness: {}\n", correct ? "OK" : "FAILED");
       if (not_run > 0) {

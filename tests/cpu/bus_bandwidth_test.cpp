@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "bench/bus_bandwidth.hpp"
+#include "benchmarks/collective/bus_bandwidth.hpp"
 
-using kiln::bench::algorithm_bandwidth_gbps;
-using kiln::bench::bus_factor;
+using kiln::benchmarks::algorithm_bandwidth_gbps;
+using kiln::benchmarks::bus_factor;
 using kiln::comm::CollectiveOp;
 
 // nccl-tests doc/PERFORMANCE.md factors.

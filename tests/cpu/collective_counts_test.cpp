@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bench/collective_bench.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
 
@@ -39,7 +39,7 @@ TEST(CollectiveCounts, TooSmallForOneElementPerRank) {
 }
 
 TEST(MessageSizes, GeometricAndInclusive) {
-  using kiln::bench::message_sizes;
+  using kiln::benchmarks::message_sizes;
   EXPECT_EQ(message_sizes(1 << 20, 1 << 30, 4),
             (std::vector<std::uint64_t>{1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28, 1 << 30}));
   EXPECT_EQ(message_sizes(100, 100, 2), (std::vector<std::uint64_t>{100}));

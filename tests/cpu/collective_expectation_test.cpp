@@ -5,7 +5,7 @@
 #include <set>
 
 #include "../common/host_collectives.hpp"
-#include "bench/collective_expectation.hpp"
+#include "benchmarks/collective/collective_expectation.hpp"
 
 using kiln::comm::CollectiveOp;
 
@@ -37,9 +37,9 @@ TEST(CollectiveExpectation, MatchesHostSimulation) {
           const auto reference = kiln::testing::host_collective(op, inputs, counts, rank);
           if (!reference) continue;
           ASSERT_EQ(reference->size(), counts.recv_count);
-          const kiln::bench::CollectiveExpectation e{op, world, rank, seed, counts.block_count};
+          const kiln::benchmarks::CollectiveExpectation e{op, world, rank, seed, counts.block_count};
           for (std::uint64_t i = 0; i < counts.recv_count; ++i) {
-            ASSERT_EQ(kiln::bench::expected_value(e, i), (*reference)[i])
+            ASSERT_EQ(kiln::benchmarks::expected_value(e, i), (*reference)[i])
                 << kiln::comm::op_name(op) << " world " << world << " rank " << rank << " index "
                 << i;
           }

@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "bench/collective_bench.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
 #include "core/error.hpp"
 
-using kiln::bench::CollectiveBenchOptions;
-using kiln::bench::validate;
+using kiln::benchmarks::CollectiveBenchOptions;
+using kiln::benchmarks::validate;
 
 namespace {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "bench/reduce_bench.hpp"
+#include "benchmarks/reduce/reduce_bench.hpp"
 
 namespace {
 
-using kiln::bench::ReduceResult;
+using kiln::benchmarks::ReduceResult;
 
 ReduceResult ran_row() {
   ReduceResult r;
@@ -46,18 +46,18 @@ TEST(ReduceBenchRows, ARowThatRanKeepsItsColumns) {
                 "%12lld %-11s %10.2f %10.2f %10.2f %6.1f %9.1f %6.1f%% %8.3f %9.2e %s",
                 static_cast<long long>(r.size), r.variant.c_str(), r.us.median, r.us.min, r.us.max,
                 100.0 * r.us.cv, r.gbps, 100.0 * r.copy_fraction, r.cub_over_this, r.error, "yes");
-  EXPECT_EQ(kiln::bench::format_reduce_row(r), expected);
+  EXPECT_EQ(kiln::benchmarks::format_reduce_row(r), expected);
 }
 
 TEST(ReduceBenchRows, HeaderEndsWithTheNoteColumn) {
-  const std::vector<std::string> header = words(kiln::bench::reduce_table_header());
+  const std::vector<std::string> header = words(kiln::benchmarks::reduce_table_header());
   ASSERT_EQ(header.size(), 12u);
   EXPECT_EQ(header.front(), "size");
   EXPECT_EQ(header[10], "ok");
   EXPECT_EQ(header.back(), "note");
   // Every column of the header lines up with the row's (right edges of the right-aligned ones).
-  const std::string head = kiln::bench::reduce_table_header();
-  const std::string row = kiln::bench::format_reduce_row(ran_row());
+  const std::string head = kiln::benchmarks::reduce_table_header();
+  const std::string row = kiln::benchmarks::format_reduce_row(ran_row());
   EXPECT_EQ(head.find("median") + 6, row.find("21.50") + 5);
   EXPECT_EQ(head.find("cub/this") + 8, row.find("1.125") + 5);
 }
@@ -67,7 +67,7 @@ TEST(ReduceBenchRows, AFailedRowShowsDashesAndItsFailureAtTheEnd) {
   r.variant = "cub";
   r.size = 3000000000;
   r.failure = "CUDA call dispatch(...) failed at x.cu:1: cudaErrorInvalidValue (invalid argument)";
-  const std::string line = kiln::bench::format_reduce_row(r);
+  const std::string line = kiln::benchmarks::format_reduce_row(r);
   const std::vector<std::string> w = words(line);
   ASSERT_GE(w.size(), 12u);
   EXPECT_EQ(w[0], "3000000000");
@@ -77,28 +77,28 @@ TEST(ReduceBenchRows, AFailedRowShowsDashesAndItsFailureAtTheEnd) {
   ASSERT_GE(line.size(), note.size());
   EXPECT_EQ(line.substr(line.size() - note.size()), note);
   // Same width as a row that ran, up to the note.
-  const std::string ran = kiln::bench::format_reduce_row(ran_row());
+  const std::string ran = kiln::benchmarks::format_reduce_row(ran_row());
   EXPECT_EQ(line.find(" - did not run"), ran.find(" yes"));
 }
 
 TEST(ReduceBenchRows, NoRatioWhenCubDidNotRun) {
   ReduceResult r = ran_row();
   r.cub_over_this = 0.0;  // what the bench leaves when the CUB row of this size failed
-  const std::vector<std::string> w = words(kiln::bench::format_reduce_row(r));
+  const std::vector<std::string> w = words(kiln::benchmarks::format_reduce_row(r));
   ASSERT_EQ(w.size(), 11u);
   EXPECT_EQ(w[8], "-");
   EXPECT_EQ(w[10], "yes");
 }
 
 TEST(ReduceBenchRows, JsonCarriesTheFailure) {
-  kiln::bench::ReduceBenchReport report;
+  kiln::benchmarks::ReduceBenchReport report;
   report.results.push_back(ran_row());
   ReduceResult failed;
   failed.variant = "cub";
   failed.size = 3000000000;
   failed.failure = "out of memory";
   report.results.push_back(failed);
-  const nlohmann::json j = kiln::bench::to_json(kiln::bench::ReduceBenchOptions{}, report);
+  const nlohmann::json j = kiln::benchmarks::to_json(kiln::benchmarks::ReduceBenchOptions{}, report);
   ASSERT_EQ(j["results"].size(), 2u);
   EXPECT_EQ(j["results"][0]["failure"], "");
   EXPECT_EQ(j["results"][0]["correct"], true);

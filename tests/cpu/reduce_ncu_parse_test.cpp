@@ -2,9 +2,9 @@
 // commas inside (kernel names, thousands separators), units, and output without metrics.
 #include <gtest/gtest.h>
 
-#include "bench/reduce_bench.hpp"
+#include "benchmarks/reduce/reduce_bench.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 const char* kSample =
@@ -56,4 +56,4 @@ TEST(NcuParse, OutputWithoutMetricsSaysSo) {
 }
 
 }  // namespace
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -14,8 +14,8 @@
 #include <limits>
 #include <vector>
 
-#include "bench/cub_reduce.hpp"
-#include "bench/reduce_inputs.hpp"
+#include "benchmarks/reduce/cub_reduce.hpp"
+#include "benchmarks/reduce/reduce_inputs.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -98,7 +98,7 @@ TEST(ReduceGpu, EveryPresetOnAwkwardSizesAndStarts) {
     for (core::DType dtype : core::all_dtypes()) {
       const std::size_t element = core::dtype_size(dtype);
       core::DeviceBuffer input((largest + 64) * element);
-      bench::fill_reduce_input(input.data(), dtype, largest + 64, 42 + static_cast<int>(dtype),
+      benchmarks::fill_reduce_input(input.data(), dtype, largest + 64, 42 + static_cast<int>(dtype),
                                stream.get());
       std::vector<unsigned char> host((largest + 64) * element);
       KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
@@ -144,7 +144,7 @@ TEST(ReduceGpu, TwoToThe31PlusSevenInt32) {
     }
     core::Stream stream;
     core::DeviceBuffer input((count + 1) * 4);
-    bench::fill_reduce_input(input.data(), core::DType::kInt32, count + 1, 7, stream.get());
+    benchmarks::fill_reduce_input(input.data(), core::DType::kInt32, count + 1, 7, stream.get());
     std::vector<unsigned char> host((count + 1) * 4);
     KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
     core::DeviceBuffer out(256);
@@ -180,8 +180,8 @@ TEST(ReduceGpu, CubSizedAbove2To31RunsBelowAndAbove) {
   constexpr int kSkippedLarge = 77;  // the child's exit status when memory ruled out 2^31 + 7
   const std::int64_t small = 10000013, large = (std::int64_t{1} << 31) + 7;
   const int rc = in_child([&] {
-    const bench::CubReduce cub_sum(ReduceOp::kSum, core::DType::kInt32, large);
-    const bench::CubReduce cub_max(ReduceOp::kMax, core::DType::kInt32, large);
+    const benchmarks::CubReduce cub_sum(ReduceOp::kSum, core::DType::kInt32, large);
+    const benchmarks::CubReduce cub_max(ReduceOp::kMax, core::DType::kInt32, large);
     std::size_t free_bytes = 0, total = 0;
     KILN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     const std::size_t needed = static_cast<std::size_t>(large + 1) * 4 + (1ull << 30);
@@ -194,7 +194,7 @@ TEST(ReduceGpu, CubSizedAbove2To31RunsBelowAndAbove) {
     const std::int64_t filled = (run_large ? large : small) + 1;
     core::Stream stream;
     core::DeviceBuffer input(static_cast<std::size_t>(filled) * 4), out(256);
-    bench::fill_reduce_input(input.data(), core::DType::kInt32, filled, 31, stream.get());
+    benchmarks::fill_reduce_input(input.data(), core::DType::kInt32, filled, 31, stream.get());
     KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     // Host references of both prefixes, read back in chunks (no 8 GiB host copy): the int32 sum
     // wraps around as kiln's and CUB's do.
@@ -215,7 +215,7 @@ TEST(ReduceGpu, CubSizedAbove2To31RunsBelowAndAbove) {
       }
     }
     int failures = 0;
-    const auto check = [&](const bench::CubReduce& cub, const char* op, std::int64_t count,
+    const auto check = [&](const benchmarks::CubReduce& cub, const char* op, std::int64_t count,
                            int want) {
       core::poison(out.data(), out.bytes(), stream.get());
       cub.run(input.as<int>() + 1, count, out.data(), stream.get());
@@ -296,7 +296,7 @@ TEST(ReduceGpu, CustomVariantsOnLargeMisalignedInputs) {
     for (core::DType dtype : {core::DType::kInt32, core::DType::kFp32, core::DType::kFp16}) {
       const std::size_t element = core::dtype_size(dtype);
       core::DeviceBuffer input((count + 8) * element);
-      bench::fill_reduce_input(input.data(), dtype, count + 8, 11, stream.get());
+      benchmarks::fill_reduce_input(input.data(), dtype, count + 8, 11, stream.get());
       std::vector<unsigned char> host((count + 8) * element);
       KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
       for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax}) {
@@ -337,7 +337,7 @@ TEST(ReduceGpu, RowsMatchTheHost) {
       for (std::int64_t cols : {1, 7, 33, 1000, 4099}) {
         const std::size_t element = core::dtype_size(dtype);
         core::DeviceBuffer input((rows * cols + 8) * element);
-        bench::fill_reduce_input(input.data(), dtype, rows * cols + 8, 5, stream.get());
+        benchmarks::fill_reduce_input(input.data(), dtype, rows * cols + 8, 5, stream.get());
         std::vector<unsigned char> host((rows * cols + 8) * element);
         KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
         core::DeviceBuffer out(rows * 4);

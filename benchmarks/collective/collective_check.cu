@@ -1,10 +1,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "bench/collective_check.hpp"
+#include "benchmarks/collective/collective_check.hpp"
 #include "core/cuda_check.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 __device__ bool matches(__nv_bfloat16 v, int expected) {
@@ -66,4 +66,4 @@ void count_wrong_elements(const void* recv, core::DType dtype, std::uint64_t cou
   }
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

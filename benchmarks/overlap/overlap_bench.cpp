@@ -1,5 +1,5 @@
 // The per-rank run of `kiln overlap bench` (see overlap_bench.hpp).
-#include "bench/overlap_bench.hpp"
+#include "benchmarks/overlap/overlap_bench.hpp"
 
 #include <fmt/format.h>
 #include <nccl.h>
@@ -27,7 +27,7 @@
 #include "overlap/signaling_gemm.hpp"
 #include "tune/automatic_plan.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 using overlap::GemmShape;
@@ -135,7 +135,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
   const std::size_t element = core::dtype_size(o.dtype);
   const int world = comm.size();
   core::Stream stream, side_stream;
-  CublasGemm cublas;
+  bench::CublasGemm cublas;
   std::vector<OverlapRow> rows;
   const std::uint64_t seed_base = 0x6b696c6eull;  // "kiln"; ranks differ through their rank
 
@@ -433,4 +433,4 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   return j;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

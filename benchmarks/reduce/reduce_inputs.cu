@@ -3,10 +3,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "bench/reduce_inputs.hpp"
+#include "benchmarks/reduce/reduce_inputs.hpp"
 #include "core/cuda_check.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 __device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
@@ -61,4 +61,4 @@ void fill_reduce_input(void* buffer, core::DType dtype, std::int64_t count, std:
   }
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -1,5 +1,5 @@
 // `kiln reduce bench` (see reduce_bench.hpp).
-#include "bench/reduce_bench.hpp"
+#include "benchmarks/reduce/reduce_bench.hpp"
 
 #include <fmt/format.h>
 
@@ -15,8 +15,8 @@
 
 #include <unistd.h>
 
-#include "bench/cub_reduce.hpp"
-#include "bench/reduce_inputs.hpp"
+#include "benchmarks/reduce/cub_reduce.hpp"
+#include "benchmarks/reduce/reduce_inputs.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -27,7 +27,7 @@
 #include "core/stream.hpp"
 #include "kernels/reduce.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 using kernels::ReduceOp;
@@ -548,4 +548,4 @@ nlohmann::json to_json(const ReduceBenchOptions& o, const ReduceBenchReport& rep
   return j;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

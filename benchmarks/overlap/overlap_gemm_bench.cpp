@@ -1,5 +1,5 @@
 // The single-GPU overlap measurements (see overlap_gemm_bench.hpp).
-#include "bench/overlap_gemm_bench.hpp"
+#include "benchmarks/overlap/overlap_gemm_bench.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "bench/cublas_gemm.hpp"
-#include "bench/overlap_bench.hpp"
+#include "benchmarks/overlap/overlap_bench.hpp"
 #include "core/device_buffer.hpp"
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
@@ -18,7 +18,7 @@
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 core::TimingStats time_us(cudaStream_t stream, int warmup, int iterations,
@@ -102,7 +102,7 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
   const std::size_t element = core::dtype_size(o.dtype);
   const int sms = overlap::current_device_sms();
   core::Stream stream;
-  CublasGemm cublas;
+  bench::CublasGemm cublas;
   std::vector<OverlapGemmRow> rows;
   for (const overlap::GemmShape& shape : o.shapes) {
     OverlapGemmRow row;
@@ -281,4 +281,4 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
   return j;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -9,11 +9,11 @@
 #include <cuda/std/functional>
 #include <cuda/std/limits>
 
-#include "bench/cub_reduce.hpp"
+#include "benchmarks/reduce/cub_reduce.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 // bf16/fp16 widened to fp32 as they are read, so CUB accumulates in fp32 like kiln.
@@ -133,4 +133,4 @@ void CubReduce::run(const void* in, std::int64_t count, void* out, cudaStream_t 
   KILN_CUDA_CHECK(dispatch(dtype_, op_, storage_.data(), bytes, in, count, out, stream));
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -8,7 +8,7 @@
 #include "comm/collective.hpp"
 #include "roofline/bus_volume.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 // allreduce 2(n-1)/n; reducescatter, allgather, alltoall (n-1)/n; broadcast, reduce, sendrecv 1
 // (one definition, shared with the roofline's communication volumes).
@@ -17,4 +17,4 @@ using roofline::bus_factor;
 // GB/s (1e9 bytes per second) for `bytes` moved in `seconds`.
 double algorithm_bandwidth_gbps(std::uint64_t bytes, double seconds);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -1,11 +1,11 @@
 // Validation and size arithmetic of the collective bench: host logic, unit-tested without a GPU.
 #include <fmt/format.h>
 
-#include "bench/bus_bandwidth.hpp"
-#include "bench/collective_bench.hpp"
+#include "benchmarks/collective/bus_bandwidth.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
 #include "core/error.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 void validate(const CollectiveBenchOptions& o, int visible_gpus) {
   KILN_REQUIRE(o.world_size >= 1, fmt::format("-g {}: must be at least 1", o.world_size));
@@ -97,4 +97,4 @@ nlohmann::json row_to_json(const CollectiveRow& row) {
   return value;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -9,7 +9,7 @@
 #include "comm/collective.hpp"
 #include "core/test_values.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 struct CollectiveExpectation {
   comm::CollectiveOp op;
@@ -50,4 +50,4 @@ KILN_HOST_DEVICE inline int expected_value(const CollectiveExpectation& e, std::
   return 0x7FFFFFFF;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

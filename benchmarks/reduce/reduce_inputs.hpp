@@ -8,9 +8,9 @@
 
 #include "core/dtype.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 void fill_reduce_input(void* buffer, core::DType dtype, std::int64_t count, std::uint64_t seed,
                        cudaStream_t stream);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -19,7 +19,7 @@ namespace kiln::comm {
 class Communicator;
 }
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 struct OverlapBenchOptions {
   overlap::OverlapOp op = overlap::OverlapOp::kReduceScatter;
@@ -92,4 +92,4 @@ std::string format_overlap_header();
 std::string format_overlap_row(const OverlapRow& row);
 nlohmann::json overlap_row_to_json(const OverlapRow& row);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

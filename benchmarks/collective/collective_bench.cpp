@@ -9,9 +9,9 @@
 #include <random>
 #include <thread>
 
-#include "bench/bus_bandwidth.hpp"
-#include "bench/collective_bench.hpp"
-#include "bench/collective_check.hpp"
+#include "benchmarks/collective/bus_bandwidth.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
+#include "benchmarks/collective/collective_check.hpp"
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/event_timer.hpp"
@@ -19,7 +19,7 @@
 #include "core/size_parse.hpp"
 #include "core/stream.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 namespace {
 
 // Small NCCL reductions of bookkeeping values (seed, wrong counts, per-iteration times).
@@ -169,4 +169,4 @@ std::vector<CollectiveRow> run_collective_bench(
   return rows;
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

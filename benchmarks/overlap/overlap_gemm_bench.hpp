@@ -12,7 +12,7 @@
 #include "core/stats.hpp"
 #include "overlap/signaling_gemm.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 struct OverlapGemmOptions {
   core::DType dtype = core::DType::kBf16;
@@ -59,4 +59,4 @@ std::string format_overlap_gemm_header();
 std::string format_overlap_gemm_row(const OverlapGemmRow& row);
 nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& row);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

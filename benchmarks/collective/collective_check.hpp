@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "bench/collective_expectation.hpp"
+#include "benchmarks/collective/collective_expectation.hpp"
 #include "core/dtype.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 // Adds the number of wrong elements among recv[0, count) to *device_counter (unsigned long long).
 void count_wrong_elements(const void* recv, core::DType dtype, std::uint64_t count,
                           const CollectiveExpectation& expectation,
                           unsigned long long* device_counter, cudaStream_t stream);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -10,7 +10,7 @@
 #include "core/dtype.hpp"
 #include "kernels/reduce_variant.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 class CubReduce {
  public:
@@ -26,4 +26,4 @@ class CubReduce {
   core::DeviceBuffer storage_;
 };
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -12,7 +12,7 @@
 #include "core/stats.hpp"
 #include "kernels/reduce_variant.hpp"
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 struct ReduceBenchOptions {
   kernels::ReduceOp op = kernels::ReduceOp::kSum;
@@ -94,4 +94,4 @@ void validate(const ReduceBenchOptions& options);
 ReduceBenchReport run_reduce_bench(const ReduceBenchOptions& options);
 nlohmann::json to_json(const ReduceBenchOptions& options, const ReduceBenchReport& report);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks

@@ -16,7 +16,7 @@ namespace kiln::comm {
 class Communicator;
 }
 
-namespace kiln::bench {
+namespace kiln::benchmarks {
 
 struct CollectiveBenchOptions {
   comm::CollectiveOp op = comm::CollectiveOp::kAllReduce;
@@ -75,4 +75,4 @@ std::string format_table_header(const CollectiveBenchOptions& options);
 std::string format_row(const CollectiveBenchOptions& options, const CollectiveRow& row);
 nlohmann::json row_to_json(const CollectiveRow& row);
 
-}  // namespace kiln::bench
+}  // namespace kiln::benchmarks
