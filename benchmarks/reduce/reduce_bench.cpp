@@ -23,6 +23,7 @@
 #include "core/event_timer.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
+#include "core/probe.hpp"
 #include "core/run_command.hpp"
 #include "core/stream.hpp"
 #include "kernels/reduce.hpp"
@@ -37,16 +38,10 @@ std::size_t align256(std::size_t bytes) {
 }
 
 // Device-to-device copy rate (read + write) of 1 GiB, median of 10: the ceiling a reduction's read
-// rate is compared with, as `kiln probe` measures it.
+// rate is compared with, measured as `kiln probe` measures it.
 double measure_copy_gbps(cudaStream_t stream) {
   const std::size_t bytes = 1ull << 30;
-  core::DeviceBuffer a(bytes), b(bytes);
-  KILN_CUDA_CHECK(cudaMemsetAsync(a.data(), 1, bytes, stream));
-  const std::vector<float> ms = core::time_iterations(stream, {2, 10}, [&](int) {
-    KILN_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-  });
-  const core::TimingStats t = core::summarize(ms);
-  return 2.0 * static_cast<double>(bytes) / (t.median * 1e-3) / 1e9;
+  return core::copy_gbps(bytes, core::time_copy(stream, bytes, {2, 10}));
 }
 
 // Host references of every requested prefix length, in one pass over a host copy of the input.

@@ -36,15 +36,8 @@ TimingStats time_ms(cudaStream_t stream, const ProbeOptions& options,
 }
 
 void probe_copy(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t stream) {
-  DeviceBuffer source(options.copy_bytes);
-  DeviceBuffer destination(options.copy_bytes);
-  fill_uniform(source.data(), DType::kFp32, options.copy_bytes / 4, 1, stream);
-  probe.copy_ms = time_ms(stream, options, [&](int) {
-    KILN_CUDA_CHECK(cudaMemcpyAsync(destination.data(), source.data(), options.copy_bytes,
-                                    cudaMemcpyDeviceToDevice, stream));
-  });
-  probe.copy_gbps =
-      2.0 * static_cast<double>(options.copy_bytes) / (probe.copy_ms.median * 1e-3) / 1e9;
+  probe.copy_ms = time_copy(stream, options.copy_bytes, {options.warmup, options.iterations});
+  probe.copy_gbps = copy_gbps(options.copy_bytes, probe.copy_ms);
 }
 
 void probe_gemm(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t stream) {
@@ -76,6 +69,21 @@ void probe_gemm(DeviceProbe& probe, const ProbeOptions& options, cudaStream_t st
 }
 
 }  // namespace
+
+TimingStats time_copy(cudaStream_t stream, std::size_t bytes, const TimingOptions& timing) {
+  DeviceBuffer source(bytes);
+  DeviceBuffer destination(bytes);
+  fill_uniform(source.data(), DType::kFp32, bytes / 4, 1, stream);
+  const std::vector<float> samples = time_iterations(stream, timing, [&](int) {
+    KILN_CUDA_CHECK(cudaMemcpyAsync(destination.data(), source.data(), bytes,
+                                    cudaMemcpyDeviceToDevice, stream));
+  });
+  return summarize(std::span<const float>(samples));
+}
+
+double copy_gbps(std::size_t bytes, const TimingStats& copy_ms) {
+  return 2.0 * static_cast<double>(bytes) / (copy_ms.median * 1e-3) / 1e9;
+}
 
 ProbeResult run_probe(const ProbeOptions& options,
                       const std::function<void(const std::string&)>& progress) {

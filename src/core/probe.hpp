@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
+#include "core/event_timer.hpp"
 #include "core/stats.hpp"
 
 namespace kiln::core {
@@ -46,6 +49,12 @@ struct ProbeResult {
   std::vector<DeviceProbe> devices;
   std::vector<PeerProbe> peers;
 };
+
+// The one copy-bandwidth measurement (kiln probe, the reduction bench's ceiling): `bytes` copied
+// device to device on `stream` (random source), per-copy times in milliseconds; and the rate it
+// gives, counting bytes read plus bytes written, from the median.
+TimingStats time_copy(cudaStream_t stream, std::size_t bytes, const TimingOptions& timing);
+double copy_gbps(std::size_t bytes, const TimingStats& copy_ms);
 
 // Measures every visible device, then every ordered pair. `progress` gets one line per step.
 ProbeResult run_probe(const ProbeOptions& options,
