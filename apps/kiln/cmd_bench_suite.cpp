@@ -175,86 +175,101 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
   });
 }
 
+namespace {
+
+struct CandidateFlags {
+  std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
+  std::vector<std::string> sizes;
+  int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
+  double timeout = 60.0, time_limit = 1800.0;
+};
+
+void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
+  cmd->add_option("--problem", f.problem, "problem name (see `kiln bench suite --list`)")
+      ->required();
+  cmd->add_option("--source", f.source, "the candidate's CUDA source file")->required();
+  cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);
+  cmd->add_option("--sizes", f.sizes, "size presets (default: all of the problem)")->delimiter(',');
+  cmd->add_option("--arch", f.arch, "nvcc -arch for the candidate")->capture_default_str();
+  cmd->add_option("--build-dir", f.build_dir, "where the shared library goes")
+      ->capture_default_str();
+  cmd->add_option("--compile-timeout", f.compile_timeout, "seconds nvcc may take")
+      ->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", f.warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", f.iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--trials", f.trials, "correctness trials")->capture_default_str();
+  cmd->add_option("--timeout", f.timeout,
+                  "seconds any wait may take before the ranks abort (a hung candidate)")
+      ->capture_default_str();
+  cmd->add_option("--time-limit", f.time_limit,
+                  "seconds the whole judgement may take before every rank is killed")
+      ->capture_default_str();
+  cmd->add_option("--json", f.json_path, "write results with provenance to this file");
+}
+
+// The suite options for one candidate, flags checked before anything is compiled.
+bench::SuiteOptions candidate_options(const CandidateFlags& f) {
+  bench::SuiteOptions o;
+  o.problems = {f.problem};
+  (void)bench::select_problems(problems::problem_registry(), o.problems, "--problem");
+  o.sizes = f.sizes;
+  o.warmup = f.warmup;
+  o.iterations = f.iterations;
+  o.trials = f.trials;
+  KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
+               "--trials and -n must be >= 1 and -w >= 0");
+  KILN_REQUIRE(
+      f.timeout > 0 && f.time_limit > 0,
+      fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));
+  return o;
+}
+
+int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
+  bench::SuiteOptions o = candidate_options(f);
+  const bench::CandidateBuild build =
+      bench::compile_candidate(f.source, f.build_dir, f.arch, f.compile_timeout);
+  fmt::print("# compiled: {}\n", build.command);
+  o.candidate_library = build.library;
+  o.candidate_name = std::filesystem::path(f.source).stem().string();
+  core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+  // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
+  // ends its ranks (the launcher says which and how), never this process.
+  comm::RankRequest request;
+  request.command = "kiln bench candidate";
+  request.gpus = f.gpus;
+  request.ranks_per_gpu = f.ranks_per_gpu;
+  request.allow_outside_launcher = false;
+  request.launch.time_limit_seconds = f.time_limit;
+  const comm::RankLayout layout = comm::resolve_ranks(request);
+  SuiteFlags flags;
+  flags.timeout = f.timeout;
+  flags.json_path = f.json_path;
+  const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+    return rank_main(info, o, flags, provenance);
+  });
+  if (code != 0) {
+    fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
+               code == 124   ? fmt::format("ran past --time-limit {} s", f.time_limit)
+               : code >= 128 ? std::string("a rank crashed or was killed, see above")
+                             : std::string("incorrect, failed or hung, see above"));
+  } else {
+    fmt::print("# candidate {}: accepted\n", o.candidate_name);
+  }
+  return code == 0 ? 0 : 1;
+}
+
+}  // namespace
+
 void register_bench_candidate(CLI::App& bench, Runner& run) {
-  struct CandidateFlags {
-    std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
-    std::vector<std::string> sizes;
-    int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5,
-        compile_timeout = 300;
-    double timeout = 60.0, time_limit = 1800.0;
-  };
   auto f = std::make_shared<CandidateFlags>();
   CLI::App* cmd = bench.add_subcommand(
       "candidate",
       "compile an outside CUDA candidate (include/kiln/candidate.h) and judge it on a problem: "
       "correctness over trials, time, speedup over the reference, U");
-  cmd->add_option("--problem", f->problem, "problem name (see `kiln bench suite --list`)")
-      ->required();
-  cmd->add_option("--source", f->source, "the candidate's CUDA source file")->required();
-  cmd->add_option("-g,--ngpus", f->gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
-  add_ranks_per_gpu_flag(cmd, f->ranks_per_gpu);
-  cmd->add_option("--sizes", f->sizes, "size presets (default: all of the problem)")
-      ->delimiter(',');
-  cmd->add_option("--arch", f->arch, "nvcc -arch for the candidate")->capture_default_str();
-  cmd->add_option("--build-dir", f->build_dir, "where the shared library goes")
-      ->capture_default_str();
-  cmd->add_option("--compile-timeout", f->compile_timeout, "seconds nvcc may take")
-      ->capture_default_str();
-  cmd->add_option("-w,--warmup_iters", f->warmup, "warm-up iterations")->capture_default_str();
-  cmd->add_option("-n,--iters", f->iterations, "timed iterations")->capture_default_str();
-  cmd->add_option("--trials", f->trials, "correctness trials")->capture_default_str();
-  cmd->add_option("--timeout", f->timeout,
-                  "seconds any wait may take before the ranks abort (a hung candidate)")
-      ->capture_default_str();
-  cmd->add_option("--time-limit", f->time_limit,
-                  "seconds the whole judgement may take before every rank is killed")
-      ->capture_default_str();
-  cmd->add_option("--json", f->json_path, "write results with provenance to this file");
+  add_candidate_flags(cmd, *f);
   cmd->callback([f, &run]() {
-    run = [f](const Invocation& invocation) -> int {
-      bench::SuiteOptions o;
-      o.problems = {f->problem};
-      (void)bench::select_problems(problems::problem_registry(), o.problems, "--problem");
-      o.sizes = f->sizes;
-      o.warmup = f->warmup;
-      o.iterations = f->iterations;
-      o.trials = f->trials;
-      KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
-                   "--trials and -n must be >= 1 and -w >= 0");
-      const bench::CandidateBuild build =
-          bench::compile_candidate(f->source, f->build_dir, f->arch, f->compile_timeout);
-      fmt::print("# compiled: {}\n", build.command);
-      o.candidate_library = build.library;
-      o.candidate_name = std::filesystem::path(f->source).stem().string();
-      core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      KILN_REQUIRE(f->timeout > 0 && f->time_limit > 0,
-                   fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f->timeout,
-                               f->time_limit));
-      // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
-      // ends its ranks (the launcher says which and how), never this process.
-      comm::RankRequest request;
-      request.command = "kiln bench candidate";
-      request.gpus = f->gpus;
-      request.ranks_per_gpu = f->ranks_per_gpu;
-      request.allow_outside_launcher = false;
-      request.launch.time_limit_seconds = f->time_limit;
-      const comm::RankLayout layout = comm::resolve_ranks(request);
-      SuiteFlags flags;
-      flags.timeout = f->timeout;
-      flags.json_path = f->json_path;
-      const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
-        return rank_main(info, o, flags, provenance);
-      });
-      if (code != 0) {
-        fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
-                   code == 124   ? fmt::format("ran past --time-limit {} s", f->time_limit)
-                   : code >= 128 ? std::string("a rank crashed or was killed, see above")
-                                 : std::string("incorrect, failed or hung, see above"));
-      } else {
-        fmt::print("# candidate {}: accepted\n", o.candidate_name);
-      }
-      return code == 0 ? 0 : 1;
-    };
+    run = [f](const Invocation& invocation) { return judge_candidate(*f, invocation); };
   });
 }
 
