@@ -141,6 +141,44 @@ int rank_main(const comm::RankInfo& info, const benchmarks::CollectiveBenchOptio
   return o.check && total_wrong != 0 ? 1 : 0;
 }
 
+void add_collective_flags(CLI::App* cmd, CollectiveFlags& f) {
+  cmd->add_option("-o,--op", f.op,
+                  "allreduce|reducescatter|allgather|alltoall|broadcast|reduce|sendrecv")
+      ->capture_default_str();
+  cmd->add_option("-d,--datatype", f.dtype, "bf16|fp16|fp32|int32")->capture_default_str();
+  cmd->add_option("-b,--minbytes", f.min_bytes, "smallest size (K/M/G suffixes, powers of 1024)")
+      ->capture_default_str();
+  cmd->add_option("-e,--maxbytes", f.max_bytes, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", f.factor, "multiply the size by this each step")
+      ->capture_default_str();
+  cmd->add_option("-g,--ngpus", f.gpus,
+                  "GPUs (ranks) on this host; 0 = all visible. Under mpirun/srun/torchrun the "
+                  "launcher sets the ranks: omit -g (or give the same number)")
+      ->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);
+  cmd->add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per size")
+      ->capture_default_str();
+  cmd->add_option("-n,--iters", f.iterations, "timed iterations per size")->capture_default_str();
+  cmd->add_option("-c,--check", f.check, "check results against the expected values (0/1)")
+      ->capture_default_str();
+  cmd->add_option("--timeout", f.timeout,
+                  "seconds any collective may take before every rank aborts")
+      ->capture_default_str();
+  cmd->add_flag("--nccl-nonblocking", f.nccl_nonblocking,
+                "keep the NCCL communicator non-blocking for every call (more launch overhead; by "
+                "default only initialisation is non-blocking)");
+  cmd->add_option("--json", f.json_path, "write results with provenance to this file");
+  cmd->add_flag("--dry-run", f.dry_run,
+                "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");
+  cmd->add_option("--device,--profile", f.profile,
+                  "hardware key for --dry-run floors (kiln profiles lists them; --profile: the old "
+                  "spelling, kept for one release)")
+      ->capture_default_str();
+  cmd->add_option("--debug-hang-rank", f.debug_hang_rank,
+                  "fault injection: this rank stops calling collectives (tests the watchdog)")
+      ->group("");  // hidden
+}
+
 }  // namespace
 
 void register_bench_collective(CLI::App& bench, Runner& run) {
@@ -148,44 +186,7 @@ void register_bench_collective(CLI::App& bench, Runner& run) {
   CLI::App* cmd = bench.add_subcommand(
       "collective",
       "NCCL collective bandwidth, nccl-tests style: one process per GPU, time = max over ranks");
-  cmd->add_option("-o,--op", flags->op,
-                  "allreduce|reducescatter|allgather|alltoall|broadcast|reduce|sendrecv")
-      ->capture_default_str();
-  cmd->add_option("-d,--datatype", flags->dtype, "bf16|fp16|fp32|int32")->capture_default_str();
-  cmd->add_option("-b,--minbytes", flags->min_bytes,
-                  "smallest size (K/M/G suffixes, powers of 1024)")
-      ->capture_default_str();
-  cmd->add_option("-e,--maxbytes", flags->max_bytes, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this each step")
-      ->capture_default_str();
-  cmd->add_option("-g,--ngpus", flags->gpus,
-                  "GPUs (ranks) on this host; 0 = all visible. Under mpirun/srun/torchrun the "
-                  "launcher sets the ranks: omit -g (or give the same number)")
-      ->capture_default_str();
-  add_ranks_per_gpu_flag(cmd, flags->ranks_per_gpu);
-  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per size")
-      ->capture_default_str();
-  cmd->add_option("-n,--iters", flags->iterations, "timed iterations per size")
-      ->capture_default_str();
-  cmd->add_option("-c,--check", flags->check, "check results against the expected values (0/1)")
-      ->capture_default_str();
-  cmd->add_option("--timeout", flags->timeout,
-                  "seconds any collective may take before every rank aborts")
-      ->capture_default_str();
-  cmd->add_flag("--nccl-nonblocking", flags->nccl_nonblocking,
-                "keep the NCCL communicator non-blocking for every call (more launch overhead; by "
-                "default only initialisation is non-blocking)");
-  cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
-  cmd->add_flag("--dry-run", flags->dry_run,
-                "no GPU needed: print sizes, counts and the spec-sheet interconnect floor");
-  cmd->add_option("--device,--profile", flags->profile,
-                  "hardware key for --dry-run floors (kiln profiles lists them; --profile: the old "
-                  "spelling, kept for one release)")
-      ->capture_default_str();
-  cmd->add_option("--debug-hang-rank", flags->debug_hang_rank,
-                  "fault injection: this rank stops calling collectives (tests the watchdog)")
-      ->group("");  // hidden
-
+  add_collective_flags(cmd, *flags);
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);

@@ -128,20 +128,8 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
         all_correct = all_correct && row.correct;
         speedups.push_back(row.speedup_vs_serial);
         if (!printer) return;
-        fmt::print("{}\n", benchmarks::format_overlap_row(row));
-        fmt::print("#   {}\n", row.describe);
-        if (o.automatic_plan) {
-          fmt::print("#   plan from {}; predicted {}\n", row.plan_source,
-                     row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us)
-                                           : std::string("-"));
-        }
-        for (const overlap::GroupTimeline& t : row.timeline) {
-          fmt::print(
-              "#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} "
-              "-> {:8.1f} us\n",
-              t.group, t.waves, static_cast<double>(t.bytes) / (1 << 20), t.compute_done_us,
-              t.comm_start_us, t.comm_done_us);
-        }
+        fmt::print("{}\n{}", benchmarks::format_overlap_row(row),
+                   benchmarks::format_overlap_row_details(row, o.automatic_plan));
         std::fflush(stdout);
       });
   if (printer) {
@@ -154,20 +142,55 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
       comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
-      nlohmann::json result;
-      result["op"] = overlap::overlap_op_name(o.op);
-      result["dtype"] = core::dtype_name(o.dtype);
-      result["layout"] = overlap::weight_layout_name(o.layout);
-      result["world_size"] = comm.size();
-      result["warmup"] = o.warmup;
-      result["iterations"] = o.iterations;
-      result["rows"] = nlohmann::json::array();
-      for (const benchmarks::OverlapRow& row : rows)
-        result["rows"].push_back(benchmarks::overlap_row_to_json(row));
-      bench::write_result(json_path, provenance, "overlap", result);
+      bench::write_result(json_path, provenance, "overlap",
+                          benchmarks::overlap_bench_json(o, rows, comm.size()));
     }
   }
   return o.check && !all_correct ? 1 : 0;
+}
+
+void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
+  cmd->add_option("--op", f.op, "rs (ReduceScatter) | ar (AllReduce)")->capture_default_str();
+  cmd->add_option("--shape", f.shapes,
+                  "per-GPU GEMM MxNxK, repeatable (default: the six shapes of the shape set)");
+  cmd->add_option("-d,--datatype", f.dtype, "bf16|fp16")->capture_default_str();
+  cmd->add_option("--layout", f.layout, "nk (B stored N×K, C = A·Bᵀ) | kn (B stored K×N)")
+      ->capture_default_str();
+  cmd->add_option("--plan", f.plan,
+                  "fixed plan, e.g. \"tile=128x256 cap=128 raster=n swizzle=8 signal=eager "
+                  "groups=1,2,2,3\"; auto: the tuner's plan per shape (plan cache, saved or "
+                  "built-in profile, nearest neighbour, default); "
+                  "default: sweep tiles, CTA caps and partitions and keep the fastest");
+  cmd->add_option("--caps", f.caps,
+                  "CTA caps the sweep tries with comm=nccl (0 = every SM, else even; default 0 124 "
+                  "120)");
+  cmd->add_option("--ce-caps", f.ce_caps,
+                  "CTA caps the sweep tries with comm=ce (default 0 128: copy engines need no SM, "
+                  "a cap only evens out the waves)");
+  cmd->add_option("--swizzles", f.swizzles,
+                  "scheduler swizzles the sweep tries: 1, 2, 4, 8 (default 1 8)");
+  cmd->add_option("--signals", f.signals,
+                  "signal modes the sweep tries: eager, deferred (default: both)");
+  cmd->add_option("--comms", f.comms,
+                  "transports the sweep tries: nccl (collective per group), ce (copy engines, "
+                  "reduced in the reorder) (default: both)");
+  cmd->add_option("--rounds", f.rounds,
+                  "rounds over which the final figures interleave serial, decomposition and kiln")
+      ->capture_default_str();
+  cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
+      ->capture_default_str();
+  add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);
+  cmd->add_option("-w,--warmup_iters", f.warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", f.iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--sweep-iters", f.sweep_iterations, "timed iterations per swept plan")
+      ->capture_default_str();
+  cmd->add_option("-c,--check", f.check, "check kiln against the serial result (0/1)")
+      ->capture_default_str();
+  cmd->add_flag("--spin-wait", f.spin_wait,
+                "wait for groups with a spin kernel instead of stream memory operations");
+  cmd->add_option("--timeout", f.timeout, "seconds any wait may take before ranks abort")
+      ->capture_default_str();
+  cmd->add_option("--json", f.json_path, "write results with provenance to this file");
 }
 
 }  // namespace
@@ -176,47 +199,7 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   auto flags = std::make_shared<OverlapFlags>();
   CLI::App* cmd = overlap.add_subcommand(
       "bench", "GEMM + ReduceScatter/AllReduce: serial, decomposition and kiln's overlap");
-  cmd->add_option("--op", flags->op, "rs (ReduceScatter) | ar (AllReduce)")->capture_default_str();
-  cmd->add_option("--shape", flags->shapes,
-                  "per-GPU GEMM MxNxK, repeatable (default: the six shapes of the shape set)");
-  cmd->add_option("-d,--datatype", flags->dtype, "bf16|fp16")->capture_default_str();
-  cmd->add_option("--layout", flags->layout, "nk (B stored N×K, C = A·Bᵀ) | kn (B stored K×N)")
-      ->capture_default_str();
-  cmd->add_option("--plan", flags->plan,
-                  "fixed plan, e.g. \"tile=128x256 cap=128 raster=n swizzle=8 signal=eager "
-                  "groups=1,2,2,3\"; auto: the tuner's plan per shape (plan cache, saved or "
-                  "built-in profile, nearest neighbour, default); "
-                  "default: sweep tiles, CTA caps and partitions and keep the fastest");
-  cmd->add_option("--caps", flags->caps,
-                  "CTA caps the sweep tries with comm=nccl (0 = every SM, else even; default 0 124 "
-                  "120)");
-  cmd->add_option("--ce-caps", flags->ce_caps,
-                  "CTA caps the sweep tries with comm=ce (default 0 128: copy engines need no SM, "
-                  "a cap only evens out the waves)");
-  cmd->add_option("--swizzles", flags->swizzles,
-                  "scheduler swizzles the sweep tries: 1, 2, 4, 8 (default 1 8)");
-  cmd->add_option("--signals", flags->signals,
-                  "signal modes the sweep tries: eager, deferred (default: both)");
-  cmd->add_option("--comms", flags->comms,
-                  "transports the sweep tries: nccl (collective per group), ce (copy engines, "
-                  "reduced in the reorder) (default: both)");
-  cmd->add_option("--rounds", flags->rounds,
-                  "rounds over which the final figures interleave serial, decomposition and kiln")
-      ->capture_default_str();
-  cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible")
-      ->capture_default_str();
-  add_ranks_per_gpu_flag(cmd, flags->ranks_per_gpu);
-  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->capture_default_str();
-  cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->capture_default_str();
-  cmd->add_option("--sweep-iters", flags->sweep_iterations, "timed iterations per swept plan")
-      ->capture_default_str();
-  cmd->add_option("-c,--check", flags->check, "check kiln against the serial result (0/1)")
-      ->capture_default_str();
-  cmd->add_flag("--spin-wait", flags->spin_wait,
-                "wait for groups with a spin kernel instead of stream memory operations");
-  cmd->add_option("--timeout", flags->timeout, "seconds any wait may take before ranks abort")
-      ->capture_default_str();
-  cmd->add_option("--json", flags->json_path, "write results with provenance to this file");
+  add_overlap_flags(cmd, *flags);
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);

@@ -433,4 +433,35 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   return j;
 }
 
+std::string format_overlap_row_details(const OverlapRow& row, bool automatic_plan) {
+  std::string out = fmt::format("#   {}\n", row.describe);
+  if (automatic_plan) {
+    out += fmt::format(
+        "#   plan from {}; predicted {}\n", row.plan_source,
+        row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us) : std::string("-"));
+  }
+  for (const overlap::GroupTimeline& t : row.timeline) {
+    out += fmt::format(
+        "#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} -> {:8.1f} "
+        "us\n",
+        t.group, t.waves, static_cast<double>(t.bytes) / (1 << 20), t.compute_done_us,
+        t.comm_start_us, t.comm_done_us);
+  }
+  return out;
+}
+
+nlohmann::json overlap_bench_json(const OverlapBenchOptions& o, const std::vector<OverlapRow>& rows,
+                                  int world) {
+  nlohmann::json result;
+  result["op"] = overlap::overlap_op_name(o.op);
+  result["dtype"] = core::dtype_name(o.dtype);
+  result["layout"] = overlap::weight_layout_name(o.layout);
+  result["world_size"] = world;
+  result["warmup"] = o.warmup;
+  result["iterations"] = o.iterations;
+  result["rows"] = nlohmann::json::array();
+  for (const OverlapRow& row : rows) result["rows"].push_back(overlap_row_to_json(row));
+  return result;
+}
+
 }  // namespace kiln::benchmarks

@@ -90,6 +90,12 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm,
 
 std::string format_overlap_header();
 std::string format_overlap_row(const OverlapRow& row);
+// The '#' lines under a row: the plan's description, where an automatic plan came from, the
+// per-group timeline.
+std::string format_overlap_row_details(const OverlapRow& row, bool automatic_plan);
+// The result file's fields (parameters and rows; the envelope adds provenance).
+nlohmann::json overlap_bench_json(const OverlapBenchOptions& o, const std::vector<OverlapRow>& rows,
+                                  int world);
 nlohmann::json overlap_row_to_json(const OverlapRow& row);
 
 }  // namespace kiln::benchmarks
