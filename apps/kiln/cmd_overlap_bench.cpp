@@ -203,18 +203,13 @@ void register_overlap_bench(CLI::App& overlap, Runner& run) {
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) -> int {
       core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
-      benchmarks::validate(to_options(*flags, std::max(flags->gpus, 1)), -1);  // flag errors first
-      comm::RankRequest request;
-      request.command = "kiln overlap bench";
-      request.gpus = flags->gpus;
-      request.ranks_per_gpu = flags->ranks_per_gpu;
-      const comm::RankLayout layout = comm::resolve_ranks(request);
-      const benchmarks::OverlapBenchOptions o = to_options(*flags, layout.world_size);
-      benchmarks::validate(o, -1);  // the rank count was checked by resolve_ranks
-      const std::string json_path = flags->json_path;
-      return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
-        return rank_main(info, o, json_path, provenance);
-      });
+      return launch_benchmark_ranks<benchmarks::OverlapBenchOptions>(
+          "kiln overlap bench", flags->gpus, flags->ranks_per_gpu,
+          [&](int world) { return to_options(*flags, world); },
+          [](const benchmarks::OverlapBenchOptions& o) { benchmarks::validate(o, -1); },
+          [&](const comm::RankInfo& info, const benchmarks::OverlapBenchOptions& o) {
+            return rank_main(info, o, flags->json_path, provenance);
+          });
     };
   });
 }

@@ -27,12 +27,7 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
   const int bar = 18, gap = 6, left = 60, top = 40, plot_h = 300, label_h = 150;
   const int width = left + static_cast<int>(rows.size()) * (bar + gap) + 180;
   const int height = top + plot_h + label_h;
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, core::xml_escape(title));
+  std::string s = core::svg_start(width, height, left, title);
   // Axis and grid: U from 0 to 1.
   for (int i = 0; i <= 4; ++i) {
     const double u = i / 4.0;

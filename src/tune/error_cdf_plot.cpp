@@ -94,12 +94,7 @@ std::string error_cdf_svg(const std::vector<CdfSeries>& series, const std::strin
   const auto px = [&](double percent) { return left + percent / x_max * plot_w; };
   const auto py = [&](double fraction) { return top + plot_h - fraction * plot_h; };
 
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      width, height, left, core::xml_escape(title));
+  std::string s = core::svg_start(width, height, left, title);
 
   // Grid, ticks and tick labels. A tick label carries a class and sits exactly at its tick's
   // coordinate (the y labels centred by dominant-baseline), so that tests and other readers of
