@@ -69,6 +69,30 @@ tune::TuneProfileOptions to_options(const ProfileFlags& f) {
   return o;
 }
 
+// Prints the plan the new profile predicts for each shape and, unless --no-cache, records it in
+// the plan cache.
+void predict_and_cache(const tune::TunerProfile& profile,
+                       const std::vector<overlap::GemmShape>& shapes, const ProfileFlags& f) {
+  fmt::print("# predicted plans:\n");
+  tune::PlanCache cache;
+  if (!f.no_cache) {
+    std::ifstream in(f.cache);
+    if (in) cache = tune::PlanCache::from_json(read_json_file(f.cache, "--cache"), f.cache);
+  }
+  for (const overlap::GemmShape& s : shapes) {
+    const tune::TunedPlan tuned = tune::tune_plan(profile, s, {});
+    fmt::print("{:>18}  {:9.1f} us  {}\n", overlap::shape_name(s), tuned.chosen.predicted_us,
+               overlap::to_string(tuned.chosen.plan));
+    cache.put({plan_key(profile, s), overlap::to_string(tuned.chosen.plan),
+               tuned.chosen.predicted_us, -1.0});
+  }
+  if (!f.no_cache) {
+    ensure_parent_dir(f.cache);
+    core::write_json_file(f.cache, cache.to_json());
+    fmt::print("# updated plan cache {}\n", f.cache);
+  }
+}
+
 int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::TuneProfileOptions& o,
               core::Provenance provenance) {
   comm::Communicator comm(info, f.timeout);
@@ -91,25 +115,7 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
   comm::add_rank_provenance(provenance, comm);
   profile.provenance = core::to_json(provenance);
 
-  fmt::print("# curves (us per group call):\n");
-  for (const tune::TransportCurve& c : profile.curves) {
-    fmt::print("#   {}{}: ", c.transport,
-               c.nccl_ctas > 0 ? fmt::format(" ({} CTAs)", c.nccl_ctas) : "");
-    for (std::size_t i = 0; i < c.bytes.size(); i += std::max<std::size_t>(1, c.bytes.size() / 8))
-      fmt::print("{:.0f} KiB {:.1f}  ", c.bytes[i] / 1024, c.us[i]);
-    fmt::print("{:.0f} KiB {:.1f}\n", c.bytes.back() / 1024, c.us.back());
-  }
-  for (const tune::NcclSmMeasurement& m : profile.nccl_sms) {
-    fmt::print("#   NCCL kernel (CTA limit {}): held {} SMs{}\n", m.ctas_limit, m.sms_held,
-               m.overlapped ? "" : " (probe did not overlap the kernel: not measured)");
-  }
-  fmt::print("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9}\n", "shape", "base plan", "waves",
-             "gemm us", "w/ comm us", "ovh us", "reord us");
-  for (const tune::GemmProfile& g : profile.gemms) {
-    fmt::print("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n",
-               overlap::shape_name(g.shape), g.base_plan, g.launch.waves(), g.gemm_alone_us,
-               g.gemm_with_comm_us, g.overhead_us, g.reorder_us);
-  }
+  fmt::print("{}", tune::describe_profile(profile));
   const std::string out =
       !f.out.empty()
           ? f.out
@@ -119,24 +125,7 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
   core::write_json_file(out, profile.to_json());
   fmt::print("# wrote profile {}\n", out);
 
-  fmt::print("# predicted plans:\n");
-  tune::PlanCache cache;
-  if (!f.no_cache) {
-    std::ifstream in(f.cache);
-    if (in) cache = tune::PlanCache::from_json(read_json_file(f.cache, "--cache"), f.cache);
-  }
-  for (const overlap::GemmShape& s : o.shapes) {
-    const tune::TunedPlan tuned = tune::tune_plan(profile, s, {});
-    fmt::print("{:>18}  {:9.1f} us  {}\n", overlap::shape_name(s), tuned.chosen.predicted_us,
-               overlap::to_string(tuned.chosen.plan));
-    cache.put({plan_key(profile, s), overlap::to_string(tuned.chosen.plan),
-               tuned.chosen.predicted_us, -1.0});
-  }
-  if (!f.no_cache) {
-    ensure_parent_dir(f.cache);
-    core::write_json_file(f.cache, cache.to_json());
-    fmt::print("# updated plan cache {}\n", f.cache);
-  }
+  predict_and_cache(profile, o.shapes, f);
   return 0;
 }
 

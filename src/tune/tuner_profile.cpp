@@ -344,4 +344,28 @@ PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, 
   return candidate_from(profile, shape, plan, PartitionStrategy::kPredictive, {}, &plan.partition);
 }
 
+std::string describe_profile(const TunerProfile& profile) {
+  std::string out;
+  out += fmt::format("# curves (us per group call):\n");
+  for (const tune::TransportCurve& c : profile.curves) {
+    out += fmt::format("#   {}{}: ", c.transport,
+                       c.nccl_ctas > 0 ? fmt::format(" ({} CTAs)", c.nccl_ctas) : "");
+    for (std::size_t i = 0; i < c.bytes.size(); i += std::max<std::size_t>(1, c.bytes.size() / 8))
+      out += fmt::format("{:.0f} KiB {:.1f}  ", c.bytes[i] / 1024, c.us[i]);
+    out += fmt::format("{:.0f} KiB {:.1f}\n", c.bytes.back() / 1024, c.us.back());
+  }
+  for (const tune::NcclSmMeasurement& m : profile.nccl_sms) {
+    out += fmt::format("#   NCCL kernel (CTA limit {}): held {} SMs{}\n", m.ctas_limit, m.sms_held,
+                       m.overlapped ? "" : " (probe did not overlap the kernel: not measured)");
+  }
+  out += fmt::format("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9}\n", "shape", "base plan",
+                     "waves", "gemm us", "w/ comm us", "ovh us", "reord us");
+  for (const tune::GemmProfile& g : profile.gemms) {
+    out += fmt::format("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n",
+                       overlap::shape_name(g.shape), g.base_plan, g.launch.waves(), g.gemm_alone_us,
+                       g.gemm_with_comm_us, g.overhead_us, g.reorder_us);
+  }
+  return out;
+}
+
 }  // namespace kiln::tune

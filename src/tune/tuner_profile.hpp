@@ -131,4 +131,8 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
 // The predicted full-operation time of a given plan (partition included).
 PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan);
 
+// The profile as `kiln tune profile` prints it: curves (sampled), NCCL's SMs, per-shape GEMM
+// figures.
+std::string describe_profile(const TunerProfile& profile);
+
 }  // namespace kiln::tune

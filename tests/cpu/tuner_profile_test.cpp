@@ -73,6 +73,14 @@ TunerProfile synthetic_profile() {
   return p;
 }
 
+TEST(TunerProfile, DescribeListsCurvesNcclSmsAndGemms) {
+  const std::string text = describe_profile(synthetic_profile());
+  EXPECT_NE(text.find("# curves (us per group call):"), std::string::npos) << text;
+  EXPECT_NE(text.find("nccl (124 CTAs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("held 24 SMs"), std::string::npos) << text;
+  EXPECT_NE(text.find("130.0"), std::string::npos) << text;  // the NCCL base plan's GEMM time
+}
+
 TEST(TunerProfile, JsonRoundTrip) {
   const TunerProfile p = synthetic_profile();
   const TunerProfile q = TunerProfile::from_json(p.to_json(), "t.json");
