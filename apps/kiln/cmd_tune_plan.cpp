@@ -38,6 +38,68 @@ tune::PartitionStrategy parse_strategy(const std::string& text) {
   throw UsageError("--strategy " + text + ": accepted predictive, equal, per-wave");
 }
 
+// One shape's plan: the lookup chain, or (another strategy, or --explain) the profile's tuning.
+struct PlannedShape {
+  tune::PlanLookup found;
+  std::optional<tune::TunedPlan> tuned;
+  double plan_us = 0.0;  // host time the choice took
+};
+
+PlannedShape plan_shape(const tune::PlanKey& key, const tune::PlanLookupOptions& options,
+                        tune::PartitionStrategy strategy, bool explain) {
+  PlannedShape p;
+  const auto start = std::chrono::steady_clock::now();
+  if (strategy != tune::PartitionStrategy::kPredictive || explain) {
+    std::string where;
+    const auto profile = tune::find_tuner_profile(key, options.profiles, &where);
+    if (!profile) {
+      throw UsageError(fmt::format(
+          "no tuner profile for {} g{} {} {}: run `kiln tune profile` there or pass --profile",
+          key.device, key.world, key.op, key.dtype));
+    }
+    p.tuned = tune::tune_plan(*profile, key.shape, options.limits, strategy);
+    p.found = {p.tuned->chosen.plan, "profile " + where, p.tuned->chosen.predicted_us};
+  } else {
+    p.found = tune::lookup_plan(key, options);
+  }
+  p.plan_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  return p;
+}
+
+// Prints one shape's line (and with a tuned plan the candidates and the group timeline); returns
+// its JSON row.
+nlohmann::json report_shape(const std::string& text, const PlannedShape& p,
+                            const std::string& strategy) {
+  const tune::PlanLookup& found = p.found;
+  fmt::print("{:>18}  {:>10}  {:9.0f}  {}  ({})\n", text,
+             found.predicted_us >= 0 ? fmt::format("{:.1f} us", found.predicted_us) : "-",
+             p.plan_us, overlap::to_string(found.plan), found.source);
+  nlohmann::json row = {{"shape", text},
+                        {"plan", overlap::to_string(found.plan)},
+                        {"source", found.source},
+                        {"predicted_us", found.predicted_us},
+                        {"plan_time_us", p.plan_us},
+                        {"strategy", strategy}};
+  if (!p.tuned) return row;
+  row["considered"] = nlohmann::json::array();
+  for (const tune::PlanCandidate& c : p.tuned->considered) {
+    fmt::print("{:>18}    {:9.1f} us  {}  (GEMM {})\n", "", c.predicted_us,
+               overlap::to_string(c.plan), c.gemm_source);
+    row["considered"].push_back({{"plan", overlap::to_string(c.plan)},
+                                 {"predicted_us", c.predicted_us},
+                                 {"gemm", c.gemm_source}});
+  }
+  for (const tune::GroupPrediction& g : p.tuned->chosen.prediction.groups) {
+    fmt::print(
+        "{:>18}      group: {} wave(s) {:7.2f} MiB  compute done {:8.1f}  comm {:8.1f} -> {:8.1f} "
+        "us\n",
+        "", g.waves, g.bytes / 1048576.0, g.compute_done * 1e6, g.comm_start * 1e6,
+        g.comm_done * 1e6);
+  }
+  return row;
+}
+
 int run_plan(const PlanFlags& f) {
   KILN_REQUIRE(!f.shapes.empty(), "--shape: give at least one MxNxK");
   KILN_REQUIRE(f.gpus >= 1 && f.gpus <= 64, fmt::format("-g {}: accepted range 1..64", f.gpus));
@@ -55,51 +117,8 @@ int run_plan(const PlanFlags& f) {
   nlohmann::json out = nlohmann::json::array();
   fmt::print("{:>18}  {:>10}  {:>9}  {}\n", "shape", "predicted", "plan us", "plan (source)");
   for (const std::string& text : f.shapes) {
-    const overlap::GemmShape shape = overlap::parse_shape(text, "--shape");
-    const tune::PlanKey key{device, f.gpus, op, dtype, shape};
-    const auto start = std::chrono::steady_clock::now();
-    tune::PlanLookup found;
-    std::optional<tune::TunedPlan> tuned;
-    std::string where;
-    if (strategy != tune::PartitionStrategy::kPredictive || f.explain) {
-      const auto profile = tune::find_tuner_profile(key, options.profiles, &where);
-      if (!profile) {
-        throw UsageError(
-            fmt::format("no tuner profile for {} g{} {} {}: run `kiln tune profile` "
-                        "there or pass --profile",
-                        device, f.gpus, op, dtype));
-      }
-      tuned = tune::tune_plan(*profile, shape, options.limits, strategy);
-      found = {tuned->chosen.plan, "profile " + where, tuned->chosen.predicted_us};
-    } else {
-      found = tune::lookup_plan(key, options);
-    }
-    const double plan_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    fmt::print("{:>18}  {:>10}  {:9.0f}  {}  ({})\n", text,
-               found.predicted_us >= 0 ? fmt::format("{:.1f} us", found.predicted_us) : "-",
-               plan_us, overlap::to_string(found.plan), found.source);
-    nlohmann::json row = {{"shape", text},           {"plan", overlap::to_string(found.plan)},
-                          {"source", found.source},  {"predicted_us", found.predicted_us},
-                          {"plan_time_us", plan_us}, {"strategy", f.strategy}};
-    if (tuned) {
-      row["considered"] = nlohmann::json::array();
-      for (const tune::PlanCandidate& c : tuned->considered) {
-        fmt::print("{:>18}    {:9.1f} us  {}  (GEMM {})\n", "", c.predicted_us,
-                   overlap::to_string(c.plan), c.gemm_source);
-        row["considered"].push_back({{"plan", overlap::to_string(c.plan)},
-                                     {"predicted_us", c.predicted_us},
-                                     {"gemm", c.gemm_source}});
-      }
-      for (const tune::GroupPrediction& g : tuned->chosen.prediction.groups) {
-        fmt::print(
-            "{:>18}      group: {} wave(s) {:7.2f} MiB  compute done {:8.1f}  comm {:8.1f} "
-            "-> {:8.1f} us\n",
-            "", g.waves, g.bytes / 1048576.0, g.compute_done * 1e6, g.comm_start * 1e6,
-            g.comm_done * 1e6);
-      }
-    }
-    out.push_back(row);
+    const tune::PlanKey key{device, f.gpus, op, dtype, overlap::parse_shape(text, "--shape")};
+    out.push_back(report_shape(text, plan_shape(key, options, strategy, f.explain), f.strategy));
   }
   if (!f.json_path.empty()) {
     core::write_json_file(f.json_path, out);
