@@ -123,18 +123,8 @@ int rank_main(const comm::RankInfo& info, const benchmarks::CollectiveBenchOptio
     std::fflush(stdout);
     if (!json_path.empty()) {
       comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
-      nlohmann::json result;
-      result["op"] = comm::op_name(o.op);
-      result["dtype"] = core::dtype_name(o.dtype);
-      result["world_size"] = comm.size();
+      nlohmann::json result = benchmarks::collective_bench_json(o, rows, comm.size());
       result["launcher"] = info.launcher;
-      result["bus_factor"] = benchmarks::bus_factor(o.op, comm.size());
-      result["warmup"] = o.warmup;
-      result["iterations"] = o.iterations;
-      result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "blocking-data-path";
-      result["rows"] = nlohmann::json::array();
-      for (const benchmarks::CollectiveRow& row : rows)
-        result["rows"].push_back(benchmarks::row_to_json(row));
       bench::write_result(json_path, provenance, "collective", result);
     }
   }

@@ -94,14 +94,7 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
         comm.shares_gpu() ? "  (ranks share GPUs: speed metrics not meaningful)" : "");
     if (!f.json_path.empty()) {
       comm::add_rank_provenance(provenance, comm);
-      nlohmann::json result;
-      result["dtype"] = core::dtype_name(o.dtype);
-      result["trials"] = o.trials;
-      result["warmup"] = o.warmup;
-      result["iterations"] = o.iterations;
-      result["metrics"] = metrics;
-      result["rows"] = nlohmann::json::array();
-      for (const auto& r : rows) result["rows"].push_back(bench::suite_row_to_json(r));
+      const nlohmann::json result = bench::suite_json(o, metrics, rows);
       bench::write_result(f.json_path, provenance, "suite", result);
     }
     if (!f.svg_path.empty()) {

@@ -8,6 +8,27 @@
 
 namespace kiln::app {
 
+namespace {
+
+nlohmann::json profile_json(const core::HardwareProfile& p) {
+  return {{"key", p.key},
+          {"name", p.display_name},
+          {"sm_count", p.sm_count},
+          {"memory_gib", p.memory_gib},
+          {"bf16_tensor_tflops", p.bf16_tensor_tflops},
+          {"fp16_tensor_tflops", p.fp16_tensor_tflops},
+          {"tf32_tensor_tflops", p.tf32_tensor_tflops},
+          {"fp8_tensor_tflops", p.fp8_tensor_tflops},
+          {"fp32_tflops", p.fp32_tflops},
+          {"hbm_gbps", p.hbm_gbps},
+          {"interconnect", p.interconnect},
+          {"interconnect_gbps_per_direction", p.interconnect_gbps_per_direction},
+          {"pcie_gbps_per_direction", p.pcie_gbps_per_direction},
+          {"source", p.source}};
+}
+
+}  // namespace
+
 void register_profiles(CLI::App& app, Runner& run) {
   auto json_path = std::make_shared<std::string>();
   CLI::App* cmd =
@@ -30,20 +51,7 @@ void register_profiles(CLI::App& app, Runner& run) {
             p.fp8_tensor_tflops > 0 ? fmt::format("{:.1f}", p.fp8_tensor_tflops) : "-",
             p.fp32_tflops, p.memory_gib, p.hbm_gbps, p.interconnect_gbps_per_direction,
             p.interconnect);
-        list.push_back({{"key", p.key},
-                        {"name", p.display_name},
-                        {"sm_count", p.sm_count},
-                        {"memory_gib", p.memory_gib},
-                        {"bf16_tensor_tflops", p.bf16_tensor_tflops},
-                        {"fp16_tensor_tflops", p.fp16_tensor_tflops},
-                        {"tf32_tensor_tflops", p.tf32_tensor_tflops},
-                        {"fp8_tensor_tflops", p.fp8_tensor_tflops},
-                        {"fp32_tflops", p.fp32_tflops},
-                        {"hbm_gbps", p.hbm_gbps},
-                        {"interconnect", p.interconnect},
-                        {"interconnect_gbps_per_direction", p.interconnect_gbps_per_direction},
-                        {"pcie_gbps_per_direction", p.pcie_gbps_per_direction},
-                        {"source", p.source}});
+        list.push_back(profile_json(p));
       }
       const std::string cache = core::default_probe_cache_path();
       if (const std::optional<nlohmann::json> cached = core::load_probe_cache(cache)) {

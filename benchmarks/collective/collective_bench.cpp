@@ -169,4 +169,19 @@ std::vector<CollectiveRow> run_collective_bench(
   return rows;
 }
 
+nlohmann::json collective_bench_json(const CollectiveBenchOptions& o,
+                                     const std::vector<CollectiveRow>& rows, int world) {
+  nlohmann::json result;
+  result["op"] = comm::op_name(o.op);
+  result["dtype"] = core::dtype_name(o.dtype);
+  result["world_size"] = world;
+  result["bus_factor"] = bus_factor(o.op, world);
+  result["warmup"] = o.warmup;
+  result["iterations"] = o.iterations;
+  result["nccl_mode"] = o.nccl_nonblocking ? "non-blocking" : "blocking-data-path";
+  result["rows"] = nlohmann::json::array();
+  for (const CollectiveRow& row : rows) result["rows"].push_back(row_to_json(row));
+  return result;
+}
+
 }  // namespace kiln::benchmarks

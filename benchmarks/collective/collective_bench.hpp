@@ -73,6 +73,9 @@ std::vector<std::string> device_labels(const std::vector<RankDevice>& devices);
 
 std::string format_table_header(const CollectiveBenchOptions& options);
 std::string format_row(const CollectiveBenchOptions& options, const CollectiveRow& row);
+// The result file's fields (parameters and rows; the envelope adds provenance).
+nlohmann::json collective_bench_json(const CollectiveBenchOptions& o,
+                                     const std::vector<CollectiveRow>& rows, int world);
 nlohmann::json row_to_json(const CollectiveRow& row);
 
 }  // namespace kiln::benchmarks

@@ -352,4 +352,17 @@ nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {
   return j;
 }
 
+nlohmann::json suite_json(const SuiteOptions& o, const nlohmann::json& metrics,
+                          const std::vector<SuiteRow>& rows) {
+  nlohmann::json result;
+  result["dtype"] = core::dtype_name(o.dtype);
+  result["trials"] = o.trials;
+  result["warmup"] = o.warmup;
+  result["iterations"] = o.iterations;
+  result["metrics"] = metrics;
+  result["rows"] = nlohmann::json::array();
+  for (const auto& r : rows) result["rows"].push_back(suite_row_to_json(r));
+  return result;
+}
+
 }  // namespace kiln::bench

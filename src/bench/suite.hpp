@@ -64,6 +64,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
                                 const std::function<void(const SuiteRow&)>& on_row);
 
 std::string format_suite_header();
+// The result file's fields (parameters, metrics, rows; the envelope adds provenance).
+nlohmann::json suite_json(const SuiteOptions& options, const nlohmann::json& metrics,
+                          const std::vector<SuiteRow>& rows);
 std::string format_suite_row(const SuiteRow& row);
 nlohmann::json suite_row_to_json(const SuiteRow& row);
 
