@@ -4,7 +4,7 @@
 # call so that both see the same clocks; every GPU test after the change (multi-rank tests with
 # their ranks on the one GPU); the bugs the issue names (reduce bench across 2^31, --plan auto on
 # two ranks). Writes /tmp/kiln-restructure/r/ and packs it as $OUT/restructure.tar.gz.
-# Usage: bash scripts/device_restructure.sh [bench] [smoke] [tests]
+# Usage: bash scripts/device_restructure.sh [bench] [smoke] [final] [tests]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -75,6 +75,18 @@ if step smoke; then
   done
   wait
   note "two ranks on one GPU without KILN_RANKS_PER_GPU: $(grep -h error "$out"/smoke-duplicate-rank0.txt | head -1)"
+fi
+
+if step final; then
+  # The commands the last thin-CLI commits touched, once more, with their result files.
+  timed 60 final-collective.txt build/kiln bench collective -g 2 --ranks-per-gpu 2 -o allgather -b 1K -e 1M -f 32 -w 1 -n 3 -c 1 --json "$out/final-collective.json"
+  grep -E "Wrong" "$out/final-collective.txt" | tee -a "$out/summary.txt"
+  timed 90 final-suite.txt build/kiln bench suite -g 2 --ranks-per-gpu 2 --problems 'all*,moe*' --sizes 16K,decode -w 1 -n 3 --trials 2 --json "$out/final-suite.json"
+  grep -E "^# correctness" "$out/final-suite.txt" | tee -a "$out/summary.txt"
+  timed 200 final-tune-profile.txt build/kiln tune profile -g 1 --op ar --shape 2048x4096x2048 --points-per-octave 1 --rounds 2 --no-cache --out "$out/final-profile.json"
+  grep -E "curves|predicted plans|wrote" "$out/final-tune-profile.txt" | tee -a "$out/summary.txt"
+  timed 60 final-overlap-gemm.txt build/kiln overlap gemm --shape 2048x4096x2048 --json "$out/final-gemm.json"
+  grep -E "correctness" "$out/final-overlap-gemm.txt" | tee -a "$out/summary.txt"
 fi
 
 if step tests; then
