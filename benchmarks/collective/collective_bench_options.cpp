@@ -4,6 +4,7 @@
 #include "benchmarks/collective/bus_bandwidth.hpp"
 #include "benchmarks/collective/collective_bench.hpp"
 #include "core/error.hpp"
+#include "core/table.hpp"
 
 namespace kiln::benchmarks {
 
@@ -55,16 +56,30 @@ std::vector<std::uint64_t> message_sizes(std::uint64_t min_bytes, std::uint64_t 
   return sizes;
 }
 
-std::string format_table_header(const CollectiveBenchOptions& o) {
-  std::string text;
-  text += fmt::format(
-      "#\n# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}\n", "size",
-      "count", "type", "redop", "root", "time", "min", "max", "cv", "algbw", "busbw", "#wrong");
-  text += fmt::format(
-      "# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} {:>8} {:>7}", "(B)",
-      "(elements)", "", "", "", "(us)", "(us)", "(us)", "(%)", "(GB/s)", "(GB/s)", "");
-  (void)o;
-  return text;
+namespace {
+
+// nccl-tests' columns, with min, max and cv beside the median time.
+const core::Table& collective_table() {
+  static const core::Table table({{"size", 12, false, "(B)"},
+                                  {"count", 13, false, "(elements)"},
+                                  {"type", 6},
+                                  {"redop", 6},
+                                  {"root", 5},
+                                  {"time", 10, false, "(us)"},
+                                  {"min", 10, false, "(us)"},
+                                  {"max", 10, false, "(us)"},
+                                  {"cv", 6, false, "(%)"},
+                                  {"algbw", 8, false, "(GB/s)"},
+                                  {"busbw", 8, false, "(GB/s)"},
+                                  {"#wrong", 7}},
+                                 "# ", "  ");
+  return table;
+}
+
+}  // namespace
+
+std::string format_table_header(const CollectiveBenchOptions&) {
+  return "#\n" + collective_table().header();
 }
 
 std::string format_row(const CollectiveBenchOptions& o, const CollectiveRow& row) {
@@ -72,13 +87,14 @@ std::string format_row(const CollectiveBenchOptions& o, const CollectiveRow& row
                        o.op == comm::CollectiveOp::kReduceScatter ||
                        o.op == comm::CollectiveOp::kReduce;
   const bool rooted = o.op == comm::CollectiveOp::kBroadcast || o.op == comm::CollectiveOp::kReduce;
-  return fmt::format(
-      "  {:>12} {:>13} {:>6} {:>6} {:>5} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.1f} {:>8.2f} {:>8.2f} "
-      "{:>7}",
-      row.counts.bytes, row.counts.total_count, core::dtype_name(o.dtype), reduces ? "sum" : "none",
-      rooted ? std::to_string(comm::kRootRank) : "-1", row.time_us.median, row.time_us.min,
-      row.time_us.max, 100.0 * row.time_us.cv, row.algbw_gbps, row.busbw_gbps,
-      row.checked ? std::to_string(row.wrong) : std::string("N/A"));
+  return collective_table().row(
+      {std::to_string(row.counts.bytes), std::to_string(row.counts.total_count),
+       core::dtype_name(o.dtype), reduces ? "sum" : "none",
+       rooted ? std::to_string(comm::kRootRank) : "-1", fmt::format("{:.2f}", row.time_us.median),
+       fmt::format("{:.2f}", row.time_us.min), fmt::format("{:.2f}", row.time_us.max),
+       fmt::format("{:.1f}", 100.0 * row.time_us.cv), fmt::format("{:.2f}", row.algbw_gbps),
+       fmt::format("{:.2f}", row.busbw_gbps),
+       row.checked ? std::to_string(row.wrong) : std::string("N/A")});
 }
 
 nlohmann::json row_to_json(const CollectiveRow& row) {

@@ -23,6 +23,7 @@
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "core/table.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/signaling_gemm.hpp"
 #include "tune/automatic_plan.hpp"
@@ -371,20 +372,43 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
   return rows;
 }
 
+namespace {
+
+const core::Table& overlap_table() {
+  static const core::Table table({{"shape MxNxK", 18},
+                                  {"gemm", 9},
+                                  {"comm", 9},
+                                  {"serial", 9},
+                                  {"decomp", 9},
+                                  {"kiln", 9},
+                                  {"kiln-nr", 9},
+                                  {"bound", 9},
+                                  {"x serial", 8},
+                                  {"x decomp", 8},
+                                  {"%bound", 7},
+                                  {"rel.err", 9},
+                                  {"plan"}});
+  return table;
+}
+
+std::string us(double value) {
+  return fmt::format("{:.1f}", value);
+}
+
+}  // namespace
+
 std::string format_overlap_header() {
-  return fmt::format("{:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>9} {}",
-                     "shape MxNxK", "gemm", "comm", "serial", "decomp", "kiln", "kiln-nr", "bound",
-                     "x serial", "x decomp", "%bound", "rel.err", "plan");
+  return overlap_table().header();
 }
 
 std::string format_overlap_row(const OverlapRow& r) {
-  return fmt::format(
-      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.3f} {:>8.3f} "
-      "{:>6.1f}% {:>9.2e} {}",
-      shape_name(r.shape), r.cublas_us.median, r.comm_us.median, r.serial_us.median,
-      r.decomposition_us.median, r.kiln_us.median, r.kiln_no_reorder_us.median, r.bound_us,
-      r.speedup_vs_serial, r.speedup_vs_decomposition, 100.0 * r.fraction_of_bound,
-      r.relative_error, r.plan);
+  return overlap_table().row({shape_name(r.shape), us(r.cublas_us.median), us(r.comm_us.median),
+                              us(r.serial_us.median), us(r.decomposition_us.median),
+                              us(r.kiln_us.median), us(r.kiln_no_reorder_us.median), us(r.bound_us),
+                              fmt::format("{:.3f}", r.speedup_vs_serial),
+                              fmt::format("{:.3f}", r.speedup_vs_decomposition),
+                              fmt::format("{:.1f}%", 100.0 * r.fraction_of_bound),
+                              fmt::format("{:.2e}", r.relative_error), r.plan});
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "core/table.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
@@ -230,11 +231,35 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
   return rows;
 }
 
+namespace {
+
+const core::Table& overlap_gemm_table() {
+  static const core::Table table({{"shape MxNxK", 18},
+                                  {"cublas", 9},
+                                  {"kiln", 9},
+                                  {"kiln+sig", 9},
+                                  {"kiln+def", 9},
+                                  {"TFLOP/s", 8},
+                                  {"cub/kiln", 8},
+                                  {"rst-rm", 9},
+                                  {"rst-reo", 9},
+                                  {"rms-rm", 9},
+                                  {"rms-reo", 9},
+                                  {"rms ovh", 8},
+                                  {"gemm err", 8},
+                                  {"best schedule"},
+                                  {"| caps"}});
+  return table;
+}
+
+std::string us(double value) {
+  return fmt::format("{:.1f}", value);
+}
+
+}  // namespace
+
 std::string format_overlap_gemm_header() {
-  return fmt::format(
-      "{:>18} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {} | caps",
-      "shape MxNxK", "cublas", "kiln", "kiln+sig", "kiln+def", "TFLOP/s", "cub/kiln", "rst-rm",
-      "rst-reo", "rms-rm", "rms-reo", "rms ovh", "gemm err", "best schedule");
+  return overlap_gemm_table().header();
 }
 
 std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
@@ -245,14 +270,14 @@ std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
   std::string caps;
   for (const CapTime& c : r.caps)
     caps += fmt::format(" {}:{:.1f}({}w)", c.cap, c.us.median, c.waves);
-  return fmt::format(
-      "{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.1f} {:>8.3f} {:>9.1f} {:>9.1f} {:>9.1f} "
-      "{:>9.1f} {:>7.1f}% {:>8.1e} {} |{}",
-      shape_name(r.shape), r.cublas_us.median, r.kiln_us.median, r.kiln_signal_us.median,
-      r.kiln_deferred_us.median, flops / (r.kiln_us.median * 1e-6) / 1e12, r.cublas_over_kiln,
-      r.restore_row_major_us.median, r.restore_reordered_us.median, r.rmsnorm_row_major_us.median,
-      r.rmsnorm_reordered_us.median, 100.0 * overhead, r.gemm_relative_error, r.best_schedule,
-      caps);
+  return overlap_gemm_table().row(
+      {shape_name(r.shape), us(r.cublas_us.median), us(r.kiln_us.median),
+       us(r.kiln_signal_us.median), us(r.kiln_deferred_us.median),
+       us(flops / (r.kiln_us.median * 1e-6) / 1e12), fmt::format("{:.3f}", r.cublas_over_kiln),
+       us(r.restore_row_major_us.median), us(r.restore_reordered_us.median),
+       us(r.rmsnorm_row_major_us.median), us(r.rmsnorm_reordered_us.median),
+       fmt::format("{:.1f}%", 100.0 * overhead), fmt::format("{:.1e}", r.gemm_relative_error),
+       r.best_schedule, "|" + caps});
 }
 
 nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {

@@ -26,6 +26,7 @@
 #include "core/probe.hpp"
 #include "core/run_command.hpp"
 #include "core/stream.hpp"
+#include "core/table.hpp"
 #include "kernels/reduce.hpp"
 
 namespace kiln::benchmarks {
@@ -140,24 +141,41 @@ std::string run_step(const std::function<void()>& step) {
 
 }  // namespace
 
+namespace {
+
+const core::Table& reduce_table() {
+  static const core::Table table({{"size", 12},
+                                  {"variant", 11, true},
+                                  {"median", 10},
+                                  {"min", 10},
+                                  {"max", 10},
+                                  {"cv%", 6},
+                                  {"GB/s", 9},
+                                  {"%copy", 7},
+                                  {"cub/this", 8},
+                                  {"error", 9},
+                                  {"ok"},
+                                  {"note"}});
+  return table;
+}
+
+}  // namespace
+
 std::string reduce_table_header() {
-  return fmt::format("{:>12} {:<11} {:>10} {:>10} {:>10} {:>6} {:>9} {:>7} {:>8} {:>9} {} {}",
-                     "size", "variant", "median", "min", "max", "cv%", "GB/s", "%copy", "cub/this",
-                     "error", "ok", "note");
+  return reduce_table().header();
 }
 
 std::string format_reduce_row(const ReduceResult& r) {
   if (!r.failure.empty()) {
-    return fmt::format("{:>12} {:<11} {:>10} {:>10} {:>10} {:>6} {:>9} {:>7} {:>8} {:>9} {} {}",
-                       r.size, r.variant, "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                       "did not run: " + r.failure);
+    return reduce_table().row({std::to_string(r.size), r.variant, "-", "-", "-", "-", "-", "-", "-",
+                               "-", "-", "did not run: " + r.failure});
   }
-  const std::string ratio =
-      r.cub_over_this > 0.0 ? fmt::format("{:8.3f}", r.cub_over_this) : fmt::format("{:>8}", "-");
-  return fmt::format(
-      "{:12d} {:<11} {:10.2f} {:10.2f} {:10.2f} {:6.1f} {:9.1f} {:6.1f}% {} {:9.2e} {}", r.size,
-      r.variant, r.us.median, r.us.min, r.us.max, 100.0 * r.us.cv, r.gbps, 100.0 * r.copy_fraction,
-      ratio, r.error, r.correct ? "yes" : "NO");
+  return reduce_table().row({std::to_string(r.size), r.variant, fmt::format("{:.2f}", r.us.median),
+                             fmt::format("{:.2f}", r.us.min), fmt::format("{:.2f}", r.us.max),
+                             fmt::format("{:.1f}", 100.0 * r.us.cv), fmt::format("{:.1f}", r.gbps),
+                             fmt::format("{:.1f}%", 100.0 * r.copy_fraction),
+                             r.cub_over_this > 0.0 ? fmt::format("{:.3f}", r.cub_over_this) : "-",
+                             fmt::format("{:.2e}", r.error), r.correct ? "yes" : "NO"});
 }
 
 std::vector<std::int64_t> parse_sizes(const std::string& text, const std::string& argument) {

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/stream.hpp"
+#include "core/table.hpp"
 #include "core/test_values.hpp"
 #include "roofline/metrics.hpp"
 
@@ -293,25 +294,42 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
   return rows;
 }
 
+namespace {
+
+const core::Table& suite_table() {
+  static const core::Table table({{"problem", 22, true},
+                                  {"category", 13, true},
+                                  {"size", 7},
+                                  {"solution", 17, true},
+                                  {"ok", 4},
+                                  {"ref us", 11},
+                                  {"sol us", 11},
+                                  {"speedup", 8},
+                                  {"roof us", 9},
+                                  {"U", 6},
+                                  {"binding", 12, true},
+                                  {"note"}});
+  return table;
+}
+
+}  // namespace
+
 std::string format_suite_header() {
-  return fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {:>11} {:>11} {:>8} {:>9} {:>6} {:<12} {}",
-                     "problem", "category", "size", "solution", "ok", "ref us", "sol us", "speedup",
-                     "roof us", "U", "binding", "note");
+  return suite_table().header();
 }
 
 std::string format_suite_row(const SuiteRow& r) {
   if (!r.skipped.empty()) {
-    return fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {}", r.problem, r.category.substr(0, 13),
-                       r.size, r.solution, "-", "skipped: " + r.skipped);
+    return suite_table().row(
+        {r.problem, r.category.substr(0, 13), r.size, r.solution, "-", "skipped: " + r.skipped});
   }
   std::string note = r.failure;
   if (!r.reference_check.empty()) note = "REFERENCE CHECK FAILED: " + r.reference_check;
-  return fmt::format(
-      "{:<22} {:<13} {:>7} {:<17} {:>4} {:>11.2f} {:>11.2f} {:>8.3f} {:>9.2f} "
-      "{:>6.3f} {:<12} {}",
-      r.problem, r.category.substr(0, 13), r.size, r.solution, r.correct ? "yes" : "NO",
-      r.reference_us.median, r.solution_us.median, r.speedup, r.roof_us, r.utilization, r.binding,
-      note);
+  return suite_table().row({r.problem, r.category.substr(0, 13), r.size, r.solution,
+                            r.correct ? "yes" : "NO", fmt::format("{:.2f}", r.reference_us.median),
+                            fmt::format("{:.2f}", r.solution_us.median),
+                            fmt::format("{:.3f}", r.speedup), fmt::format("{:.2f}", r.roof_us),
+                            fmt::format("{:.3f}", r.utilization), r.binding, note});
 }
 
 nlohmann::json suite_row_to_json(const SuiteRow& r) {

@@ -1,0 +1,134 @@
+// The one table printer, and every benchmark's table through it printing exactly what its own
+// format string printed before (the strings below are those formats, kept as the oracle), except
+// for trailing blanks, which rows no longer end with.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "bench/suite.hpp"
+#include "benchmarks/collective/collective_bench.hpp"
+#include "benchmarks/overlap/overlap_bench.hpp"
+#include "core/error.hpp"
+#include "core/table.hpp"
+
+namespace kiln {
+namespace {
+
+// The old formats' output without trailing blanks, line by line (a header holds two lines).
+std::string rstrip(const std::string& text) {
+  std::string out, line;
+  for (char c : text + '\n') {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + '\n';
+    line.clear();
+  }
+  out.pop_back();
+  return out;
+}
+
+core::TimingStats stats(double median, double min = 0, double max = 0, double cv = 0) {
+  core::TimingStats t;
+  t.median = median;
+  t.min = min;
+  t.max = max;
+  t.cv = cv;
+  return t;
+}
+
+TEST(Table, AlignsPadsAndLeavesFreeTextAsItIs) {
+  const core::Table t({{"name", 6, true}, {"value", 7}, {"note"}}, "# ", "  ");
+  EXPECT_EQ(t.header(), "# name     value note");
+  EXPECT_EQ(t.row({"ab", "1.5", "hello"}), "  ab         1.5 hello");
+  EXPECT_EQ(t.row({"ab", "1.5", ""}), "  ab         1.5");  // an empty last note adds nothing
+  EXPECT_EQ(t.row({"ab", "skipped"}), "  ab     skipped");  // a short row's last cell as is
+  EXPECT_THROW(t.row({"a", "b", "c", "d"}), Error);
+  const core::Table units({{"size", 6, false, "(B)"}, {"time", 6, false, "(us)"}});
+  EXPECT_EQ(units.header(), "  size   time\n   (B)   (us)");
+}
+
+TEST(Table, SuiteRowsAsTheirFormatPrintedThem) {
+  bench::SuiteRow r;
+  r.problem = "tp-gemm-reducescatter";
+  r.category = "tensor-parallel";
+  r.size = "4096x8192x2048";
+  r.solution = "kiln-overlap";
+  r.correct = true;
+  r.reference_us = stats(434.9);
+  r.solution_us = stats(281.8);
+  r.speedup = 1.543;
+  r.roof_us = 138.9;
+  r.utilization = 0.493;
+  r.binding = "compute";
+  EXPECT_EQ(
+      bench::format_suite_row(r),
+      rstrip(fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {:>11.2f} {:>11.2f} {:>8.3f} {:>9.2f} "
+                         "{:>6.3f} {:<12} {}",
+                         r.problem, r.category.substr(0, 13), r.size, r.solution, "yes", 434.9,
+                         281.8, 1.543, 138.9, 0.493, "compute", "")));
+  r.skipped = "needs 4 ranks";
+  EXPECT_EQ(bench::format_suite_row(r),
+            rstrip(fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {}", r.problem, "tensor-parall",
+                               r.size, r.solution, "-", "skipped: needs 4 ranks")));
+  EXPECT_EQ(
+      bench::format_suite_header(),
+      fmt::format("{:<22} {:<13} {:>7} {:<17} {:>4} {:>11} {:>11} {:>8} {:>9} {:>6} {:<12} {}",
+                  "problem", "category", "size", "solution", "ok", "ref us", "sol us", "speedup",
+                  "roof us", "U", "binding", "note"));
+}
+
+TEST(Table, OverlapRowsAsTheirFormatPrintedThem) {
+  benchmarks::OverlapRow r;
+  r.shape = {4096, 8192, 8192};
+  r.cublas_us = stats(760.1);
+  r.comm_us = stats(201.5);
+  r.serial_us = stats(961.6);
+  r.decomposition_us = stats(900.2);
+  r.kiln_us = stats(812.3);
+  r.kiln_no_reorder_us = stats(790.4);
+  r.bound_us = 760.1;
+  r.speedup_vs_serial = 1.184;
+  r.speedup_vs_decomposition = 1.108;
+  r.fraction_of_bound = 0.936;
+  r.relative_error = 1.2e-3;
+  r.plan = "tile=128x256 cap=0 comm=ce groups=each";
+  EXPECT_EQ(benchmarks::format_overlap_row(r),
+            fmt::format("{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} "
+                        "{:>8.3f} {:>8.3f} {:>6.1f}% {:>9.2e} {}",
+                        "4096x8192x8192", 760.1, 201.5, 961.6, 900.2, 812.3, 790.4, 760.1, 1.184,
+                        1.108, 93.6, 1.2e-3, r.plan));
+}
+
+TEST(Table, CollectiveRowsAsTheirFormatPrintedThem) {
+  benchmarks::CollectiveBenchOptions o;
+  o.op = comm::CollectiveOp::kAllReduce;
+  o.dtype = core::DType::kBf16;
+  benchmarks::CollectiveRow row;
+  row.counts.bytes = 1048576;
+  row.counts.total_count = 524288;
+  row.time_us = stats(14.21, 13.9, 15.02, 0.031);
+  row.algbw_gbps = 73.8;
+  row.busbw_gbps = 73.8;
+  row.checked = true;
+  row.wrong = 0;
+  EXPECT_EQ(
+      benchmarks::format_row(o, row),
+      fmt::format("  {:>12} {:>13} {:>6} {:>6} {:>5} {:>10.2f} {:>10.2f} {:>10.2f} "
+                  "{:>6.1f} {:>8.2f} {:>8.2f} {:>7}",
+                  1048576, 524288, "bf16", "sum", "-1", 14.21, 13.9, 15.02, 3.1, 73.8, 73.8, "0"));
+  EXPECT_EQ(
+      benchmarks::format_table_header(o),
+      rstrip(fmt::format("#\n# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} "
+                         "{:>8} {:>7}\n",
+                         "size", "count", "type", "redop", "root", "time", "min", "max", "cv",
+                         "algbw", "busbw", "#wrong") +
+             fmt::format("# {:>12} {:>13} {:>6} {:>6} {:>5} {:>10} {:>10} {:>10} {:>6} {:>8} "
+                         "{:>8} {:>7}",
+                         "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)", "(%)", "(GB/s)",
+                         "(GB/s)", "")));
+}
+
+}  // namespace
+}  // namespace kiln
