@@ -46,6 +46,7 @@ struct OverlapGemmRow {
   std::vector<CapTime> caps;  // best schedule, no signal, under CTA caps
   std::string best_schedule;
   double cublas_over_kiln = 0.0;  // > 1: kiln faster
+  std::string cublas_algorithm;   // the baseline's choice (CublasGemm::chosen)
   double gemm_relative_error = -1.0;
   std::vector<ScheduleTime> schedules;
   core::TimingStats restore_row_major_us, restore_reordered_us, rmsnorm_row_major_us,
