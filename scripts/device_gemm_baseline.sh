@@ -2,7 +2,8 @@
 # Device run for issue 17: kiln's cuBLAS baseline (cublasLt, workspace, timed heuristic
 # candidates) and kiln's signaling GEMM against torch.matmul on one GPU, alternated per shape
 # and round in one call. Writes /tmp/kiln-gemm/g/ and packs it as $OUT/gemm.tar.gz.
-# Usage: bash scripts/device_gemm_baseline.sh   (env ROUNDS=2, DTYPES="bf16 fp16", SHAPES=...)
+# Usage: bash scripts/device_gemm_baseline.sh   (env ROUNDS=2, DTYPES="bf16 fp16", SHAPES=...,
+#        SETTLE=seconds of sustained torch products before timing, TORCH_ITERS=50)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -16,7 +17,7 @@ for dtype in ${DTYPES:-bf16 fp16}; do
     for s in $shapes; do
       build/kiln overlap gemm -d "$dtype" --shape "$s" --caps 128 --json "$out/kiln-$dtype-$s-r$round.json" \
         > "$out/kiln-$dtype-$s-r$round.txt" 2>&1
-      python3 scripts/torch_matmul.py --dtype "$dtype" --shape "$s" --json "$out/torch-$dtype-$s-r$round.json" \
+      python3 scripts/torch_matmul.py --dtype "$dtype" --shape "$s" --settle "${SETTLE:-0}" --iters "${TORCH_ITERS:-50}" --json "$out/torch-$dtype-$s-r$round.json" \
         > "$out/torch-$dtype-$s-r$round.txt" 2>&1
       python3 - "$out" "$dtype" "$s" "$round" <<'PY' | tee -a "$out/summary.txt"
 import json, sys

@@ -3,7 +3,9 @@
 Run on a GPU machine: python3 scripts/torch_matmul.py --shape 8192x8192x8192 [--dtype bf16] [--json F]
 C = A · Bᵀ with A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weight), random
 inputs, time = median over iterations of CUDA-event times, several input sets rotated when they
-fit in L2. Prints one JSON line per shape.
+fit in L2. --settle S first runs the product back to back for S seconds, so that the chip is at
+the clock it holds under sustained load (as in kiln's interleaved rounds). Prints one JSON line
+per shape.
 """
 import argparse
 import json
@@ -32,6 +34,8 @@ def main():
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="seconds of back-to-back products before timing")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
@@ -44,10 +48,17 @@ def main():
         a = [torch.randn(m, k, dtype=dtype, device="cuda") for _ in range(sets)]
         b = [torch.randn(n, k, dtype=dtype, device="cuda") for _ in range(sets)]
         c = torch.empty(m, n, dtype=dtype, device="cuda")
+        if args.settle > 0:
+            import time
+            end = time.monotonic() + args.settle
+            while time.monotonic() < end:
+                for i in range(20):
+                    torch.matmul(a[i % sets], b[i % sets].t(), out=c)
+                torch.cuda.synchronize()
         med, lo, hi = median_us(lambda i: torch.matmul(a[i % sets], b[i % sets].t(), out=c),
                                 args.warmup, args.iters)
         row = {"shape": text, "dtype": args.dtype, "torch_matmul_us": med, "min_us": lo,
-               "max_us": hi, "input_sets": sets}
+               "max_us": hi, "input_sets": sets, "settle_s": args.settle}
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.json:
