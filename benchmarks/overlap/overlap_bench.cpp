@@ -415,27 +415,21 @@ std::string format_overlap_row(const OverlapRow& r) {
                               fmt::format("{:.2e}", r.relative_error), r.plan});
 }
 
-namespace {
-nlohmann::json stats_json(const core::TimingStats& s) {
-  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"cv", s.cv}, {"count", s.count}};
-}
-}  // namespace
-
 nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   nlohmann::json j;
   j["shape"] = shape_name(r.shape);
   j["m"] = r.shape.m;
   j["n"] = r.shape.n;
   j["k"] = r.shape.k;
-  j["cublas_gemm_us"] = stats_json(r.cublas_us);
-  j["kiln_gemm_us"] = stats_json(r.kiln_gemm_us);
-  j["collective_us"] = stats_json(r.comm_us);
-  j["last_wave_collective_us"] = stats_json(r.last_wave_comm_us);
-  j["serial_us"] = stats_json(r.serial_us);
-  j["decomposition_us"] = stats_json(r.decomposition_us);
+  j["cublas_gemm_us"] = core::to_json(r.cublas_us);
+  j["kiln_gemm_us"] = core::to_json(r.kiln_gemm_us);
+  j["collective_us"] = core::to_json(r.comm_us);
+  j["last_wave_collective_us"] = core::to_json(r.last_wave_comm_us);
+  j["serial_us"] = core::to_json(r.serial_us);
+  j["decomposition_us"] = core::to_json(r.decomposition_us);
   j["decomposition_chunks"] = r.decomposition_chunks;
-  j["kiln_us"] = stats_json(r.kiln_us);
-  j["kiln_without_reorder_us"] = stats_json(r.kiln_no_reorder_us);
+  j["kiln_us"] = core::to_json(r.kiln_us);
+  j["kiln_without_reorder_us"] = core::to_json(r.kiln_no_reorder_us);
   j["bound_us"] = r.bound_us;
   j["speedup_vs_serial"] = r.speedup_vs_serial;
   j["speedup_vs_decomposition"] = r.speedup_vs_decomposition;

@@ -283,26 +283,23 @@ std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
 }
 
 nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
-  const auto stats = [](const core::TimingStats& s) {
-    return nlohmann::json{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"cv", s.cv}};
-  };
   nlohmann::json j{{"shape", shape_name(r.shape)},
-                   {"cublas_us", stats(r.cublas_us)},
-                   {"kiln_us", stats(r.kiln_us)},
-                   {"kiln_with_signal_us", stats(r.kiln_signal_us)},
-                   {"kiln_with_deferred_signal_us", stats(r.kiln_deferred_us)},
+                   {"cublas_us", core::to_json(r.cublas_us)},
+                   {"kiln_us", core::to_json(r.kiln_us)},
+                   {"kiln_with_signal_us", core::to_json(r.kiln_signal_us)},
+                   {"kiln_with_deferred_signal_us", core::to_json(r.kiln_deferred_us)},
                    {"cublas_over_kiln", r.cublas_over_kiln},
                    {"cublas_algorithm", r.cublas_algorithm},
                    {"best_schedule", r.best_schedule},
                    {"gemm_relative_error", r.gemm_relative_error},
-                   {"restore_row_major_us", stats(r.restore_row_major_us)},
-                   {"restore_reordered_us", stats(r.restore_reordered_us)},
-                   {"rmsnorm_row_major_us", stats(r.rmsnorm_row_major_us)},
-                   {"rmsnorm_reordered_us", stats(r.rmsnorm_reordered_us)},
+                   {"restore_row_major_us", core::to_json(r.restore_row_major_us)},
+                   {"restore_reordered_us", core::to_json(r.restore_reordered_us)},
+                   {"rmsnorm_row_major_us", core::to_json(r.rmsnorm_row_major_us)},
+                   {"rmsnorm_reordered_us", core::to_json(r.rmsnorm_reordered_us)},
                    {"rmsnorm_relative_error", r.rmsnorm_relative_error}};
   j["caps"] = nlohmann::json::array();
   for (const CapTime& c : r.caps)
-    j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", stats(c.us)}});
+    j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", core::to_json(c.us)}});
   j["schedules"] = nlohmann::json::array();
   for (const ScheduleTime& s : r.schedules)
     j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});

@@ -333,10 +333,6 @@ std::string format_suite_row(const SuiteRow& r) {
 }
 
 nlohmann::json suite_row_to_json(const SuiteRow& r) {
-  const auto stats = [](const core::TimingStats& t) {
-    return nlohmann::json{
-        {"median", t.median}, {"min", t.min}, {"max", t.max}, {"cv", t.cv}, {"count", t.count}};
-  };
   return {{"problem", r.problem},
           {"category", r.category},
           {"size", r.size},
@@ -344,8 +340,8 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"reference_check", r.reference_check.empty() ? "passed" : r.reference_check},
           {"correct", r.correct},
           {"failure", r.failure},
-          {"reference_us", stats(r.reference_us)},
-          {"solution_us", stats(r.solution_us)},
+          {"reference_us", core::to_json(r.reference_us)},
+          {"solution_us", core::to_json(r.solution_us)},
           {"speedup", r.speedup},
           {"roof_us", r.roof_us},
           {"utilization", r.utilization},

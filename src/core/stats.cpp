@@ -36,4 +36,9 @@ TimingStats summarize(std::span<const float> samples) {
   return summarize(std::span<const double>(widened));
 }
 
+nlohmann::json to_json(const TimingStats& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max},
+          {"mean", s.mean},     {"cv", s.cv},   {"count", s.count}};
+}
+
 }  // namespace kiln::core

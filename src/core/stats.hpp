@@ -2,6 +2,7 @@
 // variation, the figures every kiln table reports.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <span>
 #include <vector>
 
@@ -20,5 +21,8 @@ struct TimingStats {
 // Throws kiln::Error on an empty sample or on a non-finite value.
 TimingStats summarize(std::span<const double> samples);
 TimingStats summarize(std::span<const float> samples);
+
+// {"median", "min", "max", "mean", "cv", "count"}: how every benchmark's result file writes them.
+nlohmann::json to_json(const TimingStats& stats);
 
 }  // namespace kiln::core

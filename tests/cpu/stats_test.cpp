@@ -58,3 +58,15 @@ TEST(InterleavedRounds, IterationsSpreadOverRoundsAtLeastOneEach) {
   EXPECT_EQ(kiln::core::per_round(21, 4), 5);
   EXPECT_EQ(kiln::core::per_round(3, 4), 1);
 }
+
+TEST(TimingStatsJson, EveryResultFileWritesTheSameFields) {
+  const std::vector<double> samples = {1.0, 2.0, 3.0, 10.0};
+  const nlohmann::json j =
+      kiln::core::to_json(kiln::core::summarize(std::span<const double>(samples)));
+  EXPECT_EQ(j.at("median"), 2.5);
+  EXPECT_EQ(j.at("min"), 1.0);
+  EXPECT_EQ(j.at("max"), 10.0);
+  EXPECT_EQ(j.at("mean"), 4.0);
+  EXPECT_EQ(j.at("count"), 4);
+  EXPECT_GT(j.at("cv").get<double>(), 0.0);
+}
