@@ -10,18 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
 steps=${*:-bench tests}
 out=/tmp/kiln-restructure/r; rm -rf "$out"; mkdir -p "$out"
-final="${OUT:-out}"; mkdir -p "$final"
-pack() { tar -czf "$final/restructure.tar.gz" -C "$(dirname "$out")" r; cp "$out/summary.txt" "$final/" 2>/dev/null; }
-note() { echo "$*" | tee -a "$out/summary.txt"; }
-step() { pack; [[ " $steps " == *" $1 "* ]] && note "== $1 $(date -u +%T)"; }
-timed() {
-  local limit=$1 log=$2; shift 2
-  local start=$SECONDS
-  timeout "$limit" "$@" > "$out/$log" 2>&1
-  local code=$?
-  note "$log: exit $code in $((SECONDS - start)) s"
-  return $code
-}
+archive=restructure
+source scripts/device_steps.sh
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 
 if step bench; then

@@ -12,19 +12,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
 steps=${*:-nccl tests suite candidates overlap}
 out=/tmp/kiln-shared/shared; rm -rf "$out"; mkdir -p "$out"
-final="${OUT:-out}"; mkdir -p "$final"
-pack() { tar -czf "$final/shared.tar.gz" -C "$(dirname "$out")" shared; cp "$out/summary.txt" "$final/" 2>/dev/null; }
-step() { pack; [[ " $steps " == *" $1 "* ]] && echo "== $1 $(date -u +%T)" | tee -a "$out/summary.txt"; }
-note() { echo "$*" | tee -a "$out/summary.txt"; }
-# Runs a command with a time limit, its output to a file; notes the exit code and the seconds.
-timed() {
-  local limit=$1 log=$2; shift 2
-  local start=$SECONDS
-  timeout "$limit" "$@" > "$out/$log" 2>&1
-  local code=$?
-  note "$log: exit $code in $((SECONDS - start)) s"
-  return $code
-}
+archive=shared
+source scripts/device_steps.sh
 { nvidia-smi; nvidia-smi -q -d COMPUTE; build/kiln --version; git log -1 --format=%H 2>/dev/null; } \
   > "$out/device.txt" 2>&1
 note "device: $(nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader)"
