@@ -12,6 +12,7 @@
 #include "comm/local_launcher.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "overlap/plan.hpp"
 
 namespace kiln::app {
 
@@ -19,7 +20,7 @@ namespace {
 
 struct Flags {
   std::string dtype = "bf16", layout = "nk", json_path;
-  std::vector<std::string> shapes;
+  std::vector<std::string> shapes, configs;
   int warmup = 5, iterations = 20, rounds = 4;
   std::vector<int> caps = {128, 124, 120};
 };
@@ -33,8 +34,15 @@ void add_flags(CLI::App* cmd, Flags& f) {
   cmd->add_option("--rounds", f.rounds,
                   "rounds over which the final figures interleave the variants")
       ->capture_default_str();
-  cmd->add_option("--caps", f.caps, "CTA caps timed for the best schedule (even, >= 2)")
+  cmd->add_option("--caps", f.caps,
+                  "CTA caps timed for the best schedule (>= 1; caps that are not whole clusters "
+                  "of the chosen kernel are skipped)")
       ->capture_default_str();
+  std::string built;
+  for (const overlap::GemmConfig& c : overlap::built_gemm_configs())
+    built += "\n  \"" + overlap::gemm_config_name(c) + "\"";
+  cmd->add_option("--config", f.configs,
+                  "GEMM configuration to search, repeatable (default: every one built):" + built);
   cmd->add_option("--json", f.json_path, "write results with provenance to this file");
 }
 
@@ -51,8 +59,15 @@ benchmarks::OverlapGemmOptions to_options(const Flags& f) {
       f.rounds >= 1 && f.rounds <= f.iterations,
       fmt::format("--rounds {}: accepted range 1..{} (the -n iterations)", f.rounds, f.iterations));
   for (int cap : f.caps) {
-    KILN_REQUIRE(cap >= 2 && cap % 2 == 0,
-                 fmt::format("--caps {}: must be even and >= 2 (2-CTA clusters)", cap));
+    KILN_REQUIRE(cap >= 1 && cap <= 1024, fmt::format("--caps {}: accepted range 1..1024", cap));
+  }
+  for (const std::string& text : f.configs) {
+    const overlap::Plan plan = overlap::parse_plan(text, "--config");
+    overlap::Plan only_config;
+    only_config.gemm = plan.gemm;
+    KILN_REQUIRE(overlap::to_string(plan) == overlap::to_string(only_config),
+                 "--config " + text + ": only the keys tile, cluster and kernel");
+    o.configs.push_back(plan.gemm);
   }
   o.warmup = f.warmup;
   o.iterations = f.iterations;
@@ -99,7 +114,7 @@ int run_overlap_gemm(const Flags& f, const Invocation& invocation) {
 void register_overlap_gemm(CLI::App& overlap, Runner& run) {
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = overlap.add_subcommand(
-      "gemm", "one GPU: signaling GEMM vs cuBLAS over scheduler orders; reorder overhead");
+      "gemm", "one GPU: the best signaling GEMM configuration vs cuBLAS; reorder overhead");
   add_flags(cmd, *flags);
   cmd->callback([flags, &run]() {
     run = [flags](const Invocation& invocation) { return run_overlap_gemm(*flags, invocation); };

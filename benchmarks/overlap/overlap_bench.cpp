@@ -223,7 +223,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       options.force_spin_wait = o.spin_wait;
       options.trace = trace;
       const overlap::LaunchGeometry launch =
-          overlap::host_launch_geometry(shape, plan.tile, plan.schedule, device_sms);
+          overlap::host_launch_geometry(shape, plan.gemm, plan.schedule, device_sms);
       options.collective_comm = limited.get(overlap::collective_ctas_for(plan, launch, device_sms));
       return options;
     };
@@ -254,15 +254,16 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           chosen = plan;
         }
       };
-      for (const overlap::TileShape tile : o.tiles) {
-        auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
+      for (const overlap::GemmConfig& config : o.gemm_configs) {
+        auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, config);
         for (const bool copy_engine : o.copy_engines) {
           // Copy engines hold no SM: their caps only shape the waves.
           const std::vector<int>& caps = copy_engine ? o.ce_caps : o.caps;
           for (int cap : caps) {
+            if (cap % config.cluster.size() != 0) continue;  // whole clusters only
             for (int swizzle : o.swizzles) {
               overlap::Plan plan;
-              plan.tile = tile;
+              plan.gemm = config;
               plan.schedule.cta_cap = cap;
               plan.schedule.swizzle = swizzle;
               plan.copy_engine = copy_engine;

@@ -43,7 +43,8 @@ struct OverlapBenchOptions {
   // Scheduler swizzles the sweep tries: with the TMA-store epilogue the GEMM alone was fastest
   // with swizzle 1 on every issue shape (run 10 `gemm.txt`); 8 was before (run 2).
   std::vector<int> swizzles = {1, 8};
-  std::vector<overlap::TileShape> tiles = {{128, 256}};
+  // GEMM configurations the sweep tries (the default kernel; `overlap gemm` compares them all).
+  std::vector<overlap::GemmConfig> gemm_configs = {overlap::GemmConfig{}};
   int warmup = 5;
   int iterations = 20;
   int sweep_iterations = 5;

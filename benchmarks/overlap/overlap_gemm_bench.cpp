@@ -18,6 +18,7 @@
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
+#include "tune/gemm_config_search.hpp"
 
 namespace kiln::benchmarks {
 namespace {
@@ -44,41 +45,6 @@ double relative_error(const core::DeviceBuffer& got, const core::DeviceBuffer& w
   }
   return std::sqrt(diff / std::max(norm, 1e-30));
 }
-
-// The device tables and buffers one signaling GEMM launch writes to (no communication).
-struct GemmTargets {
-  overlap::SlotGeometry geometry;
-  overlap::LaunchGeometry launch;
-  core::DeviceBuffer tables, slots, slot_of_tile, counters;
-  overlap::EpilogueTargets targets;
-
-  GemmTargets(overlap::SignalingGemm& gemm, const overlap::GemmShape& shape,
-              const overlap::ScheduleOptions& schedule, int sms, std::size_t element) {
-    launch = gemm.geometry(shape, schedule, sms);
-    geometry = overlap::slot_geometry(shape, gemm.tile(), launch, 1);
-    const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
-    const std::vector<int> host = groups.concatenated();
-    tables = core::DeviceBuffer(host.size() * sizeof(int));
-    slots = core::DeviceBuffer(geometry.slot_buffer_elements() * element);
-    slot_of_tile = core::DeviceBuffer(sizeof(int) * launch.tiles_m * launch.tiles_n);
-    counters = core::DeviceBuffer(sizeof(unsigned) * groups.groups());
-    KILN_CUDA_CHECK(cudaMemcpy(tables.data(), host.data(), tables.bytes(), cudaMemcpyHostToDevice));
-    KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
-    targets.slots = slots.data();
-    targets.slot_of_tile = slot_of_tile.as<int>();
-    targets.wave_group = tables.as<int>();
-    targets.group_first_slot = targets.wave_group + groups.wave_group.size();
-    targets.group_slot_count = targets.group_first_slot + groups.groups();
-    targets.geometry = geometry;
-  }
-  // Nobody waits on these counters: the signal's own cost. They wrap after 2^32 tiles.
-  overlap::EpilogueTargets signalling(bool deferred) const {
-    overlap::EpilogueTargets t = targets;
-    t.group_counters = counters.as<unsigned>();
-    t.deferred_signal = deferred;
-    return t;
-  }
-};
 
 struct Variant {
   std::function<void(int)> body;
@@ -124,37 +90,23 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     run_cublas(0);  // the baseline picks its algorithm for the shape here, before any timing
     row.cublas_algorithm = cublas.chosen(shape.m, shape.n, shape.k, o.dtype, o.layout);
 
-    // 1. Search: scheduler orders of the signaling GEMM, no signal, every SM.
-    double best = 1e30;
-    overlap::TileShape best_tile;
-    overlap::ScheduleOptions best_schedule;
-    for (const overlap::TileShape tile : o.tiles) {
-      auto gemm = overlap::make_signaling_gemm(o.dtype, o.layout, tile);
-      for (bool along_n : {true, false}) {
-        for (int swizzle : {1, 2, 4, 8}) {
-          const overlap::ScheduleOptions schedule{0, along_n, swizzle};
-          GemmTargets t(*gemm, shape, schedule, sms, element);
-          const core::TimingStats time = time_us(stream, o.warmup, o.iterations, [&](int) {
-            gemm->run(shape, a.data(), b.data(), t.targets, schedule, sms, stream);
-          });
-          const std::string name =
-              fmt::format("tile={} raster={} swizzle={}", overlap::tile_name(tile),
-                          along_n ? "n" : "m", swizzle);
-          row.schedules.push_back({name, time.median});
-          if (time.median < best) {
-            best = time.median;
-            best_tile = tile;
-            best_schedule = schedule;
-            row.best_schedule = name;
-          }
-        }
-      }
+    // 1. Search: every compiled configuration under every scheduler order, with its signal,
+    // every SM (tune/gemm_config_search.hpp).
+    tune::GemmSearchOptions search;
+    search.configs = o.configs;
+    const std::vector<tune::GemmCandidate> ranked =
+        tune::search_gemm_configs(shape, o.dtype, o.layout, a.data(), b.data(), search, stream);
+    for (const tune::GemmCandidate& c : ranked) {
+      row.schedules.push_back({tune::candidate_name(c), c.us.median, c.finalist});
     }
+    const overlap::GemmConfig best_config = ranked.front().config;
+    const overlap::ScheduleOptions best_schedule = ranked.front().schedule;
+    row.best_schedule = tune::candidate_name(ranked.front());
 
     // 2. Final figures for the best schedule, interleaved: cuBLAS, no signal, eager and deferred
     // signal, and the GEMM under CTA caps.
-    auto gemm = overlap::make_signaling_gemm(o.dtype, o.layout, best_tile);
-    GemmTargets best_targets(*gemm, shape, best_schedule, sms, element);
+    auto gemm = overlap::make_signaling_gemm(o.dtype, o.layout, best_config);
+    tune::StandaloneTargets best_targets(*gemm, shape, best_schedule, sms, element);
     const overlap::EpilogueTargets eager = best_targets.signalling(false);
     const overlap::EpilogueTargets deferred = best_targets.signalling(true);
     std::vector<Variant> variants = {
@@ -167,29 +119,31 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
          &row.kiln_signal_us},
         {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
          &row.kiln_deferred_us}};
-    std::vector<std::unique_ptr<GemmTargets>> capped;
-    row.caps.resize(o.caps.size());
-    for (std::size_t i = 0; i < o.caps.size(); ++i) {
-      const overlap::ScheduleOptions schedule{o.caps[i], best_schedule.raster_along_n,
+    std::vector<std::unique_ptr<tune::StandaloneTargets>> capped;
+    // Caps that are not whole clusters of the chosen kernel are left out of the row.
+    row.caps.reserve(o.caps.size());  // the variants below keep pointers into it
+    for (const int cap : o.caps) {
+      if (cap % best_config.cluster.size() != 0) continue;
+      const overlap::ScheduleOptions schedule{cap, best_schedule.raster_along_n,
                                               best_schedule.swizzle};
-      capped.push_back(std::make_unique<GemmTargets>(*gemm, shape, schedule, sms, element));
-      row.caps[i].cap = o.caps[i];
-      row.caps[i].waves = capped.back()->launch.waves();
-      GemmTargets* t = capped.back().get();
+      capped.push_back(
+          std::make_unique<tune::StandaloneTargets>(*gemm, shape, schedule, sms, element));
+      tune::StandaloneTargets* t = capped.back().get();
+      row.caps.push_back({cap, t->launch.waves(), {}});
       variants.push_back({[&, t, schedule](int) {
                             gemm->run(shape, a.data(), b.data(), t->targets, schedule, sms, stream);
                           },
-                          &row.caps[i].us});
+                          &row.caps.back().us});
     }
     time_interleaved(stream, o.warmup, o.iterations, o.rounds, variants);
 
     // 3. Correctness of both signal modes: restore to row-major, compare with cuBLAS.
-    overlap::ReorderSource source{best_targets.slots.data(), best_targets.slot_of_tile.as<int>(),
+    overlap::ReorderSource source{best_targets.targets.slots, best_targets.slot_of_tile.as<int>(),
                                   best_targets.geometry, 0};
     run_cublas(0);
     row.gemm_relative_error = 0.0;
     for (const overlap::EpilogueTargets* targets : {&eager, &deferred}) {
-      core::poison(best_targets.slots.data(), best_targets.slots.bytes(), stream);
+      core::poison(best_targets.own_slots.data(), best_targets.own_slots.bytes(), stream);
       core::poison(restored.data(), restored.bytes(), stream);
       gemm->run(shape, a.data(), b.data(), *targets, best_schedule, sms, stream);
       overlap::restore_row_major(source, o.dtype, shape.m, shape.n, restored.data(), stream);
@@ -302,7 +256,7 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
     j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", core::to_json(c.us)}});
   j["schedules"] = nlohmann::json::array();
   for (const ScheduleTime& s : r.schedules)
-    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}});
+    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}, {"finalist", s.finalist}});
   return j;
 }
 

@@ -1,7 +1,7 @@
 // `kiln overlap gemm`: the single-GPU parts of the overlap runtime, measured against their
-// baselines in one run: the signaling GEMM (without and with signals, over scheduler orders)
-// against cuBLAS, and the post-communication reorder fused into restore/RMSNorm against the same
-// kernels on row-major input.
+// baselines in one run: the signaling GEMM (the best of its configurations and scheduler orders
+// for the shape, without and with signals) against cuBLAS, and the post-communication reorder fused
+// into restore/RMSNorm against the same kernels on row-major input.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,7 +18,8 @@ struct OverlapGemmOptions {
   core::DType dtype = core::DType::kBf16;
   overlap::WeightLayout layout = overlap::WeightLayout::kNK;
   std::vector<overlap::GemmShape> shapes;
-  std::vector<overlap::TileShape> tiles = {{128, 256}, {128, 128}};
+  // GEMM configurations searched per shape (empty: every one kiln builds).
+  std::vector<overlap::GemmConfig> configs;
   int warmup = 5;
   int iterations = 20;
   int rounds = 4;  // the final figures interleave the variants over this many rounds
@@ -28,8 +29,9 @@ struct OverlapGemmOptions {
 };
 
 struct ScheduleTime {
-  std::string schedule;  // "tile=128x256 raster=n swizzle=2"
-  double us = 0.0;
+  std::string schedule;   // "tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=2"
+  double us = 0.0;        // median with eager signal
+  bool finalist = false;  // timed again in the search's second stage (us is that stage's)
 };
 
 struct CapTime {

@@ -72,11 +72,11 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   if (const std::string why = can_implement(op, shape, dtype, plan, comm.size()); !why.empty()) {
     throw UsageError(why);
   }
-  gemm_ = make_signaling_gemm(dtype, layout, plan.tile);
+  gemm_ = make_signaling_gemm(dtype, layout, plan.gemm);
   device_sms_ = current_device_sms();
   launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
   groups_ = make_wave_groups(plan.partition, launch_);
-  geometry_ = slot_geometry(shape, plan.tile, launch_, subtiles(op, comm.size()));
+  geometry_ = slot_geometry(shape, plan.gemm.tile, launch_, subtiles(op, comm.size()));
   choose_collective_comm(options);
   allocate_workspace();
   const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
@@ -104,21 +104,18 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
   } catch (const UsageError& e) {
     return e.what();
   }
-  if (!(plan.tile == TileShape{128, 256}) && !(plan.tile == TileShape{128, 128})) {
-    return "tile " + tile_name(plan.tile) + " is not built; accepted: 128x256, 128x128";
-  }
   // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
   if (op == OverlapOp::kReduceScatter &&
-      (!is_power_of_two(world) || plan.tile.m % (world * kStoreBoxRows) != 0)) {
+      (!is_power_of_two(world) || plan.gemm.tile.m % (world * kStoreBoxRows) != 0)) {
     return fmt::format(
         "ReduceScatter splits each {}-row tile into one row subtile per rank, of at least {} "
         "rows: the world size ({}) must be a power of two dividing {}",
-        plan.tile.m, kStoreBoxRows, world, plan.tile.m / kStoreBoxRows);
+        plan.gemm.tile.m, kStoreBoxRows, world, plan.gemm.tile.m / kStoreBoxRows);
   }
   if (device_sms > 0) {
     try {
       (void)make_wave_groups(plan.partition,
-                             host_launch_geometry(shape, plan.tile, plan.schedule, device_sms));
+                             host_launch_geometry(shape, plan.gemm, plan.schedule, device_sms));
     } catch (const UsageError& e) {
       return e.what();
     }
@@ -132,9 +129,9 @@ std::size_t GemmCollective::workspace_bytes(OverlapOp op, const GemmShape& shape
       !why.empty()) {
     throw UsageError(why);
   }
-  const LaunchGeometry launch = host_launch_geometry(shape, plan.tile, plan.schedule, device_sms);
+  const LaunchGeometry launch = host_launch_geometry(shape, plan.gemm, plan.schedule, device_sms);
   const WaveGroups groups = make_wave_groups(plan.partition, launch);
-  const SlotGeometry geometry = slot_geometry(shape, plan.tile, launch, subtiles(op, world));
+  const SlotGeometry geometry = slot_geometry(shape, plan.gemm.tile, launch, subtiles(op, world));
   const std::size_t element = core::dtype_size(dtype);
   std::size_t bytes = geometry.slot_buffer_elements() * element;
   if (plan.copy_engine) {

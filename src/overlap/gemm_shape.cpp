@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -56,6 +57,37 @@ OverlapOp parse_overlap_op(const std::string& text, const std::string& argument)
 
 std::string tile_name(TileShape tile) {
   return std::to_string(tile.m) + "x" + std::to_string(tile.n);
+}
+
+std::string kernel_schedule_name(KernelSchedule schedule) {
+  return schedule == KernelSchedule::kPingpong ? "pingpong" : "coop";
+}
+
+std::string gemm_config_name(const GemmConfig& config) {
+  return fmt::format("tile={} cluster={}x{} kernel={}", tile_name(config.tile), config.cluster.m,
+                     config.cluster.n, kernel_schedule_name(config.kernel));
+}
+
+const std::vector<GemmConfig>& built_gemm_configs() {
+  using enum KernelSchedule;
+  // Must match the dispatch in signaling_gemm_impl.cuh (tests/cpu: SignalingGemmConfigs).
+  static const std::vector<GemmConfig> configs = {
+      {{128, 256}, {2, 1}, kCooperative}, {{128, 128}, {2, 1}, kCooperative},
+      {{256, 128}, {2, 1}, kCooperative}, {{256, 128}, {1, 2}, kCooperative},
+      {{128, 256}, {1, 2}, kCooperative}, {{128, 256}, {1, 1}, kCooperative},
+      {{256, 128}, {1, 1}, kCooperative}, {{128, 128}, {2, 1}, kPingpong},
+      {{128, 128}, {1, 2}, kPingpong},    {{64, 256}, {1, 1}, kPingpong},
+  };
+  return configs;
+}
+
+void check_gemm_config_built(const GemmConfig& config, const std::string& argument) {
+  const auto& built = built_gemm_configs();
+  if (std::find(built.begin(), built.end(), config) != built.end()) return;
+  std::string list;
+  for (const GemmConfig& c : built) list += "\n  " + gemm_config_name(c);
+  throw UsageError(
+      fmt::format("{} {}: not built; kiln builds:{}", argument, gemm_config_name(config), list));
 }
 
 }  // namespace kiln::overlap

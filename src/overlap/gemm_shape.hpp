@@ -35,12 +35,44 @@ GemmShape parse_shape(const std::string& text, const std::string& argument);
 // `kiln overlap bench` and `kiln tune profile` run when given no --shape.
 std::vector<GemmShape> default_overlap_shapes();
 
-// The CTA tiles kiln builds (each a CUTLASS cooperative kernel with a 2x1 cluster).
+// A CTA tile (rows x columns of C one CTA computes at a time).
 struct TileShape {
   int m = 128, n = 256;
   bool operator==(const TileShape&) const = default;
 };
 std::string tile_name(TileShape tile);  // "128x256"
+
+// Thread-block cluster: CTAs that share their A (cluster.n > 1) or B (cluster.m > 1) tiles by
+// TMA multicast.
+struct ClusterShape {
+  int m = 2, n = 1;
+  bool operator==(const ClusterShape&) const = default;
+  int size() const { return m * n; }
+};
+
+// CUTLASS's two sm90 warp-specialized persistent schedules. Cooperative: both consumer warp groups
+// work on one tile (split along M) and run its epilogue together. Ping-pong: each consumer warp
+// group owns a whole tile and the two alternate, so one group's epilogue hides behind the other's
+// main loop (CUTLASS's sm90_gemm_tma_warpspecialized_pingpong.hpp).
+enum class KernelSchedule { kCooperative, kPingpong };
+std::string kernel_schedule_name(KernelSchedule schedule);  // "coop", "pingpong"
+
+// One compiled signaling GEMM: what a plan picks per shape (the `gemm` of an overlap::Plan).
+struct GemmConfig {
+  TileShape tile{128, 256};
+  ClusterShape cluster{2, 1};
+  KernelSchedule kernel = KernelSchedule::kCooperative;
+  bool operator==(const GemmConfig&) const = default;
+};
+// "tile=128x256 cluster=2x1 kernel=coop": the same key=value words a plan uses.
+std::string gemm_config_name(const GemmConfig& config);
+// The configurations kiln compiles, for every dtype and weight layout; the first is the default.
+// Chosen after CUTLASS's profiler space for sm90 16-bit GEMMs: cooperative 128x256 / 256x128 /
+// 128x128 tiles and ping-pong 128x128 / 64x256 tiles (a ping-pong warp group holds a whole tile's
+// accumulators, so 128x256 does not fit its registers), with 1x1, 2x1 and 1x2 clusters.
+const std::vector<GemmConfig>& built_gemm_configs();
+// Throws kiln::UsageError naming `argument` and the built list unless `config` is built.
+void check_gemm_config_built(const GemmConfig& config, const std::string& argument);
 
 // Scheduler knobs that change the tile order (and with it L2 reuse), not the result.
 struct ScheduleOptions {

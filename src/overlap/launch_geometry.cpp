@@ -8,7 +8,7 @@
 
 namespace kiln::overlap {
 
-LaunchGeometry host_launch_geometry(const GemmShape& shape, TileShape tile,
+LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& config,
                                     const ScheduleOptions& schedule, int device_sms) {
   if (shape.m < 1 || shape.n < 1 || shape.k < 1) {
     throw UsageError(
@@ -20,8 +20,9 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, TileShape tile,
   hw.sm_count =
       schedule.cta_cap > 0 && schedule.cta_cap < device_sms ? schedule.cta_cap : device_sms;
   const cutlass::gemm::BatchedGemmCoord problem(shape.m, shape.n, shape.k, 1);
+  const TileShape tile = config.tile;
   const cutlass::gemm::GemmCoord cta(tile.m, tile.n, 1);
-  const cutlass::gemm::GemmCoord cluster(2, 1, 1);  // kiln's kernels: 2x1 clusters
+  const cutlass::gemm::GemmCoord cluster(config.cluster.m, config.cluster.n, 1);
   const auto raster = schedule.raster_along_n ? Params::RasterOrderOptions::AlongN
                                               : Params::RasterOrderOptions::AlongM;
   Params params;

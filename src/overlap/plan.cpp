@@ -29,8 +29,14 @@ std::string partition_string(const std::vector<int>& partition) {
 }
 
 std::string to_string(const Plan& plan) {
-  return fmt::format("tile={} cap={} raster={} swizzle={} signal={} comm={} groups={}",
-                     tile_name(plan.tile), plan.schedule.cta_cap,
+  const GemmConfig& g = plan.gemm;
+  std::string kernel;
+  if (!(g.cluster == ClusterShape{}) || g.kernel != KernelSchedule::kCooperative) {
+    kernel = fmt::format(" cluster={}x{} kernel={}", g.cluster.m, g.cluster.n,
+                         kernel_schedule_name(g.kernel));
+  }
+  return fmt::format("tile={}{} cap={} raster={} swizzle={} signal={} comm={} groups={}",
+                     tile_name(g.tile), kernel, plan.schedule.cta_cap,
                      plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
                      plan.deferred_signal ? "deferred" : "eager", plan.copy_engine ? "ce" : "nccl",
                      partition_string(plan.partition));
@@ -56,17 +62,16 @@ std::vector<int> parse_partition(const std::string& text, const std::string& arg
 }
 
 void validate_plan(const Plan& plan, const std::string& argument) {
-  if (!(plan.tile == TileShape{128, 256}) && !(plan.tile == TileShape{128, 128})) {
-    throw UsageError(fmt::format("{} tile={}: not built; accepted: 128x256, 128x128", argument,
-                                 tile_name(plan.tile)));
-  }
+  check_gemm_config_built(plan.gemm, argument);
   if (plan.schedule.cta_cap < 0 || plan.schedule.cta_cap > 1024) {
     throw UsageError(fmt::format("{} cap={}: accepted range 0 (every SM) .. 1024", argument,
                                  plan.schedule.cta_cap));
   }
-  if (plan.schedule.cta_cap % 2 != 0) {
-    throw UsageError(fmt::format("{} cap={}: must be even (the GEMM launches clusters of 2 CTAs)",
-                                 argument, plan.schedule.cta_cap));
+  const int cluster = plan.gemm.cluster.size();
+  if (plan.schedule.cta_cap % cluster != 0) {
+    throw UsageError(
+        fmt::format("{} cap={}: must be a multiple of {} (the GEMM launches clusters of {} CTAs)",
+                    argument, plan.schedule.cta_cap, cluster, cluster));
   }
   if (plan.schedule.swizzle != 1 && plan.schedule.swizzle != 2 && plan.schedule.swizzle != 4 &&
       plan.schedule.swizzle != 8) {
@@ -83,8 +88,8 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
     const std::size_t eq = field.find('=');
     if (eq == std::string::npos) {
       throw UsageError(
-          fmt::format("{}: '{}' is not key=value; keys: tile, cap, raster, "
-                      "swizzle, signal, comm, groups",
+          fmt::format("{}: '{}' is not key=value; keys: tile, cluster, kernel, cap, "
+                      "raster, swizzle, signal, comm, groups",
                       argument, field));
     }
     const std::string key = field.substr(0, eq);
@@ -94,8 +99,21 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       if (x == std::string::npos) {
         throw UsageError(fmt::format("{} tile={}: expected MxN, e.g. 128x256", argument, value));
       }
-      plan.tile = {parse_int(value.substr(0, x), argument + " tile"),
-                   parse_int(value.substr(x + 1), argument + " tile")};
+      plan.gemm.tile = {parse_int(value.substr(0, x), argument + " tile"),
+                        parse_int(value.substr(x + 1), argument + " tile")};
+    } else if (key == "cluster") {
+      const std::size_t x = value.find('x');
+      if (x == std::string::npos) {
+        throw UsageError(fmt::format("{} cluster={}: expected MxN, e.g. 2x1", argument, value));
+      }
+      plan.gemm.cluster = {parse_int(value.substr(0, x), argument + " cluster"),
+                           parse_int(value.substr(x + 1), argument + " cluster")};
+    } else if (key == "kernel") {
+      if (value != "coop" && value != "pingpong") {
+        throw UsageError(fmt::format("{} kernel={}: accepted coop, pingpong", argument, value));
+      }
+      plan.gemm.kernel =
+          value == "pingpong" ? KernelSchedule::kPingpong : KernelSchedule::kCooperative;
     } else if (key == "cap") {
       plan.schedule.cta_cap = parse_int(value, argument + " cap");
     } else if (key == "raster") {
@@ -119,8 +137,8 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       plan.partition = parse_partition(value, argument);
     } else {
       throw UsageError(
-          fmt::format("{}: unknown key '{}'; keys: tile, cap, raster, swizzle, "
-                      "signal, comm, groups",
+          fmt::format("{}: unknown key '{}'; keys: tile, cluster, kernel, cap, "
+                      "raster, swizzle, signal, comm, groups",
                       argument, key));
     }
   }

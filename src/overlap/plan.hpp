@@ -1,7 +1,9 @@
 // An overlap plan: which tile, how many CTAs the GEMM may use, the scheduler's order, and how the
 // GEMM's waves are grouped for communication. Printable and parseable in one format:
 //   "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=nccl groups=1,2,2,3"
-// so a plan printed by a bench run can be passed back with --plan.
+// so a plan printed by a bench run can be passed back with --plan. The kernel's cluster and
+// schedule ("cluster=1x2 kernel=pingpong") are printed only when they differ from the default
+// 2x1 cooperative kernel, so plans and tuner profiles written before they existed still match.
 #pragma once
 
 #include <string>
@@ -13,7 +15,8 @@
 namespace kiln::overlap {
 
 struct Plan {
-  TileShape tile{128, 256};
+  // Which compiled kernel (tile, cluster, schedule); one of built_gemm_configs().
+  GemmConfig gemm;
   // The GEMM scheduler's knobs. cta_cap: CTAs the GEMM may use, 0 = every SM (leaves NCCL none
   // spare), even (2-CTA clusters); a cap that divides the tile count keeps the last wave full.
   // swizzle 8 was the fastest GEMM order on 5 of the 6 issue shapes on H200
@@ -54,7 +57,8 @@ WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeome
 SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
                            int subtiles);
 
-// Checks the plan's own fields (tile built, cap 0 or even, swizzle a power of two in 1..8).
+// Checks the plan's own fields (GEMM configuration built, cap 0 or a multiple of the cluster
+// size, swizzle a power of two in 1..8).
 void validate_plan(const Plan& plan, const std::string& argument);
 
 }  // namespace kiln::overlap

@@ -73,7 +73,11 @@ struct SignalingEpilogueParams {
   CUtensorMap store_map;
 };
 
-template <class ElementD_, class TileShapeMNK>
+// kPingpong: the epilogue of CUTLASS's ping-pong kernel, where each consumer warp group (4 warps)
+// stores whole tiles of its own, the two groups taking alternate tiles of the scheduler's sequence
+// and running their epilogues one after the other (the kernel orders them and calls store_tail
+// after every tile). Otherwise the cooperative kernel's: 8 consumer warps share every tile.
+template <class ElementD_, class TileShapeMNK, bool kPingpong = false>
 class SignalingEpilogue {
  public:
   using ElementD = ElementD_;
@@ -96,8 +100,10 @@ class SignalingEpilogue {
   static constexpr int kTileN = cute::size<1>(TileShapeMNK{});
   static_assert(sizeof(ElementD) == 2, "the store box is 64 columns of a 16-bit type");
   static_assert(kTileN % kStoreBoxCols == 0);
-  static constexpr int kWarps = kTileM / kStoreBoxRows;   // consumer warps, 16 rows each
-  static constexpr int kChunks = kTileN / kStoreBoxCols;  // boxes per warp and tile
+  // Consumer warps storing one tile; each owns 16 rows of every 64-row GMMA atom of the tile.
+  static constexpr int kWarps = kPingpong ? 4 : 8;
+  static_assert(kTileM % (kWarps / 4 * 64) == 0, "whole 64-row GMMA atoms per warp group");
+  static constexpr int kChunks = kTileN / kStoreBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kStoreBoxCols * 2;
   static constexpr int kBuffersPerWarp = 2;
 
@@ -152,10 +158,12 @@ class SignalingEpilogue {
     using namespace cute;
     static_assert(size<0>(BlockShapeMNK{}) == kTileM && size<1>(BlockShapeMNK{}) == kTileN);
     static_assert(decltype(size(tiled_mma))::value == kWarps * 32,
-                  "one consumer warp per 16 tile rows (cooperative kernel, 64-row GMMA atoms)");
-    // The fragment of one 64xN GMMA atom per warpgroup: values (2 columns, 2 row halves, N/8
-    // column groups), i.e. linear index 4*column_group + 2*row_half + column_pair.
-    static_assert(decltype(size<1>(accumulators))::value == 1 &&
+                  "the consumer warps that store a tile (8 cooperative, 4 ping-pong)");
+    // The fragment: per 64xN GMMA atom (MMA_M of them along the tile's rows), values (2 columns,
+    // 2 row halves, N/8 column groups), i.e. linear index 4*column_group + 2*row_half +
+    // column_pair; the atom spans the tile's columns (MMA_N = 1).
+    constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
+    static_assert(kAtomsM * (kWarps / 4) * 64 == kTileM &&
                   decltype(size<2>(accumulators))::value == 1 &&
                   decltype(size<0>(accumulators))::value == kTileN / 2);
     const SlotGeometry& geo = args_.geometry;
@@ -174,22 +182,66 @@ class SignalingEpilogue {
     if (args_.deferred_signal) signal_pending();
 
     // 1. The slot: CUTLASS's StaticPersistentTileScheduler starts this CTA at this linear index
-    // and advances it by the grid size after every tile.
+    // and advances it by the grid size after every tile. Ping-pong: the second consumer warp group
+    // (warp group 2) starts one step later and each group advances two steps per tile.
     const int first_index = args_.raster_along_n
                                 ? static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x)
                                 : static_cast<int>(blockIdx.x * gridDim.y + blockIdx.y);
-    const int slot = first_index + tiles_done_ * args_.grid_ctas;
+    const int step = kPingpong ? 2 * tiles_done_ + warp_group() : tiles_done_;
+    const int slot = first_index + step * args_.grid_ctas;
     ++tiles_done_;
     const int group = args_.wave_group[slot / args_.grid_ctas];
     const int group_first = args_.group_first_slot[group];
     const int group_slots = args_.group_slot_count[group];
 
-    // 2. Stage and store, 16 rows x 64 columns per box.
+    // 2. Stage and store, 16 rows x 64 columns per box, a band of 16 rows per GMMA atom.
     auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
     Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-    const int band_row = get<0>(coords(0)) & ~(kStoreBoxRows - 1);
-    const int matrix_row = slot_matrix_row(geo, slot, group_first, group_slots, band_row);
     cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+    CUTLASS_PRAGMA_UNROLL
+    for (int atom = 0; atom < kAtomsM; ++atom) {
+      const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+      const int matrix_row = slot_matrix_row(geo, slot, group_first, group_slots, band_row);
+      store_band(accumulators, coords, atom, band_row, matrix_row, staging, lane, convert);
+    }
+
+    // The reorder after communication reads where each real tile went (padding tiles that the
+    // scheduler rounds up to cluster/swizzle multiples have no place in the result).
+    const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
+    const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
+    if (thread_idx == 0 && tile_m_index < geo.tiles_m && tile_n_index < geo.tiles_n) {
+      args_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
+    }
+
+    // 3. Signal.
+    if (args_.group_counters == nullptr) return;
+    pending_group_ = group;
+    pending_slot_ = slot;
+    if (!args_.deferred_signal) signal_pending();
+  }
+
+  // Called on the consumer threads after the CTA's last tile (SignalingAdapter::store_tail; the
+  // ping-pong kernel calls it after every tile): counts a deferred tile, and keeps the warps until
+  // the TMA engine has read their staging buffers (which ping-pong's other warp group reuses).
+  CUTLASS_DEVICE void finish_stores() {
+    if (pending_group_ >= 0) {
+      signal_pending();
+    } else if (thread_idx_ % 32 == 0) {
+      cute::tma_store_wait<0>();
+    }
+  }
+
+ private:
+  // Ping-pong: which consumer warp group runs this epilogue (0 or 1; warp group 0 is the producer).
+  CUTLASS_DEVICE static int warp_group() { return static_cast<int>(threadIdx.x) / 128 - 1; }
+
+  // One warp's 16-row band of GMMA atom `atom`: converted to 16-bit, staged and stored by TMA,
+  // 64 columns per box, at `matrix_row` of the slot-buffer matrix.
+  template <class Accumulators, class Coords, class Convert>
+  CUTLASS_DEVICE void store_band(Accumulators const& accumulators, Coords const& coords, int atom,
+                                 int band_row, int matrix_row, std::uint32_t staging, int lane,
+                                 Convert& convert) {
+    using namespace cute;
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       const std::uint32_t buffer = staging + buffer_parity_ * kBoxBytes;
@@ -202,11 +254,11 @@ class SignalingEpilogue {
         CUTLASS_PRAGMA_UNROLL
         for (int half = 0; half < 2; ++half) {
           const int i = 4 * (chunk * (kStoreBoxCols / 8) + group8) + 2 * half;
-          const int row = get<0>(coords(i)) - band_row;               // 0..15
-          const int col = get<1>(coords(i)) - chunk * kStoreBoxCols;  // 0..63, even
+          const int row = get<0>(coords(i, atom, 0)) - band_row;               // 0..15
+          const int col = get<1>(coords(i, atom, 0)) - chunk * kStoreBoxCols;  // 0..63, even
           cutlass::Array<float, 2> pair;
-          pair[0] = accumulators(i);
-          pair[1] = accumulators(i + 1);
+          pair[0] = accumulators(i, atom, 0);
+          pair[1] = accumulators(i + 1, atom, 0);
           const cutlass::Array<ElementD, 2> out = convert(pair);
           // 128-byte swizzle: the 16-byte chunk index XOR the row within 8 rows.
           const std::uint32_t byte = (row * 128 + col * 2) ^ ((row & 7) << 4);
@@ -226,41 +278,19 @@ class SignalingEpilogue {
         cute::tma_store_arrive();
       }
     }
-
-    // The reorder after communication reads where each real tile went (padding tiles that the
-    // scheduler rounds up to cluster/swizzle multiples have no place in the result).
-    const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
-    const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
-    if (thread_idx == 0 && tile_m_index < geo.tiles_m && tile_n_index < geo.tiles_n) {
-      args_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
-    }
-
-    // 3. Signal.
-    if (args_.group_counters == nullptr) return;
-    pending_group_ = group;
-    pending_slot_ = slot;
-    if (!args_.deferred_signal) signal_pending();
   }
 
-  // Called on the consumer threads after the CTA's last tile (SignalingAdapter::store_tail):
-  // counts a deferred tile, and keeps the CTA alive until the TMA engine has read its staging
-  // buffers.
-  CUTLASS_DEVICE void finish_stores() {
-    if (pending_group_ >= 0) {
-      signal_pending();
-    } else if (thread_idx_ % 32 == 0) {
-      cute::tma_store_wait<0>();
-    }
-  }
-
- private:
   // Counts the pending tile once every warp's stores of it are complete.
   CUTLASS_DEVICE void signal_pending() {
     if (pending_group_ < 0) return;
     if (thread_idx_ % 32 == 0) {
       asm volatile("cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;" ::: "memory");
     }
-    cutlass::arch::NamedBarrier::arrive_and_wait(consumer_threads_, kSignalBarrier);
+    // Ping-pong: each warp group has its own barrier (the kernel orders their epilogues, but two
+    // ids keep that ordering out of this barrier's correctness).
+    cutlass::arch::NamedBarrier::arrive_and_wait(
+        consumer_threads_,
+        kSignalBarrier + (kPingpong ? static_cast<std::uint32_t>(warp_group()) : 0));
     if (thread_idx_ == 0) signal(pending_group_, pending_slot_);
     pending_group_ = -1;
   }

@@ -1,7 +1,8 @@
 // The signaling GEMM as the overlap runtime sees it: C = A·op(B), bf16 or fp16 in, fp32
 // accumulation, the same type out, written tile by tile to execution-order slots with one counter
 // increment per tile on the tile's wave group (src/overlap/signaling_epilogue.cuh). The kernels are
-// CUTLASS 3.x sm90 TMA warp-specialized cooperative persistent GEMMs; this header hides CUTLASS.
+// CUTLASS 3.x sm90 TMA warp-specialized persistent GEMMs (cooperative or ping-pong, the tiles and
+// clusters of built_gemm_configs()); this header hides CUTLASS.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,7 +34,8 @@ class SignalingGemm {
   virtual ~SignalingGemm() = default;
   virtual core::DType dtype() const = 0;
   virtual WeightLayout weight_layout() const = 0;
-  virtual TileShape tile() const = 0;
+  virtual GemmConfig config() const = 0;
+  TileShape tile() const { return config().tile; }
   // Throws kiln::UsageError when CUTLASS cannot run the shape (alignment: K and N multiples of 8).
   virtual LaunchGeometry geometry(const GemmShape& shape, const ScheduleOptions& schedule,
                                   int device_sms) const = 0;
@@ -43,8 +45,9 @@ class SignalingGemm {
                    cudaStream_t stream) = 0;
 };
 
-// Throws kiln::UsageError for a dtype or tile kiln does not build (bf16/fp16; 128x256, 128x128).
+// Throws kiln::UsageError for a dtype or configuration kiln does not build (bf16/fp16;
+// built_gemm_configs()). Constructing one touches no GPU.
 std::unique_ptr<SignalingGemm> make_signaling_gemm(core::DType dtype, WeightLayout layout,
-                                                   TileShape tile);
+                                                   const GemmConfig& config);
 
 }  // namespace kiln::overlap

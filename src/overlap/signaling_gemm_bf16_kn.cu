@@ -2,9 +2,7 @@
 #include "overlap/signaling_gemm_impl.cuh"
 
 namespace kiln::overlap::device {
-std::unique_ptr<SignalingGemm> make_bf16_kn(TileShape tile) {
-  if (tile == TileShape{128, 256})
-    return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kKN, 128, 256>>();
-  return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kKN, 128, 128>>();
+std::unique_ptr<SignalingGemm> make_bf16_kn(const GemmConfig& config) {
+  return make_configured_gemm<cutlass::bfloat16_t, WeightLayout::kKN>(config);
 }
 }  // namespace kiln::overlap::device

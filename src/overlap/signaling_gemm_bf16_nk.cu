@@ -2,9 +2,7 @@
 #include "overlap/signaling_gemm_impl.cuh"
 
 namespace kiln::overlap::device {
-std::unique_ptr<SignalingGemm> make_bf16_nk(TileShape tile) {
-  if (tile == TileShape{128, 256})
-    return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kNK, 128, 256>>();
-  return std::make_unique<SignalingGemmImpl<cutlass::bfloat16_t, WeightLayout::kNK, 128, 128>>();
+std::unique_ptr<SignalingGemm> make_bf16_nk(const GemmConfig& config) {
+  return make_configured_gemm<cutlass::bfloat16_t, WeightLayout::kNK>(config);
 }
 }  // namespace kiln::overlap::device

@@ -2,9 +2,7 @@
 #include "overlap/signaling_gemm_impl.cuh"
 
 namespace kiln::overlap::device {
-std::unique_ptr<SignalingGemm> make_fp16_kn(TileShape tile) {
-  if (tile == TileShape{128, 256})
-    return std::make_unique<SignalingGemmImpl<cutlass::half_t, WeightLayout::kKN, 128, 256>>();
-  return std::make_unique<SignalingGemmImpl<cutlass::half_t, WeightLayout::kKN, 128, 128>>();
+std::unique_ptr<SignalingGemm> make_fp16_kn(const GemmConfig& config) {
+  return make_configured_gemm<cutlass::half_t, WeightLayout::kKN>(config);
 }
 }  // namespace kiln::overlap::device

@@ -1,14 +1,15 @@
-// One signaling GEMM kernel: CUTLASS's sm90 TMA warp-specialized cooperative persistent GEMM
-// (CollectiveBuilder main loop, PersistentScheduler, GemmUniversal kernel, all untouched) with
-// kiln's SignalingEpilogue plugged in through CUTLASS's operator-epilogue adapter. Included by
-// one .cu file per dtype and weight layout (signaling_gemm_<dtype>_<layout>.cu).
+// One signaling GEMM kernel: CUTLASS's sm90 TMA warp-specialized persistent GEMM, cooperative or
+// ping-pong (CollectiveBuilder main loop, PersistentScheduler, GemmUniversal kernel, all
+// untouched) with kiln's SignalingEpilogue plugged in through CUTLASS's operator-epilogue adapter.
+// Included by one .cu file per dtype and weight layout (signaling_gemm_<dtype>_<layout>.cu), which
+// instantiates make_configured_gemm: every configuration of built_gemm_configs().
 #pragma once
 
-#include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
+#include <cutlass/gemm/device/gemm_universal_adapter.h>
+#include <cute/tensor.hpp>
 #include <cutlass/epilogue/collective/detail.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
-#include <cutlass/gemm/device/gemm_universal_adapter.h>
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 
 #include <string>
@@ -38,22 +39,26 @@ Stride packed_stride(int mode0, int mode1) {
   return stride;
 }
 
-template <class Element, WeightLayout kLayout, int kTileM, int kTileN>
+template <class Element, WeightLayout kLayout, int kTileM, int kTileN, int kClusterM, int kClusterN,
+          KernelSchedule kKernel>
 class SignalingGemmImpl final : public SignalingGemm {
   using LayoutA = cutlass::layout::RowMajor;
   // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
   using LayoutB = std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
                                      cutlass::layout::RowMajor>;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
-  static constexpr int kClusterM = 2;
-  using Cluster = cute::Shape<cute::Int<kClusterM>, cute::_1, cute::_1>;
-  using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile>>;
+  using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
+  static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
+  using MainloopSchedule =
+      std::conditional_t<kPingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
+                         cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
+  using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong>>;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element, LayoutB, 8,
       float, CtaTile, Cluster,
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
           sizeof(typename Epilogue::SharedStorage))>,
-      cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+      MainloopSchedule>::CollectiveOp;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                       Epilogue, cutlass::gemm::PersistentScheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
@@ -62,7 +67,7 @@ class SignalingGemmImpl final : public SignalingGemm {
  public:
   core::DType dtype() const override { return kDTypeOf<Element>; }
   WeightLayout weight_layout() const override { return kLayout; }
-  TileShape tile() const override { return {kTileM, kTileN}; }
+  GemmConfig config() const override { return {{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel}; }
 
   LaunchGeometry geometry(const GemmShape& shape, const ScheduleOptions& schedule,
                           int device_sms) const override {
@@ -98,16 +103,16 @@ class SignalingGemmImpl final : public SignalingGemm {
     }
     const typename Kernel::Params& params = gemm_.params();
     const dim3 grid = Kernel::get_grid_shape(params);
-    if (grid.x % kClusterM != 0) {
-      throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" +
-                  std::to_string(grid.y) + " is not a multiple of the " +
-                  std::to_string(kClusterM) + "x1 cluster (CTA cap " +
+    if (grid.x % kClusterM != 0 || grid.y % kClusterN != 0) {
+      throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) +
+                  " is not a multiple of the " + std::to_string(kClusterM) + "x" +
+                  std::to_string(kClusterN) + " cluster (CTA cap " +
                   std::to_string(schedule.cta_cap) + ")");
     }
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = kClusterM;
-    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.y = kClusterN;
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
@@ -122,7 +127,8 @@ class SignalingGemmImpl final : public SignalingGemm {
     if (launched != cudaSuccess) {
       throw Error("signaling GEMM launch (grid " + std::to_string(grid.x) + "x" +
                   std::to_string(grid.y) + "x" + std::to_string(grid.z) + ", block " +
-                  std::to_string(config.blockDim.x) + ", " + std::to_string(config.dynamicSmemBytes) +
+                  std::to_string(config.blockDim.x) + ", " +
+                  std::to_string(config.dynamicSmemBytes) +
                   " B shared) failed: " + cudaGetErrorString(launched));
     }
   }
@@ -149,20 +155,20 @@ class SignalingGemmImpl final : public SignalingGemm {
 
     cutlass::KernelHardwareInfo hw;
     KILN_CUDA_CHECK(cudaGetDevice(&hw.device_id));
-    hw.sm_count = schedule.cta_cap > 0 && schedule.cta_cap < device_sms ? schedule.cta_cap
-                                                                        : device_sms;
+    hw.sm_count =
+        schedule.cta_cap > 0 && schedule.cta_cap < device_sms ? schedule.cta_cap : device_sms;
     typename Kernel::TileSchedulerArguments scheduler;
     scheduler.max_swizzle_size = schedule.swizzle;
     scheduler.raster_order =
         schedule.raster_along_n ? RasterOptions::AlongN : RasterOptions::AlongM;
 
-    typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                                  {shape.m, shape.n, shape.k, 1},
-                                  {static_cast<const Element*>(a), stride_a,
-                                   static_cast<const Element*>(b), stride_b},
-                                  epilogue,
-                                  hw,
-                                  scheduler};
+    typename Gemm::Arguments args{
+        cutlass::gemm::GemmUniversalMode::kGemm,
+        {shape.m, shape.n, shape.k, 1},
+        {static_cast<const Element*>(a), stride_a, static_cast<const Element*>(b), stride_b},
+        epilogue,
+        hw,
+        scheduler};
     // The epilogue's slot is the scheduler's linear index; it needs the grid size the kernel
     // will launch with, which CUTLASS derives from these same arguments.
     const typename Kernel::Params params = Kernel::to_underlying_arguments(args, nullptr);
@@ -173,5 +179,28 @@ class SignalingGemmImpl final : public SignalingGemm {
 
   Gemm gemm_;
 };
+
+// The configurations of built_gemm_configs() (gemm_shape.cpp), for one dtype and weight layout;
+// tests/cpu checks that the two lists agree.
+template <class Element, WeightLayout kLayout>
+std::unique_ptr<SignalingGemm> make_configured_gemm(const GemmConfig& c) {
+  using enum KernelSchedule;
+  const auto is = [&](int tm, int tn, int cm, int cn, KernelSchedule k) {
+    return c == GemmConfig{{tm, tn}, {cm, cn}, k};
+  };
+  // clang-format off
+  if (is(128, 256, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 2, 1, kCooperative>>();
+  if (is(128, 128, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 2, 1, kCooperative>>();
+  if (is(256, 128, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 2, 1, kCooperative>>();
+  if (is(256, 128, 1, 2, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 1, 2, kCooperative>>();
+  if (is(128, 256, 1, 2, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 1, 2, kCooperative>>();
+  if (is(128, 256, 1, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 1, 1, kCooperative>>();
+  if (is(256, 128, 1, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 1, 1, kCooperative>>();
+  if (is(128, 128, 2, 1, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 2, 1, kPingpong>>();
+  if (is(128, 128, 1, 2, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 1, 2, kPingpong>>();
+  if (is(64, 256, 1, 1, kPingpong))     return std::make_unique<SignalingGemmImpl<Element, kLayout, 64, 256, 1, 1, kPingpong>>();
+  // clang-format on
+  throw UsageError("signaling GEMM " + gemm_config_name(c) + ": no kernel compiled for it");
+}
 
 }  // namespace kiln::overlap::device

@@ -24,8 +24,4 @@ int scheduler_slots(const SchedulerModel& model);
 // The tile at linear index `slot` (0 <= slot < scheduler_slots).
 TileCoord scheduler_tile(const SchedulerModel& model, int slot);
 
-// The signaling kernels' cluster shape (src/overlap/signaling_gemm_impl.cuh).
-inline constexpr int kKernelClusterM = 2;
-inline constexpr int kKernelClusterN = 1;
-
 }  // namespace kiln::overlap

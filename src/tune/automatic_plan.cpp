@@ -28,7 +28,7 @@ PlanLookup lookup_for_this_device(overlap::OverlapOp op, const overlap::GemmShap
   PlanLookup found = lookup_plan(key, o);
   if (!found.plan.partition.empty()) {
     const overlap::Plan& p = found.plan;
-    const int waves = overlap::host_launch_geometry(shape, p.tile, p.schedule, sms).waves();
+    const int waves = overlap::host_launch_geometry(shape, p.gemm, p.schedule, sms).waves();
     int total = 0;
     for (int g : p.partition) total += g;
     if (total != waves) {

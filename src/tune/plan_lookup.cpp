@@ -71,7 +71,7 @@ bool matches(const TunerProfile& p, const PlanKey& key) {
 }
 
 int waves_of(const Plan& plan, const GemmShape& shape, int sms) {
-  return overlap::host_launch_geometry(shape, plan.tile, plan.schedule, sms).waves();
+  return overlap::host_launch_geometry(shape, plan.gemm, plan.schedule, sms).waves();
 }
 
 }  // namespace

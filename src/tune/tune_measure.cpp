@@ -112,7 +112,7 @@ std::unique_ptr<overlap::GemmCollective> OverlapTimer::make(const Plan& plan, bo
   options.trace = trace;
   const int sms = overlap::current_device_sms();
   const overlap::LaunchGeometry launch =
-      overlap::host_launch_geometry(shape_, plan.tile, plan.schedule, sms);
+      overlap::host_launch_geometry(shape_, plan.gemm, plan.schedule, sms);
   options.collective_comm = limited_.get(overlap::collective_ctas_for(plan, launch, sms));
   return std::make_unique<overlap::GemmCollective>(op_, shape_, dtype_, layout_, comm_, plan,
                                                    options);
@@ -394,11 +394,11 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
   double largest = 0.0, granule = 0.0;
   std::vector<std::pair<std::string, int>> transports;
   for (const Plan& plan : o.base_plans) {
-    auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.tile);
-    granule = std::max(granule, static_cast<double>(plan.tile.m) * plan.tile.n * element);
+    auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.gemm);
+    granule = std::max(granule, static_cast<double>(plan.gemm.tile.m) * plan.gemm.tile.n * element);
     for (const GemmShape& shape : o.shapes) {
       const overlap::LaunchGeometry launch = kernel->geometry(shape, plan.schedule, sms);
-      largest = std::max(largest, static_cast<double>(launch.slots) * plan.tile.m * plan.tile.n *
+      largest = std::max(largest, static_cast<double>(launch.slots) * plan.gemm.tile.m * plan.gemm.tile.n *
                                       static_cast<double>(element));
       const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",
                                           overlap::collective_ctas_for(plan, launch, sms)};

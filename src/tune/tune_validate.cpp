@@ -243,7 +243,7 @@ std::vector<CompareRow> run_tune_compare(comm::Communicator& comm,
     if (i < reference.size() && !reference[i].empty()) {
       const Plan ref = overlap::parse_plan(reference[i], "reference plan of " + shape_text(shape));
       // A reference from another machine or world size may group another wave count.
-      const int waves = overlap::host_launch_geometry(shape, ref.tile, ref.schedule,
+      const int waves = overlap::host_launch_geometry(shape, ref.gemm, ref.schedule,
                                                       overlap::current_device_sms())
                             .waves();
       int grouped = 0;

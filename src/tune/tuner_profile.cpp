@@ -245,7 +245,7 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
   }
   if (!same_shape(nearest->shape, shape)) {
     g.shape = shape;
-    g.launch = overlap::host_launch_geometry(shape, base.tile, base.schedule, profile.sms);
+    g.launch = overlap::host_launch_geometry(shape, base.gemm, base.schedule, profile.sms);
     const double per_wave = nearest->gemm_with_comm_us / nearest->launch.waves() *
                             static_cast<double>(shape.k) / nearest->shape.k;
     const double per_wave_alone = nearest->gemm_alone_us / nearest->launch.waves() *
@@ -264,7 +264,7 @@ WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm
   WaveProfile wave;
   wave.gemm_seconds = gemm.gemm_with_comm_us * 1e-6;
   wave.comm_scale = gemm.comm_slowdown;
-  wave.wave_bytes = wave_bytes(gemm.launch, static_cast<std::int64_t>(base.tile.m) * base.tile.n,
+  wave.wave_bytes = wave_bytes(gemm.launch, static_cast<std::int64_t>(base.gemm.tile.m) * base.gemm.tile.n,
                                element_size(profile));
   return wave;
 }

@@ -31,7 +31,7 @@ TEST(GemmCollectiveChecks, CanImplementSaysWhyNot) {
   EXPECT_TRUE(mentions(GemmCollective::can_implement(kRs, {4096, 8192, 8192}, kBf16, plan, 3),
                        "power of two"));
   Plan odd_tile = plan;
-  odd_tile.tile = {64, 64};
+  odd_tile.gemm.tile = {64, 64};
   EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, {4096, 8192, 8192}, kBf16, odd_tile, 2),
                        "not built"));
   Plan bad_groups = plan;

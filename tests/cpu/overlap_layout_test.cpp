@@ -269,7 +269,7 @@ TEST(Plan, SlotGeometryOfALaunch) {
 TEST(Plan, PrintsAndParsesTheSameFormat) {
   const Plan plan = parse_plan(
       "tile=128x128 cap=120 raster=m swizzle=4 signal=deferred comm=ce groups=1,2,2,3", "--plan");
-  EXPECT_EQ(plan.tile, (TileShape{128, 128}));
+  EXPECT_EQ(plan.gemm.tile, (TileShape{128, 128}));
   EXPECT_EQ(plan.schedule.cta_cap, 120);
   EXPECT_FALSE(plan.schedule.raster_along_n);
   EXPECT_EQ(plan.schedule.swizzle, 4);
@@ -294,7 +294,7 @@ TEST(Plan, RejectsBadFieldsNamingThem) {
   };
   EXPECT_NE(message("tile=64x64").find("128x256"), std::string::npos);
   EXPECT_NE(message("cap=-1").find("cap=-1"), std::string::npos);
-  EXPECT_NE(message("cap=7").find("even"), std::string::npos);
+  EXPECT_NE(message("cap=7").find("multiple of 2"), std::string::npos);
   EXPECT_NE(message("signal=late").find("eager, deferred"), std::string::npos);
   EXPECT_NE(message("comm=mpi").find("nccl, ce"), std::string::npos);
   EXPECT_NE(message("swizzle=3").find("swizzle=3"), std::string::npos);

@@ -70,7 +70,7 @@ TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
     const Plan& p = found.plan;
     int total = 0;
     for (int g : p.partition) total += g;
-    EXPECT_EQ(total, host_launch_geometry(key.shape, p.tile, p.schedule, 132).waves());
+    EXPECT_EQ(total, host_launch_geometry(key.shape, p.gemm, p.schedule, 132).waves());
   }
 }
 

@@ -58,7 +58,7 @@ TunerProfile synthetic_profile() {
   base.schedule.swizzle = 1;
   base.copy_engine = true;
   ce.base_plan = base_plan_string(base);
-  ce.launch = host_launch_geometry(kShape, base.tile, {8, true, 1}, 132);
+  ce.launch = host_launch_geometry(kShape, base.gemm, {8, true, 1}, 132);
   ce.gemm_alone_us = 95.0;
   ce.gemm_with_comm_us = 100.0;
   ce.overhead_us = 5.0;

@@ -64,7 +64,13 @@ int check_overlap(const comm::RankInfo& info) {
   const std::vector<std::string> plans = {
       "tile=128x256 swizzle=1 groups=each",
       "tile=128x128 cap=6 raster=m swizzle=2 signal=deferred groups=each",
-      "tile=128x128 cap=16 swizzle=4"};
+      "tile=128x128 cap=16 swizzle=4",
+      // Other kernels of built_gemm_configs(): 256-row tiles (two GMMA atoms per warp group),
+      // 1x2 and 1x1 clusters (odd caps), ping-pong (per-warp-group slots and store_tail).
+      "tile=256x128 cluster=1x2 swizzle=2 groups=each",
+      "tile=128x256 cluster=1x1 cap=7 raster=m signal=deferred",
+      "tile=128x128 cluster=2x1 kernel=pingpong cap=6 raster=m swizzle=2 groups=each",
+      "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 signal=deferred groups=each"};
   std::uint64_t seed = 1000 * info.world_size + 7;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
@@ -128,6 +134,8 @@ int check_overlap(const comm::RankInfo& info) {
           overlap::SchedulerModel model;
           model.tiles_m = gc.launch().tiles_m;
           model.tiles_n = gc.launch().tiles_n;
+          model.cluster_m = plan.gemm.cluster.m;
+          model.cluster_n = plan.gemm.cluster.n;
           model.swizzle = plan.schedule.swizzle;
           model.raster_along_n = plan.schedule.raster_along_n;
           if (overlap::scheduler_slots(model) != gc.launch().slots)

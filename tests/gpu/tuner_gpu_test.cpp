@@ -19,10 +19,9 @@ namespace {
 int check_geometry(const comm::RankInfo&) {
   int failures = 0;
   const int sms = overlap::current_device_sms();
-  for (const overlap::TileShape tile :
-       {overlap::TileShape{128, 256}, overlap::TileShape{128, 128}}) {
+  for (const overlap::GemmConfig& config : overlap::built_gemm_configs()) {
     auto kernel =
-        overlap::make_signaling_gemm(core::DType::kBf16, overlap::WeightLayout::kNK, tile);
+        overlap::make_signaling_gemm(core::DType::kBf16, overlap::WeightLayout::kNK, config);
     for (const overlap::GemmShape shape : {overlap::GemmShape{4096, 8192, 8192},
                                            {16384, 16384, 2048},
                                            {300, 264, 136},
@@ -30,19 +29,21 @@ int check_geometry(const comm::RankInfo&) {
                                            {1280, 2560, 64},
                                            {8192, 4096, 14336},
                                            {128, 256, 64}}) {
-      for (const int cap : {0, 128, 124, 120, 8, 2}) {
+      for (const int cap : {0, 128, 124, 120, 8, 2, 131, 7}) {
+        if (cap % config.cluster.size() != 0) continue;
         for (const int swizzle : {1, 2, 4, 8}) {
           for (const bool along_n : {true, false}) {
             const overlap::ScheduleOptions s{cap, along_n, swizzle};
             const overlap::LaunchGeometry k = kernel->geometry(shape, s, sms);
-            const overlap::LaunchGeometry h = overlap::host_launch_geometry(shape, tile, s, sms);
+            const overlap::LaunchGeometry h = overlap::host_launch_geometry(shape, config, s, sms);
             if (k.grid_ctas != h.grid_ctas || k.slots != h.slots || k.tiles_m != h.tiles_m ||
                 k.tiles_n != h.tiles_n) {
               std::fprintf(stderr,
-                           "geometry %dx%dx%d tile %dx%d cap %d swizzle %d raster %s: kernel "
+                           "geometry %dx%dx%d %s cap %d swizzle %d raster %s: kernel "
                            "grid %d slots %d, host grid %d slots %d\n",
-                           shape.m, shape.n, shape.k, tile.m, tile.n, cap, swizzle,
-                           along_n ? "n" : "m", k.grid_ctas, k.slots, h.grid_ctas, h.slots);
+                           shape.m, shape.n, shape.k, overlap::gemm_config_name(config).c_str(),
+                           cap, swizzle, along_n ? "n" : "m", k.grid_ctas, k.slots, h.grid_ctas,
+                           h.slots);
               ++failures;
             }
           }

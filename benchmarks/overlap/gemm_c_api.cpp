@@ -1,0 +1,133 @@
+// A C interface to kiln's two GEMMs, for timing them in the same process as PyTorch (issue 17):
+// scripts/torch_gemm_same_process.py loads libkiln_gemm_capi.so with ctypes and interleaves
+// torch.matmul, kiln's cuBLAS baseline and kiln's signaling GEMM round by round on the same
+// stream, inputs and clock state, which two processes timed one after the other cannot give
+// (docs/results/2026-11-24-gemm-baseline/, runs 1 and 3). Every function returns 0 on success;
+// otherwise kiln_gemm_last_error() says why. Pointers are device pointers; `stream` a cudaStream_t.
+#include <cuda_runtime.h>
+
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "bench/cublas_gemm.hpp"
+#include "core/cuda_check.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/reorder_kernels.hpp"
+#include "tune/gemm_config_search.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+struct GemmPair {
+  kiln::core::DType dtype;
+  kiln::overlap::WeightLayout layout;
+  kiln::overlap::GemmShape shape;
+  kiln::bench::CublasGemm cublas;
+  std::unique_ptr<kiln::overlap::SignalingGemm> gemm;
+  kiln::overlap::ScheduleOptions schedule;
+  std::unique_ptr<kiln::tune::StandaloneTargets> targets;
+  kiln::overlap::EpilogueTargets signalled;
+  int sms = 0;
+  std::string description;
+};
+
+template <class Body>
+int guarded(Body&& body) {
+  try {
+    body();
+    return 0;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return 1;
+  }
+}
+
+}  // namespace
+
+// Only these functions leave the library (it is built with hidden visibility).
+#define KILN_CAPI extern "C" __attribute__((visibility("default")))
+
+KILN_CAPI const char* kiln_gemm_last_error() {
+  return last_error.c_str();
+}
+
+// dtype: "bf16" | "fp16"; layout: "nk" | "kn"; plan: "" to search every configuration on a and b
+// (tune/gemm_config_search.hpp), else a plan text whose tile/cluster/kernel/raster/swizzle are
+// used. The cuBLAS baseline picks its algorithm here too. *handle receives the pair.
+KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int n, int k,
+                               const char* plan, const void* a, const void* b, void* stream,
+                               void** handle) {
+  return guarded([&] {
+    auto p = std::make_unique<GemmPair>();
+    p->dtype = kiln::core::parse_dtype(dtype, "dtype");
+    p->layout = kiln::overlap::parse_weight_layout(layout, "layout");
+    p->shape = {m, n, k};
+    p->sms = kiln::overlap::current_device_sms();
+    const auto s = static_cast<cudaStream_t>(stream);
+    kiln::overlap::GemmConfig config;
+    std::string chosen;
+    if (plan == nullptr || std::string(plan).empty()) {
+      const auto ranked = kiln::tune::search_gemm_configs(p->shape, p->dtype, p->layout, a, b,
+                                                          kiln::tune::GemmSearchOptions{}, s);
+      config = ranked.front().config;
+      p->schedule = ranked.front().schedule;
+      chosen = kiln::tune::candidate_name(ranked.front()) + " (searched)";
+    } else {
+      const kiln::overlap::Plan given = kiln::overlap::parse_plan(plan, "plan");
+      config = given.gemm;
+      p->schedule = given.schedule;
+      chosen = kiln::overlap::to_string(given) + " (given)";
+    }
+    p->gemm = kiln::overlap::make_signaling_gemm(p->dtype, p->layout, config);
+    p->targets =
+        std::make_unique<kiln::tune::StandaloneTargets>(*p->gemm, p->shape, p->schedule, p->sms, 2);
+    p->signalled = p->targets->signalling(false);
+    kiln::core::DeviceBuffer c(static_cast<std::size_t>(m) * n * 2);
+    p->cublas.run(m, n, k, p->dtype, p->layout, a, b, c.data(), s);  // picks its algorithm
+    KILN_CUDA_CHECK(cudaStreamSynchronize(s));
+    p->description =
+        "kiln: " + chosen + "; baseline: " + p->cublas.chosen(m, n, k, p->dtype, p->layout);
+    *handle = p.release();
+  });
+}
+
+KILN_CAPI const char* kiln_gemm_describe(void* handle) {
+  return static_cast<GemmPair*>(handle)->description.c_str();
+}
+
+// c = a·op(b) by kiln's cuBLAS baseline (row-major c).
+KILN_CAPI int kiln_gemm_run_baseline(void* handle, const void* a, const void* b, void* c,
+                                     void* stream) {
+  return guarded([&] {
+    auto* p = static_cast<GemmPair*>(handle);
+    p->cublas.run(p->shape.m, p->shape.n, p->shape.k, p->dtype, p->layout, a, b, c,
+                  static_cast<cudaStream_t>(stream));
+  });
+}
+
+// The signaling GEMM with its per-tile signal, into the pair's slot buffer (execution order).
+KILN_CAPI int kiln_gemm_run_signaling(void* handle, const void* a, const void* b, void* stream) {
+  return guarded([&] {
+    auto* p = static_cast<GemmPair*>(handle);
+    p->gemm->run(p->shape, a, b, p->signalled, p->schedule, p->sms,
+                 static_cast<cudaStream_t>(stream));
+  });
+}
+
+// The last signaling GEMM's result restored to row-major c (for checking it).
+KILN_CAPI int kiln_gemm_restore(void* handle, void* c, void* stream) {
+  return guarded([&] {
+    auto* p = static_cast<GemmPair*>(handle);
+    const kiln::overlap::ReorderSource source{
+        p->targets->targets.slots, p->targets->slot_of_tile.as<int>(), p->targets->geometry, 0};
+    kiln::overlap::restore_row_major(source, p->dtype, p->shape.m, p->shape.n, c,
+                                     static_cast<cudaStream_t>(stream));
+  });
+}
+
+KILN_CAPI void kiln_gemm_destroy(void* handle) {
+  delete static_cast<GemmPair*>(handle);
+}

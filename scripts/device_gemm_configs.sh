@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Device run for issue 17, part 2: the signaling GEMM's configurations (tile, cluster, cooperative
+# or ping-pong) on one GPU. Steps:
+#   tests  every configuration against cuBLAS (bf16/fp16, nk/kn), the host geometry, the overlap
+#          runtime with the new kernels (multi-rank tests with their ranks on the one GPU)
+#   same   torch.matmul, kiln's cuBLAS baseline and kiln's GEMM (searched configuration, with its
+#          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES
+#   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
+#   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
+# Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
+# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer]   (env DTYPES)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/device_env.sh >/dev/null
+steps=${*:-tests same gemm}
+out=/tmp/kiln-gemm-configs/c; rm -rf "$out"; mkdir -p "$out"
+archive=gemm-configs
+source scripts/device_steps.sh
+note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
+shapes="4096x8192x8192 8192x8192x8192 16384x8192x4096 8192x4096x14336 4096x8192x2048 16384x16384x2048 8192x8192x2048 8192x8192x7168 16384x4096x3584 5000x8192x8192 4096x7168x4096 1000x8192x8192"
+
+if step tests; then
+  timed 240 tests-configs.txt build/kiln_gpu_tests \
+    --gtest_filter='SignalingGemmGpu.*:TunerGpu.HostLaunchGeometryMatchesTheKernel'
+  grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED" "$out/tests-configs.txt" | tee -a "$out/summary.txt"
+  KILN_TEST_RANKS_PER_GPU=4 timed 300 tests-overlap.txt build/kiln_gpu_tests --gtest_filter='OverlapGpu.*'
+  grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED|SKIPPED" "$out/tests-overlap.txt" | tee -a "$out/summary.txt"
+fi
+
+if step same; then
+  for dtype in ${DTYPES:-bf16 fp16}; do
+    timed 420 "same-process-$dtype.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
+      --json "$out/same-process-$dtype.json"
+    cat "$out/same-process-$dtype.txt" >> "$out/summary.txt"
+  done
+fi
+
+if step gemm; then
+  args=(); for s in $shapes; do args+=(--shape "$s"); done
+  timed 420 overlap-gemm-bf16.txt build/kiln overlap gemm "${args[@]}" --caps 128 --json "$out/overlap-gemm-bf16.json"
+  cat "$out/overlap-gemm-bf16.txt" >> "$out/summary.txt"
+fi
+
+if step sanitizer; then
+  configs=(); while IFS= read -r c; do configs+=(--config "$c"); done < <(build/kiln overlap gemm --help | sed -n 's/^ *"\(tile=.*\)"$/\1/p')
+  note "configurations: $(( ${#configs[@]} / 2 ))"
+  for tool in memcheck racecheck; do
+    timed 280 "sanitizer-$tool.txt" compute-sanitizer --tool "$tool" --report-api-errors no \
+      --kernel-name-exclude kns=nvjet build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
+      -w 1 -n 2 --rounds 1 --caps 6
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|correctness" "$out/sanitizer-$tool.txt" | tee -a "$out/summary.txt"
+  done
+fi
+pack

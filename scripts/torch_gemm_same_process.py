@@ -1,0 +1,218 @@
+"""torch.matmul, kiln's cuBLAS baseline and kiln's signaling GEMM, timed in one process (issue 17).
+
+Run on a GPU machine from the repository root, after building build/libkiln_gemm_capi.so:
+    python3 scripts/torch_gemm_same_process.py --shape 8192x8192x8192 [--dtype bf16] [--json F]
+C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weight), random inputs
+rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
+contenders run on the same stream, inputs and clock state. They are interleaved round by round
+(the order rotating each round, as kiln's core::time_rounds does) with CUDA events between
+iterations, after a settle period of back-to-back products that brings the chip to the clock it
+holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
+--plan) before timing, and its cuBLAS baseline picks its algorithm then. Prints a table and one
+JSON object per shape; exits 1 if a result is wrong.
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+SHAPES = ("4096x8192x8192 8192x8192x8192 16384x8192x4096 8192x4096x14336 4096x8192x2048 "
+          "16384x16384x2048 8192x8192x2048 8192x8192x7168 16384x4096x3584 5000x8192x8192 "
+          "4096x7168x4096 1000x8192x8192").split()
+
+
+def load(path):
+    lib = ctypes.CDLL(path)
+    p = ctypes.c_void_p
+    lib.kiln_gemm_last_error.restype = ctypes.c_char_p
+    lib.kiln_gemm_describe.restype = ctypes.c_char_p
+    lib.kiln_gemm_describe.argtypes = [p]
+    lib.kiln_gemm_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                     ctypes.c_int, ctypes.c_char_p, p, p, p, ctypes.POINTER(p)]
+    lib.kiln_gemm_run_baseline.argtypes = [p, p, p, p, p]
+    lib.kiln_gemm_run_signaling.argtypes = [p, p, p, p]
+    lib.kiln_gemm_restore.argtypes = [p, p, p]
+    lib.kiln_gemm_destroy.argtypes = [p]
+    return lib
+
+
+def check(lib, rc, what):
+    if rc != 0:
+        raise RuntimeError(f"{what}: {lib.kiln_gemm_last_error().decode()}")
+
+
+def quantile(values, q):
+    v = sorted(values)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def time_rounds(variants, rounds, per_round, warmup):
+    """variants: list of (name, call(i)). Returns {name: [us...]}, each round in rotated order."""
+    times = {name: [] for name, _ in variants}
+    n = len(variants)
+    for r in range(rounds):
+        order = [variants[(r + j) % n] for j in range(n)]
+        events = []
+        for name, call in order:
+            for w in range(warmup if r == 0 else 2):
+                call(w)
+            ev = [torch.cuda.Event(enable_timing=True) for _ in range(per_round + 1)]
+            ev[0].record()
+            for i in range(per_round):
+                call(i)
+                ev[i + 1].record()
+            events.append((name, ev))
+        torch.cuda.synchronize()
+        for name, ev in events:
+            times[name] += [ev[i].elapsed_time(ev[i + 1]) * 1000.0 for i in range(per_round)]
+    return times
+
+
+def stats(us):
+    return {"median": statistics.median(us), "q25": quantile(us, 0.25), "q75": quantile(us, 0.75),
+            "min": min(us), "max": max(us), "count": len(us)}
+
+
+def rel_error(got, want):
+    g, w = got.float(), want.float()
+    if not torch.isfinite(g).all():
+        return float("inf")
+    return (torch.linalg.vector_norm(g - w) / torch.linalg.vector_norm(w).clamp_min(1e-30)).item()
+
+
+def sm_clock():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def run_shape(lib, text, dtype_name, args):
+    m, n, k = (int(v) for v in text.split("x"))
+    dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float16
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    sets = max(1, min(8, (2 * l2) // ((m * k + n * k) * 2) + 1))
+    gen = torch.Generator(device="cuda").manual_seed(1234 + m + n + k)
+    a = [torch.rand(m, k, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
+         for _ in range(sets)]
+    b = [torch.rand(n, k, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
+         for _ in range(sets)]
+    c_torch = torch.empty(m, n, dtype=dtype, device="cuda")
+    c_base = torch.empty_like(c_torch)
+    stream = torch.cuda.current_stream().cuda_stream
+    handle = ctypes.c_void_p()
+    check(lib, lib.kiln_gemm_create(dtype_name.encode(), b"nk", m, n, k, args.plan.encode(),
+                                    a[0].data_ptr(), b[0].data_ptr(), stream,
+                                    ctypes.byref(handle)), "kiln_gemm_create")
+    try:
+        describe = lib.kiln_gemm_describe(handle).decode()
+        s = ctypes.c_void_p(stream)
+
+        def torch_call(i):
+            torch.matmul(a[i % sets], b[i % sets].t(), out=c_torch)
+
+        def base_call(i):
+            check(lib, lib.kiln_gemm_run_baseline(handle, a[i % sets].data_ptr(),
+                                                  b[i % sets].data_ptr(), c_base.data_ptr(), s),
+                  "baseline")
+
+        def kiln_call(i):
+            check(lib, lib.kiln_gemm_run_signaling(handle, a[i % sets].data_ptr(),
+                                                   b[i % sets].data_ptr(), s), "signaling GEMM")
+
+        variants = [("torch", torch_call), ("baseline", base_call), ("kiln", kiln_call)]
+        end = time.monotonic() + args.settle
+        i = 0
+        while time.monotonic() < end:  # settle: the sustained-load clock, all three in turn
+            for _, call in variants:
+                for _ in range(5):
+                    call(i)
+                    i += 1
+            torch.cuda.synchronize()
+        clock_before = sm_clock()
+        times = time_rounds(variants, args.rounds, args.iters, args.warmup)
+        clock_after = sm_clock()
+
+        # Correctness on set 0 against torch.matmul.
+        torch.matmul(a[0], b[0].t(), out=c_torch)
+        check(lib, lib.kiln_gemm_run_baseline(handle, a[0].data_ptr(), b[0].data_ptr(),
+                                              c_base.data_ptr(), s), "baseline")
+        c_kiln = torch.full_like(c_torch, float("nan"))
+        check(lib, lib.kiln_gemm_run_signaling(handle, a[0].data_ptr(), b[0].data_ptr(), s),
+              "signaling GEMM")
+        check(lib, lib.kiln_gemm_restore(handle, c_kiln.data_ptr(), s), "restore")
+        torch.cuda.synchronize()
+        row = {"shape": text, "dtype": dtype_name, "input_sets": sets, "kiln": describe,
+               "sm_clock_mhz_before_after": [clock_before, clock_after],
+               "baseline_error_vs_torch": rel_error(c_base, c_torch),
+               "kiln_error_vs_torch": rel_error(c_kiln, c_torch)}
+        for name, us in times.items():
+            row[f"{name}_us"] = stats(us)
+        t, bl, kn = (row[f"{v}_us"]["median"] for v in ("torch", "baseline", "kiln"))
+        row["baseline_over_torch"] = bl / t
+        row["kiln_over_baseline"] = kn / bl
+        row["kiln_over_torch"] = kn / t
+        # The spread: half the interquartile range of the two medians compared, relative.
+        row["spread_torch_baseline"] = 0.5 * ((row["torch_us"]["q75"] - row["torch_us"]["q25"]) / t +
+                                              (row["baseline_us"]["q75"] - row["baseline_us"]["q25"]) / bl)
+        return row
+    finally:
+        lib.kiln_gemm_destroy(handle)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", action="append", help="MxNxK, repeatable (default: issue 17's 12)")
+    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
+    parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search per shape)")
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--iters", type=int, default=10, help="timed iterations per round")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds of products first")
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0)):
+        if getattr(args, name[2:]) < low:
+            parser.error(f"{name} must be >= {low}")
+    if args.settle < 0:
+        parser.error("--settle must be >= 0")
+    if not os.path.exists(args.lib):
+        parser.error(f"--lib {args.lib}: not found (build the kiln_gemm_capi target)")
+    lib = load(os.path.abspath(args.lib))
+    rows, ok = [], True
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, "
+          f"{args.rounds} rounds x {args.iters} iterations, settle {args.settle} s; medians in us")
+    print(f"{'shape':>18} {'torch':>8} {'baseline':>8} {'kiln':>8} {'base/torch':>10} "
+          f"{'spread':>7} {'kiln/base':>9} {'kiln/torch':>10}  kiln configuration")
+    for text in args.shape or SHAPES:
+        row = run_shape(lib, text, args.dtype, args)
+        rows.append(row)
+        good = row["baseline_error_vs_torch"] <= 1e-2 and row["kiln_error_vs_torch"] <= 1e-2
+        ok = ok and good
+        print(f"{text:>18} {row['torch_us']['median']:8.1f} {row['baseline_us']['median']:8.1f} "
+              f"{row['kiln_us']['median']:8.1f} {row['baseline_over_torch']:10.3f} "
+              f"{row['spread_torch_baseline']:7.3f} {row['kiln_over_baseline']:9.3f} "
+              f"{row['kiln_over_torch']:10.3f}  {row['kiln']}{'' if good else '  WRONG RESULT'}",
+              flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+                       "dtype": args.dtype, "rounds": args.rounds, "iterations": args.iters,
+                       "settle_s": args.settle, "rows": rows}, f, indent=1)
+    print(f"# correctness: {'OK' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+// The per-shape search over the signaling GEMM's configurations (see gemm_config_search.hpp).
+#include "tune/gemm_config_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <span>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/event_timer.hpp"
+#include "overlap/gemm_collective.hpp"
+
+namespace kiln::tune {
+
+StandaloneTargets::StandaloneTargets(overlap::SignalingGemm& gemm, const overlap::GemmShape& shape,
+                                     const overlap::ScheduleOptions& schedule, int device_sms,
+                                     std::size_t element_bytes, void* shared_slots) {
+  launch = gemm.geometry(shape, schedule, device_sms);
+  geometry = overlap::slot_geometry(shape, gemm.tile(), launch, 1);
+  const overlap::WaveGroups groups = overlap::make_wave_groups({}, launch);
+  const std::vector<int> host = groups.concatenated();
+  tables = core::DeviceBuffer(host.size() * sizeof(int));
+  if (shared_slots == nullptr) {
+    own_slots = core::DeviceBuffer(geometry.slot_buffer_elements() * element_bytes);
+    shared_slots = own_slots.data();
+  }
+  slot_of_tile = core::DeviceBuffer(sizeof(int) * launch.tiles_m * launch.tiles_n);
+  counters = core::DeviceBuffer(sizeof(unsigned) * groups.groups());
+  KILN_CUDA_CHECK(cudaMemcpy(tables.data(), host.data(), tables.bytes(), cudaMemcpyHostToDevice));
+  KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
+  targets.slots = shared_slots;
+  targets.slot_of_tile = slot_of_tile.as<int>();
+  targets.wave_group = tables.as<int>();
+  targets.group_first_slot = targets.wave_group + groups.wave_group.size();
+  targets.group_slot_count = targets.group_first_slot + groups.groups();
+  targets.geometry = geometry;
+}
+
+overlap::EpilogueTargets StandaloneTargets::signalling(bool deferred) const {
+  overlap::EpilogueTargets t = targets;
+  t.group_counters = counters.as<unsigned>();
+  t.deferred_signal = deferred;
+  return t;
+}
+
+std::string candidate_name(const GemmCandidate& c) {
+  return fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
+                     c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
+}
+
+namespace {
+
+// A candidate ready to launch: its kernel and targets (slots shared with the others).
+struct Contender {
+  GemmCandidate candidate;
+  overlap::SignalingGemm* gemm = nullptr;
+  std::unique_ptr<StandaloneTargets> targets;
+  overlap::EpilogueTargets signalled;
+};
+
+// Times `contenders` interleaved over rounds; returns each one's statistics.
+std::vector<core::TimingStats> time_contenders(const std::vector<Contender*>& contenders,
+                                               const overlap::GemmShape& shape, const void* a,
+                                               const void* b, int device_sms, int warmup,
+                                               int per_round, int rounds, cudaStream_t stream) {
+  const auto pooled = core::time_rounds(stream, static_cast<int>(contenders.size()),
+                                        [&](int v, int) {
+                                          Contender& c = *contenders[v];
+                                          c.gemm->run(shape, a, b, c.signalled,
+                                                      c.candidate.schedule, device_sms, stream);
+                                        },
+                                        {warmup, per_round, rounds});
+  std::vector<core::TimingStats> stats;
+  for (const std::vector<float>& us : pooled)
+    stats.push_back(core::summarize(std::span<const float>(us)));
+  return stats;
+}
+
+}  // namespace
+
+std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
+                                               overlap::WeightLayout layout, const void* a,
+                                               const void* b, const GemmSearchOptions& o,
+                                               cudaStream_t stream) {
+  const int sms = overlap::current_device_sms();
+  const std::size_t element = core::dtype_size(dtype);
+  const std::vector<overlap::GemmConfig>& configs =
+      o.configs.empty() ? overlap::built_gemm_configs() : o.configs;
+  std::vector<std::unique_ptr<overlap::SignalingGemm>> kernels;
+  std::vector<GemmCandidate> plans;
+  std::string reasons;
+  std::int64_t slot_elements = 0;
+  for (const overlap::GemmConfig& config : configs) {
+    if (o.cta_cap % config.cluster.size() != 0) continue;
+    kernels.push_back(overlap::make_signaling_gemm(dtype, layout, config));
+    for (const bool along_n : o.rasters_along_n) {
+      for (const int swizzle : o.swizzles) {
+        GemmCandidate c{config, {o.cta_cap, along_n, swizzle}, {}, false};
+        try {
+          const overlap::LaunchGeometry launch = kernels.back()->geometry(shape, c.schedule, sms);
+          const overlap::SlotGeometry g = overlap::slot_geometry(shape, config.tile, launch, 1);
+          slot_elements = std::max(slot_elements, g.slot_buffer_elements());
+          plans.push_back(c);
+        } catch (const UsageError& e) {
+          reasons += fmt::format("\n  {}: {}", candidate_name(c), e.what());
+        }
+      }
+    }
+  }
+  if (plans.empty()) {
+    throw UsageError(fmt::format("GEMM search for {}: no candidate can run it:{}",
+                                 overlap::shape_name(shape), reasons));
+  }
+  core::DeviceBuffer slots(static_cast<std::size_t>(slot_elements) * element);
+  std::vector<Contender> contenders(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    Contender& c = contenders[i];
+    c.candidate = plans[i];
+    for (const auto& k : kernels) {
+      if (k->config() == plans[i].config) c.gemm = k.get();
+    }
+    c.targets = std::make_unique<StandaloneTargets>(*c.gemm, shape, c.candidate.schedule, sms,
+                                                    element, slots.data());
+    c.signalled = c.targets->signalling(false);
+  }
+
+  // Stage 1: every candidate, briefly.
+  std::vector<Contender*> all;
+  for (Contender& c : contenders) all.push_back(&c);
+  const auto screened =
+      time_contenders(all, shape, a, b, sms, 1, o.screen_per_round, o.screen_rounds, stream);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i]->candidate.us = screened[i];
+  const auto faster = [](const Contender* x, const Contender* y) {
+    return x->candidate.us.median < y->candidate.us.median;
+  };
+  std::sort(all.begin(), all.end(), faster);
+
+  // Stage 2: the leaders, longer, again interleaved.
+  const std::size_t count = std::min<std::size_t>(all.size(), std::max(1, o.finalists));
+  std::vector<Contender*> leaders(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
+  const auto finals =
+      time_contenders(leaders, shape, a, b, sms, 2, o.final_per_round, o.final_rounds, stream);
+  for (std::size_t i = 0; i < leaders.size(); ++i) {
+    leaders[i]->candidate.us = finals[i];
+    leaders[i]->candidate.finalist = true;
+  }
+  std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), faster);
+  std::vector<GemmCandidate> ranked;
+  for (const Contender* c : all) ranked.push_back(c->candidate);
+  return ranked;
+}
+
+}  // namespace kiln::tune

@@ -1,0 +1,69 @@
+// Choosing the signaling GEMM's configuration for a shape (issue 17): every compiled kernel
+// (tile, cluster, cooperative or ping-pong, built_gemm_configs()) under every scheduler order
+// (raster along M or N, swizzle 1..8), timed on this GPU with its signal on, the way CUTLASS's
+// profiler and PyTorch's TunableOp pick a GEMM: measure the candidates once per shape, keep the
+// fastest. All candidates are interleaved over rounds (core::time_rounds), because the chip's clock
+// moves by 10-20% over seconds of sustained load and candidates timed one after another would
+// differ by the moment as much as by the kernel. A second stage times the leaders again, longer.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/signaling_gemm.hpp"
+
+namespace kiln::tune {
+
+// What one signaling GEMM launch writes to when no communication follows (the one-GPU benches and
+// the search): its slot buffer, tile table, wave-group tables (one group per wave) and counters.
+// `shared_slots`, when given, is used instead of an own slot buffer (it must hold
+// geometry.slot_buffer_elements() elements); candidates timed together share one.
+struct StandaloneTargets {
+  overlap::LaunchGeometry launch;
+  overlap::SlotGeometry geometry;
+  core::DeviceBuffer tables, own_slots, slot_of_tile, counters;
+  overlap::EpilogueTargets targets;  // no signal
+
+  StandaloneTargets(overlap::SignalingGemm& gemm, const overlap::GemmShape& shape,
+                    const overlap::ScheduleOptions& schedule, int device_sms,
+                    std::size_t element_bytes, void* shared_slots = nullptr);
+  // The same targets with one counter per wave group signalled (nobody waits on them: the
+  // signal's own cost; they wrap after 2^32 tiles).
+  overlap::EpilogueTargets signalling(bool deferred) const;
+};
+
+// One candidate of the search and its time.
+struct GemmCandidate {
+  overlap::GemmConfig config;
+  overlap::ScheduleOptions schedule;
+  core::TimingStats us;  // GEMM with eager signal (the second stage's, for the leaders)
+  bool finalist = false;
+};
+// "tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=8".
+std::string candidate_name(const GemmCandidate& candidate);
+
+struct GemmSearchOptions {
+  std::vector<overlap::GemmConfig> configs;  // empty: built_gemm_configs()
+  std::vector<bool> rasters_along_n = {true, false};
+  std::vector<int> swizzles = {1, 2, 4, 8};
+  int cta_cap = 0;  // 0: every SM; candidates whose cluster does not divide it are skipped
+  // Stage 1: every candidate, short; stage 2: the `finalists` fastest, longer.
+  int screen_per_round = 2, screen_rounds = 3;
+  int finalists = 6, final_per_round = 5, final_rounds = 4;
+};
+
+// Times the candidates for C = A·op(B) of `shape` (A and B device matrices of `dtype` in
+// `layout`) and returns them fastest first (finalists first, by their second-stage median).
+// Throws kiln::UsageError when no candidate can run the shape, naming each one's reason.
+std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
+                                               overlap::WeightLayout layout, const void* a,
+                                               const void* b, const GemmSearchOptions& options,
+                                               cudaStream_t stream);
+
+}  // namespace kiln::tune

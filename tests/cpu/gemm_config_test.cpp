@@ -1,0 +1,93 @@
+// The signaling GEMM's configurations without a GPU: the built list and the compiled kernels agree
+// for every dtype and layout, plans carry a configuration through their text form (the default one
+// printed as before, so older plans and profiles still match), and bad configurations and caps
+// are refused with the accepted values.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "overlap/launch_geometry.hpp"
+#include "overlap/plan.hpp"
+#include "overlap/signaling_gemm.hpp"
+
+namespace kiln::overlap {
+namespace {
+
+TEST(GemmConfigs, EveryBuiltConfigurationHasAKernelForEveryDtypeAndLayout) {
+  std::set<std::string> names;
+  for (const GemmConfig& config : built_gemm_configs()) {
+    EXPECT_TRUE(names.insert(gemm_config_name(config)).second) << gemm_config_name(config);
+    for (const core::DType dtype : {core::DType::kBf16, core::DType::kFp16}) {
+      for (const WeightLayout layout : {WeightLayout::kNK, WeightLayout::kKN}) {
+        const auto gemm = make_signaling_gemm(dtype, layout, config);
+        EXPECT_EQ(gemm->config(), config) << gemm_config_name(config);
+        EXPECT_EQ(gemm->dtype(), dtype);
+        EXPECT_EQ(gemm->weight_layout(), layout);
+      }
+    }
+  }
+  EXPECT_EQ(built_gemm_configs().front(), GemmConfig{});  // the default kernel comes first
+}
+
+TEST(GemmConfigs, UnbuiltConfigurationsAreRefusedWithTheList) {
+  const GemmConfig pingpong_wide{{128, 256}, {2, 1}, KernelSchedule::kPingpong};
+  try {
+    (void)make_signaling_gemm(core::DType::kBf16, WeightLayout::kNK, pingpong_wide);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tile=128x256 cluster=2x1 kernel=pingpong: not built"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("tile=64x256 cluster=1x1 kernel=pingpong"), std::string::npos) << what;
+  }
+  EXPECT_THROW((void)make_signaling_gemm(core::DType::kFp32, WeightLayout::kNK, GemmConfig{}),
+               UsageError);
+}
+
+TEST(GemmConfigs, PlansCarryTheConfigurationInTheirText) {
+  const Plan plain = parse_plan("tile=128x256 cap=124 swizzle=8", "--plan");
+  EXPECT_EQ(plain.gemm, GemmConfig{});
+  EXPECT_EQ(to_string(plain).find("cluster"), std::string::npos);  // default: printed as before
+  const Plan pp = parse_plan("tile=64x256 cluster=1x1 kernel=pingpong cap=7", "--plan");
+  EXPECT_EQ(pp.gemm, (GemmConfig{{64, 256}, {1, 1}, KernelSchedule::kPingpong}));
+  EXPECT_EQ(pp.schedule.cta_cap, 7);
+  EXPECT_EQ(parse_plan(to_string(pp), "--plan").gemm, pp.gemm);
+  const Plan coop12 = parse_plan("tile=256x128 cluster=1x2", "--plan");
+  EXPECT_NE(to_string(coop12).find("cluster=1x2 kernel=coop"), std::string::npos);
+}
+
+TEST(GemmConfigs, BadConfigurationsAndCapsNameTheField) {
+  const auto message = [](const std::string& text) {
+    try {
+      (void)parse_plan(text, "--plan");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("kernel=fast").find("kernel=fast: accepted coop, pingpong"), std::string::npos);
+  EXPECT_NE(message("cluster=2").find("cluster=2: expected MxN"), std::string::npos);
+  EXPECT_NE(message("tile=128x256 cluster=4x1").find("not built"), std::string::npos);
+  EXPECT_NE(message("tile=128x256 cap=7").find("cap=7: must be a multiple of 2"),
+            std::string::npos);
+  EXPECT_EQ(message("tile=128x256 cluster=1x1 cap=7"), "no error");
+}
+
+TEST(GemmConfigs, HostGeometryLaunchesWholeClusters) {
+  for (const GemmConfig& config : built_gemm_configs()) {
+    for (const int cap : {0, 124, 8}) {
+      for (const bool along_n : {true, false}) {
+        const LaunchGeometry g =
+            host_launch_geometry({4096, 8192, 2048}, config, {cap, along_n, 2}, 132);
+        EXPECT_EQ(g.grid_ctas % config.cluster.size(), 0) << gemm_config_name(config);
+        EXPECT_LE(g.grid_ctas, cap == 0 ? 132 : cap);
+        EXPECT_EQ(g.tiles_m, (4096 + config.tile.m - 1) / config.tile.m);
+        EXPECT_GE(g.slots, g.tiles_m * g.tiles_n);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::overlap

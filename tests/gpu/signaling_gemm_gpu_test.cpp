@@ -1,0 +1,159 @@
+// Every compiled signaling GEMM (built_gemm_configs() x bf16/fp16 x nk/kn) on one GPU, without
+// communication: the product, restored from its slot order, equals cuBLAS's on fresh random
+// inputs with shapes that are not tile multiples; every wave group's counter ends at its slot
+// count, eager and deferred; the tile table lists each real tile exactly once. Poisoned outputs,
+// several scheduler orders and CTA caps (odd ones for 1x1 clusters).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "bench/cublas_gemm.hpp"
+#include "core/device_buffer.hpp"
+#include "core/fill.hpp"
+#include "core/half_bits.hpp"
+#include "core/stream.hpp"
+#include "gpu_availability.hpp"
+#include "overlap/gemm_collective.hpp"
+#include "overlap/reorder_kernels.hpp"
+#include "tune/gemm_config_search.hpp"
+
+namespace {
+
+using namespace kiln;
+
+std::vector<float> download(const void* data, std::size_t count, core::DType dtype) {
+  std::vector<std::uint16_t> raw(count);
+  EXPECT_EQ(cudaMemcpy(raw.data(), data, count * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<float> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = core::half_bits_to_float(raw[i], dtype);
+  return out;
+}
+
+double rel_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    diff += (got[i] - want[i]) * double(got[i] - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
+// Checks one configuration on one shape and dtype/layout; returns the failures' descriptions.
+std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
+                         overlap::WeightLayout layout, const overlap::GemmShape& shape,
+                         const overlap::ScheduleOptions& schedule, std::uint64_t seed) {
+  const int sms = overlap::current_device_sms();
+  core::Stream stream;
+  bench::CublasGemm cublas;
+  const std::size_t c_count = std::size_t(shape.m) * shape.n;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      ref(c_count * 2), out(c_count * 2);
+  core::fill_uniform(a.data(), dtype, std::size_t(shape.m) * shape.k, seed, stream);
+  core::fill_uniform(b.data(), dtype, std::size_t(shape.n) * shape.k, seed + 1, stream);
+  cublas.run(shape.m, shape.n, shape.k, dtype, layout, a.data(), b.data(), ref.data(), stream);
+  auto gemm = overlap::make_signaling_gemm(dtype, layout, config);
+  EXPECT_EQ(gemm->config(), config);
+  tune::StandaloneTargets t(*gemm, shape, schedule, sms, 2);
+  const std::string label = fmt::format(
+      "{} {} {} {} cap={} raster={} swizzle={}", overlap::gemm_config_name(config),
+      core::dtype_name(dtype), overlap::weight_layout_name(layout), overlap::shape_name(shape),
+      schedule.cta_cap, schedule.raster_along_n ? "n" : "m", schedule.swizzle);
+  std::string failures;
+  const std::vector<float> want = download(ref.data(), c_count, dtype);
+  const overlap::WaveGroups groups = overlap::make_wave_groups({}, t.launch);
+  for (const bool deferred : {false, true}) {
+    core::poison(t.own_slots.data(), t.own_slots.bytes(), stream);
+    core::poison(out.data(), out.bytes(), stream);
+    EXPECT_EQ(cudaMemsetAsync(t.slot_of_tile.data(), 0xff, t.slot_of_tile.bytes(), stream),
+              cudaSuccess);
+    EXPECT_EQ(cudaMemsetAsync(t.counters.data(), 0, t.counters.bytes(), stream), cudaSuccess);
+    gemm->run(shape, a.data(), b.data(), t.signalling(deferred), schedule, sms, stream);
+    const overlap::ReorderSource source{t.own_slots.data(), t.slot_of_tile.as<int>(), t.geometry,
+                                        0};
+    overlap::restore_row_major(source, dtype, shape.m, shape.n, out.data(), stream);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const std::string mode = deferred ? " deferred" : " eager";
+    const double error = rel_error(download(out.data(), c_count, dtype), want);
+    if (!(error <= 1e-2)) failures += fmt::format("\n{}{}: relative error {}", label, mode, error);
+    std::vector<unsigned> counters(groups.groups());
+    EXPECT_EQ(
+        cudaMemcpy(counters.data(), t.counters.data(), t.counters.bytes(), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    for (int g = 0; g < groups.groups(); ++g) {
+      if (counters[g] != static_cast<unsigned>(groups.group_slot_count[g])) {
+        failures += fmt::format("\n{}{}: group {} counted {} tiles, has {}", label, mode, g,
+                                counters[g], groups.group_slot_count[g]);
+        break;
+      }
+    }
+    std::vector<int> slot_of_tile(t.launch.tiles_m * t.launch.tiles_n);
+    EXPECT_EQ(cudaMemcpy(slot_of_tile.data(), t.slot_of_tile.data(), t.slot_of_tile.bytes(),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    std::vector<int> seen(t.launch.slots, 0);
+    for (const int s : slot_of_tile) {
+      if (s < 0 || s >= t.launch.slots || seen[s]++) {
+        failures +=
+            fmt::format("\n{}{}: tile table holds slot {} twice or out of range", label, mode, s);
+        break;
+      }
+    }
+  }
+  return failures;
+}
+
+TEST(SignalingGemmGpu, EveryConfigurationMatchesCublas) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const std::vector<overlap::GemmShape> shapes = {{300, 264, 136}, {1000, 520, 256}};
+  std::uint64_t seed = 77;
+  int checked = 0;
+  for (const overlap::GemmConfig& config : overlap::built_gemm_configs()) {
+    const int odd_cap = config.cluster.size() == 1 ? 7 : 6;
+    for (const core::DType dtype : {core::DType::kBf16, core::DType::kFp16}) {
+      for (const auto layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
+        for (const overlap::GemmShape& shape : shapes) {
+          for (const overlap::ScheduleOptions schedule :
+               {overlap::ScheduleOptions{0, true, 1},
+                overlap::ScheduleOptions{odd_cap, false, 2}}) {
+            const std::string failures =
+                check_config(config, dtype, layout, shape, schedule, seed += 2);
+            EXPECT_TRUE(failures.empty()) << failures;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(overlap::built_gemm_configs().size()) * 16);
+}
+
+TEST(SignalingGemmGpu, SearchRanksEveryCandidateAndRunsTheBest) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const overlap::GemmShape shape{1024, 1536, 512};
+  core::Stream stream;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2);
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 5, stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 6, stream);
+  tune::GemmSearchOptions o;
+  o.swizzles = {1, 4};
+  o.cta_cap = 7;  // only the 1x1-cluster kernels can take it
+  const auto ranked = tune::search_gemm_configs(
+      shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
+  int one_by_one = 0;
+  for (const auto& c : overlap::built_gemm_configs()) one_by_one += c.cluster.size() == 1;
+  ASSERT_EQ(ranked.size(), static_cast<std::size_t>(one_by_one * 2 * 2));
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    EXPECT_EQ(ranked[i].config.cluster.size(), 1);
+    EXPECT_GT(ranked[i].us.median, 0.0);
+    EXPECT_EQ(ranked[i].finalist, i < static_cast<std::size_t>(o.finalists));
+    if (i > 0 && ranked[i].finalist) EXPECT_LE(ranked[i - 1].us.median, ranked[i].us.median);
+  }
+  EXPECT_TRUE(check_config(ranked.front().config, core::DType::kBf16, overlap::WeightLayout::kNK,
+                           shape, ranked.front().schedule, 9)
+                  .empty());
+}
+
+}  // namespace
