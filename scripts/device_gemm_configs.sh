@@ -7,8 +7,10 @@
 #          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES
 #   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
+#   tune   `kiln tune profile` on one GPU with the per-shape GEMM search
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
-# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer]   (env DTYPES)
+# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [tune]
+#        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -20,10 +22,10 @@ note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature
 shapes="4096x8192x8192 8192x8192x8192 16384x8192x4096 8192x4096x14336 4096x8192x2048 16384x16384x2048 8192x8192x2048 8192x8192x7168 16384x4096x3584 5000x8192x8192 4096x7168x4096 1000x8192x8192"
 
 if step tests; then
-  timed 240 tests-configs.txt build/kiln_gpu_tests \
-    --gtest_filter='SignalingGemmGpu.*:TunerGpu.HostLaunchGeometryMatchesTheKernel'
+  timed 300 tests-configs.txt build/kiln_gpu_tests --gtest_filter='SignalingGemmGpu.*:TunerGpu.*'
   grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED" "$out/tests-configs.txt" | tee -a "$out/summary.txt"
-  KILN_TEST_RANKS_PER_GPU=4 timed 300 tests-overlap.txt build/kiln_gpu_tests --gtest_filter='OverlapGpu.*'
+  KILN_TEST_RANKS_PER_GPU=4 timed 300 tests-overlap.txt build/kiln_gpu_tests \
+    --gtest_filter="${OVERLAP_TESTS:-OverlapGpu.*:AutomaticPlanGpu.*}"
   grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED|SKIPPED" "$out/tests-overlap.txt" | tee -a "$out/summary.txt"
 fi
 
@@ -50,5 +52,12 @@ if step sanitizer; then
       -w 1 -n 2 --rounds 1 --caps 6
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|correctness" "$out/sanitizer-$tool.txt" | tee -a "$out/summary.txt"
   done
+fi
+
+if step tune; then
+  timed 300 tune-profile.txt build/kiln tune profile -g 1 --op ar --shape 4096x8192x2048 \
+    --shape 8192x8192x8192 --no-cache --out "$out/tune-profile.json"
+  grep -E "GEMM search|error|wrote" "$out/tune-profile.txt" | tee -a "$out/summary.txt"
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); print('gemm_search:', json.dumps(p['provenance'].get('gemm_search'))); print('base plans:', sorted({g['base_plan'] for g in p['gemms']}))" "$out/tune-profile.json" | tee -a "$out/summary.txt"
 fi
 pack

@@ -94,7 +94,8 @@ int run_overlap_gemm(const Flags& f, const Invocation& invocation) {
       });
   bool correct = true;
   for (const auto& row : rows)
-    correct = correct && row.gemm_relative_error <= 1e-2 && row.rmsnorm_relative_error <= 1e-2;
+    correct = correct && row.gemm_relative_error <= 1e-2 && row.rmsnorm_relative_error <= 1e-2 &&
+              row.cutlass_plain_relative_error <= 1e-2;
   if (!f.json_path.empty()) {
     core::add_current_device_provenance(provenance);
     nlohmann::json result;

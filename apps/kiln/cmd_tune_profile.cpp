@@ -32,6 +32,7 @@ struct ProfileFlags {
   std::string cache = tune::default_plan_cache_path();
   bool no_cache = false;
   bool no_sm_probe = false;
+  bool no_gemm_search = false;
   double timeout = 60.0;
 };
 
@@ -66,6 +67,7 @@ tune::TuneProfileOptions to_options(const ProfileFlags& f) {
   o.rounds = f.rounds;
   o.points_per_octave = f.points_per_octave;
   o.probe_nccl_sms = !f.no_sm_probe;
+  o.search_gemm = !f.no_gemm_search;
   return o;
 }
 
@@ -113,7 +115,12 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
   bar.finish();
   if (!printer) return 0;
   comm::add_rank_provenance(provenance, comm);
+  // Keep what the measurement recorded (the GEMM search's choices) beside the run's provenance.
+  nlohmann::json measured = profile.provenance;
   profile.provenance = core::to_json(provenance);
+  if (measured.is_object()) {
+    for (const auto& [key, value] : measured.items()) profile.provenance[key] = value;
+  }
 
   fmt::print("{}", tune::describe_profile(profile));
   const std::string out =
@@ -166,6 +173,9 @@ void register_tune_profile(CLI::App& tune, Runner& run) {
       ->capture_default_str();
   cmd->add_flag("--no-cache", flags->no_cache, "do not touch the plan cache");
   cmd->add_flag("--no-sm-probe", flags->no_sm_probe, "skip measuring the SMs NCCL's kernels hold");
+  cmd->add_flag("--no-gemm-search", flags->no_gemm_search,
+                "profile the base plans' own GEMM configurations instead of the fastest of every "
+                "built one per shape (searched on rank 0's GPU)");
   cmd->add_option("--timeout", flags->timeout, "seconds any wait may take before ranks abort")
       ->capture_default_str();
   cmd->callback([flags, &run]() {

@@ -16,6 +16,7 @@
 #include "core/stream.hpp"
 #include "core/table.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "overlap/plain_gemm.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -119,6 +120,17 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
          &row.kiln_signal_us},
         {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
          &row.kiln_deferred_us}};
+    // CUTLASS's own epilogue on the same kernel (plain_gemm.hpp), where it is built: the part of
+    // a gap to cuBLAS that is CUTLASS's, not kiln's epilogue's.
+    std::unique_ptr<overlap::PlainCutlassGemm> plain_cutlass;
+    if (o.dtype == core::DType::kBf16 && o.layout == overlap::WeightLayout::kNK) {
+      plain_cutlass = overlap::make_plain_cutlass_gemm(o.dtype, o.layout, best_config);
+      variants.push_back({[&](int) {
+                            plain_cutlass->run(shape, a.data(), b.data(), restored.data(),
+                                               best_schedule, sms, stream);
+                          },
+                          &row.cutlass_plain_us});
+    }
     std::vector<std::unique_ptr<tune::StandaloneTargets>> capped;
     // Caps that are not whole clusters of the chosen kernel are left out of the row.
     row.caps.reserve(o.caps.size());  // the variants below keep pointers into it
@@ -136,6 +148,13 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
                           &row.caps.back().us});
     }
     time_interleaved(stream, o.warmup, o.iterations, o.rounds, variants);
+
+    if (plain_cutlass) {
+      core::poison(restored.data(), restored.bytes(), stream);
+      plain_cutlass->run(shape, a.data(), b.data(), restored.data(), best_schedule, sms, stream);
+      KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+      row.cutlass_plain_relative_error = relative_error(restored, c, c_count, o.dtype);
+    }
 
     // 3. Correctness of both signal modes: restore to row-major, compare with cuBLAS.
     overlap::ReorderSource source{best_targets.targets.slots, best_targets.slot_of_tile.as<int>(),
@@ -195,6 +214,7 @@ const core::Table& overlap_gemm_table() {
                                   {"kiln", 9},
                                   {"kiln+sig", 9},
                                   {"kiln+def", 9},
+                                  {"cutlass", 9},
                                   {"TFLOP/s", 8},
                                   {"cub/kiln", 8},
                                   {"rst-rm", 9},
@@ -229,6 +249,7 @@ std::string format_overlap_gemm_row(const OverlapGemmRow& r) {
   return overlap_gemm_table().row(
       {shape_name(r.shape), us(r.cublas_us.median), us(r.kiln_us.median),
        us(r.kiln_signal_us.median), us(r.kiln_deferred_us.median),
+       r.cutlass_plain_us.count > 0 ? us(r.cutlass_plain_us.median) : std::string("-"),
        us(flops / (r.kiln_us.median * 1e-6) / 1e12), fmt::format("{:.3f}", r.cublas_over_kiln),
        us(r.restore_row_major_us.median), us(r.restore_reordered_us.median),
        us(r.rmsnorm_row_major_us.median), us(r.rmsnorm_reordered_us.median),
@@ -242,6 +263,8 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
                    {"kiln_us", core::to_json(r.kiln_us)},
                    {"kiln_with_signal_us", core::to_json(r.kiln_signal_us)},
                    {"kiln_with_deferred_signal_us", core::to_json(r.kiln_deferred_us)},
+                   {"cutlass_plain_us", core::to_json(r.cutlass_plain_us)},
+                   {"cutlass_plain_relative_error", r.cutlass_plain_relative_error},
                    {"cublas_over_kiln", r.cublas_over_kiln},
                    {"cublas_algorithm", r.cublas_algorithm},
                    {"best_schedule", r.best_schedule},

@@ -45,6 +45,9 @@ struct OverlapGemmRow {
   // kiln_us: best schedule, every SM, no signal; kiln_signal_us: the same with one counter per
   // wave signalled eagerly, kiln_deferred_us: signalled at the next epilogue. All interleaved.
   core::TimingStats cublas_us, kiln_us, kiln_signal_us, kiln_deferred_us;
+  // The same kernel with CUTLASS's own epilogue (bf16 nk only; count 0 otherwise).
+  core::TimingStats cutlass_plain_us;
+  double cutlass_plain_relative_error = -1.0;
   std::vector<CapTime> caps;  // best schedule, no signal, under CTA caps
   std::string best_schedule;
   double cublas_over_kiln = 0.0;  // > 1: kiln faster

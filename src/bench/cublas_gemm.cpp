@@ -10,9 +10,28 @@
 #include "core/cublas_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/event_timer.hpp"
 #include "core/stream.hpp"
 
 namespace kiln::bench {
+namespace {
+
+// "algo 66 tile 33 stages 22 cluster 5": the cublasLt ids that tell two candidates apart (one algo
+// id covers many kernels; the ids are cublasLt's enums, cublasLtMatmulTile_t and friends).
+std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
+  const auto attribute = [&](cublasLtMatmulAlgoConfigAttributes_t which) {
+    int value = -1;
+    std::size_t written = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&algo, which, &value, sizeof(value), &written);
+    return value;
+  };
+  return fmt::format("algo {} tile {} stages {} cluster {}", attribute(CUBLASLT_ALGO_CONFIG_ID),
+                     attribute(CUBLASLT_ALGO_CONFIG_TILE_ID),
+                     attribute(CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                     attribute(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
+}
+
+}  // namespace
 
 struct CublasGemm::ShapePlan {
   cublasLtMatmulDesc_t op = nullptr;
@@ -74,50 +93,54 @@ CublasGemm::ShapePlan& CublasGemm::plan_for(int m, int n, int k, core::DType dty
   if (found == 0) {
     throw Error(fmt::format("cuBLAS baseline: cublasLt has no algorithm for {}x{}x{}", m, n, k));
   }
-  // Time each candidate on the caller's buffers (the output is overwritten by every run anyway):
-  // 2 warm-ups, then the median of 5. One that fails to run is skipped.
+  // Time the candidates on the caller's buffers (the output is overwritten by every run anyway),
+  // interleaved over rounds (core::time_rounds): timed one after another, the later ones would
+  // run on a hotter chip at a lower clock and lose by the moment, not by the kernel. A candidate
+  // that fails to run is dropped. Ties (within 1%) go to the heuristic's first, torch.matmul's
+  // choice.
   const float alpha = 1.0f, beta = 0.0f;
   const auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
     return cublasLtMatmul(handle_, p->op, &alpha, b, p->weight, a, p->activations, &beta, c, p->out,
                           c, p->out, &algo, workspace_.data(), kWorkspaceBytes, stream);
   };
-  int best = -1;
-  float best_ms = 0.0f, first_ms = -1.0f;
+  std::vector<int> runnable;
   for (int i = 0; i < (found > 1 && candidates_ > 1 ? found : 0); ++i) {
-    bool ok = true;
-    for (int w = 0; w < 2 && ok; ++w) ok = launch(results[i].algo) == CUBLAS_STATUS_SUCCESS;
-    if (!ok) continue;
-    std::vector<float> ms;
-    for (int r = 0; r < 5; ++r) {
-      core::Event start, stop;
-      start.record(stream);
-      KILN_CUBLAS_CHECK(launch(results[i].algo));
-      stop.record(stream);
-      KILN_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-      ms.push_back(stop.elapsed_ms_since(start));
-    }
-    std::sort(ms.begin(), ms.end());
-    if (i == 0) first_ms = ms[2];
-    if (best < 0 || ms[2] < best_ms) {
-      best = i;
-      best_ms = ms[2];
-    }
+    if (launch(results[i].algo) == CUBLAS_STATUS_SUCCESS) runnable.push_back(i);
   }
-  if (best < 0) best = 0;
+  KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  int best = 0;
+  double best_us = 0.0, first_us = -1.0;
+  if (runnable.size() > 1) {
+    const auto pooled = core::time_rounds(
+        stream, static_cast<int>(runnable.size()),
+        [&](int v, int) { KILN_CUBLAS_CHECK(launch(results[runnable[v]].algo)); }, {2, 3, 3});
+    std::vector<double> medians;
+    for (const std::vector<float>& us : pooled) {
+      std::vector<float> sorted = us;
+      std::sort(sorted.begin(), sorted.end());
+      medians.push_back(sorted[sorted.size() / 2]);
+    }
+    const auto fastest = std::min_element(medians.begin(), medians.end()) - medians.begin();
+    first_us = runnable.front() == 0 ? medians.front() : -1.0;
+    const bool tie = first_us > 0 && first_us <= 1.01 * medians[fastest];
+    best = tie ? 0 : runnable[fastest];
+    best_us = tie ? first_us : medians[fastest];
+  } else if (!runnable.empty()) {
+    best = runnable.front();
+  }
   p->algo = results[best].algo;
-  int algo_id = 0;
-  std::size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id, sizeof(algo_id),
-                                       &written);
-  if (best_ms <= 0) {
-    p->description = fmt::format("cublasLt algo {} (the heuristic's first)", algo_id);
-  } else {
-    p->description = fmt::format("cublasLt algo {} (fastest of {} candidates, {:.1f} us", algo_id,
-                                 found, 1000.0 * best_ms);
-    if (first_ms > 0) {
-      p->description += fmt::format("; the heuristic's first {:.1f} us", 1000.0 * first_ms);
+  p->description = fmt::format("cublasLt {}", describe_algo(p->algo));
+  if (best_us > 0) {
+    p->description +=
+        fmt::format(" (fastest of {} candidates, {:.1f} us", runnable.size(), best_us);
+    if (first_us > 0 && best != 0) {
+      p->description += fmt::format("; the heuristic's first {:.1f} us", first_us);
+    } else if (best == 0) {
+      p->description += ": the heuristic's first";
     }
     p->description += ")";
+  } else {
+    p->description += " (the heuristic's first)";
   }
   return *plans_.emplace(key, std::move(p)).first->second;
 }

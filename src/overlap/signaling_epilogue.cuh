@@ -187,12 +187,18 @@ class SignalingEpilogue {
     const int first_index = args_.raster_along_n
                                 ? static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x)
                                 : static_cast<int>(blockIdx.x * gridDim.y + blockIdx.y);
-    const int step = kPingpong ? 2 * tiles_done_ + warp_group() : tiles_done_;
-    const int slot = first_index + step * args_.grid_ctas;
+    const int stride = kPingpong ? 2 * args_.grid_ctas : args_.grid_ctas;
+    const int slot =
+        first_index + (kPingpong ? warp_group() * args_.grid_ctas : 0) + tiles_done_ * stride;
+    // The slot's wave group and its slot range: loaded here for the CTA's first tile, otherwise by
+    // the previous epilogue (prefetch_group), so that their two dependent global loads complete
+    // during this tile's main loop instead of delaying its stores (~1 us of 18 per 128x256 tile
+    // at K = 2048).
+    if (tiles_done_ == 0) prefetch_group(slot);
     ++tiles_done_;
-    const int group = args_.wave_group[slot / args_.grid_ctas];
-    const int group_first = args_.group_first_slot[group];
-    const int group_slots = args_.group_slot_count[group];
+    const int group = next_group_;
+    const int group_first = next_group_first_;
+    const int group_slots = next_group_slots_;
 
     // 2. Stage and store, 16 rows x 64 columns per box, a band of 16 rows per GMMA atom.
     auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
@@ -213,6 +219,9 @@ class SignalingEpilogue {
       args_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
     }
 
+    // The next tile's group, read while its main loop runs.
+    prefetch_group(slot + stride);
+
     // 3. Signal.
     if (args_.group_counters == nullptr) return;
     pending_group_ = group;
@@ -232,6 +241,14 @@ class SignalingEpilogue {
   }
 
  private:
+  // Loads the wave group of `slot` and the group's slot range (nothing past the last slot).
+  CUTLASS_DEVICE void prefetch_group(int slot) {
+    if (slot >= args_.geometry.slots) return;
+    next_group_ = args_.wave_group[slot / args_.grid_ctas];
+    next_group_first_ = args_.group_first_slot[next_group_];
+    next_group_slots_ = args_.group_slot_count[next_group_];
+  }
+
   // Ping-pong: which consumer warp group runs this epilogue (0 or 1; warp group 0 is the producer).
   CUTLASS_DEVICE static int warp_group() { return static_cast<int>(threadIdx.x) / 128 - 1; }
 
@@ -313,6 +330,10 @@ class SignalingEpilogue {
   int buffer_parity_ = 0;
   int thread_idx_ = 0;
   int consumer_threads_ = 0;
+  // The wave group of the CTA's next tile and its slot range (prefetch_group).
+  int next_group_ = 0;
+  int next_group_first_ = 0;
+  int next_group_slots_ = 0;
   // The tile stored last and not yet counted (-1: none).
   int pending_group_ = -1;
   int pending_slot_ = 0;

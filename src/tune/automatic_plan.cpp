@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "comm/broadcast_text.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -64,39 +65,23 @@ PlanLookup automatic_plan(comm::Communicator& comm, overlap::OverlapOp op,
         fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
   }
   if (comm.size() == 1) return lookup_for_this_device(op, shape, dtype, 1, options);
-  // Wire format: predicted_us (double), then the plan and the source, each NUL-terminated.
-  constexpr std::size_t kBytes = 4096;
-  std::vector<char> wire(kBytes, '\0');
+  // Rank 0 looks up; the others take its answer, as lines: predicted us, plan, source.
+  std::string wire;
   if (comm.rank() == 0) {
     const PlanLookup found = lookup_for_this_device(op, shape, dtype, comm.size(), options);
-    const std::string plan = overlap::to_string(found.plan);
-    const std::string source = found.source.substr(0, kBytes / 2);
-    if (sizeof(double) + plan.size() + 1 + source.size() + 1 > kBytes) {
-      throw Error(fmt::format(
-          "automatic plan for {}x{}x{}: plan text of {} bytes is too long to share with the other "
-          "ranks",
-          shape.m, shape.n, shape.k, plan.size()));
-    }
-    std::memcpy(wire.data(), &found.predicted_us, sizeof(double));
-    std::memcpy(wire.data() + sizeof(double), plan.c_str(), plan.size() + 1);
-    std::memcpy(wire.data() + sizeof(double) + plan.size() + 1, source.c_str(), source.size() + 1);
+    wire = fmt::format("{:.17g}\n{}\n{}", found.predicted_us, overlap::to_string(found.plan),
+                       found.source.substr(0, 2048));
   }
-  core::Stream stream;
-  core::DeviceBuffer buffer(kBytes);
-  KILN_CUDA_CHECK(
-      cudaMemcpyAsync(buffer.data(), wire.data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
-  comm.call("automatic plan broadcast", [&] {
-    return ncclBroadcast(buffer.data(), buffer.data(), kBytes, ncclChar, 0, comm.get(),
-                         stream.get());
-  });
-  comm.wait(stream.get(), "automatic plan broadcast");
-  KILN_CUDA_CHECK(cudaMemcpy(wire.data(), buffer.data(), kBytes, cudaMemcpyDeviceToHost));
+  wire = comm::broadcast_text(comm, wire, "automatic plan");
+  const std::size_t first = wire.find('\n'), second = wire.find('\n', first + 1);
+  if (first == std::string::npos || second == std::string::npos) {
+    throw Error("automatic plan: rank 0's answer is malformed: " + wire);
+  }
   PlanLookup found;
-  std::memcpy(&found.predicted_us, wire.data(), sizeof(double));
-  const std::string plan(wire.data() + sizeof(double));
-  found.plan = overlap::parse_plan(plan, "rank 0's automatic plan");
-  found.source = std::string(wire.data() + sizeof(double) + plan.size() + 1) +
-                 (comm.rank() == 0 ? "" : " (rank 0's lookup)");
+  found.predicted_us = std::stod(wire.substr(0, first));
+  found.plan =
+      overlap::parse_plan(wire.substr(first + 1, second - first - 1), "rank 0's automatic plan");
+  found.source = wire.substr(second + 1) + (comm.rank() == 0 ? "" : " (rank 0's lookup)");
   return found;
 }
 

@@ -11,6 +11,7 @@
 #include <span>
 #include <thread>
 
+#include "comm/broadcast_text.hpp"
 #include "comm/collective.hpp"
 #include "comm/rank_timing.hpp"
 #include "comm/sm_probe.hpp"
@@ -22,6 +23,7 @@
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "tune/gemm_config_search.hpp"
 
 namespace kiln::tune {
 namespace {
@@ -79,8 +81,64 @@ std::vector<double> curve_sizes(double min_bytes, double max_bytes, int points_p
 double profile_units(const TuneProfileOptions& o, int curve_count, int curve_points) {
   return static_cast<double>(curve_count) * curve_points +
          20.0 * static_cast<double>(o.shapes.size() * o.base_plans.size()) +
-         (o.probe_nccl_sms ? 5.0 * curve_count : 0.0);
+         (o.probe_nccl_sms ? 5.0 * curve_count : 0.0) +
+         (o.search_gemm ? 10.0 * static_cast<double>(o.shapes.size()) : 0.0);
 }
+
+namespace {
+
+// The base plans of each shape: with the GEMM configuration rank 0 found fastest for it.
+std::vector<std::vector<Plan>> shape_base_plans(comm::Communicator& comm,
+                                                const TuneProfileOptions& o,
+                                                tune::TunerProfile& profile,
+                                                const TuneProgress& progress) {
+  std::vector<std::vector<Plan>> per_shape;
+  for (const GemmShape& shape : o.shapes) {
+    if (!o.search_gemm) {
+      per_shape.push_back(o.base_plans);
+      continue;
+    }
+    std::string chosen;
+    if (comm.rank() == 0) {
+      const std::size_t element = core::dtype_size(o.dtype);
+      core::Stream stream;
+      core::DeviceBuffer a(static_cast<std::size_t>(shape.m) * shape.k * element),
+          b(static_cast<std::size_t>(shape.n) * shape.k * element);
+      core::fill_uniform(a.data(), o.dtype, static_cast<std::size_t>(shape.m) * shape.k, 21,
+                         stream);
+      core::fill_uniform(b.data(), o.dtype, static_cast<std::size_t>(shape.n) * shape.k, 22,
+                         stream);
+      const std::vector<GemmCandidate> ranked = search_gemm_configs(
+          shape, o.dtype, o.layout, a.data(), b.data(), GemmSearchOptions{}, stream);
+      Plan best;
+      best.gemm = ranked.front().config;
+      best.schedule = ranked.front().schedule;
+      chosen = overlap::to_string(best);
+      profile.provenance["gemm_search"].push_back({{"shape", overlap::shape_name(shape)},
+                                                   {"chosen", candidate_name(ranked.front())},
+                                                   {"us", ranked.front().us.median},
+                                                   {"candidates", ranked.size()}});
+    }
+    chosen = comm::broadcast_text(comm, chosen, "GEMM configuration");
+    const overlap::GemmConfig config = overlap::parse_plan(chosen, "rank 0's GEMM search").gemm;
+    std::vector<Plan> bases;
+    for (Plan plan : o.base_plans) {
+      if (plan.schedule.cta_cap % config.cluster.size() == 0) plan.gemm = config;
+      const bool seen = std::any_of(bases.begin(), bases.end(), [&](const Plan& p) {
+        return overlap::to_string(p) == overlap::to_string(plan);
+      });
+      if (!seen) bases.push_back(plan);
+    }
+    per_shape.push_back(std::move(bases));
+    if (progress) {
+      progress(10.0, fmt::format("GEMM search {}: {}", overlap::shape_name(shape),
+                                 overlap::gemm_config_name(config)));
+    }
+  }
+  return per_shape;
+}
+
+}  // namespace
 
 // ------------------------------------------------------------------------------------------------
 // OverlapTimer
@@ -391,15 +449,18 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
 
   // Which curves: copy engines, and NCCL per count of SMs the plans leave; the largest group is
   // a whole GEMM output.
+  const std::vector<std::vector<Plan>> bases = shape_base_plans(comm, o, profile, progress);
   double largest = 0.0, granule = 0.0;
   std::vector<std::pair<std::string, int>> transports;
-  for (const Plan& plan : o.base_plans) {
-    auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.gemm);
-    granule = std::max(granule, static_cast<double>(plan.gemm.tile.m) * plan.gemm.tile.n * element);
-    for (const GemmShape& shape : o.shapes) {
+  for (std::size_t s = 0; s < o.shapes.size(); ++s) {
+    const GemmShape& shape = o.shapes[s];
+    for (const Plan& plan : bases[s]) {
+      auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, plan.gemm);
+      granule =
+          std::max(granule, static_cast<double>(plan.gemm.tile.m) * plan.gemm.tile.n * element);
       const overlap::LaunchGeometry launch = kernel->geometry(shape, plan.schedule, sms);
-      largest = std::max(largest, static_cast<double>(launch.slots) * plan.gemm.tile.m * plan.gemm.tile.n *
-                                      static_cast<double>(element));
+      largest = std::max(largest, static_cast<double>(launch.slots) * plan.gemm.tile.m *
+                                      plan.gemm.tile.n * static_cast<double>(element));
       const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",
                                           overlap::collective_ctas_for(plan, launch, sms)};
       if (std::find(transports.begin(), transports.end(), t) == transports.end())
@@ -432,9 +493,10 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
   // Per shape, every base plan's runs interleaved in the same rounds: the chip's clock swings by
   // 10-20% over seconds at its power cap (run-5 dmon), so plans timed at different moments would
   // differ by the moment as much as by the plan.
-  for (const GemmShape& shape : o.shapes) {
+  for (std::size_t s = 0; s < o.shapes.size(); ++s) {
+    const GemmShape& shape = o.shapes[s];
     OverlapTimer timer(comm, o.op, o.dtype, o.layout, shape);
-    for (tune::GemmProfile& g : measure_gemm_profiles(timer, profile, o.base_plans, o))
+    for (tune::GemmProfile& g : measure_gemm_profiles(timer, profile, bases[s], o))
       profile.gemms.push_back(std::move(g));
     if (progress) {
       progress(20.0 * static_cast<double>(o.base_plans.size()),

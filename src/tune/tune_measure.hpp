@@ -51,6 +51,11 @@ struct TuneProfileOptions {
   double min_curve_bytes = 64 * 1024.0;  // smallest sampled message
   int points_per_octave = 4;
   bool probe_nccl_sms = true;
+  // Per shape, search the signaling GEMM's configurations on rank 0's GPU first
+  // (gemm_config_search.hpp) and profile the base plans with the fastest (their cap, raster and
+  // swizzle kept; a base plan whose cap is not whole clusters of it keeps its own). Off: the base
+  // plans' own configurations. The choices go into the profile's provenance ("gemm_search").
+  bool search_gemm = true;
 };
 
 // Called on rank 0 with the units of work just done (see estimated_units) and the next step.

@@ -2,14 +2,19 @@
 // communication: the product, restored from its slot order, equals cuBLAS's on fresh random
 // inputs with shapes that are not tile multiples; every wave group's counter ends at its slot
 // count, eager and deferred; the tile table lists each real tile exactly once. Poisoned outputs,
-// several scheduler orders and CTA caps (odd ones for 1x1 clusters).
+// several scheduler orders and CTA caps (odd ones for 1x1 clusters). Each test runs in a child
+// process (comm::launch_local_ranks), as every GPU test here does: a parent that initialised CUDA
+// could not fork the ranks of the tests after it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "bench/cublas_gemm.hpp"
+#include "comm/local_launcher.hpp"
+#include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
@@ -25,7 +30,7 @@ using namespace kiln;
 
 std::vector<float> download(const void* data, std::size_t count, core::DType dtype) {
   std::vector<std::uint16_t> raw(count);
-  EXPECT_EQ(cudaMemcpy(raw.data(), data, count * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  KILN_CUDA_CHECK(cudaMemcpy(raw.data(), data, count * 2, cudaMemcpyDeviceToHost));
   std::vector<float> out(count);
   for (std::size_t i = 0; i < count; ++i) out[i] = core::half_bits_to_float(raw[i], dtype);
   return out;
@@ -55,7 +60,7 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
   core::fill_uniform(b.data(), dtype, std::size_t(shape.n) * shape.k, seed + 1, stream);
   cublas.run(shape.m, shape.n, shape.k, dtype, layout, a.data(), b.data(), ref.data(), stream);
   auto gemm = overlap::make_signaling_gemm(dtype, layout, config);
-  EXPECT_EQ(gemm->config(), config);
+  if (!(gemm->config() == config)) return "make_signaling_gemm returned another configuration";
   tune::StandaloneTargets t(*gemm, shape, schedule, sms, 2);
   const std::string label = fmt::format(
       "{} {} {} {} cap={} raster={} swizzle={}", overlap::gemm_config_name(config),
@@ -67,21 +72,19 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
   for (const bool deferred : {false, true}) {
     core::poison(t.own_slots.data(), t.own_slots.bytes(), stream);
     core::poison(out.data(), out.bytes(), stream);
-    EXPECT_EQ(cudaMemsetAsync(t.slot_of_tile.data(), 0xff, t.slot_of_tile.bytes(), stream),
-              cudaSuccess);
-    EXPECT_EQ(cudaMemsetAsync(t.counters.data(), 0, t.counters.bytes(), stream), cudaSuccess);
+    KILN_CUDA_CHECK(cudaMemsetAsync(t.slot_of_tile.data(), 0xff, t.slot_of_tile.bytes(), stream));
+    KILN_CUDA_CHECK(cudaMemsetAsync(t.counters.data(), 0, t.counters.bytes(), stream));
     gemm->run(shape, a.data(), b.data(), t.signalling(deferred), schedule, sms, stream);
     const overlap::ReorderSource source{t.own_slots.data(), t.slot_of_tile.as<int>(), t.geometry,
                                         0};
     overlap::restore_row_major(source, dtype, shape.m, shape.n, out.data(), stream);
-    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::string mode = deferred ? " deferred" : " eager";
     const double error = rel_error(download(out.data(), c_count, dtype), want);
     if (!(error <= 1e-2)) failures += fmt::format("\n{}{}: relative error {}", label, mode, error);
     std::vector<unsigned> counters(groups.groups());
-    EXPECT_EQ(
-        cudaMemcpy(counters.data(), t.counters.data(), t.counters.bytes(), cudaMemcpyDeviceToHost),
-        cudaSuccess);
+    KILN_CUDA_CHECK(
+        cudaMemcpy(counters.data(), t.counters.data(), t.counters.bytes(), cudaMemcpyDeviceToHost));
     for (int g = 0; g < groups.groups(); ++g) {
       if (counters[g] != static_cast<unsigned>(groups.group_slot_count[g])) {
         failures += fmt::format("\n{}{}: group {} counted {} tiles, has {}", label, mode, g,
@@ -90,9 +93,8 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
       }
     }
     std::vector<int> slot_of_tile(t.launch.tiles_m * t.launch.tiles_n);
-    EXPECT_EQ(cudaMemcpy(slot_of_tile.data(), t.slot_of_tile.data(), t.slot_of_tile.bytes(),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    KILN_CUDA_CHECK(cudaMemcpy(slot_of_tile.data(), t.slot_of_tile.data(), t.slot_of_tile.bytes(),
+                               cudaMemcpyDeviceToHost));
     std::vector<int> seen(t.launch.slots, 0);
     for (const int s : slot_of_tile) {
       if (s < 0 || s >= t.launch.slots || seen[s]++) {
@@ -105,11 +107,10 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
   return failures;
 }
 
-TEST(SignalingGemmGpu, EveryConfigurationMatchesCublas) {
-  KILN_SKIP_UNLESS_GPUS(1);
+int check_every_configuration(const comm::RankInfo&) {
   const std::vector<overlap::GemmShape> shapes = {{300, 264, 136}, {1000, 520, 256}};
   std::uint64_t seed = 77;
-  int checked = 0;
+  int checked = 0, failed = 0;
   for (const overlap::GemmConfig& config : overlap::built_gemm_configs()) {
     const int odd_cap = config.cluster.size() == 1 ? 7 : 6;
     for (const core::DType dtype : {core::DType::kBf16, core::DType::kFp16}) {
@@ -120,18 +121,28 @@ TEST(SignalingGemmGpu, EveryConfigurationMatchesCublas) {
                 overlap::ScheduleOptions{odd_cap, false, 2}}) {
             const std::string failures =
                 check_config(config, dtype, layout, shape, schedule, seed += 2);
-            EXPECT_TRUE(failures.empty()) << failures;
+            if (!failures.empty()) {
+              std::fprintf(stderr, "%s\n", failures.c_str());
+              ++failed;
+            }
             ++checked;
           }
         }
       }
     }
   }
-  EXPECT_EQ(checked, static_cast<int>(overlap::built_gemm_configs().size()) * 16);
+  const int expected = static_cast<int>(overlap::built_gemm_configs().size()) * 16;
+  if (checked != expected)
+    std::fprintf(stderr, "checked %d cases, expected %d\n", checked, expected);
+  return failed == 0 && checked == expected ? 0 : 1;
 }
 
-TEST(SignalingGemmGpu, SearchRanksEveryCandidateAndRunsTheBest) {
+TEST(SignalingGemmGpu, EveryConfigurationMatchesCublas) {
   KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_every_configuration), 0);
+}
+
+int check_search(const comm::RankInfo&) {
   const overlap::GemmShape shape{1024, 1536, 512};
   core::Stream stream;
   core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2);
@@ -142,18 +153,36 @@ TEST(SignalingGemmGpu, SearchRanksEveryCandidateAndRunsTheBest) {
   o.cta_cap = 7;  // only the 1x1-cluster kernels can take it
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
-  int one_by_one = 0;
+  int one_by_one = 0, failed = 0;
   for (const auto& c : overlap::built_gemm_configs()) one_by_one += c.cluster.size() == 1;
-  ASSERT_EQ(ranked.size(), static_cast<std::size_t>(one_by_one * 2 * 2));
+  const auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::fprintf(stderr, "%s\n", what.c_str());
+      ++failed;
+    }
+  };
+  expect(ranked.size() == static_cast<std::size_t>(one_by_one * 2 * 2),
+         fmt::format("{} candidates ranked, expected {}", ranked.size(), one_by_one * 4));
   for (std::size_t i = 0; i < ranked.size(); ++i) {
-    EXPECT_EQ(ranked[i].config.cluster.size(), 1);
-    EXPECT_GT(ranked[i].us.median, 0.0);
-    EXPECT_EQ(ranked[i].finalist, i < static_cast<std::size_t>(o.finalists));
-    if (i > 0 && ranked[i].finalist) EXPECT_LE(ranked[i - 1].us.median, ranked[i].us.median);
+    const std::string name = tune::candidate_name(ranked[i]);
+    expect(ranked[i].config.cluster.size() == 1, name + ": cluster does not divide cap 7");
+    expect(ranked[i].us.median > 0.0, name + ": no time");
+    expect(ranked[i].finalist == (i < static_cast<std::size_t>(o.finalists)),
+           name + ": finalists are not the first ones");
+    if (i > 0 && ranked[i].finalist) {
+      expect(ranked[i - 1].us.median <= ranked[i].us.median, name + ": finalists out of order");
+    }
   }
-  EXPECT_TRUE(check_config(ranked.front().config, core::DType::kBf16, overlap::WeightLayout::kNK,
-                           shape, ranked.front().schedule, 9)
-                  .empty());
+  const std::string best =
+      check_config(ranked.front().config, core::DType::kBf16, overlap::WeightLayout::kNK, shape,
+                   ranked.front().schedule, 9);
+  expect(best.empty(), "the best candidate: " + best);
+  return failed == 0 ? 0 : 1;
+}
+
+TEST(SignalingGemmGpu, SearchRanksEveryCandidateAndRunsTheBest) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_search), 0);
 }
 
 }  // namespace
