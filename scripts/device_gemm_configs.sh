@@ -7,9 +7,10 @@
 #          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES
 #   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
+#   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
 #   tune   `kiln tune profile` on one GPU with the per-shape GEMM search
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
-# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [tune]
+# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune]
 #        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,10 +23,10 @@ note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature
 shapes="4096x8192x8192 8192x8192x8192 16384x8192x4096 8192x4096x14336 4096x8192x2048 16384x16384x2048 8192x8192x2048 8192x8192x7168 16384x4096x3584 5000x8192x8192 4096x7168x4096 1000x8192x8192"
 
 if step tests; then
-  timed 300 tests-configs.txt build/kiln_gpu_tests --gtest_filter='SignalingGemmGpu.*:TunerGpu.*'
+  timed 300 tests-configs.txt build/kiln_gpu_tests --gtest_filter="${CONFIG_TESTS:-SignalingGemmGpu.*:TunerGpu.*}"
   grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED" "$out/tests-configs.txt" | tee -a "$out/summary.txt"
-  KILN_TEST_RANKS_PER_GPU=4 timed 300 tests-overlap.txt build/kiln_gpu_tests \
-    --gtest_filter="${OVERLAP_TESTS:-OverlapGpu.*:AutomaticPlanGpu.*}"
+  [ "${OVERLAP_TESTS:-x}" != none ] && KILN_TEST_RANKS_PER_GPU=4 timed 300 tests-overlap.txt \
+    build/kiln_gpu_tests --gtest_filter="${OVERLAP_TESTS:-OverlapGpu.*:AutomaticPlanGpu.*}"
   grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED|SKIPPED" "$out/tests-overlap.txt" | tee -a "$out/summary.txt"
 fi
 
@@ -46,12 +47,38 @@ fi
 if step sanitizer; then
   configs=(); while IFS= read -r c; do configs+=(--config "$c"); done < <(build/kiln overlap gemm --help | sed -n 's/^ *"\(tile=.*\)"$/\1/p')
   note "configurations: $(( ${#configs[@]} / 2 ))"
-  for tool in memcheck racecheck; do
-    timed 280 "sanitizer-$tool.txt" compute-sanitizer --tool "$tool" --report-api-errors no \
-      --kernel-name-exclude kns=nvjet build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
-      -w 1 -n 2 --rounds 1 --caps 6
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|correctness" "$out/sanitizer-$tool.txt" | tee -a "$out/summary.txt"
-  done
+  # memcheck instruments only CUTLASS's device_kernel (kiln's signaling GEMMs and the plain twin;
+  # cuBLAS's candidates were checked in docs/results/2026-11-24-gemm-baseline/ run 5). racecheck
+  # instruments everything: with cuBLAS's nvjet kernels left uninstrumented (excluded, or not
+  # included) it died with "failed to handle a hardware exception" in the baseline's candidates
+  # (runs 2 and 3); its hazards are then counted per kernel family.
+  timed 280 sanitizer-memcheck.txt compute-sanitizer --tool memcheck --report-api-errors no \
+    --kernel-name kns=device_kernel build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
+    -w 1 -n 2 --rounds 1 --caps 6
+  grep -E "ERROR SUMMARY|correctness" "$out/sanitizer-memcheck.txt" | tee -a "$out/summary.txt"
+  timed 400 sanitizer-racecheck.txt compute-sanitizer --tool racecheck --report-api-errors no \
+    --print-limit 100000 build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
+    -w 1 -n 2 --rounds 1 --caps 6
+  grep -E "RACECHECK SUMMARY|correctness" "$out/sanitizer-racecheck.txt" | tee -a "$out/summary.txt"
+  note "racecheck report lines naming kiln/CUTLASS kernels: $(grep -c 'device_kernel' "$out/sanitizer-racecheck.txt"), naming cuBLAS nvjet kernels: $(grep -c 'nvjet' "$out/sanitizer-racecheck.txt")"
+fi
+
+if step names; then
+  # The kernels torch.matmul runs for the shapes (cuBLAS's names carry tile, stages and cluster).
+  timed 120 torch-kernels.txt python3 - $shapes <<'PY'
+import sys, torch
+from torch.profiler import profile, ProfilerActivity
+for text in sys.argv[1:]:
+    m, n, k = (int(v) for v in text.split("x"))
+    for dtype in (torch.bfloat16, torch.float16):
+        a = torch.randn(m, k, device="cuda", dtype=dtype); b = torch.randn(n, k, device="cuda", dtype=dtype)
+        c = torch.matmul(a, b.t()); torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            torch.matmul(a, b.t(), out=c); torch.cuda.synchronize()
+        names = sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})
+        print(f"{text:>18} {str(dtype)[6:]:>9} {'; '.join(names)}", flush=True)
+PY
+  cat "$out/torch-kernels.txt" >> "$out/summary.txt"
 fi
 
 if step tune; then

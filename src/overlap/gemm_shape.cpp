@@ -70,7 +70,10 @@ std::string gemm_config_name(const GemmConfig& config) {
 
 const std::vector<GemmConfig>& built_gemm_configs() {
   using enum KernelSchedule;
-  // Must match the dispatch in signaling_gemm_impl.cuh (tests/cpu: SignalingGemmConfigs).
+  // Must match the dispatch in signaling_gemm_impl.cuh (tests/cpu: GemmConfigs). Tried and
+  // dropped: cooperative 256x192 (2x1, 192 accumulators per thread): no shape chose it, and the
+  // build that had it showed 4 kernels (one per dtype and layout) with a 592-byte stack frame,
+  // likely its spills (docs/results/2026-11-24-gemm-configs/, run 4).
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative}, {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative}, {{256, 128}, {1, 2}, kCooperative},

@@ -71,6 +71,10 @@ class SignalingGemmImpl final : public SignalingGemm {
 
   LaunchGeometry geometry(const GemmShape& shape, const ScheduleOptions& schedule,
                           int device_sms) const override {
+    // CUTLASS encodes the main loop's TMA descriptors here too (on null pointers, which the driver
+    // accepts); without a current context the driver refuses them and CUTLASS prints a descriptor
+    // dump per call (seen in a test's child process): make sure the primary context exists.
+    KILN_CUDA_CHECK(cudaFree(nullptr));
     typename Gemm::Arguments args = arguments(shape, nullptr, nullptr, {}, schedule, device_sms);
     const typename Kernel::Params params = Kernel::to_underlying_arguments(args, nullptr);
     const dim3 grid = Kernel::get_grid_shape(params);
