@@ -60,22 +60,7 @@ std::string tile_name(TileShape tile) {
 }
 
 std::string kernel_schedule_name(KernelSchedule schedule) {
-  switch (schedule) {
-    case KernelSchedule::kPingpong:
-      return "pingpong";
-    case KernelSchedule::kCooperativeSplitN:
-      return "coop-n";
-    default:
-      return "coop";
-  }
-}
-
-KernelSchedule parse_kernel_schedule(const std::string& text, const std::string& argument) {
-  for (const KernelSchedule k : {KernelSchedule::kCooperative, KernelSchedule::kCooperativeSplitN,
-                                 KernelSchedule::kPingpong}) {
-    if (text == kernel_schedule_name(k)) return k;
-  }
-  throw UsageError(fmt::format("{} kernel={}: accepted coop, coop-n, pingpong", argument, text));
+  return schedule == KernelSchedule::kPingpong ? "pingpong" : "coop";
 }
 
 std::string gemm_config_name(const GemmConfig& config) {
@@ -95,7 +80,6 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{128, 256}, {1, 2}, kCooperative}, {{128, 256}, {1, 1}, kCooperative},
       {{256, 128}, {1, 1}, kCooperative}, {{128, 128}, {2, 1}, kPingpong},
       {{128, 128}, {1, 2}, kPingpong},    {{64, 256}, {1, 1}, kPingpong},
-      {{128, 320}, {2, 1}, kCooperativeSplitN},
   };
   return configs;
 }

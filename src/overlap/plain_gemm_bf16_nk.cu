@@ -105,10 +105,6 @@ std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, Wei
     throw UsageError("the plain CUTLASS GEMM is built for bf16 with B stored NxK only");
   }
   check_gemm_config_built(c, "plain CUTLASS GEMM");
-  if (c.kernel == KernelSchedule::kCooperativeSplitN) {
-    throw UsageError("the plain CUTLASS GEMM has no kernel=coop-n twin (CUTLASS's epilogue builder "
-                     "assumes warp groups stacked along M)");
-  }
   using enum KernelSchedule;
   const auto is = [&](int tm, int tn, int cm, int cn, KernelSchedule k) {
     return c == GemmConfig{{tm, tn}, {cm, cn}, k};

@@ -8,11 +8,6 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/gemm/device/gemm_universal_adapter.h>
 #include <cute/tensor.hpp>
-// The GMMA instructions whose widths are not powers of two (64x160 for the split-N kernel): CUTLASS
-// declares them only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which would also widen its
-// selector's choices for every other kernel here.
-#include <cute/arch/mma_sm90_gmma_ext.hpp>
-#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
 #include <cutlass/epilogue/collective/detail.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
@@ -44,54 +39,6 @@ Stride packed_stride(int mode0, int mode1) {
   return stride;
 }
 
-// CUTLASS's sm90 cooperative main loop with its two consumer warp groups side by side along N
-// (a 1x2 warp-group layout) instead of the collective builder's 2x1: each warp group multiplies
-// the whole CTA tile's rows by half its columns, so a CTA tile may be twice as wide as one GMMA
-// instruction (128x320 = 2 x 128x160). The pieces are the ones CUTLASS's builder assembles
-// (cutlass/gemm/collective/builders/sm90_gmma_builder.inl): GMMA op for the warp group's tile, TMA
-// (multicast) loads per cluster shape, swizzled shared-memory atoms, the largest stage count that
-// fits beside `kCarveout` bytes of epilogue storage.
-template <class Element, class LayoutA, class LayoutB, class CtaTile, class Cluster, int kCarveout>
-struct SplitNCooperativeMainloop {
-  static constexpr int kM = cute::size<0>(CtaTile{}), kN = cute::size<1>(CtaTile{}),
-                       kK = cute::size<2>(CtaTile{});
-  static_assert(kN % 16 == 0 && kN / 2 <= 256, "each warp group's half must be one GMMA wide");
-  static constexpr cute::GMMA::Major kMajorA =
-      cutlass::gemm::collective::detail::gmma_ss_tag_to_major_A<Element, LayoutA>();
-  static constexpr cute::GMMA::Major kMajorB =
-      cutlass::gemm::collective::detail::gmma_ss_tag_to_major_B<Element, LayoutB>();
-  // The GMMA instruction as wide as the warp group's half. CUTLASS's ss_op_selector offers the
-  // widths that are not powers of two only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (else it
-  // falls back to 64x32 for 160), so it is named here (headers included above).
-  static_assert(kN / 2 == 160, "kiln builds the split-N kernel for 128x320 tiles");
-  using GroupMma = std::conditional_t<
-      std::is_same_v<Element, cutlass::half_t>,
-      cute::SM90::GMMA::MMA_64x160x16_F32F16F16_SS<kMajorA, kMajorB>,
-      cute::SM90::GMMA::MMA_64x160x16_F32BF16BF16_SS<kMajorA, kMajorB>>;
-  using TiledMma = decltype(cute::make_tiled_mma(
-      GroupMma{}, cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
-  using CopyA = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(
-      cute::shape<1>(Cluster{})));
-  using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(
-      cute::shape<0>(Cluster{})));
-  using SmemAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                             kMajorA, Element, cute::Int<kM>, cute::Int<kK>>());
-  // B's atom chosen for one warp group's half, so that each half is whole atoms (with B stored
-  // K×N, a 160-column half takes 64-byte swizzled atoms where the whole width would take 128).
-  using SmemAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                             kMajorB, Element, cute::Int<kN / 2>, cute::Int<kK>>());
-  static constexpr int kStages =
-      cutlass::gemm::collective::detail::compute_stage_count_or_override<
-          cutlass::gemm::collective::detail::sm90_smem_capacity_bytes, Element, Element, CtaTile>(
-          cutlass::gemm::collective::StageCountAutoCarveout<kCarveout>{});
-  using CollectiveOp = cutlass::gemm::collective::CollectiveMma<
-      cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<
-          kStages, Cluster, cutlass::gemm::KernelTmaWarpSpecializedCooperative>,
-      CtaTile, Element, cutlass::detail::TagToStrideA_t<LayoutA>, Element,
-      cutlass::detail::TagToStrideB_t<LayoutB>, TiledMma, CopyA, SmemAtomA, void, cute::identity,
-      CopyB, SmemAtomB, void, cute::identity>;
-};
-
 template <class Element, WeightLayout kLayout, int kTileM, int kTileN, int kClusterM, int kClusterN,
           KernelSchedule kKernel>
 class SignalingGemmImpl final : public SignalingGemm {
@@ -102,20 +49,16 @@ class SignalingGemmImpl final : public SignalingGemm {
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
   using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
-  static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
   using MainloopSchedule =
       std::conditional_t<kPingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
                          cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
-  using Epilogue =
-      SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1>>;
-  static constexpr int kCarveout = static_cast<int>(sizeof(typename Epilogue::SharedStorage));
-  using Mainloop = typename std::conditional_t<
-      kSplitN, SplitNCooperativeMainloop<Element, LayoutA, LayoutB, CtaTile, Cluster, kCarveout>,
-      cutlass::gemm::collective::CollectiveBuilder<
-          cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element,
-          LayoutB, 8, float, CtaTile, Cluster,
-          cutlass::gemm::collective::StageCountAutoCarveout<kCarveout>,
-          MainloopSchedule>>::CollectiveOp;
+  using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong>>;
+  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element, LayoutB, 8,
+      float, CtaTile, Cluster,
+      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
+          sizeof(typename Epilogue::SharedStorage))>,
+      MainloopSchedule>::CollectiveOp;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                       Epilogue, cutlass::gemm::PersistentScheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
@@ -260,7 +203,6 @@ std::unique_ptr<SignalingGemm> make_configured_gemm(const GemmConfig& c) {
   if (is(128, 128, 2, 1, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 2, 1, kPingpong>>();
   if (is(128, 128, 1, 2, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 1, 2, kPingpong>>();
   if (is(64, 256, 1, 1, kPingpong))     return std::make_unique<SignalingGemmImpl<Element, kLayout, 64, 256, 1, 1, kPingpong>>();
-  if (is(128, 320, 2, 1, kCooperativeSplitN)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 320, 2, 1, kCooperativeSplitN>>();
   // clang-format on
   throw UsageError("signaling GEMM " + gemm_config_name(c) + ": no kernel compiled for it");
 }
