@@ -73,6 +73,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
     throw UsageError(why);
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.gemm);
+  if (options.wrap_gemm) gemm_ = options.wrap_gemm(std::move(gemm_));
   device_sms_ = current_device_sms();
   launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
   groups_ = make_wave_groups(plan.partition, launch_);
@@ -228,14 +229,20 @@ ReorderSource GemmCollective::reorder_source() const {
     // The peers' contributions sit in their regions of the exchange buffer; this rank's own is
     // read where the GEMM left it (AllReduce: the slot buffer is already in received layout;
     // ReduceScatter: its subtiles, located through the group tables).
+    // AllReduce: every rank sums the parts in rank order (its own, from the slot buffer, in its
+    // place), so that all ranks round alike and hold identical bits, as tensor-parallel replicas
+    // must. ReduceScatter: each rank's rows are its own; its part is added last.
     const bool rs = op_ == OverlapOp::kReduceScatter;
-    source.source = rs ? nullptr : slots_.data();
+    source.source = nullptr;
     for (int r = 0; r < exchange_->world(); ++r) {
-      if (r == exchange_->rank()) continue;
+      const void* part = r != exchange_->rank() ? exchange_->local_region(r)
+                         : rs                   ? nullptr
+                                                : slots_.data();
+      if (part == nullptr) continue;
       if (source.source == nullptr)
-        source.source = exchange_->local_region(r);
+        source.source = part;
       else
-        source.addends[source.addend_count++] = exchange_->local_region(r);
+        source.addends[source.addend_count++] = part;
     }
     if (rs) {
       source.own_slots = slots_.data();
@@ -254,15 +261,18 @@ ReorderSource GemmCollective::reorder_source() const {
 void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b,
                                                   cudaStream_t stream) {
   check_inputs(a, b);
-  if (++epoch_ > max_epoch_) {
+  // This run's epochs, committed only once its GEMM is launched: a launch that throws leaves the
+  // counters where they were, and a later run must not wait for signals that never come (nor the
+  // peers for an exchange epoch this rank skipped).
+  unsigned epoch = epoch_ + 1;
+  if (epoch > max_epoch_) {
     // Everything that waited on the old targets finished before `stream` got here (run() makes
     // `stream` wait for the communication stream), so the reset cannot strand a waiter.
     KILN_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
-    epoch_ = 1;
+    epoch = 1;
   }
   // The communication stream starts after everything before this call on `stream` (the inputs,
   // and the previous run's reorder, which read the buffers this run overwrites).
-  if (exchange_) ++exchange_epoch_;
   inputs_ready_.record(stream);
   KILN_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, inputs_ready_.get(), 0));
 
@@ -285,6 +295,8 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   targets.deferred_signal = plan_.deferred_signal;
   const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
+  epoch_ = epoch;
+  if (exchange_) ++exchange_epoch_;
 
   const std::size_t element = core::dtype_size(dtype_);
   char* slot_bytes = static_cast<char*>(slots_.data());

@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct OverlapOptions {
   LimitedCommunicator* collective_comm = nullptr;
   bool force_spin_wait = false;  // use the spin kernel even where stream waits work
   bool trace = false;  // record the per-group timeline (a timestamp kernel before the GEMM, events)
+  // Wraps the signaling GEMM the operation makes (make_signaling_gemm) before it is used: for
+  // tests that make a launch fail; empty in normal use.
+  std::function<std::unique_ptr<SignalingGemm>(std::unique_ptr<SignalingGemm>)> wrap_gemm;
 };
 
 // Per group of the last traced run, in microseconds from the GEMM's start.

@@ -1,7 +1,8 @@
 // The overlap runtime on 1, 2 and 4 GPUs: GemmReduceScatter and GemmAllReduce (restore and fused
 // RMSNorm) against cuBLAS + NCCL AllReduce on fresh random inputs, shapes that are not tile
 // multiples, several plans, three runs each (the counters' epochs), the device's tile order
-// against the host scheduler model, and the API's errors on bad input.
+// against the host scheduler model, and the API's errors on bad input; copy-engine plans; a run
+// whose GEMM launch throws; copy-engine AllReduce bits identical on every rank (issue 18).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
@@ -12,6 +13,7 @@
 
 #include "bench/cublas_gemm.hpp"
 #include "comm/communicator.hpp"
+#include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/fill.hpp"
@@ -71,6 +73,12 @@ int check_overlap(const comm::RankInfo& info) {
       "tile=128x256 cluster=1x1 cap=7 raster=m signal=deferred",
       "tile=128x128 cluster=2x1 kernel=pingpong cap=6 raster=m swizzle=2 groups=each",
       "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 signal=deferred groups=each"};
+  std::vector<std::string> all_plans = plans;
+  if (info.world_size >= 2) {
+    // Copy engines instead of NCCL (issue 18, defect 7): eager and deferred, two caps.
+    all_plans.push_back("tile=128x256 cap=0 comm=ce groups=each");
+    all_plans.push_back("tile=128x128 cap=16 swizzle=2 signal=deferred comm=ce");
+  }
   std::uint64_t seed = 1000 * info.world_size + 7;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
@@ -100,7 +108,7 @@ int check_overlap(const comm::RankInfo& info) {
 
       for (overlap::OverlapOp op :
            {overlap::OverlapOp::kReduceScatter, overlap::OverlapOp::kAllReduce}) {
-        for (const std::string& text : plans) {
+        for (const std::string& text : all_plans) {
           overlap::Plan plan = overlap::parse_plan(text, "plan");
           const std::string label =
               fmt::format("{} {}x{}x{} {} [{}]", overlap::overlap_op_name(op), shape.m, shape.n,
@@ -209,6 +217,143 @@ int check_bad_input(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// A signaling GEMM whose run() throws on its `fail_at`-th call (1-based) and forwards otherwise.
+class FailingGemm final : public overlap::SignalingGemm {
+ public:
+  FailingGemm(std::unique_ptr<overlap::SignalingGemm> inner, int fail_at)
+      : inner_(std::move(inner)), fail_at_(fail_at) {}
+  core::DType dtype() const override { return inner_->dtype(); }
+  overlap::WeightLayout weight_layout() const override { return inner_->weight_layout(); }
+  overlap::GemmConfig config() const override { return inner_->config(); }
+  overlap::LaunchGeometry geometry(const GemmShape& shape, const overlap::ScheduleOptions& s,
+                                   int sms) const override {
+    return inner_->geometry(shape, s, sms);
+  }
+  void run(const GemmShape& shape, const void* a, const void* b,
+           const overlap::EpilogueTargets& targets, const overlap::ScheduleOptions& s, int sms,
+           cudaStream_t stream) override {
+    if (++calls_ == fail_at_) throw Error("injected GEMM launch failure");
+    inner_->run(shape, a, b, targets, s, sms, stream);
+  }
+
+ private:
+  std::unique_ptr<overlap::SignalingGemm> inner_;
+  int fail_at_;
+  int calls_ = 0;
+};
+
+// Issue 18, defect 1: a run whose GEMM launch throws must leave the operation usable. Before the
+// fix the epoch advanced anyway and the next run waited for signals that never came (caught here
+// by the communicator's watchdog instead of hanging). Every rank fails the same call.
+int check_throwing_launch(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 20.0);
+  core::Stream stream;
+  bench::CublasGemm cublas;
+  int failures = 0;
+  const GemmShape shape{1000, 520, 256};
+  const std::size_t c_count = std::size_t(shape.m) * shape.n;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      ref(c_count * 2), out(c_count * 2);
+  const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  for (const char* text : {"tile=128x256 groups=each", "tile=128x128 cap=16 comm=ce"}) {
+    const overlap::Plan plan = overlap::parse_plan(text, "plan");
+    if (plan.copy_engine && comm.size() < 2) continue;
+    overlap::OverlapOptions options;
+    options.wrap_gemm = [](std::unique_ptr<overlap::SignalingGemm> gemm) {
+      return std::make_unique<FailingGemm>(std::move(gemm), 2);
+    };
+    overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
+                               overlap::WeightLayout::kNK, comm, plan, options);
+    const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, gc.output_rows(),
+                                            shape.n};
+    for (int run = 1; run <= 3; ++run) {
+      // Fresh inputs every run, so that a run reading the previous one's data is caught.
+      core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
+                         100 * run + 31 * comm.rank(), stream);
+      core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                         100 * run + 7 + 31 * comm.rank(), stream);
+      core::poison(out.data(), out.bytes(), stream);
+      try {
+        gc.run(a_ref, b_ref, out_ref, stream);
+        if (run == 2) {
+          std::fprintf(stderr, "%s: run 2 did not throw\n", text);
+          ++failures;
+        }
+      } catch (const Error& e) {
+        if (run != 2) throw;
+        continue;
+      }
+      comm.wait(stream, std::string(text) + " run " + std::to_string(run));
+      cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, overlap::WeightLayout::kNK,
+                 a.data(), b.data(), ref.data(), stream);
+      comm.call("reference", [&] {
+        return ncclAllReduce(ref.data(), ref.data(), c_count, ncclBfloat16, ncclSum, comm.get(),
+                             stream);
+      });
+      comm.wait(stream, "reference");
+      const double error = rel_error(download(out.data(), c_count), download(ref.data(), c_count));
+      if (!(error <= 1e-2)) {
+        std::fprintf(stderr, "%s run %d: relative error %g\n", text, run, error);
+        ++failures;
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+// FNV-1a over a device buffer's bytes.
+std::uint64_t device_hash(const void* data, std::size_t bytes) {
+  std::vector<unsigned char> host(bytes);
+  EXPECT_EQ(cudaMemcpy(host.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : host) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// Issue 18, defect 3: a copy-engine AllReduce leaves identical bits on every rank (three or more
+// ranks: with two, the sums are equal in any order). Per-rank random inputs, several plans.
+int check_allreduce_bits(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 30.0);
+  core::Stream stream;
+  int failures = 0;
+  const GemmShape shape{1000, 520, 256};
+  const std::size_t c_count = std::size_t(shape.m) * shape.n;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      out(c_count * 2), hashes(2 * sizeof(std::uint64_t));
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
+                     900 + 13 * comm.rank(), stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                     901 + 13 * comm.rank(), stream);
+  const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  for (const char* text :
+       {"tile=128x256 comm=ce groups=each", "tile=128x128 cap=16 signal=deferred comm=ce"}) {
+    overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
+                               overlap::WeightLayout::kNK, comm, overlap::parse_plan(text, "plan"));
+    const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, gc.output_rows(),
+                                            shape.n};
+    core::poison(out.data(), out.bytes(), stream);
+    gc.run(a_ref, b_ref, out_ref, stream);
+    comm.wait(stream, text);
+    const std::uint64_t h = device_hash(out.data(), out.bytes());
+    const std::uint64_t both[2] = {h, ~h};  // max of h and of ~h: max and min of h
+    KILN_CUDA_CHECK(cudaMemcpy(hashes.data(), both, sizeof(both), cudaMemcpyHostToDevice));
+    comm.call("hash", [&] {
+      return ncclAllReduce(hashes.data(), hashes.data(), 2, ncclUint64, ncclMax, comm.get(),
+                           stream);
+    });
+    comm.wait(stream, "hash");
+    std::uint64_t reduced[2];
+    KILN_CUDA_CHECK(cudaMemcpy(reduced, hashes.data(), sizeof(reduced), cudaMemcpyDeviceToHost));
+    if (reduced[0] != ~reduced[1]) {
+      std::fprintf(stderr, "rank %d, %s: the ranks' outputs differ bitwise\n", comm.rank(), text);
+      ++failures;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 void run_ranks(int world, int (*body)(const comm::RankInfo&)) {
   const int code = kiln::testing::launch_test_ranks(
       world, [&](const comm::RankInfo& info) { return body(info); });
@@ -230,6 +375,19 @@ TEST(OverlapGpu, TwoRanks) {
 TEST(OverlapGpu, FourRanks) {
   KILN_SKIP_UNLESS_RANKS(4);
   run_ranks(4, check_overlap);
+}
+
+TEST(OverlapGpu, ThrowingLaunchLeavesTheOperationUsable) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  run_ranks(1, check_throwing_launch);
+}
+TEST(OverlapGpu, ThrowingLaunchLeavesTheOperationUsableTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_throwing_launch);
+}
+TEST(OverlapGpu, CopyEngineAllReduceBitwiseIdenticalThreeRanks) {
+  KILN_SKIP_UNLESS_RANKS(3);
+  run_ranks(3, check_allreduce_bits);
 }
 
 }  // namespace
