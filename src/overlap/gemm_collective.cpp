@@ -261,6 +261,7 @@ ReorderSource GemmCollective::reorder_source() const {
 void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b,
                                                   cudaStream_t stream) {
   check_inputs(a, b);
+  wait_for_previous_run(stream);
   // This run's epochs, committed only once its GEMM is launched: a launch that throws leaves the
   // counters where they were, and a later run must not wait for signals that never come (nor the
   // peers for an exchange epoch this rank skipped).
@@ -362,6 +363,16 @@ void GemmCollective::before_reorder(cudaStream_t stream) {
 
 void GemmCollective::after_reorder(cudaStream_t stream) {
   if (exchange_) exchange_->announce_freed(exchange_epoch_, stream);
+  mark_run_done(stream);
+}
+
+void GemmCollective::wait_for_previous_run(cudaStream_t stream) {
+  if (ran_) KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, run_done_.get(), 0));
+}
+
+void GemmCollective::mark_run_done(cudaStream_t stream) {
+  run_done_.record(stream);
+  ran_ = true;
 }
 
 void GemmCollective::run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
@@ -394,6 +405,7 @@ void GemmCollective::run_without_reorder(const MatrixRef& a, const MatrixRef& b,
 
 void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream) {
   check_inputs(a, b);
+  wait_for_previous_run(stream);
   EpilogueTargets targets;
   targets.slots = slots_.data();
   targets.slot_of_tile = slot_of_tile_.as<int>();
@@ -403,6 +415,7 @@ void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaS
   targets.geometry = geometry_;
   const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
+  mark_run_done(stream);
 }
 
 std::vector<int> GemmCollective::slot_of_tile() const {

@@ -94,6 +94,11 @@ class GemmCollective {
   GemmCollective& operator=(const GemmCollective&) = delete;
 
   // a: M×K row-major; b: N×K (layout nk) or K×N (kn); out: output_rows() × N row-major.
+  // Runs are ordered whatever their streams: each starts after the previous run of this object
+  // finished (an event), since they share the slot, receive and exchange buffers and counters.
+  // A run whose GEMM launch throws leaves the object usable. Concurrency: two objects that run
+  // NCCL collectives at the same time on different communicators can deadlock (NCCL's own rule:
+  // order such calls the same way on every rank).
   void run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
            cudaStream_t stream);
   // As run(), with RMSNorm(weight[N], eps) fused into the reorder.
@@ -136,6 +141,9 @@ class GemmCollective {
   // Enqueues on the communication stream the copies of one group (slots first..first+count).
   void enqueue_exchange(int first, int count, char* group_data);
   void after_reorder(cudaStream_t stream);
+  // Orders runs across streams (run_done_).
+  void wait_for_previous_run(cudaStream_t stream);
+  void mark_run_done(cudaStream_t stream);
 
   OverlapOp op_;
   GemmShape shape_;
@@ -166,6 +174,9 @@ class GemmCollective {
   core::Stream comm_stream_;
   core::Event inputs_ready_{cudaEventDisableTiming};
   core::Event comm_done_{cudaEventDisableTiming};
+  // The end of the last run on its stream (after its reorder), which the next run waits for.
+  core::Event run_done_{cudaEventDisableTiming};
+  bool ran_ = false;
 };
 
 // Number of SMs of the current device.

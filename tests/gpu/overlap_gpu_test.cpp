@@ -2,11 +2,13 @@
 // RMSNorm) against cuBLAS + NCCL AllReduce on fresh random inputs, shapes that are not tile
 // multiples, several plans, three runs each (the counters' epochs), the device's tile order
 // against the host scheduler model, and the API's errors on bad input; copy-engine plans; a run
-// whose GEMM launch throws; copy-engine AllReduce bits identical on every rank (issue 18).
+// whose GEMM launch throws; runs on alternating streams; copy-engine AllReduce bits identical on
+// every rank (issue 18).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -302,6 +304,74 @@ int check_throwing_launch(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// Issue 18, defect 2: runs of one operation on different streams, enqueued back to back without
+// any synchronisation, each with its own inputs and output, all correct. Before runs were ordered
+// across streams, the next run's GEMM could overwrite the slot buffer and counters while the
+// previous run's collective and reorder still used them.
+int check_cross_stream(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 30.0);
+  bench::CublasGemm cublas;
+  int failures = 0;
+  const GemmShape shape{2048, 4096, 512};
+  constexpr int kRuns = 6;
+  const std::size_t a_count = std::size_t(shape.m) * shape.k,
+                    c_count = std::size_t(shape.m) * shape.n;
+  core::Stream streams[2];
+  core::DeviceBuffer b(std::size_t(shape.n) * shape.k * 2), ref(c_count * 2);
+  std::vector<core::DeviceBuffer> as, outs;
+  for (int r = 0; r < kRuns; ++r) {
+    as.emplace_back(a_count * 2);
+    outs.emplace_back(c_count * 2);
+    core::fill_uniform(as.back().data(), core::DType::kBf16, a_count, 500 + 10 * r + comm.rank(),
+                       streams[0]);
+    core::poison(outs.back().data(), outs.back().bytes(), streams[0]);
+  }
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                     777 + comm.rank(), streams[0]);
+  KILN_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  for (const auto op : {overlap::OverlapOp::kAllReduce, overlap::OverlapOp::kReduceScatter}) {
+    for (const char* text : {"tile=128x256 groups=each", "tile=128x128 cap=16 comm=ce"}) {
+      const overlap::Plan plan = overlap::parse_plan(text, "plan");
+      if (plan.copy_engine && comm.size() < 2) continue;
+      overlap::GemmCollective gc(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
+                                 plan);
+      const int rows = gc.output_rows();
+      for (core::DeviceBuffer& out : outs) core::poison(out.data(), out.bytes(), streams[0]);
+      KILN_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+      for (int r = 0; r < kRuns; ++r) {
+        gc.run({as[r].data(), core::DType::kBf16, shape.m, shape.k}, b_ref,
+               {outs[r].data(), core::DType::kBf16, rows, shape.n}, streams[r % 2]);
+      }
+      comm.wait(streams[0], std::string(text) + " stream 0");
+      comm.wait(streams[1], std::string(text) + " stream 1");
+      for (int r = 0; r < kRuns; ++r) {
+        cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, overlap::WeightLayout::kNK,
+                   as[r].data(), b.data(), ref.data(), streams[0]);
+        comm.call("reference", [&] {
+          return ncclAllReduce(ref.data(), ref.data(), c_count, ncclBfloat16, ncclSum, comm.get(),
+                               streams[0]);
+        });
+        comm.wait(streams[0], "reference");
+        const std::vector<float> want = download(ref.data(), c_count);
+        const std::vector<float> got = download(outs[r].data(), std::size_t(rows) * shape.n);
+        std::vector<float> expect(got.size());
+        for (int lr = 0; lr < rows; ++lr) {
+          std::copy_n(want.data() + std::size_t(gc.global_row(lr)) * shape.n, shape.n,
+                      expect.data() + std::size_t(lr) * shape.n);
+        }
+        const double error = rel_error(got, expect);
+        if (!(error <= 1e-2)) {
+          std::fprintf(stderr, "rank %d, %s %s, run %d on stream %d: relative error %g\n",
+                       comm.rank(), overlap::overlap_op_name(op).c_str(), text, r, r % 2, error);
+          ++failures;
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 // FNV-1a over a device buffer's bytes.
 std::uint64_t device_hash(const void* data, std::size_t bytes) {
   std::vector<unsigned char> host(bytes);
@@ -404,6 +474,15 @@ TEST(OverlapGpu, ThrowingLaunchLeavesTheOperationUsableTwoRanks) {
 TEST(OverlapGpu, CopyEngineAllReduceBitwiseIdenticalThreeRanks) {
   KILN_SKIP_UNLESS_RANKS(3);
   run_ranks(3, check_allreduce_bits);
+}
+
+TEST(OverlapGpu, RunsOnDifferentStreamsAreOrdered) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  run_ranks(1, check_cross_stream);
+}
+TEST(OverlapGpu, RunsOnDifferentStreamsAreOrderedTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_cross_stream);
 }
 
 }  // namespace
