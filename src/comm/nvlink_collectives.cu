@@ -129,23 +129,34 @@ NvlinkCollectives::NvlinkCollectives(Communicator& comm, std::size_t max_send_by
     KILN_CUDA_CHECK(cudaFree(device_sms));
   }
   send_ = std::make_unique<PeerMemory>(comm, max_send_bytes, "NVLink collective send buffer");
-  flags_ = std::make_unique<PeerMemory>(comm, sizeof(unsigned) * kMaxWorld * kMaxBlocks,
+  flags_ = std::make_unique<PeerMemory>(comm, sizeof(unsigned long long) * kMaxWorld * kMaxBlocks,
                                         "NVLink collective flags");
 }
 
 PeerBarrier NvlinkCollectives::next_barrier() {
   PeerBarrier b{};
-  b.my_flags = static_cast<unsigned*>(flags_->local());
-  for (int r = 0; r < world_; ++r) b.peer_flags[r] = static_cast<unsigned*>(flags_->peer(r));
+  b.my_flags = static_cast<unsigned long long*>(flags_->local());
+  for (int r = 0; r < world_; ++r)
+    b.peer_flags[r] = static_cast<unsigned long long*>(flags_->peer(r));
   b.rank = rank_;
   b.world = world_;
   b.epoch = ++epoch_;
   return b;
 }
 
+void NvlinkCollectives::start_epochs_after(unsigned long long epoch) {
+  if (epoch < epoch_) {
+    throw UsageError("NVLink collectives: epochs only grow (" + std::to_string(epoch) + " < " +
+                     std::to_string(epoch_) + ")");
+  }
+  epoch_ = epoch;
+}
+
 namespace {
 
-__global__ void barrier_kernel(PeerBarrier b) { peer_barrier(b); }
+__global__ void barrier_kernel(PeerBarrier b) {
+  peer_barrier(b);
+}
 
 }  // namespace
 

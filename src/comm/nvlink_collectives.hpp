@@ -64,6 +64,10 @@ class NvlinkCollectives {
   // memory and calls comm::peer_barrier() itself (see peer_barrier.cuh for the launch rules);
   // each call takes one epoch, so every rank must make the same sequence of calls.
   PeerBarrier next_barrier();
+  // The next call takes epoch `epoch` + 1 (for tests that start near a 32-bit wrap). Every rank
+  // must call it with the same value, before any call or in the same place of the sequence.
+  // Throws kiln::UsageError for an epoch below the current one (epochs only grow).
+  void start_epochs_after(unsigned long long epoch);
   // Blocks a peer-memory kernel may launch for `vectors` 16-byte vectors (one per thread of 512
   // while the grid fits, at most one block per SM of the smallest GPU): the same on every rank.
   int blocks_for(std::size_t vectors) const;
@@ -77,7 +81,7 @@ class NvlinkCollectives {
   void check_root(int root) const;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
-  unsigned epoch_ = 0;
+  unsigned long long epoch_ = 0;
   std::unique_ptr<PeerMemory> send_;
   std::unique_ptr<PeerMemory> flags_;  // [world][kMaxBlocks] arrival epochs, written by peers
 };

@@ -7,7 +7,9 @@
 // PeerBarrier::kMaxBlocks blocks, all resident at once (at most one block per SM of the smallest
 // GPU), with at least `world` threads per block; epochs only grow (one per call, the same
 // sequence on every rank). A peer that never arrives makes the kernel trap after 30 s, so the
-// stream reports an error instead of spinning forever.
+// stream reports an error instead of spinning forever. Epochs and flags are 64-bit: a block index
+// that a smaller grid leaves unused keeps an old flag, and with 32-bit epochs a flag 2^31 calls old
+// would compare as ahead and let the block read data that is not ready (issue 18, defect 4).
 #pragma once
 
 namespace kiln::comm {
@@ -15,10 +17,10 @@ namespace kiln::comm {
 struct PeerBarrier {
   static constexpr int kMaxWorld = 8;
   static constexpr int kMaxBlocks = 132;
-  unsigned* peer_flags[kMaxWorld];  // every rank's flag array ([world][kMaxBlocks] unsigned)
-  unsigned* my_flags;
+  unsigned long long* peer_flags[kMaxWorld];  // every rank's flag array ([world][kMaxBlocks])
+  unsigned long long* my_flags;
   int rank, world;
-  unsigned epoch;
+  unsigned long long epoch;
 };
 
 constexpr unsigned long long kPeerBarrierTimeoutNs = 30ull * 1000 * 1000 * 1000;  // 30 s
@@ -26,15 +28,15 @@ constexpr unsigned long long kPeerBarrierTimeoutNs = 30ull * 1000 * 1000 * 1000;
 __device__ __forceinline__ void peer_barrier(const PeerBarrier& b) {
   const int p = threadIdx.x;
   if (p < b.world && p != b.rank) {
-    unsigned* remote = b.peer_flags[p] + b.rank * PeerBarrier::kMaxBlocks + blockIdx.x;
-    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(remote), "r"(b.epoch) : "memory");
-    const unsigned* mine = b.my_flags + p * PeerBarrier::kMaxBlocks + blockIdx.x;
+    unsigned long long* remote = b.peer_flags[p] + b.rank * PeerBarrier::kMaxBlocks + blockIdx.x;
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(remote), "l"(b.epoch) : "memory");
+    const unsigned long long* mine = b.my_flags + p * PeerBarrier::kMaxBlocks + blockIdx.x;
     unsigned long long start;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    unsigned seen;
+    unsigned long long seen;
     for (;;) {
-      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
-      if (static_cast<int>(seen - b.epoch) >= 0) break;
+      asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(seen) : "l"(mine) : "memory");
+      if (seen >= b.epoch) break;  // 2^64 calls never wrap
       unsigned long long now;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
       if (now - start > kPeerBarrierTimeoutNs) __trap();
