@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -175,21 +176,64 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
   return result;
 }
 
+namespace {
+
+// Why CUDA found no device, or "" when it found some: "no GPU" (no device, or no driver installed
+// at all: a CPU machine) is an answer, anything else is a broken installation.
+bool means_no_gpu(cudaError_t error) {
+  if (error == cudaErrorNoDevice) return true;
+  if (error != cudaErrorInsufficientDriver) return false;
+  // The runtime says the same when no driver is installed and when the installed one is too old:
+  // only the first is a machine without GPUs.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) dlclose(driver);
+  return driver == nullptr;
+}
+
+}  // namespace
+
 int count_visible_gpus() {
   std::fflush(stdout);
   std::fflush(stderr);
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw Error(fmt::format("pipe() failed: {}", std::strerror(errno)));
   const pid_t pid = fork();
   if (pid < 0) throw Error(fmt::format("fork() failed: {}", std::strerror(errno)));
   if (pid == 0) {
+    // Counted in a child, so that the caller stays free of CUDA (and can fork ranks).
+    close(pipe_fds[0]);
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    _exit(count > 200 ? 200 : count);
+    const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess && !means_no_gpu(error)) {
+      const std::string why =
+          std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+      (void)!write(pipe_fds[1], why.data(), why.size());
+      _exit(250);
+    }
+    _exit(error != cudaSuccess ? 0 : (count > 200 ? 200 : count));
   }
+  close(pipe_fds[1]);
+  std::string why;
+  char buffer[256];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof(buffer))) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    why.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(pipe_fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 0;
+    if (errno != EINTR) throw Error(fmt::format("waitpid() failed: {}", std::strerror(errno)));
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  if (!WIFEXITED(status)) {
+    throw Error("counting the GPUs: the CUDA probe process died (signal " +
+                std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0) + ")");
+  }
+  if (WEXITSTATUS(status) == 250) {
+    throw Error("CUDA is installed but does not work (" + why +
+                "): not the same as having no GPU; fix the driver or the device first");
+  }
+  return WEXITSTATUS(status);
 }
 
 }  // namespace kiln::comm

@@ -31,7 +31,9 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
                        const LaunchOptions& options = {});
 
 // Number of CUDA devices visible, counted in a short-lived child process so that the caller stays
-// free of CUDA (a process that initialised CUDA cannot fork working ranks). 0 without a driver.
+// free of CUDA (a process that initialised CUDA cannot fork working ranks). 0 when there is no
+// device or no driver installed; throws kiln::Error naming CUDA's error when CUDA is installed but
+// fails (an old driver, a device in a bad state): that is not "no GPU".
 int count_visible_gpus();
 
 // Describes how a child ended, e.g. "was killed by signal 9 (Killed)" or "exited with status 1".

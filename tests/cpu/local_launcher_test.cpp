@@ -1,4 +1,5 @@
 // The -g N launcher's supervision, without a GPU: ranks are plain forked processes here.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -89,4 +90,15 @@ TEST(LocalLauncher, RanksWithinTheTimeLimitAreUntouched) {
   EXPECT_EQ(launch_local_ranks(
                 2, [](const RankInfo&) { return 0; }, options),
             0);
+}
+
+// Without a driver (a CPU machine like CI's) there is no GPU: 0, not an error. With a driver that
+// fails, count_visible_gpus throws instead (not testable here).
+TEST(CountVisibleGpus, NoDriverInstalledMeansNoGpu) {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+    GTEST_SKIP() << "a CUDA driver is installed here";
+  }
+  EXPECT_EQ(kiln::comm::count_visible_gpus(), 0);
 }
