@@ -43,7 +43,9 @@ class CrossEntropyRun final : public bench::ProblemRun {
         reference_loss_(tokens * sizeof(float)),
         solution_loss_(tokens * sizeof(float)),
         gathered_(static_cast<std::size_t>(world_) * tokens * 16),
-        nvlink_(context.comm, static_cast<std::size_t>(tokens) * 16) {}
+        // Two halves, written by call parity: a late peer may still be reading the previous
+        // call's records (the send buffer contract in comm/nvlink_collectives.hpp).
+        nvlink_(context.comm, 2 * static_cast<std::size_t>(tokens) * 16) {}
 
   void make_inputs(std::uint64_t seed) override {
     seed_ = seed;
@@ -79,9 +81,12 @@ class CrossEntropyRun final : public bench::ProblemRun {
               reference_loss_.as<float>(), context_.stream);
   }
   void solution(int) override {
+    const std::size_t bytes = static_cast<std::size_t>(tokens_) * 16;
+    const std::size_t offset = (calls_++ % 2) * bytes;
     ce_local_stats(logits_.data(), targets_.as<int>(), tokens_, vocab_local_, vocab_start(),
-                   static_cast<float*>(nvlink_.send_buffer()), context_.stream);
-    nvlink_.all_gather(static_cast<std::size_t>(tokens_) * 16, gathered_.data(), context_.stream);
+                   reinterpret_cast<float*>(static_cast<char*>(nvlink_.send_buffer()) + offset),
+                   context_.stream);
+    nvlink_.all_gather(bytes, gathered_.data(), context_.stream, offset);
     ce_merge(gathered_.as<float>(), world_, tokens_, solution_loss_.as<float>(), context_.stream);
   }
   std::string check_reference() override {
@@ -133,6 +138,7 @@ class CrossEntropyRun final : public bench::ProblemRun {
   core::DeviceBuffer logits_, targets_, max_, sum_, target_, reference_loss_, solution_loss_,
       gathered_;
   comm::NvlinkCollectives nvlink_;
+  std::uint64_t calls_ = 0;  // solution() calls: their parity picks the send buffer's half
 };
 
 class VocabParallelCrossEntropy final : public bench::Problem {

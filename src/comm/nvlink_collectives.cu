@@ -240,10 +240,11 @@ void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, st
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void NvlinkCollectives::all_gather(std::size_t bytes, void* recv, cudaStream_t stream) {
+void NvlinkCollectives::all_gather(std::size_t bytes, void* recv, cudaStream_t stream,
+                                   std::size_t offset) {
   std::vector<int> all(world_);
   for (int r = 0; r < world_; ++r) all[r] = r;
-  pull(all, 0, bytes, recv, stream);
+  pull(all, offset, bytes, recv, stream);
 }
 
 void NvlinkCollectives::all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream) {

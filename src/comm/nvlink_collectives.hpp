@@ -43,8 +43,15 @@ class NvlinkCollectives {
   // Every rank's send buffer as mapped here (own included).
   const std::vector<void*>& send_peers() const { return send_->peers(); }
 
-  // recv[j * bytes .. +bytes) = rank j's send_buffer()[0 .. bytes). bytes % 16 == 0.
-  void all_gather(std::size_t bytes, void* recv, cudaStream_t stream);
+  // The send buffer contract: a call's kernel reads the peers' send buffers after its barrier and
+  // no barrier follows it, so a peer may still be reading this rank's data from call k while this
+  // rank's stream runs call k + 1. Data a caller writes for call k + 1 must therefore not overwrite
+  // what call k sent: write alternate halves by call parity (a call's barrier proves every peer
+  // finished the call before it), or add a barrier() after the call.
+
+  // recv[j * bytes .. +bytes) = rank j's send_buffer()[offset .. offset + bytes). bytes and
+  // offset % 16 == 0.
+  void all_gather(std::size_t bytes, void* recv, cudaStream_t stream, std::size_t offset = 0);
   // recv[j * block .. +block) = rank j's send_buffer()[rank * block .. +block), block % 16 == 0.
   void all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream);
   // recv[0 .. bytes) = root's send_buffer()[0 .. bytes).
