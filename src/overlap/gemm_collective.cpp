@@ -5,9 +5,11 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 
 #include "comm/collective.hpp"
 #include "comm/nccl_check.hpp"
@@ -306,7 +308,8 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     const int first = groups_.group_first_slot[g];
     const int count = groups_.group_slot_count[g];
     enqueue_counter_wait(wait_method_, counters_.as<unsigned>() + g,
-                         epoch_ * static_cast<unsigned>(count), comm_stream_);
+                         epoch_ * static_cast<unsigned>(count), comm_stream_,
+                         options_.wait_timeout_s, g);
     // Events, not timestamp kernels, on the communication stream: a kernel there could not start
     // beside a GEMM that holds every SM (cap 0), an event needs no SM.
     if (options_.trace) trace_events_[1 + 2 * g].record(comm_stream_);
@@ -416,6 +419,49 @@ void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaS
   const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
   mark_run_done(stream);
+}
+
+void GemmCollective::wait(cudaStream_t stream) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.wait_timeout_s);
+  for (;;) {
+    const cudaError_t state = cudaStreamQuery(stream);
+    if (state == cudaSuccess) return;
+    if (state != cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      throw Error(
+          fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel "
+                      "wave-group wait traps after {} s; see the kernel's message above)",
+                      comm_.rank(), epoch_, cudaGetErrorString(state), options_.wait_timeout_s));
+    }
+    if (std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  // Stuck: read the counters beside the blocked streams (a copy on a stream of its own), report,
+  // then raise them to their targets so that the stream waits end.
+  const int groups = groups_.groups();
+  std::vector<unsigned> counters(groups);
+  core::Stream side;
+  KILN_CUDA_CHECK(cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
+                                  cudaMemcpyDeviceToHost, side.get()));
+  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  std::string report;
+  std::vector<unsigned> targets(groups);
+  for (int g = 0; g < groups; ++g) {
+    targets[g] = epoch_ * static_cast<unsigned>(groups_.group_slot_count[g]);
+    if (static_cast<int>(counters[g] - targets[g]) < 0) {
+      report += fmt::format("; group {}: counter {} of target {}", g, counters[g], targets[g]);
+    }
+  }
+  KILN_CUDA_CHECK(cudaMemcpyAsync(counters_.data(), targets.data(), sizeof(unsigned) * groups,
+                                  cudaMemcpyHostToDevice, side.get()));
+  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  throw Error(fmt::format("rank {}: overlap run (epoch {}) did not finish within {} s{}{}",
+                          comm_.rank(), epoch_, options_.wait_timeout_s,
+                          report.empty() ? "; every wave group was signalled (the collective or "
+                                           "the copy-engine exchange is stuck)"
+                                         : report,
+                          report.empty() ? "" : "; the counters were raised to release the waits"));
 }
 
 std::vector<int> GemmCollective::slot_of_tile() const {

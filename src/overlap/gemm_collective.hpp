@@ -54,6 +54,9 @@ struct OverlapOptions {
   // its own, limited to the SMs its CTA cap leaves free (none when the cap is 0: NCCL's default).
   LimitedCommunicator* collective_comm = nullptr;
   bool force_spin_wait = false;  // use the spin kernel even where stream waits work
+  // How long a wave group's wait may last: the spin kernel traps after it, and wait() reports
+  // and releases the stream waits after it (issue 18, defect 6).
+  double wait_timeout_s = kDefaultCounterWaitSeconds;
   bool trace = false;  // record the per-group timeline (a timestamp kernel before the GEMM, events)
   // Wraps the signaling GEMM the operation makes (make_signaling_gemm) before it is used: for
   // tests that make a launch fail; empty in normal use.
@@ -108,6 +111,12 @@ class GemmCollective {
   void run_without_reorder(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
   // The signaling GEMM alone, no signal and no communication (for the GEMM's own speed).
   void run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
+  // Waits on the host until `stream` (where a run was enqueued) is done, for at most
+  // options.wait_timeout_s. When the time runs out it throws kiln::Error naming this rank, the
+  // run's epoch and each wave group's counter against its target. Before that it raises the
+  // counters to their targets, so that the stream waits end and the process can still exit; the
+  // run's output is then wrong. A spin-kernel wait has trapped by then: the error names it.
+  void wait(cudaStream_t stream);
 
   OverlapOp op() const { return op_; }
   const GemmShape& shape() const { return shape_; }

@@ -1,6 +1,7 @@
 // Counter waits on a stream (see group_wait.hpp).
 #include <cuda.h>
 
+#include <cstdio>
 #include <string>
 
 #include "core/cuda_check.hpp"
@@ -28,12 +29,24 @@ WriteValue32 write_value32() {
   return function;
 }
 
-__global__ void spin_until_kernel(const unsigned* counter, unsigned target) {
+// Bounded (issue 18, defect 6): after `timeout_ns` it prints what it waited for and traps, so the
+// stream reports an error instead of spinning forever.
+__global__ void spin_until_kernel(const unsigned* counter, unsigned target,
+                                  unsigned long long timeout_ns, int label) {
+  unsigned long long start;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   for (;;) {
     unsigned value;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(counter) : "memory");
     if (static_cast<int>(value - target) >= 0) return;
     __nanosleep(256);
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      printf("kiln: counter wait %d timed out after %.0f s: counter %u, waiting for %u\n", label,
+             static_cast<double>(timeout_ns) * 1e-9, value, target);
+      __trap();
+    }
   }
 }
 
@@ -59,14 +72,19 @@ WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_wor
 }
 
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, double timeout_seconds, int label) {
+  if (!(timeout_seconds > 0)) {
+    throw UsageError("counter wait: timeout " + std::to_string(timeout_seconds) +
+                     " s; must be > 0");
+  }
   if (method == WaitMethod::kStreamMemOp) {
     core::check_driver(
         wait_value32()(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(counter),
                        target, CU_STREAM_WAIT_VALUE_GEQ),
         "cuStreamWaitValue32");
   } else {
-    spin_until_kernel<<<1, 1, 0, stream>>>(counter, target);
+    spin_until_kernel<<<1, 1, 0, stream>>>(
+        counter, target, static_cast<unsigned long long>(timeout_seconds * 1e9), label);
     KILN_CUDA_CHECK_LAUNCH();
   }
 }

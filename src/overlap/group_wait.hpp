@@ -15,9 +15,15 @@ const char* wait_method_name(WaitMethod method);  // "stream-wait-value", "spin-
 // CUDA_ERROR_NOT_SUPPORTED; other errors are raised.
 WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_word);
 
-// Enqueues on `stream`: wait until (int32)(*counter - target) >= 0.
+// Seconds a spin-kernel wait lasts before it traps (a stream memory wait has no bound on the GPU:
+// GemmCollective::wait bounds it from the host).
+inline constexpr double kDefaultCounterWaitSeconds = 120.0;
+
+// Enqueues on `stream`: wait until (int32)(*counter - target) >= 0. The spin kernel prints
+// `label`, the counter and the target and traps after `timeout_seconds`.
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
-                          cudaStream_t stream);
+                          cudaStream_t stream, double timeout_seconds = kDefaultCounterWaitSeconds,
+                          int label = -1);
 
 // Enqueues on `stream`: *word = value (cuStreamWriteValue32, no SM), ordered after the stream's
 // earlier work with the driver's default memory barrier. `word` is this device's memory.

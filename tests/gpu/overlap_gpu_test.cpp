@@ -9,6 +9,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -372,6 +373,78 @@ int check_cross_stream(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// A signaling GEMM that, on its `skip_at`-th run, launches nothing: a lost signal (issue 18,
+// defect 6), as a bug or a crashed peer would leave it.
+class SkippingGemm final : public overlap::SignalingGemm {
+ public:
+  SkippingGemm(std::unique_ptr<overlap::SignalingGemm> inner, int skip_at)
+      : inner_(std::move(inner)), skip_at_(skip_at) {}
+  core::DType dtype() const override { return inner_->dtype(); }
+  overlap::WeightLayout weight_layout() const override { return inner_->weight_layout(); }
+  overlap::GemmConfig config() const override { return inner_->config(); }
+  overlap::LaunchGeometry geometry(const GemmShape& shape, const overlap::ScheduleOptions& s,
+                                   int sms) const override {
+    return inner_->geometry(shape, s, sms);
+  }
+  void run(const GemmShape& shape, const void* a, const void* b,
+           const overlap::EpilogueTargets& targets, const overlap::ScheduleOptions& s, int sms,
+           cudaStream_t stream) override {
+    if (++calls_ != skip_at_) inner_->run(shape, a, b, targets, s, sms, stream);
+  }
+
+ private:
+  std::unique_ptr<overlap::SignalingGemm> inner_;
+  int skip_at_;
+  int calls_ = 0;
+};
+
+// A run whose signals never come ends in GemmCollective::wait with an error naming the group and
+// its counter, within the timeout, instead of hanging; with stream waits the process then still
+// exits (the counters were released), with the spin kernel the kernel traps.
+int check_lost_signal(const comm::RankInfo& info, bool spin) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  const GemmShape shape{1000, 520, 256};
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      out(std::size_t(shape.m) * shape.n * 2);
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 3, stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 4, stream);
+  overlap::OverlapOptions options;
+  options.force_spin_wait = spin;
+  options.wait_timeout_s = 3.0;
+  options.wrap_gemm = [](std::unique_ptr<overlap::SignalingGemm> gemm) {
+    return std::make_unique<SkippingGemm>(std::move(gemm), 2);
+  };
+  overlap::GemmCollective gc(
+      overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
+      overlap::parse_plan("tile=128x128 cap=16 groups=each", "plan"), options);
+  const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, gc.output_rows(),
+                                          shape.n};
+  gc.run(a_ref, b_ref, out_ref, stream);
+  gc.wait(stream);  // run 1: complete
+  gc.run(a_ref, b_ref, out_ref, stream);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    gc.wait(stream);
+    std::fprintf(stderr, "a run without signals finished\n");
+    return 1;
+  } catch (const Error& e) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string what = e.what();
+    std::fprintf(stderr, "expected: %s (after %.1f s)\n", what.c_str(), seconds);
+    const bool named = spin ? what.find("failed on the GPU") != std::string::npos
+                            : what.find("group 0: counter") != std::string::npos &&
+                                  what.find("epoch 2") != std::string::npos;
+    if (!named || seconds > 30.0) return 1;
+  }
+  if (spin) std::_Exit(0);  // the context died with the trap: nothing more to tear down
+  gc.wait(stream);          // released: the stream drains
+  return 0;
+}
+
 // FNV-1a over a device buffer's bytes.
 std::uint64_t device_hash(const void* data, std::size_t bytes) {
   std::vector<unsigned char> host(bytes);
@@ -483,6 +556,25 @@ TEST(OverlapGpu, RunsOnDifferentStreamsAreOrdered) {
 TEST(OverlapGpu, RunsOnDifferentStreamsAreOrderedTwoRanks) {
   KILN_SKIP_UNLESS_RANKS(2);
   run_ranks(2, check_cross_stream);
+}
+
+TEST(OverlapGpu, LostSignalIsReportedNotHungStreamWait) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  comm::LaunchOptions options;
+  options.time_limit_seconds = 120.0;
+  EXPECT_EQ(
+      kiln::testing::launch_test_ranks(
+          1, [](const comm::RankInfo& info) { return check_lost_signal(info, false); }, options),
+      0);
+}
+TEST(OverlapGpu, LostSignalIsReportedNotHungSpinKernel) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  comm::LaunchOptions options;
+  options.time_limit_seconds = 120.0;
+  EXPECT_EQ(
+      kiln::testing::launch_test_ranks(
+          1, [](const comm::RankInfo& info) { return check_lost_signal(info, true); }, options),
+      0);
 }
 
 }  // namespace
