@@ -422,18 +422,21 @@ void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaS
 }
 
 void GemmCollective::wait(cudaStream_t stream) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.wait_timeout_s);
+  const auto gpu_failure = [&](cudaError_t error) {
+    (void)cudaGetLastError();
+    return Error(
+        fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel "
+                    "wave-group wait traps after {} s; see the kernel's message above)",
+                    comm_.rank(), epoch_, cudaGetErrorString(error), options_.wait_timeout_s));
+  };
+  // A second of grace past the timeout, so that a spin kernel that traps at the timeout is
+  // reported as such.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(options_.wait_timeout_s + 1.0);
   for (;;) {
     const cudaError_t state = cudaStreamQuery(stream);
     if (state == cudaSuccess) return;
-    if (state != cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      throw Error(
-          fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel "
-                      "wave-group wait traps after {} s; see the kernel's message above)",
-                      comm_.rank(), epoch_, cudaGetErrorString(state), options_.wait_timeout_s));
-    }
+    if (state != cudaErrorNotReady) throw gpu_failure(state);
     if (std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
@@ -442,9 +445,10 @@ void GemmCollective::wait(cudaStream_t stream) {
   const int groups = groups_.groups();
   std::vector<unsigned> counters(groups);
   core::Stream side;
-  KILN_CUDA_CHECK(cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
-                                  cudaMemcpyDeviceToHost, side.get()));
-  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  cudaError_t copied = cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
+                                       cudaMemcpyDeviceToHost, side.get());
+  if (copied == cudaSuccess) copied = cudaStreamSynchronize(side.get());
+  if (copied != cudaSuccess) throw gpu_failure(copied);
   std::string report;
   std::vector<unsigned> targets(groups);
   for (int g = 0; g < groups; ++g) {
@@ -453,9 +457,10 @@ void GemmCollective::wait(cudaStream_t stream) {
       report += fmt::format("; group {}: counter {} of target {}", g, counters[g], targets[g]);
     }
   }
-  KILN_CUDA_CHECK(cudaMemcpyAsync(counters_.data(), targets.data(), sizeof(unsigned) * groups,
-                                  cudaMemcpyHostToDevice, side.get()));
-  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  copied = cudaMemcpyAsync(counters_.data(), targets.data(), sizeof(unsigned) * groups,
+                           cudaMemcpyHostToDevice, side.get());
+  if (copied == cudaSuccess) copied = cudaStreamSynchronize(side.get());
+  if (copied != cudaSuccess) throw gpu_failure(copied);
   throw Error(fmt::format("rank {}: overlap run (epoch {}) did not finish within {} s{}{}",
                           comm_.rank(), epoch_, options_.wait_timeout_s,
                           report.empty() ? "; every wave group was signalled (the collective or "
