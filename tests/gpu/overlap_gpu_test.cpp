@@ -220,11 +220,13 @@ int check_bad_input(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
-// A signaling GEMM whose run() throws on its `fail_at`-th call (1-based) and forwards otherwise.
-class FailingGemm final : public overlap::SignalingGemm {
+// A signaling GEMM that forwards to the real one except on its `at`-th run (1-based), where it
+// throws (a failed launch) or launches nothing (a lost signal).
+class FaultyGemm final : public overlap::SignalingGemm {
  public:
-  FailingGemm(std::unique_ptr<overlap::SignalingGemm> inner, int fail_at)
-      : inner_(std::move(inner)), fail_at_(fail_at) {}
+  enum class Fault { kThrow, kSkip };
+  FaultyGemm(std::unique_ptr<overlap::SignalingGemm> inner, int at, Fault fault)
+      : inner_(std::move(inner)), at_(at), fault_(fault) {}
   core::DType dtype() const override { return inner_->dtype(); }
   overlap::WeightLayout weight_layout() const override { return inner_->weight_layout(); }
   overlap::GemmConfig config() const override { return inner_->config(); }
@@ -235,13 +237,17 @@ class FailingGemm final : public overlap::SignalingGemm {
   void run(const GemmShape& shape, const void* a, const void* b,
            const overlap::EpilogueTargets& targets, const overlap::ScheduleOptions& s, int sms,
            cudaStream_t stream) override {
-    if (++calls_ == fail_at_) throw Error("injected GEMM launch failure");
+    if (++calls_ == at_) {
+      if (fault_ == Fault::kThrow) throw Error("injected GEMM launch failure");
+      return;
+    }
     inner_->run(shape, a, b, targets, s, sms, stream);
   }
 
  private:
   std::unique_ptr<overlap::SignalingGemm> inner_;
-  int fail_at_;
+  int at_;
+  Fault fault_;
   int calls_ = 0;
 };
 
@@ -264,7 +270,7 @@ int check_throwing_launch(const comm::RankInfo& info) {
     if (plan.copy_engine && comm.size() < 2) continue;
     overlap::OverlapOptions options;
     options.wrap_gemm = [](std::unique_ptr<overlap::SignalingGemm> gemm) {
-      return std::make_unique<FailingGemm>(std::move(gemm), 2);
+      return std::make_unique<FaultyGemm>(std::move(gemm), 2, FaultyGemm::Fault::kThrow);
     };
     overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
                                overlap::WeightLayout::kNK, comm, plan, options);
@@ -373,31 +379,6 @@ int check_cross_stream(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
-// A signaling GEMM that, on its `skip_at`-th run, launches nothing: a lost signal (issue 18,
-// defect 6), as a bug or a crashed peer would leave it.
-class SkippingGemm final : public overlap::SignalingGemm {
- public:
-  SkippingGemm(std::unique_ptr<overlap::SignalingGemm> inner, int skip_at)
-      : inner_(std::move(inner)), skip_at_(skip_at) {}
-  core::DType dtype() const override { return inner_->dtype(); }
-  overlap::WeightLayout weight_layout() const override { return inner_->weight_layout(); }
-  overlap::GemmConfig config() const override { return inner_->config(); }
-  overlap::LaunchGeometry geometry(const GemmShape& shape, const overlap::ScheduleOptions& s,
-                                   int sms) const override {
-    return inner_->geometry(shape, s, sms);
-  }
-  void run(const GemmShape& shape, const void* a, const void* b,
-           const overlap::EpilogueTargets& targets, const overlap::ScheduleOptions& s, int sms,
-           cudaStream_t stream) override {
-    if (++calls_ != skip_at_) inner_->run(shape, a, b, targets, s, sms, stream);
-  }
-
- private:
-  std::unique_ptr<overlap::SignalingGemm> inner_;
-  int skip_at_;
-  int calls_ = 0;
-};
-
 // A run whose signals never come ends in GemmCollective::wait with an error naming the group and
 // its counter, within the timeout, instead of hanging; with stream waits the process then still
 // exits (the counters were released), with the spin kernel the kernel traps.
@@ -413,7 +394,7 @@ int check_lost_signal(const comm::RankInfo& info, bool spin) {
   options.force_spin_wait = spin;
   options.wait_timeout_s = 3.0;
   options.wrap_gemm = [](std::unique_ptr<overlap::SignalingGemm> gemm) {
-    return std::make_unique<SkippingGemm>(std::move(gemm), 2);
+    return std::make_unique<FaultyGemm>(std::move(gemm), 2, FaultyGemm::Fault::kSkip);
   };
   overlap::GemmCollective gc(
       overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
