@@ -2,19 +2,24 @@
 // `kiln overlap bench --plan auto` too): it takes the plan cache's entry for the shape (rank 0's,
 // on every rank, although each rank's cache holds another plan), which runs and gives the same bits
 // as the same plan passed in; with no cache entry and no saved profile it takes kiln's built-in
-// profile on the machines that have one (2xH200), else the default plan, and says which.
+// profile on the machines that have one (2xH200), else the default plan, and says which. Each
+// plan's output is also checked against cuBLAS + NCCL AllReduce.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nccl.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
 
+#include "bench/cublas_gemm.hpp"
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
+#include "core/half_bits.hpp"
 #include "core/provenance.hpp"
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
@@ -30,6 +35,23 @@ std::vector<unsigned char> download(const void* data, std::size_t bytes) {
   std::vector<unsigned char> out(bytes);
   EXPECT_EQ(cudaMemcpy(out.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   return out;
+}
+
+// Relative L2 error of bf16 `got` against bf16 `want` (infinite when `got` holds a non-finite).
+double relative_error(const std::vector<unsigned char>& got,
+                      const std::vector<unsigned char>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i + 1 < want.size(); i += 2) {
+    const auto bits = [](const std::vector<unsigned char>& v, std::size_t at) {
+      return static_cast<std::uint16_t>(v[at] | (v[at + 1] << 8));
+    };
+    const double g = core::half_bits_to_float(bits(got, i), core::DType::kBf16);
+    const double w = core::half_bits_to_float(bits(want, i), core::DType::kBf16);
+    if (!std::isfinite(g)) return INFINITY;
+    diff += (g - w) * (g - w);
+    norm += w * w;
+  }
+  return std::sqrt(diff / std::max(norm, 1e-30));
 }
 
 int check_automatic_plan(const comm::RankInfo& info) {
@@ -62,6 +84,22 @@ int check_automatic_plan(const comm::RankInfo& info) {
                      stream);
   const overlap::MatrixRef a_ref{a.data(), dtype, shape.m, shape.k};
   const overlap::MatrixRef b_ref{b.data(), dtype, shape.n, shape.k};
+  // The reference: cuBLAS on each rank, summed by NCCL.
+  core::DeviceBuffer reference(std::size_t(shape.m) * shape.n * 2);
+  bench::CublasGemm cublas;
+  cublas.run(shape.m, shape.n, shape.k, dtype, layout, a.data(), b.data(), reference.data(),
+             stream);
+  comm.call("reference", [&] {
+    return ncclAllReduce(reference.data(), reference.data(), std::size_t(shape.m) * shape.n,
+                         ncclBfloat16, ncclSum, comm.get(), stream);
+  });
+  comm.wait(stream, "reference");
+  const std::vector<unsigned char> want = download(reference.data(), reference.bytes());
+  const auto check_output = [&](const core::DeviceBuffer& out, const std::string& what) {
+    const double error = relative_error(download(out.data(), out.bytes()), want);
+    if (!(error <= 1e-2))
+      fail(fmt::format("{}: relative error {} against cuBLAS + NCCL", what, error));
+  };
 
   // 1. A cache entry for this device, world and shape: taken as it is.
   // The other ranks' caches hold another plan: every rank must run rank 0's (else their groups
@@ -93,6 +131,7 @@ int check_automatic_plan(const comm::RankInfo& info) {
     if (download(out_auto.data(), out_auto.bytes()) !=
         download(out_given.data(), out_given.bytes()))
       fail("the automatic plan's output differs from the same plan given explicitly");
+    check_output(out_auto, "the cached plan");
   }
 
   // 2. No cache entry, no saved profile: the built-in profile where kiln has one, else default.
@@ -110,6 +149,7 @@ int check_automatic_plan(const comm::RankInfo& info) {
     core::poison(out_auto.data(), out_auto.bytes(), stream);
     automatic.run(a_ref, b_ref, {out_auto.data(), dtype, automatic.output_rows(), shape.n}, stream);
     comm.wait(stream, "built-in or default plan");
+    check_output(out_auto, "the " + want + " plan");
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), automatic.describe().c_str());
   }
   std::filesystem::remove_all(dir);
