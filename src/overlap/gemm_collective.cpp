@@ -179,6 +179,9 @@ void GemmCollective::allocate_workspace() {
   tables_ = core::DeviceBuffer(sizeof(int) * tables.size());
   KILN_CUDA_CHECK(
       cudaMemcpy(tables_.data(), tables.data(), tables_.bytes(), cudaMemcpyHostToDevice));
+  // A pageable cudaMemcpy may return before its DMA lands; the kernels that read the tables run on
+  // non-blocking streams, which do not wait for it.
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
   if (options_.trace) {
     for (int e = 0; e < 1 + 2 * groups_.groups(); ++e) trace_events_.emplace_back();
     trace_ =

@@ -29,6 +29,9 @@ StandaloneTargets::StandaloneTargets(overlap::SignalingGemm& gemm, const overlap
   slot_of_tile = core::DeviceBuffer(sizeof(int) * launch.tiles_m * launch.tiles_n);
   counters = core::DeviceBuffer(sizeof(unsigned) * groups.groups());
   KILN_CUDA_CHECK(cudaMemcpy(tables.data(), host.data(), tables.bytes(), cudaMemcpyHostToDevice));
+  // A pageable cudaMemcpy may return before its DMA lands; the GEMMs that read the tables run on
+  // non-blocking streams, which do not wait for it.
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
   KILN_CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
   targets.slots = shared_slots;
   targets.slot_of_tile = slot_of_tile.as<int>();

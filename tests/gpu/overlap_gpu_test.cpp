@@ -461,7 +461,9 @@ int check_allreduce_bits(const comm::RankInfo& info) {
       std::memcpy(&bits, &x, 4);
       v = static_cast<std::uint16_t>(bits >> 16);
     }
-    KILN_CUDA_CHECK(cudaMemcpy(a.data(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+    KILN_CUDA_CHECK(
+        cudaMemcpyAsync(a.data(), host.data(), host.size() * 2, cudaMemcpyHostToDevice, stream));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` goes out of scope
   }
   core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
                      901 + 13 * comm.rank(), stream);
@@ -478,7 +480,8 @@ int check_allreduce_bits(const comm::RankInfo& info) {
     comm.wait(stream, text);
     const std::uint64_t h = device_hash(out.data(), out.bytes());
     const std::uint64_t both[2] = {h, ~h};  // max of h and of ~h: max and min of h
-    KILN_CUDA_CHECK(cudaMemcpy(hashes.data(), both, sizeof(both), cudaMemcpyHostToDevice));
+    KILN_CUDA_CHECK(
+        cudaMemcpyAsync(hashes.data(), both, sizeof(both), cudaMemcpyHostToDevice, stream));
     comm.call("hash", [&] {
       return ncclAllReduce(hashes.data(), hashes.data(), 2, ncclUint64, ncclMax, comm.get(),
                            stream);

@@ -99,7 +99,7 @@ TEST(ReduceGpu, EveryPresetOnAwkwardSizesAndStarts) {
       const std::size_t element = core::dtype_size(dtype);
       core::DeviceBuffer input((largest + 64) * element);
       benchmarks::fill_reduce_input(input.data(), dtype, largest + 64, 42 + static_cast<int>(dtype),
-                               stream.get());
+                                    stream.get());
       std::vector<unsigned char> host((largest + 64) * element);
       KILN_CUDA_CHECK(cudaMemcpy(host.data(), input.data(), host.size(), cudaMemcpyDeviceToHost));
       core::DeviceBuffer out(256);
@@ -257,6 +257,8 @@ TEST(ReduceGpu, Int32SumWrapsAround) {
     for (int v : host) wrapped += static_cast<unsigned>(v);
     core::DeviceBuffer input(count * 4), out(256);
     KILN_CUDA_CHECK(cudaMemcpy(input.data(), host.data(), count * 4, cudaMemcpyHostToDevice));
+    // A pageable copy may return before its DMA lands; the reductions run on a non-blocking stream.
+    KILN_CUDA_CHECK(cudaDeviceSynchronize());
     core::Stream stream;
     int failures = 0;
     for (const ReduceVariant& v : valid_presets(core::DType::kInt32, ReduceOp::kSum)) {
@@ -375,6 +377,109 @@ TEST(ReduceGpu, RowsMatchTheHost) {
         }
       }
     }
+    return failures == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// Host bits of `value` in `dtype` (bf16 by truncation, which keeps inf and NaN; fp16 only for the
+// values this test makes: 0, +-inf, NaN and finite values built from their bits).
+void store(std::vector<unsigned char>& host, core::DType dtype, std::int64_t i, float value) {
+  if (dtype == core::DType::kFp32) {
+    std::memcpy(host.data() + i * 4, &value, 4);
+    return;
+  }
+  std::uint16_t bits;
+  if (dtype == core::DType::kBf16) {
+    std::uint32_t word;
+    std::memcpy(&word, &value, 4);
+    bits = static_cast<std::uint16_t>(word >> 16);
+  } else if (std::isnan(value)) {
+    bits = 0x7E00;
+  } else if (std::isinf(value)) {
+    bits = value > 0 ? 0x7C00 : 0xFC00;
+  } else {
+    // A finite fp16 value: sign, an exponent of 2^-4 .. 2^5, a random mantissa (from `value`'s
+    // own bits, which the caller made random).
+    std::uint32_t word;
+    std::memcpy(&word, &value, 4);
+    bits = static_cast<std::uint16_t>((value < 0 ? 0x8000 : 0) | ((11 + (word >> 13) % 10) << 10) |
+                                      (word & 0x3FF));
+  }
+  std::memcpy(host.data() + i * 2, &bits, 2);
+}
+
+bool same_result(double got, double want, core::DType dtype, ReduceOp op) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return close_enough(got, want, dtype, op);
+}
+
+// Float reductions on mixed signs, +-inf, NaN and all-identity inputs, one workspace per variant
+// reused across inputs and counts. Semantics (kernels/reduce.hpp): a NaN makes a sum NaN and is
+// ignored by min and max; +inf and -inf together make a sum NaN.
+TEST(ReduceGpu, FloatsWithSignsInfinitiesAndNaN) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const int rc = in_child([] {
+    int failures = 0, checks = 0;
+    core::Stream stream;
+    const std::int64_t largest = 300007;
+    std::uint64_t state = 12345;
+    const auto next = [&] {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return state;
+    };
+    for (core::DType dtype : {core::DType::kFp32, core::DType::kBf16, core::DType::kFp16}) {
+      const std::size_t element = core::dtype_size(dtype);
+      core::DeviceBuffer input((largest + 8) * element), out(256);
+      std::vector<unsigned char> host((largest + 8) * element);
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax}) {
+        for (const ReduceVariant& v : valid_presets(dtype, op)) {
+          const kernels::ReduceWorkspace shared_workspace(v, dtype, largest, op);
+          for (const char* pattern : {"mixed", "+inf", "+-inf", "nan", "all-identity"}) {
+            for (const std::int64_t count :
+                 std::initializer_list<std::int64_t>{1, 33, 4097, largest}) {
+              const int start = count % 2 == 0 ? 0 : 3;
+              const std::string p = pattern;
+              const std::int64_t used = start + count;
+              for (std::int64_t i = 0; i < used; ++i) {
+                float value = (static_cast<float>(next() >> 40) / 16777216.0f - 0.5f) * 8.0f;
+                if (p == "all-identity")
+                  value = op == ReduceOp::kMax ? -INFINITY : op == ReduceOp::kMin ? INFINITY : 0.0f;
+                store(host, dtype, i, value);
+              }
+              const std::int64_t at = start + static_cast<std::int64_t>(next() % count);
+              const std::int64_t at2 = start + static_cast<std::int64_t>(next() % count);
+              if (p == "+inf" || p == "+-inf") store(host, dtype, at, INFINITY);
+              if (p == "+-inf" && at2 != at) store(host, dtype, at2, -INFINITY);
+              if (p == "nan") store(host, dtype, at, NAN);
+              // On the stream the reduction runs on: a pageable cudaMemcpy may return before its
+              // DMA lands, and a non-blocking stream does not wait for it.
+              KILN_CUDA_CHECK(cudaMemcpyAsync(input.data(), host.data(), used * element,
+                                              cudaMemcpyHostToDevice, stream.get()));
+              const double want = host_reduce(host, dtype, op, start, count);
+              // The same input with the reused workspace, then with a fresh one.
+              for (const bool fresh : {false, true}) {
+                const kernels::ReduceWorkspace own(v, dtype, count, op);
+                core::poison(out.data(), out.bytes(), stream.get());
+                kernels::reduce(v, op, dtype,
+                                static_cast<const char*>(input.data()) + start * element, count,
+                                out.data(), fresh ? own : shared_workspace, stream.get());
+                KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+                const double got = read_result(out.data(), dtype);
+                ++checks;
+                if (!same_result(got, want, dtype, op) && ++failures <= 200) {
+                  fmt::print(stderr, "{} {} {} {} count {} start {} {} workspace: got {} want {}\n",
+                             v.name, kernels::reduce_op_name(op), core::dtype_name(dtype), p, count,
+                             start, fresh ? "fresh" : "reused", got, want);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    fmt::print(stderr, "{} checks, {} failures\n", checks, failures);
     return failures == 0 ? 0 : 1;
   });
   EXPECT_EQ(rc, 0);
