@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -58,6 +59,42 @@ TEST_F(PlanLookupTest, ExactCacheEntryFirstAndRereadWhenTheFileChanges) {
   found = lookup_plan(key, options_);
   EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 4}));
   EXPECT_EQ(found.plan.schedule.swizzle, 1);
+}
+
+// The file's version is its modification time and size: a rewrite of the same size is seen by its
+// time, and one that keeps the time (as a copy preserving it would) by its size.
+TEST_F(PlanLookupTest, RereadOnATimeChangeAloneAndOnASizeChangeAlone) {
+  const PlanKey key{"h200-sxm", 2, "rs", "bf16", kShape};
+  const auto write = [&](const char* groups, double us) {
+    PlanCache cache;
+    cache.put({key,
+               std::string("tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=ce groups=") +
+                   groups,
+               us, -1.0});
+    write_cache(cache);
+  };
+  namespace fs = std::filesystem;
+  write("2,2,2,2", 800.0);
+  EXPECT_EQ(lookup_plan(key, options_).plan.partition, (std::vector<int>{2, 2, 2, 2}));
+  const auto first_size = fs::file_size(options_.cache_path);
+  const auto first_time = fs::last_write_time(options_.cache_path);
+
+  // Same size, later time.
+  write("1,3,2,2", 790.0);
+  ASSERT_EQ(fs::file_size(options_.cache_path), first_size);
+  fs::last_write_time(options_.cache_path, first_time + std::chrono::seconds(5));
+  PlanLookup found = lookup_plan(key, options_);
+  EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 2, 2}));
+  EXPECT_DOUBLE_EQ(found.predicted_us, 790.0);
+
+  // Same time, another size.
+  const auto second_time = fs::last_write_time(options_.cache_path);
+  write("1,3,4", 780.0);
+  ASSERT_NE(fs::file_size(options_.cache_path), first_size);
+  fs::last_write_time(options_.cache_path, second_time);
+  found = lookup_plan(key, options_);
+  EXPECT_EQ(found.plan.partition, (std::vector<int>{1, 3, 4}));
+  EXPECT_DOUBLE_EQ(found.predicted_us, 780.0);
 }
 
 TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
