@@ -1,5 +1,5 @@
 // CUTLASS's sm90 GEMMs with CUTLASS's own TMA epilogue, bf16, B stored N×K (see plain_gemm.hpp).
-// The main loop is built exactly as in signaling_gemm_impl.cuh; only the epilogue differs.
+// The main loop is the signaling GEMM's (sm90_gemm_parts.cuh); only the epilogue differs.
 #include <cutlass/cutlass.h>
 #include <cutlass/gemm/device/gemm_universal_adapter.h>
 #include <cute/tensor.hpp>
@@ -13,9 +13,13 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "overlap/plain_gemm.hpp"
+#include "overlap/sm90_gemm_parts.cuh"
 
 namespace kiln::overlap {
 namespace {
+
+using device::dispatch_built_config;
+using device::Sm90Mainloop;
 
 template <int kTileM, int kTileN, int kClusterM, int kClusterN, KernelSchedule kKernel>
 class PlainImpl final : public PlainCutlassGemm {
@@ -26,21 +30,15 @@ class PlainImpl final : public PlainCutlassGemm {
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
   using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
-  using MainloopSchedule =
-      std::conditional_t<kPingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
-                         cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
   using EpilogueSchedule = std::conditional_t<kPingpong, cutlass::epilogue::TmaWarpSpecialized,
                                               cutlass::epilogue::TmaWarpSpecializedCooperative>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, CtaTile, Cluster,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutC, 8, Element,
       LayoutC, 8, EpilogueSchedule>::CollectiveOp;
-  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element, LayoutB, 8,
-      float, CtaTile, Cluster,
-      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
-          sizeof(typename Epilogue::SharedStorage))>,
-      MainloopSchedule>::CollectiveOp;
+  using Mainloop =
+      Sm90Mainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
+                   static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                       Epilogue, cutlass::gemm::PersistentScheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
@@ -105,23 +103,12 @@ std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, Wei
     throw UsageError("the plain CUTLASS GEMM is built for bf16 with B stored NxK only");
   }
   check_gemm_config_built(c, "plain CUTLASS GEMM");
-  using enum KernelSchedule;
-  const auto is = [&](int tm, int tn, int cm, int cn, KernelSchedule k) {
-    return c == GemmConfig{{tm, tn}, {cm, cn}, k};
-  };
-  // clang-format off
-  if (is(128, 256, 2, 1, kCooperative)) return std::make_unique<PlainImpl<128, 256, 2, 1, kCooperative>>();
-  if (is(128, 128, 2, 1, kCooperative)) return std::make_unique<PlainImpl<128, 128, 2, 1, kCooperative>>();
-  if (is(256, 128, 2, 1, kCooperative)) return std::make_unique<PlainImpl<256, 128, 2, 1, kCooperative>>();
-  if (is(256, 128, 1, 2, kCooperative)) return std::make_unique<PlainImpl<256, 128, 1, 2, kCooperative>>();
-  if (is(128, 256, 1, 2, kCooperative)) return std::make_unique<PlainImpl<128, 256, 1, 2, kCooperative>>();
-  if (is(128, 256, 1, 1, kCooperative)) return std::make_unique<PlainImpl<128, 256, 1, 1, kCooperative>>();
-  if (is(256, 128, 1, 1, kCooperative)) return std::make_unique<PlainImpl<256, 128, 1, 1, kCooperative>>();
-  if (is(128, 128, 2, 1, kPingpong))    return std::make_unique<PlainImpl<128, 128, 2, 1, kPingpong>>();
-  if (is(128, 128, 1, 2, kPingpong))    return std::make_unique<PlainImpl<128, 128, 1, 2, kPingpong>>();
-  if (is(64, 256, 1, 1, kPingpong))     return std::make_unique<PlainImpl<64, 256, 1, 1, kPingpong>>();
-  // clang-format on
-  throw UsageError("plain CUTLASS GEMM " + gemm_config_name(c) + ": no kernel compiled for it");
+  return dispatch_built_config(
+      c, "plain CUTLASS GEMM", [](auto tag) -> std::unique_ptr<PlainCutlassGemm> {
+        using T = decltype(tag);
+        return std::make_unique<
+            PlainImpl<T::kTileM, T::kTileN, T::kClusterM, T::kClusterN, T::kKernel>>();
+      });
 }
 
 }  // namespace kiln::overlap

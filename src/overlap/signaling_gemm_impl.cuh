@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "overlap/signaling_epilogue.cuh"
 #include "overlap/signaling_gemm.hpp"
+#include "overlap/sm90_gemm_parts.cuh"
 
 namespace kiln::overlap::device {
 
@@ -47,18 +48,11 @@ class SignalingGemmImpl final : public SignalingGemm {
   using LayoutB = std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
                                      cutlass::layout::RowMajor>;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
-  using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
-  using MainloopSchedule =
-      std::conditional_t<kPingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
-                         cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
   using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong>>;
-  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, 8, Element, LayoutB, 8,
-      float, CtaTile, Cluster,
-      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
-          sizeof(typename Epilogue::SharedStorage))>,
-      MainloopSchedule>::CollectiveOp;
+  using Mainloop =
+      Sm90Mainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
+                   static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                       Epilogue, cutlass::gemm::PersistentScheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
@@ -184,27 +178,14 @@ class SignalingGemmImpl final : public SignalingGemm {
   Gemm gemm_;
 };
 
-// The configurations of built_gemm_configs() (gemm_shape.cpp), for one dtype and weight layout;
-// tests/cpu checks that the two lists agree.
+// Every configuration of built_gemm_configs(), for one dtype and weight layout.
 template <class Element, WeightLayout kLayout>
 std::unique_ptr<SignalingGemm> make_configured_gemm(const GemmConfig& c) {
-  using enum KernelSchedule;
-  const auto is = [&](int tm, int tn, int cm, int cn, KernelSchedule k) {
-    return c == GemmConfig{{tm, tn}, {cm, cn}, k};
-  };
-  // clang-format off
-  if (is(128, 256, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 2, 1, kCooperative>>();
-  if (is(128, 128, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 2, 1, kCooperative>>();
-  if (is(256, 128, 2, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 2, 1, kCooperative>>();
-  if (is(256, 128, 1, 2, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 1, 2, kCooperative>>();
-  if (is(128, 256, 1, 2, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 1, 2, kCooperative>>();
-  if (is(128, 256, 1, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 256, 1, 1, kCooperative>>();
-  if (is(256, 128, 1, 1, kCooperative)) return std::make_unique<SignalingGemmImpl<Element, kLayout, 256, 128, 1, 1, kCooperative>>();
-  if (is(128, 128, 2, 1, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 2, 1, kPingpong>>();
-  if (is(128, 128, 1, 2, kPingpong))    return std::make_unique<SignalingGemmImpl<Element, kLayout, 128, 128, 1, 2, kPingpong>>();
-  if (is(64, 256, 1, 1, kPingpong))     return std::make_unique<SignalingGemmImpl<Element, kLayout, 64, 256, 1, 1, kPingpong>>();
-  // clang-format on
-  throw UsageError("signaling GEMM " + gemm_config_name(c) + ": no kernel compiled for it");
+  return dispatch_built_config(c, "signaling GEMM", [](auto tag) -> std::unique_ptr<SignalingGemm> {
+    using T = decltype(tag);
+    return std::make_unique<SignalingGemmImpl<Element, kLayout, T::kTileM, T::kTileN, T::kClusterM,
+                                              T::kClusterN, T::kKernel>>();
+  });
 }
 
 }  // namespace kiln::overlap::device
