@@ -19,9 +19,9 @@
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
-#include "core/half_bits.hpp"
 #include "core/provenance.hpp"
 #include "core/stream.hpp"
+#include "device_compare.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "tune/automatic_plan.hpp"
@@ -35,23 +35,6 @@ std::vector<unsigned char> download(const void* data, std::size_t bytes) {
   std::vector<unsigned char> out(bytes);
   EXPECT_EQ(cudaMemcpy(out.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   return out;
-}
-
-// Relative L2 error of bf16 `got` against bf16 `want` (infinite when `got` holds a non-finite).
-double relative_error(const std::vector<unsigned char>& got,
-                      const std::vector<unsigned char>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i + 1 < want.size(); i += 2) {
-    const auto bits = [](const std::vector<unsigned char>& v, std::size_t at) {
-      return static_cast<std::uint16_t>(v[at] | (v[at + 1] << 8));
-    };
-    const double g = core::half_bits_to_float(bits(got, i), core::DType::kBf16);
-    const double w = core::half_bits_to_float(bits(want, i), core::DType::kBf16);
-    if (!std::isfinite(g)) return INFINITY;
-    diff += (g - w) * (g - w);
-    norm += w * w;
-  }
-  return std::sqrt(diff / std::max(norm, 1e-30));
 }
 
 int check_automatic_plan(const comm::RankInfo& info) {
@@ -94,9 +77,11 @@ int check_automatic_plan(const comm::RankInfo& info) {
                          ncclBfloat16, ncclSum, comm.get(), stream);
   });
   comm.wait(stream, "reference");
-  const std::vector<unsigned char> want = download(reference.data(), reference.bytes());
+  const std::vector<float> want =
+      kiln::testing::download_floats(reference.data(), std::size_t(shape.m) * shape.n);
   const auto check_output = [&](const core::DeviceBuffer& out, const std::string& what) {
-    const double error = relative_error(download(out.data(), out.bytes()), want);
+    const double error = kiln::testing::relative_error(
+        kiln::testing::download_floats(out.data(), std::size_t(shape.m) * shape.n), want);
     if (!(error <= 1e-2))
       fail(fmt::format("{}: relative error {} against cuBLAS + NCCL", what, error));
   };

@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/stream.hpp"
+#include "device_compare.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/tile_order.hpp"
@@ -30,29 +31,10 @@ namespace {
 using namespace kiln;
 using overlap::GemmShape;
 
-float bf16_to_float(std::uint16_t bits) {
-  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-  float v;
-  std::memcpy(&v, &word, 4);
-  return v;
-}
+using kiln::testing::relative_error;
 
 std::vector<float> download(const void* data, std::size_t count) {
-  std::vector<std::uint16_t> raw(count);
-  EXPECT_EQ(cudaMemcpy(raw.data(), data, count * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-  std::vector<float> out(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(raw[i]);
-  return out;
-}
-
-double rel_error(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
-    diff += (got[i] - want[i]) * double(got[i] - want[i]);
-    norm += double(want[i]) * want[i];
-  }
-  return std::sqrt(diff / std::max(norm, 1e-30));
+  return kiln::testing::download_floats(data, count);
 }
 
 int check_overlap(const comm::RankInfo& info) {
@@ -137,7 +119,7 @@ int check_overlap(const comm::RankInfo& info) {
                 expect[std::size_t(lr) * shape.n + c] =
                     run < 2 ? source[c] : float(source[c] * scale * w[c]);
             }
-            const double error = rel_error(got, expect);
+            const double error = relative_error(got, expect);
             if (!(error <= 1e-2))
               fail(fmt::format("{} run {}: relative error {}", label, run, error));
           }
@@ -301,7 +283,8 @@ int check_throwing_launch(const comm::RankInfo& info) {
                              stream);
       });
       comm.wait(stream, "reference");
-      const double error = rel_error(download(out.data(), c_count), download(ref.data(), c_count));
+      const double error =
+          relative_error(download(out.data(), c_count), download(ref.data(), c_count));
       if (!(error <= 1e-2)) {
         std::fprintf(stderr, "%s run %d: relative error %g\n", text, run, error);
         ++failures;
@@ -367,7 +350,7 @@ int check_cross_stream(const comm::RankInfo& info) {
           std::copy_n(want.data() + std::size_t(gc.global_row(lr)) * shape.n, shape.n,
                       expect.data() + std::size_t(lr) * shape.n);
         }
-        const double error = rel_error(got, expect);
+        const double error = relative_error(got, expect);
         if (!(error <= 1e-2)) {
           std::fprintf(stderr, "rank %d, %s %s, run %d on stream %d: relative error %g\n",
                        comm.rank(), overlap::overlap_op_name(op).c_str(), text, r, r % 2, error);

@@ -19,6 +19,7 @@
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "device_compare.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/reorder_kernels.hpp"
@@ -28,23 +29,8 @@ namespace {
 
 using namespace kiln;
 
-std::vector<float> download(const void* data, std::size_t count, core::DType dtype) {
-  std::vector<std::uint16_t> raw(count);
-  KILN_CUDA_CHECK(cudaMemcpy(raw.data(), data, count * 2, cudaMemcpyDeviceToHost));
-  std::vector<float> out(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = core::half_bits_to_float(raw[i], dtype);
-  return out;
-}
-
-double rel_error(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
-    diff += (got[i] - want[i]) * double(got[i] - want[i]);
-    norm += double(want[i]) * want[i];
-  }
-  return std::sqrt(diff / std::max(norm, 1e-30));
-}
+using kiln::testing::download_floats;
+using kiln::testing::relative_error;
 
 // Checks one configuration on one shape and dtype/layout; returns the failures' descriptions.
 std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
@@ -67,7 +53,7 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
       core::dtype_name(dtype), overlap::weight_layout_name(layout), overlap::shape_name(shape),
       schedule.cta_cap, schedule.raster_along_n ? "n" : "m", schedule.swizzle);
   std::string failures;
-  const std::vector<float> want = download(ref.data(), c_count, dtype);
+  const std::vector<float> want = download_floats(ref.data(), c_count, dtype);
   const overlap::WaveGroups groups = overlap::make_wave_groups({}, t.launch);
   for (const bool deferred : {false, true}) {
     core::poison(t.own_slots.data(), t.own_slots.bytes(), stream);
@@ -80,7 +66,7 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
     overlap::restore_row_major(source, dtype, shape.m, shape.n, out.data(), stream);
     KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::string mode = deferred ? " deferred" : " eager";
-    const double error = rel_error(download(out.data(), c_count, dtype), want);
+    const double error = relative_error(download_floats(out.data(), c_count, dtype), want);
     if (!(error <= 1e-2)) failures += fmt::format("\n{}{}: relative error {}", label, mode, error);
     std::vector<unsigned> counters(groups.groups());
     KILN_CUDA_CHECK(
