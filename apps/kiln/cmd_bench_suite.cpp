@@ -2,6 +2,7 @@
 // max-over-ranks timing, the phase-aware roofline and the suite metrics fast_p / roof_u.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -82,6 +83,19 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
       });
   bool ok = true;
   for (const auto& r : rows) ok = ok && (!r.skipped.empty() || r.correct);
+  // A candidate is accepted for what was judged: when every row was skipped (a size this world
+  // cannot run), nothing was, and it is not accepted.
+  const bool nothing_judged = !o.candidate_library.empty() &&
+                              std::none_of(rows.begin(), rows.end(), [](const bench::SuiteRow& r) {
+                                return r.skipped.empty();
+                              });
+  if (nothing_judged) {
+    ok = false;
+    if (printer) {
+      fmt::print("# candidate not judged: every row was skipped ({})\n",
+                 rows.empty() ? std::string("no rows") : rows.front().skipped);
+    }
+  }
   if (printer) {
     const nlohmann::json metrics = bench::suite_metrics(rows);
     fmt::print(
@@ -245,7 +259,7 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
     fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
                code == 124   ? fmt::format("ran past --time-limit {} s", f.time_limit)
                : code >= 128 ? std::string("a rank crashed or was killed, see above")
-                             : std::string("incorrect, failed or hung, see above"));
+                             : std::string("incorrect, failed, hung or not judged, see above"));
   } else {
     fmt::print("# candidate {}: accepted\n", o.candidate_name);
   }

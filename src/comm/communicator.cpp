@@ -278,13 +278,32 @@ void Communicator::wait(cudaStream_t stream, const std::string& operation) {
       fail(fmt::format("{} failed: {}", operation, nccl_error_detail(async)), false);
     }
     if (Clock::now() > deadline) {
+      std::string stuck;
+      for (const auto& [id, reporter] : stall_reporters_) {
+        try {
+          const std::string found = reporter();
+          if (!found.empty()) stuck += "; " + found;
+        } catch (const std::exception& e) {
+          stuck += fmt::format("; (a stall reporter failed: {})", e.what());
+        }
+      }
       fail(fmt::format("{} did not complete within {:.0f} s (a peer rank may have died or "
-                       "stopped calling it)",
-                       operation, timeout_seconds_),
+                       "stopped calling it){}",
+                       operation, timeout_seconds_, stuck),
            true);
     }
     backoff.pause();
   }
+}
+
+int Communicator::add_stall_reporter(std::function<std::string()> reporter) {
+  const int id = next_stall_reporter_++;
+  stall_reporters_.emplace(id, std::move(reporter));
+  return id;
+}
+
+void Communicator::remove_stall_reporter(int id) {
+  stall_reporters_.erase(id);
 }
 
 }  // namespace kiln::comm

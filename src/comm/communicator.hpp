@@ -15,6 +15,8 @@
 #include <nccl.h>
 
 #include <atomic>
+#include <functional>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -64,6 +66,13 @@ class Communicator {
   // Aborts the communicator (idempotent). Later calls on it fail.
   void abort();
 
+  // Work that can leave a stream waiting on a condition no NCCL call knows of (the overlap
+  // runtime's stream waits on counters and peer flags) registers a reporter: when wait() times
+  // out, each reporter describes what it finds stuck (and may release it, so that the process can
+  // still exit) and the description joins the error. Returns an id for remove_stall_reporter.
+  int add_stall_reporter(std::function<std::string()> reporter);
+  void remove_stall_reporter(int id);
+
  private:
   [[noreturn]] void fail(const std::string& message, bool timed_out);
   void arm(const std::string& operation);
@@ -78,6 +87,8 @@ class Communicator {
   int device_ = 0;
   ncclComm_t comm_ = nullptr;
   bool aborted_ = false;
+  std::map<int, std::function<std::string()>> stall_reporters_;
+  int next_stall_reporter_ = 0;
 
   // Watchdog of blocking calls: deadline (steady-clock ns, 0 = none) and the call's name.
   std::atomic<long long> armed_deadline_ns_{0};

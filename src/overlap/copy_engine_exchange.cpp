@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 #include "comm/communicator.hpp"
 #include "comm/peer_memory.hpp"
 #include "core/cuda_check.hpp"
@@ -39,10 +42,13 @@ void CopyEngineExchange::set_remote_flags(Flag flag, unsigned epoch, unsigned* o
   }
 }
 
+// The spin kernel's message names a flag wait by label: 1000 + peer for "freed", 2000 + peer for
+// "arrived".
 void CopyEngineExchange::wait_until_peers_freed(unsigned epoch, cudaStream_t stream) {
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
-    enqueue_counter_wait(WaitMethod::kStreamMemOp, flag_word(rank_, kFreed, r), epoch - 1, stream);
+    enqueue_counter_wait(wait_method_, flag_word(rank_, kFreed, r), epoch - 1, stream,
+                         wait_timeout_s_, 1000 + r);
   }
 }
 
@@ -63,12 +69,62 @@ void CopyEngineExchange::announce_arrival(unsigned epoch, cudaStream_t stream) {
 void CopyEngineExchange::wait_for_arrivals(unsigned epoch, cudaStream_t stream) {
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
-    enqueue_counter_wait(WaitMethod::kStreamMemOp, flag_word(rank_, kArrived, r), epoch, stream);
+    enqueue_counter_wait(wait_method_, flag_word(rank_, kArrived, r), epoch, stream,
+                         wait_timeout_s_, 2000 + r);
   }
 }
 
 void CopyEngineExchange::announce_freed(unsigned epoch, cudaStream_t stream) {
   set_remote_flags(kFreed, epoch, static_cast<unsigned*>(flags_->local()) + 2 * world_ + 1, stream);
+}
+
+void CopyEngineExchange::set_wait_method(WaitMethod method, double timeout_seconds) {
+  wait_method_ = method;
+  wait_timeout_s_ = timeout_seconds;
+}
+
+std::string CopyEngineExchange::release_stuck_flags(unsigned epoch) {
+  // This rank's arrived[] and freed[] words, read and raised on a stream of its own (the run's
+  // streams are the ones blocked).
+  const int words = 2 * world_;
+  std::vector<unsigned> flags(words);
+  cudaStream_t side = nullptr;
+  KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  std::string report;
+  try {
+    unsigned* local = static_cast<unsigned*>(flags_->local());
+    KILN_CUDA_CHECK(cudaMemcpyAsync(flags.data(), local, sizeof(unsigned) * words,
+                                    cudaMemcpyDeviceToHost, side));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(side));
+    std::vector<unsigned> raised = flags;
+    for (int r = 0; r < world_; ++r) {
+      if (r == rank_) continue;
+      const unsigned arrived_target = epoch, freed_target = epoch - 1;
+      if (static_cast<int>(flags[kArrived * world_ + r] - arrived_target) < 0) {
+        report += fmt::format("{}rank {}'s data of run {} has not arrived (flag {})",
+                              report.empty() ? "" : "; ", r, epoch, flags[kArrived * world_ + r]);
+        raised[kArrived * world_ + r] = arrived_target;
+      }
+      if (static_cast<int>(flags[kFreed * world_ + r] - freed_target) < 0) {
+        report +=
+            fmt::format("{}rank {} has not freed run {} (flag {})", report.empty() ? "" : "; ", r,
+                        freed_target, flags[kFreed * world_ + r]);
+        raised[kFreed * world_ + r] = freed_target;
+      }
+    }
+    // Word by word, only the ones behind: a peer may be writing the others right now.
+    for (int w = 0; w < words; ++w) {
+      if (raised[w] == flags[w]) continue;
+      KILN_CUDA_CHECK(
+          cudaMemcpyAsync(local + w, &raised[w], sizeof(unsigned), cudaMemcpyHostToDevice, side));
+    }
+    KILN_CUDA_CHECK(cudaStreamSynchronize(side));
+  } catch (...) {
+    cudaStreamDestroy(side);
+    throw;
+  }
+  cudaStreamDestroy(side);
+  return report.empty() ? report : "copy-engine exchange: " + report;
 }
 
 }  // namespace kiln::overlap

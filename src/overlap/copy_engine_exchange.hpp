@@ -22,6 +22,7 @@
 #include <memory>
 
 #include "comm/peer_memory.hpp"
+#include "overlap/group_wait.hpp"
 
 namespace kiln::overlap {
 
@@ -56,11 +57,21 @@ class CopyEngineExchange {
   // Reader side, after the reduction: tell every peer it may overwrite its region again.
   void announce_freed(unsigned epoch, cudaStream_t stream);
 
+  // How the flag waits wait (the operation's detected or forced method) and, for the spin kernel,
+  // after how many seconds it traps. Stream memory waits by default.
+  void set_wait_method(WaitMethod method, double timeout_seconds);
+  // After a run of `epoch` stopped making progress: names each peer whose flag this rank still
+  // waits for, and raises those flags to their targets so that the stream waits end (the run's
+  // output is then wrong). "" when no flag is behind.
+  std::string release_stuck_flags(unsigned epoch);
+
  private:
   enum Flag { kArrived = 0, kFreed = 1 };
   unsigned* flag_word(int rank, Flag flag, int index) const;
   void set_remote_flags(Flag flag, unsigned epoch, unsigned* outgoing, cudaStream_t stream);
 
+  WaitMethod wait_method_ = WaitMethod::kStreamMemOp;
+  double wait_timeout_s_ = kDefaultCounterWaitSeconds;
   int rank_ = 0, world_ = 1;
   std::size_t region_bytes_ = 0;
   std::unique_ptr<comm::PeerMemory> buffer_;  // world regions

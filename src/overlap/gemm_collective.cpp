@@ -15,6 +15,7 @@
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/fill.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
@@ -85,7 +86,15 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
   wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
                                          : detect_wait_method(comm_stream_, always_zero);
+  if (exchange_) exchange_->set_wait_method(wait_method_, options.wait_timeout_s);
   comm_stream_.synchronize();
+  // A communicator wait that times out on this object's streams (the benchmarks, the tuner and
+  // the suite wait through the communicator) reports and releases its waits too.
+  stall_reporter_ = comm_.add_stall_reporter([this] { return release_stuck_waits(); });
+}
+
+GemmCollective::~GemmCollective() {
+  comm_.remove_stall_reporter(stall_reporter_);
 }
 
 std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,
@@ -299,6 +308,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   targets.slot_done_ns = options_.trace ? trace : nullptr;
   targets.geometry = geometry_;
   targets.deferred_signal = plan_.deferred_signal;
+  targets.debug_signal_delay_ns = options_.debug_signal_delay_ns;
   const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
   epoch_ = epoch;
@@ -368,6 +378,16 @@ void GemmCollective::before_reorder(cudaStream_t stream) {
 }
 
 void GemmCollective::after_reorder(cudaStream_t stream) {
+  if (options_.poison_workspace_after_run) {
+    core::poison(slots_.data(), slots_.bytes(), stream);
+    if (received_.bytes() > 0) core::poison(received_.data(), received_.bytes(), stream);
+    if (exchange_) {
+      for (int r = 0; r < exchange_->world(); ++r) {
+        if (r != exchange_->rank())
+          core::poison(exchange_->local_region(r), exchange_->region_bytes(), stream);
+      }
+    }
+  }
   if (exchange_) exchange_->announce_freed(exchange_epoch_, stream);
   mark_run_done(stream);
 }
@@ -443,33 +463,42 @@ void GemmCollective::wait(cudaStream_t stream) {
     if (std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  // Stuck: read the counters beside the blocked streams (a copy on a stream of its own), report,
-  // then raise them to their targets so that the stream waits end.
+  const std::string report = release_stuck_waits();
+  throw Error(fmt::format("rank {}: overlap run (epoch {}) did not finish within {} s; {}",
+                          comm_.rank(), epoch_, options_.wait_timeout_s,
+                          report.empty() ? "every wave group was signalled and no copy-engine "
+                                           "flag is behind (the collective is stuck)"
+                                         : report));
+}
+
+std::string GemmCollective::release_stuck_waits() {
+  if (!ran_ && epoch_ == 0) return "";
+  // Read the counters beside the blocked streams (a copy on a stream of its own), then raise the
+  // ones behind to their targets so that the stream waits end.
   const int groups = groups_.groups();
   std::vector<unsigned> counters(groups);
   core::Stream side;
-  cudaError_t copied = cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
-                                       cudaMemcpyDeviceToHost, side.get());
-  if (copied == cudaSuccess) copied = cudaStreamSynchronize(side.get());
-  if (copied != cudaSuccess) throw gpu_failure(copied);
+  KILN_CUDA_CHECK(cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
+                                  cudaMemcpyDeviceToHost, side.get()));
+  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
   std::string report;
-  std::vector<unsigned> targets(groups);
   for (int g = 0; g < groups; ++g) {
-    targets[g] = epoch_ * static_cast<unsigned>(groups_.group_slot_count[g]);
-    if (static_cast<int>(counters[g] - targets[g]) < 0) {
-      report += fmt::format("; group {}: counter {} of target {}", g, counters[g], targets[g]);
-    }
+    const unsigned target = epoch_ * static_cast<unsigned>(groups_.group_slot_count[g]);
+    if (static_cast<int>(counters[g] - target) >= 0) continue;
+    report += fmt::format("{}group {}: counter {} of target {}", report.empty() ? "" : "; ", g,
+                          counters[g], target);
+    // Word by word: the GEMM may still be counting the others.
+    KILN_CUDA_CHECK(cudaMemcpyAsync(counters_.as<unsigned>() + g, &target, sizeof(unsigned),
+                                    cudaMemcpyHostToDevice, side.get()));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
   }
-  copied = cudaMemcpyAsync(counters_.data(), targets.data(), sizeof(unsigned) * groups,
-                           cudaMemcpyHostToDevice, side.get());
-  if (copied == cudaSuccess) copied = cudaStreamSynchronize(side.get());
-  if (copied != cudaSuccess) throw gpu_failure(copied);
-  throw Error(fmt::format("rank {}: overlap run (epoch {}) did not finish within {} s{}{}",
-                          comm_.rank(), epoch_, options_.wait_timeout_s,
-                          report.empty() ? "; every wave group was signalled (the collective or "
-                                           "the copy-engine exchange is stuck)"
-                                         : report,
-                          report.empty() ? "" : "; the counters were raised to release the waits"));
+  if (exchange_) {
+    const std::string flags = exchange_->release_stuck_flags(exchange_epoch_);
+    if (!flags.empty()) report += (report.empty() ? "" : "; ") + flags;
+  }
+  if (report.empty()) return report;
+  return fmt::format("overlap on rank {} (epoch {}, {}): {}; raised to release the waits",
+                     comm_.rank(), epoch_, wait_method_name(wait_method_), report);
 }
 
 std::vector<int> GemmCollective::slot_of_tile() const {

@@ -61,6 +61,12 @@ struct OverlapOptions {
   // Wraps the signaling GEMM the operation makes (make_signaling_gemm) before it is used: for
   // tests that make a launch fail; empty in normal use.
   std::function<std::unique_ptr<SignalingGemm>(std::unique_ptr<SignalingGemm>)> wrap_gemm;
+  // Tests only (issue 18's stress test), both off in use. Poison the slot, receive and exchange
+  // buffers at the end of every run, after the reorder read them and before the peers are told
+  // they may write again, so that a run that reads a buffer too early reads poison, not the
+  // previous run's data. And delay about one tile in four between its stores and its signal.
+  bool poison_workspace_after_run = false;
+  unsigned debug_signal_delay_ns = 0;
 };
 
 // Per group of the last traced run, in microseconds from the GEMM's start.
@@ -92,7 +98,7 @@ class GemmCollective {
 
   GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
                  comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
-  virtual ~GemmCollective() = default;
+  virtual ~GemmCollective();
   GemmCollective(const GemmCollective&) = delete;
   GemmCollective& operator=(const GemmCollective&) = delete;
 
@@ -150,6 +156,9 @@ class GemmCollective {
   // Enqueues on the communication stream the copies of one group (slots first..first+count).
   void enqueue_exchange(int first, int count, char* group_data);
   void after_reorder(cudaStream_t stream);
+  // Names the wave-group counters and copy-engine flags this rank's waits are still behind on,
+  // and raises them to their targets; "" when none is behind.
+  std::string release_stuck_waits();
   // Orders runs across streams (run_done_).
   void wait_for_previous_run(cudaStream_t stream);
   void mark_run_done(cudaStream_t stream);
@@ -186,6 +195,7 @@ class GemmCollective {
   // The end of the last run on its stream (after its reorder), which the next run waits for.
   core::Event run_done_{cudaEventDisableTiming};
   bool ran_ = false;
+  int stall_reporter_ = -1;  // comm_'s id of release_stuck_waits
 };
 
 // Number of SMs of the current device.

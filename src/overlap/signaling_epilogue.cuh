@@ -62,6 +62,9 @@ struct SignalingEpilogueArguments {
   int grid_ctas = 0;        // CTAs the persistent kernel launches (slots per wave)
   int raster_along_n = 1;   // the scheduler's raster order (its first linear index)
   int deferred_signal = 0;  // 1: signal each tile at the CTA's next epilogue / store_tail
+  // Tests only (issue 18's stress test): about one tile in four waits this long between its
+  // completed stores and its signal, so that groups complete late and out of order. 0 in use.
+  unsigned debug_signal_delay_ns = 0;
 };
 
 // What the kernel receives: the arguments and the TMA store descriptor. The kernel parameter is a
@@ -313,6 +316,7 @@ class SignalingEpilogue {
   }
 
   CUTLASS_DEVICE void signal(int group, int slot) const {
+    if (args_.debug_signal_delay_ns != 0) delay_signal(slot);
     asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;"
                  :
                  : "l"(args_.group_counters + group)
@@ -322,6 +326,18 @@ class SignalingEpilogue {
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
       args_.slot_done_ns[slot] = now;
     }
+  }
+
+  // The tests' injected delay: tiles picked by a multiplicative hash of the slot (so the late
+  // tiles differ between groups and waves), timed on %globaltimer.
+  CUTLASS_DEVICE void delay_signal(int slot) const {
+    if ((static_cast<unsigned>(slot) * 2654435761u) >> 30 != 0) return;
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+      __nanosleep(1000);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < args_.debug_signal_delay_ns);
   }
 
   Arguments args_;

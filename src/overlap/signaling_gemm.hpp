@@ -27,6 +27,7 @@ struct EpilogueTargets {
   unsigned long long* slot_done_ns = nullptr;  // optional trace
   SlotGeometry geometry{};
   bool deferred_signal = false;  // count each tile at the CTA's next epilogue (see the epilogue)
+  unsigned debug_signal_delay_ns = 0;  // tests only: see SignalingEpilogueArguments
 };
 
 class SignalingGemm {

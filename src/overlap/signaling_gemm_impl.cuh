@@ -150,6 +150,7 @@ class SignalingGemmImpl final : public SignalingGemm {
     epilogue.geometry = targets.geometry;
     epilogue.raster_along_n = schedule.raster_along_n ? 1 : 0;
     epilogue.deferred_signal = targets.deferred_signal ? 1 : 0;
+    epilogue.debug_signal_delay_ns = targets.debug_signal_delay_ns;
 
     cutlass::KernelHardwareInfo hw;
     KILN_CUDA_CHECK(cudaGetDevice(&hw.device_id));

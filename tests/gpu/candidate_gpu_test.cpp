@@ -3,6 +3,7 @@
 // survives (each run is a separate `kiln bench candidate` process).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -16,6 +17,7 @@ namespace {
 struct Verdict {
   int exit_code = -1;
   std::string output;
+  double seconds = 0;
 };
 
 // The build directory holds this test binary and `kiln`; the sources are beside it in the tree
@@ -24,14 +26,27 @@ std::filesystem::path build_dir() {
   return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
-Verdict judge(const std::string& candidate, const std::string& extra = "") {
+struct Judgement {
+  std::string problem = "allgather", sizes = "1M", extra;
+  int world = 2;
+  int timeout = 20;
+};
+
+Verdict judge(const std::string& candidate, const Judgement& j = {}) {
   const std::string command =
-      (build_dir() / "kiln").string() + " bench candidate --problem allgather --sizes 1M -g 2" +
-      kiln::testing::ranks_per_gpu_flag(2) + " --trials 3 -w 2 -n 5 --timeout 20 --source " +
-      (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + extra;
+      (build_dir() / "kiln").string() + " bench candidate --problem " + j.problem + " --sizes " +
+      j.sizes + " -g " + std::to_string(j.world) + kiln::testing::ranks_per_gpu_flag(j.world) +
+      " --trials 3 -w 2 -n 5 --timeout " + std::to_string(j.timeout) + " --source " +
+      (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + j.extra;
   Verdict v;
+  const auto start = std::chrono::steady_clock::now();
   v.exit_code = kiln::core::run_command(command, v.output);
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return v;
+}
+
+bool has(const Verdict& v, const std::string& text) {
+  return v.output.find(text) != std::string::npos;
 }
 
 TEST(CandidateGpu, CorrectCandidateIsAccepted) {
@@ -51,7 +66,9 @@ TEST(CandidateGpu, CheatsAreRejectedWithTheRightReason) {
       {"cheat_previous_output.cu", {"trial 1:"}},
       {"cheat_half_output.cu", {"output byte"}},
       {"cheat_skip_rank.cu", {"rank 1:"}},
-      {"cheat_side_stream.cu", {"work outside the given stream", "output byte"}},
+      // The judge's timing check names it (a device-wide sync sees the side stream's work).
+      {"cheat_side_stream.cu", {"work outside the given stream"}},
+      {"returns_error.cu", {"the candidate returned 7"}},
   };
   for (const Case& c : cases) {
     const Verdict v = judge(c.file);
@@ -67,11 +84,42 @@ TEST(CandidateGpu, CrashesAndHangsCostOnlyTheCandidate) {
   KILN_SKIP_UNLESS_RANKS(2);
   const Verdict crash = judge("crashes.cu");
   EXPECT_NE(crash.exit_code, 0) << crash.output;
-  EXPECT_NE(crash.output.find("REJECTED"), std::string::npos) << crash.output;
-  EXPECT_NE(crash.output.find("signal"), std::string::npos) << crash.output;
+  EXPECT_TRUE(has(crash, "REJECTED (a rank crashed or was killed")) << crash.output;
+  EXPECT_TRUE(has(crash, "killed by signal 11")) << crash.output;
+  // A hung kernel: the ranks' stall watchdog (--timeout) ends it, naming the trial.
   const Verdict hang = judge("hangs.cu");
   EXPECT_NE(hang.exit_code, 0) << hang.output;
-  EXPECT_NE(hang.output.find("REJECTED"), std::string::npos) << hang.output;
+  EXPECT_TRUE(has(hang, "REJECTED")) << hang.output;
+  EXPECT_TRUE(has(hang, "no progress for 20 s")) << hang.output;
+  EXPECT_TRUE(has(hang, "hangs trial 0")) << hang.output;
+  EXPECT_LT(hang.seconds, 90.0) << hang.output;
+}
+
+TEST(CandidateGpu, TimeLimitEndsTheJudgement) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  // --timeout longer than --time-limit: the launcher's limit kills every rank first.
+  Judgement j;
+  j.timeout = 120;
+  j.extra = "--time-limit 15";
+  const Verdict v = judge("hangs.cu", j);
+  EXPECT_NE(v.exit_code, 0) << v.output;
+  EXPECT_TRUE(has(v, "REJECTED (ran past --time-limit 15 s)")) << v.output;
+  EXPECT_LT(v.seconds, 60.0) << v.output;
+}
+
+TEST(CandidateGpu, NothingJudgedIsNotAccepted) {
+  KILN_SKIP_UNLESS_RANKS(3);
+  // reducescatter 16K on 3 ranks: blocks that are not whole 16-byte vectors, so the only row is
+  // skipped and the candidate never runs.
+  Judgement j;
+  j.problem = "reducescatter";
+  j.sizes = "16K";
+  j.world = 3;
+  const Verdict v = judge("allgather_pull.cu", j);
+  EXPECT_NE(v.exit_code, 0) << v.output;
+  EXPECT_TRUE(has(v, "candidate not judged: every row was skipped")) << v.output;
+  EXPECT_TRUE(has(v, "REJECTED")) << v.output;
+  EXPECT_FALSE(has(v, "allgather_pull: accepted")) << v.output;
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "core/fill.hpp"
 #include "core/stream.hpp"
 #include "device_compare.hpp"
+#include "faulty_gemm.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/tile_order.hpp"
@@ -202,36 +203,7 @@ int check_bad_input(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
-// A signaling GEMM that forwards to the real one except on its `at`-th run (1-based), where it
-// throws (a failed launch) or launches nothing (a lost signal).
-class FaultyGemm final : public overlap::SignalingGemm {
- public:
-  enum class Fault { kThrow, kSkip };
-  FaultyGemm(std::unique_ptr<overlap::SignalingGemm> inner, int at, Fault fault)
-      : inner_(std::move(inner)), at_(at), fault_(fault) {}
-  core::DType dtype() const override { return inner_->dtype(); }
-  overlap::WeightLayout weight_layout() const override { return inner_->weight_layout(); }
-  overlap::GemmConfig config() const override { return inner_->config(); }
-  overlap::LaunchGeometry geometry(const GemmShape& shape, const overlap::ScheduleOptions& s,
-                                   int sms) const override {
-    return inner_->geometry(shape, s, sms);
-  }
-  void run(const GemmShape& shape, const void* a, const void* b,
-           const overlap::EpilogueTargets& targets, const overlap::ScheduleOptions& s, int sms,
-           cudaStream_t stream) override {
-    if (++calls_ == at_) {
-      if (fault_ == Fault::kThrow) throw Error("injected GEMM launch failure");
-      return;
-    }
-    inner_->run(shape, a, b, targets, s, sms, stream);
-  }
-
- private:
-  std::unique_ptr<overlap::SignalingGemm> inner_;
-  int at_;
-  Fault fault_;
-  int calls_ = 0;
-};
+using kiln::testing::FaultyGemm;
 
 // Issue 18, defect 1: a run whose GEMM launch throws must leave the operation usable. Before the
 // fix the epoch advanced anyway and the next run waited for signals that never came (caught here
@@ -365,8 +337,10 @@ int check_cross_stream(const comm::RankInfo& info) {
 // A run whose signals never come ends in GemmCollective::wait with an error naming the group and
 // its counter, within the timeout, instead of hanging; with stream waits the process then still
 // exits (the counters were released), with the spin kernel the kernel traps.
-int check_lost_signal(const comm::RankInfo& info, bool spin) {
-  comm::Communicator comm(info, 60.0);
+// Through the communicator (`via_comm`): Communicator::wait times out first and its error carries
+// the operation's report (its stall reporter), which also releases the waits.
+int check_lost_signal(const comm::RankInfo& info, bool spin, bool via_comm = false) {
+  comm::Communicator comm(info, via_comm ? 3.0 : 60.0);
   core::Stream stream;
   const GemmShape shape{1000, 520, 256};
   core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
@@ -375,7 +349,7 @@ int check_lost_signal(const comm::RankInfo& info, bool spin) {
   core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 4, stream);
   overlap::OverlapOptions options;
   options.force_spin_wait = spin;
-  options.wait_timeout_s = 3.0;
+  options.wait_timeout_s = via_comm ? 60.0 : 3.0;
   options.wrap_gemm = [](std::unique_ptr<overlap::SignalingGemm> gemm) {
     return std::make_unique<FaultyGemm>(std::move(gemm), 2, FaultyGemm::Fault::kSkip);
   };
@@ -391,7 +365,10 @@ int check_lost_signal(const comm::RankInfo& info, bool spin) {
   gc.run(a_ref, b_ref, out_ref, stream);
   const auto start = std::chrono::steady_clock::now();
   try {
-    gc.wait(stream);
+    if (via_comm)
+      comm.wait(stream, "lost-signal run");
+    else
+      gc.wait(stream);
     std::fprintf(stderr, "a run without signals finished\n");
     return 1;
   } catch (const Error& e) {
@@ -404,8 +381,9 @@ int check_lost_signal(const comm::RankInfo& info, bool spin) {
                                   what.find("epoch 2") != std::string::npos;
     if (!named || seconds > 30.0) return 1;
   }
-  if (spin) std::_Exit(0);  // the context died with the trap: nothing more to tear down
-  gc.wait(stream);          // released: the stream drains
+  if (spin) std::_Exit(0);      // the context died with the trap: nothing more to tear down
+  gc.wait(stream);              // released: the stream drains
+  if (via_comm) std::_Exit(0);  // the communicator was aborted: skip its collective teardown
   return 0;
 }
 
@@ -533,6 +511,15 @@ TEST(OverlapGpu, LostSignalIsReportedNotHungStreamWait) {
       kiln::testing::launch_test_ranks(
           1, [](const comm::RankInfo& info) { return check_lost_signal(info, false); }, options),
       0);
+}
+TEST(OverlapGpu, LostSignalIsReportedThroughTheCommunicator) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  comm::LaunchOptions options;
+  options.time_limit_seconds = 120.0;
+  EXPECT_EQ(kiln::testing::launch_test_ranks(
+                1, [](const comm::RankInfo& info) { return check_lost_signal(info, false, true); },
+                options),
+            0);
 }
 TEST(OverlapGpu, LostSignalIsReportedNotHungSpinKernel) {
   KILN_SKIP_UNLESS_GPUS(1);

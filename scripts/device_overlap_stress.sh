@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Device run for issue 18's stress test and the rest of its list, on one GPU with the ranks
+# sharing it. Binaries come compressed in carry/ (git-ignored; made on the CPU machine by
+# `bash scripts/pack_carry.sh`): build/kiln, build/kiln_gpu_tests, two mutants of the test
+# binary (the fix of defect 1 or of defect 3 taken out again, which the stress test must catch)
+# and an older kiln (build-before/kiln) for the overlap bench's before/after.
+# Writes /tmp/kiln-stress/s/ and packs it as $OUT/stress.tar.gz.
+# Usage: bash scripts/device_overlap_stress.sh [calibrate] [mutants] [tests] [stress] [sanitizer] [bench]
+#   STRESS_RUNS (default 1000): runs per configuration in the stress step.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+steps=${*:-calibrate mutants tests stress sanitizer bench}
+out=/tmp/kiln-stress/s; rm -rf "$out"; mkdir -p "$out"
+archive=stress
+source scripts/device_steps.sh
+
+# Unpack the carried binaries (xz, else Python's lzma).
+unpack() {
+  local from=$1 to=$2
+  mkdir -p "$(dirname "$to")"
+  if command -v xz >/dev/null; then xz -dc "$from" > "$to"; else
+    python3 -c 'import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$from" "$to"
+  fi
+  chmod +x "$to"
+}
+unpack carry/kiln.xz build/kiln
+unpack carry/kiln_gpu_tests.xz build/kiln_gpu_tests
+unpack carry/mutant-d1-kiln_gpu_tests.xz build-mutant-d1/kiln_gpu_tests
+unpack carry/mutant-d3-kiln_gpu_tests.xz build-mutant-d3/kiln_gpu_tests
+unpack carry/before-kiln.xz build-before/kiln
+source scripts/device_env.sh >/dev/null
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+note "kiln: $(build/kiln --version)  before: $(build-before/kiln --version)"
+export KILN_TEST_RANKS_PER_GPU=4
+summarize() { grep -E "^\[       OK|^\[  FAILED|^\[  PASSED|^\[  SKIPPED|STRESS|differ|did not|rank [0-9]+, " "$out/$1" | head -${2:-60} | tee -a "$out/summary.txt"; }
+
+if step calibrate; then
+  KILN_STRESS_RUNS=40 timed 300 stress-40.txt build/kiln_gpu_tests --gtest_filter='OverlapStressGpu.*'
+  summarize stress-40.txt 80
+fi
+
+if step mutants; then
+  # Defect 3 taken out (AllReduce by copy engines sums its own part first): bitwise mismatches.
+  KILN_STRESS_RUNS=8 timed 200 mutant-d3.txt build-mutant-d3/kiln_gpu_tests --gtest_filter='OverlapStressGpu.ThreeRanks'
+  summarize mutant-d3.txt
+  # Defect 1 taken out (epochs committed before the GEMM launch): run 17 throws, run 18 waits for
+  # signals that never come; GemmCollective::wait reports it after its 60 s.
+  KILN_STRESS_RUNS=24 timed 200 mutant-d1.txt build-mutant-d1/kiln_gpu_tests --gtest_filter='OverlapStressGpu.TwoRanks'
+  summarize mutant-d1.txt
+fi
+
+if step tests; then
+  timed 560 tests.txt build/kiln_gpu_tests \
+    --gtest_filter='OverlapGpu.*:CandidateGpu.*:SignalingGemmGpu.*:NvlinkCollectivesGpu.*'
+  summarize tests.txt 80
+fi
+
+if step stress; then
+  for world in TwoRanks FourRanks ThreeRanks; do
+    KILN_STRESS_RUNS=${STRESS_RUNS:-1000} timed 590 "stress-$world.txt" build/kiln_gpu_tests --gtest_filter="OverlapStressGpu.$world"
+    summarize "stress-$world.txt" 40
+  done
+fi
+
+if step sanitizer; then
+  KILN_STRESS_RUNS=4 timed 300 sanitizer-memcheck-stress.txt compute-sanitizer --tool memcheck \
+    --target-processes all --report-api-errors no --kernel-name-exclude kns=ncclDevKernel \
+    build/kiln_gpu_tests --gtest_filter='OverlapStressGpu.TwoRanks'
+  grep -E "ERROR SUMMARY|^\[       OK|^\[  FAILED" "$out/sanitizer-memcheck-stress.txt" | tee -a "$out/summary.txt"
+  KILN_STRESS_RUNS=4 timed 300 sanitizer-racecheck-stress.txt compute-sanitizer --tool racecheck \
+    --target-processes all --kernel-name-exclude kns=ncclDevKernel \
+    build/kiln_gpu_tests --gtest_filter='OverlapStressGpu.TwoRanks'
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[       OK|^\[  FAILED" "$out/sanitizer-racecheck-stress.txt" | tee -a "$out/summary.txt"
+fi
+
+if step bench; then
+  # One rank, a fixed plan, the older and the current kiln taking turns (issue 18: the overlap
+  # figures unchanged within the spread).
+  for round in 1 2; do
+    for who in before current; do
+      bin=build/kiln; [ "$who" = before ] && bin=build-before/kiln
+      for op in ar rs; do
+        timed 200 "bench-$op-$who-$round.txt" "$bin" overlap bench -g 1 --op $op \
+          --shape 4096x8192x2048 --shape 8192x8192x8192 --shape 16384x4096x3584 \
+          --plan "tile=128x256 cap=0 swizzle=4 groups=each" -w 10 -n 40 \
+          --json "$out/bench-$op-$who-$round.json"
+      done
+    done
+  done
+  timed 300 overlap-gemm.txt build/kiln overlap gemm --shape 4096x8192x2048 --shape 8192x8192x8192 \
+    --shape 16384x4096x3584 --json "$out/overlap-gemm.json"
+  tail -20 "$out/overlap-gemm.txt" >> "$out/summary.txt"
+fi
+pack
