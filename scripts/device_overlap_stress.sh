@@ -55,10 +55,14 @@ if step tests; then
   summarize tests.txt 80
 fi
 
+# STRESS_WORLDS (default "TwoRanks FourRanks ThreeRanks"), STRESS_ONLY (a configuration-name
+# filter, KILN_STRESS_ONLY) and STRESS_TAG (a log-name suffix) split the stress over calls.
 if step stress; then
-  for world in TwoRanks FourRanks ThreeRanks; do
-    KILN_STRESS_RUNS=${STRESS_RUNS:-1000} timed 590 "stress-$world.txt" build/kiln_gpu_tests --gtest_filter="OverlapStressGpu.$world"
-    summarize "stress-$world.txt" 40
+  for world in ${STRESS_WORLDS:-TwoRanks FourRanks ThreeRanks}; do
+    log="stress-$world${STRESS_TAG:-}.txt"
+    KILN_STRESS_ONLY=${STRESS_ONLY:-} KILN_STRESS_RUNS=${STRESS_RUNS:-1000} timed 590 "$log" \
+      build/kiln_gpu_tests --gtest_filter="OverlapStressGpu.$world"
+    summarize "$log" 40
   done
 fi
 

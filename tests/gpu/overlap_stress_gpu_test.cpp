@@ -18,6 +18,7 @@
 //     orders. The reorder must sum in rank order for AllReduce (every rank the same bits; issue
 //     18, defect 3), and for ReduceScatter the peers in rank order and the own part last.
 // Runs per configuration: KILN_STRESS_RUNS (default 24; the device run uses 1000).
+// KILN_STRESS_ONLY=text runs only the configurations whose name contains it (e.g. "comm=ce").
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -159,9 +160,11 @@ int stress(const comm::RankInfo& info) {
         for (const bool spin : {false, true}) configs.push_back({op, deferred, spin, ce});
   }
 
+  const char* only = std::getenv("KILN_STRESS_ONLY");
   std::uint64_t config_index = 0;
   for (const Config& c : configs) {
     ++config_index;
+    if (only != nullptr && c.name().find(only) == std::string::npos) continue;
     const auto start = std::chrono::steady_clock::now();
     overlap::OverlapOptions options;
     options.force_spin_wait = c.spin;
