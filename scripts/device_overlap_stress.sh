@@ -5,7 +5,8 @@
 # binary (the fix of defect 1 or of defect 3 taken out again, which the stress test must catch)
 # and an older kiln (build-before/kiln) for the overlap bench's before/after.
 # Writes /tmp/kiln-stress/s/ and packs it as $OUT/stress.tar.gz.
-# Usage: bash scripts/device_overlap_stress.sh [calibrate] [mutants] [tests] [stress] [sanitizer] [bench]
+# Usage: bash scripts/device_overlap_stress.sh [calibrate] [mutants] [tests] [stress] [candidates]
+#          [sanitizer] [bench]
 #   STRESS_RUNS (default 1000): runs per configuration in the stress step.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -64,6 +65,16 @@ if step stress; then
       build/kiln_gpu_tests --gtest_filter="OverlapStressGpu.$world"
     summarize "$log" 40
   done
+fi
+
+if step injection; then
+  # compute-sanitizer reaches the forked ranks through the environment CUDA reads at cuInit.
+  compute-sanitizer --tool memcheck env 2>&1 | grep -E "CUDA_INJECTION|LD_PRELOAD" | tee -a "$out/summary.txt"
+fi
+
+if step candidates; then
+  timed 200 candidates.txt build/kiln_gpu_tests --gtest_filter='CandidateGpu.*'
+  summarize candidates.txt
 fi
 
 if step sanitizer; then

@@ -18,7 +18,8 @@
 //     orders. The reorder must sum in rank order for AllReduce (every rank the same bits; issue
 //     18, defect 3), and for ReduceScatter the peers in rank order and the own part last.
 // Runs per configuration: KILN_STRESS_RUNS (default 24; the device run uses 1000).
-// KILN_STRESS_ONLY=text runs only the configurations whose name contains it (e.g. "comm=ce").
+// KILN_STRESS_ONLY=a,b runs only the configurations whose name contains every comma-separated
+// part (e.g. "comm=ce" or "ar signal,comm=nccl").
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -78,6 +79,19 @@ int runs_per_config() {
   if (*end != '\0' || runs < 1 || runs > 1000000)
     throw UsageError(fmt::format("KILN_STRESS_RUNS={}: accepted range 1 .. 1000000", text));
   return static_cast<int>(runs);
+}
+
+// Whether `name` contains every comma-separated part of `only` (nullptr or "": everything).
+bool selected(const std::string& name, const char* only) {
+  if (only == nullptr) return true;
+  const std::string parts = only;
+  std::size_t start = 0;
+  while (start <= parts.size()) {
+    const std::size_t end = std::min(parts.find(',', start), parts.size());
+    if (name.find(parts.substr(start, end - start)) == std::string::npos) return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 std::uint16_t bf16_bits(float value) {
@@ -164,7 +178,7 @@ int stress(const comm::RankInfo& info) {
   std::uint64_t config_index = 0;
   for (const Config& c : configs) {
     ++config_index;
-    if (only != nullptr && c.name().find(only) == std::string::npos) continue;
+    if (!selected(c.name(), only)) continue;
     const auto start = std::chrono::steady_clock::now();
     overlap::OverlapOptions options;
     options.force_spin_wait = c.spin;
