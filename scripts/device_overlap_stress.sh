@@ -29,6 +29,8 @@ unpack carry/kiln_gpu_tests.xz build/kiln_gpu_tests
 unpack carry/mutant-d1-kiln_gpu_tests.xz build-mutant-d1/kiln_gpu_tests
 unpack carry/mutant-d3-kiln_gpu_tests.xz build-mutant-d3/kiln_gpu_tests
 unpack carry/before-kiln.xz build-before/kiln
+# Optional: kiln at the commit before this change (the bench's middle point).
+[ -f carry/presession-kiln.xz ] && unpack carry/presession-kiln.xz build-presession/kiln
 source scripts/device_env.sh >/dev/null
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 note "kiln: $(build/kiln --version)  before: $(build-before/kiln --version)"
@@ -95,6 +97,7 @@ if step bench; then
   for round in 1 2; do
     for who in ${BENCH_ORDER:-before current}; do
       bin=build/kiln; [ "$who" = before ] && bin=build-before/kiln
+      [ "$who" = presession ] && bin=build-presession/kiln
       for op in ar rs; do
         timed 80 "bench-$op-$who-$round.txt" "$bin" overlap bench -g 1 --op $op \
           --shape 4096x8192x2048 --shape 8192x8192x8192 \
