@@ -74,6 +74,17 @@ if step injection; then
   compute-sanitizer --tool memcheck env 2>&1 | grep -E "CUDA_INJECTION|LD_PRELOAD" | tee -a "$out/summary.txt"
 fi
 
+if step extra; then
+  timed 120 lost-peer.txt build/kiln_gpu_tests --gtest_filter='OverlapGpu.LostCopyEnginePeer*'
+  summarize lost-peer.txt
+  grep -E "expected:" "$out/lost-peer.txt" | tee -a "$out/summary.txt"
+  # The candidate test that every row skipped is not accepted, against the older kiln: must fail.
+  mkdir -p build-oldjudge && cp build-before/kiln build/kiln_gpu_tests build-oldjudge/
+  timed 120 nothing-judged-old-kiln.txt build-oldjudge/kiln_gpu_tests \
+    --gtest_filter='CandidateGpu.NothingJudgedIsNotAccepted'
+  summarize nothing-judged-old-kiln.txt
+fi
+
 if step candidates; then
   timed 200 candidates.txt build/kiln_gpu_tests --gtest_filter='CandidateGpu.*'
   summarize candidates.txt

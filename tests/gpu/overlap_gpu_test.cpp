@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "bench/cublas_gemm.hpp"
@@ -387,6 +388,48 @@ int check_lost_signal(const comm::RankInfo& info, bool spin, bool via_comm = fal
   return 0;
 }
 
+// A copy-engine run whose peer never comes (rank 1 stops after run 1): rank 0's waits for the
+// peer's flags end in GemmCollective::wait with an error naming the peer and the flag, after
+// which the waits are released and the stream drains. Rank 1 stays alive (its memory is mapped
+// into rank 0) until rank 0 is done, then both leave without the collective teardown.
+int check_lost_peer_copy_engine(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  const GemmShape shape{1000, 520, 256};
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      out(std::size_t(shape.m) * shape.n * 2);
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 5, stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 6, stream);
+  overlap::OverlapOptions options;
+  options.wait_timeout_s = 3.0;
+  overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
+                             overlap::WeightLayout::kNK, comm,
+                             overlap::parse_plan("tile=128x128 cap=16 comm=ce", "plan"), options);
+  const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, gc.output_rows(),
+                                          shape.n};
+  gc.run(a_ref, b_ref, out_ref, stream);
+  gc.wait(stream);  // run 1: both ranks
+  if (comm.rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(15));
+    std::_Exit(0);
+  }
+  gc.run(a_ref, b_ref, out_ref, stream);
+  int code = 0;
+  try {
+    gc.wait(stream);
+    std::fprintf(stderr, "a run without its peer finished\n");
+    code = 1;
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    std::fprintf(stderr, "expected: %s\n", what.c_str());
+    if (what.find("rank 1's data of run 2 has not arrived") == std::string::npos) code = 1;
+  }
+  if (code == 0) gc.wait(stream);  // released: the stream drains
+  std::_Exit(code);
+}
+
 // FNV-1a over a device buffer's bytes.
 std::uint64_t device_hash(const void* data, std::size_t bytes) {
   std::vector<unsigned char> host(bytes);
@@ -520,6 +563,12 @@ TEST(OverlapGpu, LostSignalIsReportedThroughTheCommunicator) {
                 1, [](const comm::RankInfo& info) { return check_lost_signal(info, false, true); },
                 options),
             0);
+}
+TEST(OverlapGpu, LostCopyEnginePeerIsReportedNotHungTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  comm::LaunchOptions options;
+  options.time_limit_seconds = 120.0;
+  EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_lost_peer_copy_engine, options), 0);
 }
 TEST(OverlapGpu, LostSignalIsReportedNotHungSpinKernel) {
   KILN_SKIP_UNLESS_GPUS(1);
