@@ -98,14 +98,19 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
   }
   if (printer) {
     const nlohmann::json metrics = bench::suite_metrics(rows);
-    fmt::print(
-        "# over {} rows: fast_0 {:.3f}  fast_1 {:.3f}  fast_1.5 {:.3f}  fast_2 {:.3f}  "
-        "roof_0.25 {:.3f}  roof_0.5 {:.3f}  roof_0.75 {:.3f}{}\n",
-        rows.size(), metrics.value("fast_0", 0.0), metrics.value("fast_1", 0.0),
-        metrics.value("fast_1.5", 0.0), metrics.value("fast_2", 0.0),
-        metrics.value("roof_0.25", 0.0), metrics.value("roof_0.5", 0.0),
-        metrics.value("roof_0.75", 0.0),
-        comm.shares_gpu() ? "  (ranks share GPUs: speed metrics not meaningful)" : "");
+    if (!metrics.contains("fast_0")) {
+      fmt::print("# over {} rows: none measured (every row skipped), so no fast_p / roof_u\n",
+                 rows.size());
+    } else {
+      fmt::print(
+          "# over {} rows: fast_0 {:.3f}  fast_1 {:.3f}  fast_1.5 {:.3f}  fast_2 {:.3f}  "
+          "roof_0.25 {:.3f}  roof_0.5 {:.3f}  roof_0.75 {:.3f}{}\n",
+          rows.size(), metrics.value("fast_0", 0.0), metrics.value("fast_1", 0.0),
+          metrics.value("fast_1.5", 0.0), metrics.value("fast_2", 0.0),
+          metrics.value("roof_0.25", 0.0), metrics.value("roof_0.5", 0.0),
+          metrics.value("roof_0.75", 0.0),
+          comm.shares_gpu() ? "  (ranks share GPUs: speed metrics not meaningful)" : "");
+    }
     if (!f.json_path.empty()) {
       comm::add_rank_provenance(provenance, comm);
       const nlohmann::json result = bench::suite_json(o, metrics, rows);

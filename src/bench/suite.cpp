@@ -360,6 +360,8 @@ nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {
                         r.solution_us.median * 1e-6, r.reference_us.median * 1e-6,
                         r.roof_us * 1e-6});
   }
+  j["measured_rows"] = outcomes.size();
+  if (outcomes.empty()) return j;  // every row skipped: no metric is defined
   for (double p : {0.0, 1.0, 1.5, 2.0})
     j[fmt::format("fast_{}", p)] = roofline::fast_p(outcomes, p);
   for (double u : {0.25, 0.5, 0.75}) j[fmt::format("roof_{}", u)] = roofline::roof_u(outcomes, u);
