@@ -272,8 +272,18 @@ ReorderSource GemmCollective::reorder_source() const {
   return source;
 }
 
+void GemmCollective::refuse_if_forced() const {
+  if (forced_) {
+    throw Error(fmt::format(
+        "rank {}: this overlap operation's waits were forced open after a timeout (epoch {}); "
+        "its counters and flags no longer count its runs: make a new operation",
+        comm_.rank(), epoch_));
+  }
+}
+
 void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b,
                                                   cudaStream_t stream) {
+  refuse_if_forced();
   check_inputs(a, b);
   wait_for_previous_run(stream);
   // This run's epochs, committed only once its GEMM is launched: a launch that throws leaves the
@@ -430,6 +440,7 @@ void GemmCollective::run_without_reorder(const MatrixRef& a, const MatrixRef& b,
 }
 
 void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream) {
+  refuse_if_forced();
   check_inputs(a, b);
   wait_for_previous_run(stream);
   EpilogueTargets targets;
@@ -448,8 +459,10 @@ void GemmCollective::wait(cudaStream_t stream) {
   const auto gpu_failure = [&](cudaError_t error) {
     (void)cudaGetLastError();
     return Error(
-        fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel "
-                    "wave-group wait traps after {} s; see the kernel's message above)",
+        fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel wait "
+                    "traps after {} s; see the kernel's message above: counter wait <g> is wave "
+                    "group g, 1000 + r a copy-engine 'freed' flag of rank r, 2000 + r its "
+                    "'arrived' flag)",
                     comm_.rank(), epoch_, cudaGetErrorString(error), options_.wait_timeout_s));
   };
   // A second of grace past the timeout, so that a spin kernel that traps at the timeout is
@@ -497,6 +510,9 @@ std::string GemmCollective::release_stuck_waits() {
     if (!flags.empty()) report += (report.empty() ? "" : "; ") + flags;
   }
   if (report.empty()) return report;
+  // The forced values no longer count this object's runs (and a late signal or peer write may
+  // still land): later runs would be released early. The object refuses them.
+  forced_ = true;
   return fmt::format("overlap on rank {} (epoch {}, {}): {}; raised to release the waits",
                      comm_.rank(), epoch_, wait_method_name(wait_method_), report);
 }

@@ -121,7 +121,8 @@ class GemmCollective {
   // options.wait_timeout_s. When the time runs out it throws kiln::Error naming this rank, the
   // run's epoch and each wave group's counter against its target. Before that it raises the
   // counters to their targets, so that the stream waits end and the process can still exit; the
-  // run's output is then wrong. A spin-kernel wait has trapped by then: the error names it.
+  // run's output is then wrong, and the object refuses further runs (make a new one). A
+  // spin-kernel wait has trapped by then: the error names it.
   void wait(cudaStream_t stream);
 
   OverlapOp op() const { return op_; }
@@ -159,6 +160,8 @@ class GemmCollective {
   // Names the wave-group counters and copy-engine flags this rank's waits are still behind on,
   // and raises them to their targets; "" when none is behind.
   std::string release_stuck_waits();
+  // Throws once release_stuck_waits forced anything (forced_).
+  void refuse_if_forced() const;
   // Orders runs across streams (run_done_).
   void wait_for_previous_run(cudaStream_t stream);
   void mark_run_done(cudaStream_t stream);
@@ -196,6 +199,7 @@ class GemmCollective {
   core::Event run_done_{cudaEventDisableTiming};
   bool ran_ = false;
   int stall_reporter_ = -1;  // comm_'s id of release_stuck_waits
+  bool forced_ = false;      // release_stuck_waits raised a counter or flag
 };
 
 // Number of SMs of the current device.

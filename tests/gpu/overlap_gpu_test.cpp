@@ -385,6 +385,17 @@ int check_lost_signal(const comm::RankInfo& info, bool spin, bool via_comm = fal
   if (spin) std::_Exit(0);      // the context died with the trap: nothing more to tear down
   gc.wait(stream);              // released: the stream drains
   if (via_comm) std::_Exit(0);  // the communicator was aborted: skip its collective teardown
+  // The forced counters no longer count runs: the object refuses the next one.
+  try {
+    gc.run(a_ref, b_ref, out_ref, stream);
+    std::fprintf(stderr, "a run after forced waits was accepted\n");
+    return 1;
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("forced open") == std::string::npos) {
+      std::fprintf(stderr, "unexpected error: %s\n", e.what());
+      return 1;
+    }
+  }
   return 0;
 }
 

@@ -7,10 +7,13 @@
 // throws every kThrowPeriod-th run on every rank. Every element of every output is compared
 // bitwise with a reference computed on the host.
 //
-// How the reference can be exact: B selects one column of A (B[n][k] = 1 where k = n mod K, else
-// 0), so rank r's GEMM result is exactly C_r[m][n] = A_r[m][n mod K], and every rank can rebuild
-// every rank's inputs from the seeds. What the sum of the parts must be then depends on the
-// collective's arithmetic, and the inputs are chosen so that it is defined bit for bit:
+// How the reference can be exact: B selects one column of A, scaled by a power of two that
+// depends on the 64-column block (B[n][k] = column_scale(n) where k = n mod K, else 0), so rank
+// r's GEMM result is exactly C_r[m][n] = A_r[m][n mod K] * column_scale(n), every column block of
+// a tile row differs (a tile or group stored or read at the wrong place in its row shows), and
+// every rank can rebuild every rank's inputs from the seeds. A power of two changes no rounding.
+// What the sum of the parts must be then depends on the collective's arithmetic, and the inputs are
+// chosen so that it is defined bit for bit:
 //   - NCCL on 3+ ranks (any order of summation): A = j/8 with |j| <= 255 / world, so every partial
 //     sum is a bf16 integer multiple of 1/8 below 32 in magnitude and exact in any order;
 //   - NCCL on 2 ranks: bf16 values within 2^±6, whose fp32 sum is exact (one rounding to bf16);
@@ -94,6 +97,11 @@ bool selected(const std::string& name, const char* only) {
   return true;
 }
 
+// 2^((n / 64) % 9 - 4): distinct for the 9 column blocks of kShape.n = 520.
+float column_scale(int n) {
+  return std::ldexp(1.0f, (n / 64) % 9 - 4);
+}
+
 std::uint16_t bf16_bits(float value) {
   const float rounded = core::round_to_bf16(value);
   std::uint32_t word;
@@ -135,7 +143,7 @@ std::vector<std::uint16_t> expected_output(const std::vector<std::vector<float>>
     const std::size_t row = static_cast<std::size_t>(gc.global_row(lr)) * kShape.k;
     for (int col = 0; col < n; ++col) {
       float sum = 0.0f;
-      for (const int r : order) sum += parts[r][row + col % kShape.k];
+      for (const int r : order) sum += parts[r][row + col % kShape.k] * column_scale(col);
       out[std::size_t(lr) * n + col] = bf16_bits(sum);
     }
   }
@@ -153,7 +161,8 @@ int stress(const comm::RankInfo& info) {
   core::DeviceBuffer b(std::size_t(kShape.n) * kShape.k * 2);
   {
     std::vector<std::uint16_t> host(std::size_t(kShape.n) * kShape.k, 0);
-    for (int n = 0; n < kShape.n; ++n) host[std::size_t(n) * kShape.k + n % kShape.k] = 0x3F80;
+    for (int n = 0; n < kShape.n; ++n)
+      host[std::size_t(n) * kShape.k + n % kShape.k] = bf16_bits(column_scale(n));
     KILN_CUDA_CHECK(cudaMemcpyAsync(b.data(), host.data(), host.size() * 2, cudaMemcpyHostToDevice,
                                     streams[0]));
     KILN_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
@@ -175,6 +184,12 @@ int stress(const comm::RankInfo& info) {
   }
 
   const char* only = std::getenv("KILN_STRESS_ONLY");
+  if (std::none_of(configs.begin(), configs.end(),
+                   [&](const Config& c) { return selected(c.name(), only); })) {
+    std::fprintf(stderr, "KILN_STRESS_ONLY=%s selects none of the %zu configurations on %d ranks\n",
+                 only, configs.size(), world);
+    return 1;
+  }
   std::uint64_t config_index = 0;
   for (const Config& c : configs) {
     ++config_index;
@@ -213,15 +228,20 @@ int stress(const comm::RankInfo& info) {
         KILN_CUDA_CHECK(cudaStreamSynchronize(streams[0]));  // `mine` goes out of scope
       }
       std::vector<bool> ran(batch, false);
+      core::Event previous_run{cudaEventDisableTiming};
       for (int i = 0; i < batch; ++i) {
         cudaStream_t stream = streams[(first + i) % 2];
         const int late_rank = static_cast<int>(delays() % world);
         const std::uint64_t sleep_ns = delays() % kMaxSleepNs;
+        // After the previous run (on the other stream), so that the sleep delays this run
+        // rather than overlapping that one.
+        if (i > 0) KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, previous_run.get(), 0));
         if (rank == late_rank) core::enqueue_sleep(sleep_ns, stream);
         try {
           gc.run({as[i].data(), core::DType::kBf16, kShape.m, kShape.k}, b_ref,
                  {outs[i].data(), core::DType::kBf16, rows, kShape.n}, stream);
           ran[i] = true;
+          previous_run.record(stream);
         } catch (const Error& e) {
           if ((first + i + 1) % kThrowPeriod != kThrowPhase) throw;
           ++thrown;
