@@ -70,16 +70,18 @@ std::string gemm_config_name(const GemmConfig& config) {
 
 const std::vector<GemmConfig>& built_gemm_configs() {
   using enum KernelSchedule;
-  // Must match the dispatch in signaling_gemm_impl.cuh (tests/cpu: GemmConfigs). Tried and
-  // dropped: cooperative 256x192 (2x1, 192 accumulators per thread): no shape chose it, and the
-  // build that had it showed 4 kernels (one per dtype and layout) with a 592-byte stack frame,
-  // likely its spills (docs/results/2026-11-24-gemm-configs/, run 4).
+  // Must match the dispatch in sm90_gemm_parts.cuh (tests/cpu: GemmConfigs). Cooperative 256x192
+  // (192 accumulators per thread, the nearest to cuBLAS's 192x192 and 256x152 tiles) spilled in
+  // run 4 because of the epilogue's alignment trap in the per-tile path; with the check in the
+  // tail it compiles without spills (scripts/probe_gemm_registers.sh; only the tests' runtime
+  // signal delay still costs 40 bytes of spill, in the signal path).
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative}, {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative}, {{256, 128}, {1, 2}, kCooperative},
       {{128, 256}, {1, 2}, kCooperative}, {{128, 256}, {1, 1}, kCooperative},
       {{256, 128}, {1, 1}, kCooperative}, {{128, 128}, {2, 1}, kPingpong},
       {{128, 128}, {1, 2}, kPingpong},    {{64, 256}, {1, 1}, kPingpong},
+      {{256, 192}, {2, 1}, kCooperative}, {{256, 192}, {1, 2}, kCooperative},
   };
   return configs;
 }

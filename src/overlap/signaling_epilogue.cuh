@@ -177,7 +177,10 @@ class SignalingEpilogue {
     const std::uint32_t staging =
         cute::cast_smem_ptr_to_uint(smem) + warp * kBuffersPerWarp * kBoxBytes;
     if (tiles_done_ == 0) {
-      if ((cute::cast_smem_ptr_to_uint(smem) & 1023u) != 0) __trap();
+      // Checked in finish_stores, not here: a trap in the per-tile path made ptxas spill a
+      // 256x192 tile's accumulators (640-byte stack; none with the check in the tail:
+      // scripts/probe_gemm_registers.sh, docs/results/2026-11-24-gemm-configs/).
+      staging_base_ = cute::cast_smem_ptr_to_uint(smem);
       if (thread_idx == 0) cute::prefetch_tma_descriptor(store_map_);
     }
 
@@ -236,6 +239,9 @@ class SignalingEpilogue {
   // ping-pong kernel calls it after every tile): counts a deferred tile, and keeps the warps until
   // the TMA engine has read their staging buffers (which ping-pong's other warp group reuses).
   CUTLASS_DEVICE void finish_stores() {
+    // The TMA's 128-byte swizzle needs 1024-byte aligned staging (a misaligned buffer would have
+    // stored scrambled tiles: fail the kernel rather than leave them).
+    if ((staging_base_ & 1023u) != 0) __trap();
     if (pending_group_ >= 0) {
       signal_pending();
     } else if (thread_idx_ % 32 == 0) {
@@ -343,6 +349,7 @@ class SignalingEpilogue {
   Arguments args_;
   const CUtensorMap* store_map_;
   int tiles_done_ = 0;
+  std::uint32_t staging_base_ = 0;  // shared address of the staging buffers (alignment check)
   int buffer_parity_ = 0;
   int thread_idx_ = 0;
   int consumer_threads_ = 0;
