@@ -312,6 +312,9 @@ class SignalingEpilogue {
     if (thread_idx_ % 32 == 0) {
       asm volatile("cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;" ::: "memory");
     }
+    // Tests only: every consumer thread waits (a branch on one thread made ptxas spill a
+    // 256x192 tile's registers; the warp group waits for its slowest thread anyway).
+    if (args_.debug_signal_delay_ns != 0) delay_signal(pending_slot_);
     // Ping-pong: each warp group has its own barrier (the kernel orders their epilogues, but two
     // ids keep that ordering out of this barrier's correctness).
     cutlass::arch::NamedBarrier::arrive_and_wait(
@@ -322,7 +325,6 @@ class SignalingEpilogue {
   }
 
   CUTLASS_DEVICE void signal(int group, int slot) const {
-    if (args_.debug_signal_delay_ns != 0) delay_signal(slot);
     asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;"
                  :
                  : "l"(args_.group_counters + group)
