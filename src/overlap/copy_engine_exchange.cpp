@@ -84,46 +84,29 @@ void CopyEngineExchange::set_wait_method(WaitMethod method, double timeout_secon
 }
 
 std::string CopyEngineExchange::release_stuck_flags(unsigned epoch) {
-  // This rank's arrived[] and freed[] words, read and raised on a stream of its own (the run's
-  // streams are the ones blocked).
-  const int words = 2 * world_;
-  std::vector<unsigned> flags(words);
-  cudaStream_t side = nullptr;
-  KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  std::string report;
-  try {
-    unsigned* local = static_cast<unsigned*>(flags_->local());
-    KILN_CUDA_CHECK(cudaMemcpyAsync(flags.data(), local, sizeof(unsigned) * words,
-                                    cudaMemcpyDeviceToHost, side));
-    KILN_CUDA_CHECK(cudaStreamSynchronize(side));
-    std::vector<unsigned> raised = flags;
-    for (int r = 0; r < world_; ++r) {
-      if (r == rank_) continue;
-      const unsigned arrived_target = epoch, freed_target = epoch - 1;
-      if (static_cast<int>(flags[kArrived * world_ + r] - arrived_target) < 0) {
-        report += fmt::format("{}rank {}'s data of run {} has not arrived (flag {})",
-                              report.empty() ? "" : "; ", r, epoch, flags[kArrived * world_ + r]);
-        raised[kArrived * world_ + r] = arrived_target;
-      }
-      if (static_cast<int>(flags[kFreed * world_ + r] - freed_target) < 0) {
-        report +=
-            fmt::format("{}rank {} has not freed run {} (flag {})", report.empty() ? "" : "; ", r,
-                        freed_target, flags[kFreed * world_ + r]);
-        raised[kFreed * world_ + r] = freed_target;
-      }
-    }
-    // Word by word, only the ones behind: a peer may be writing the others right now.
-    for (int w = 0; w < words; ++w) {
-      if (raised[w] == flags[w]) continue;
-      KILN_CUDA_CHECK(
-          cudaMemcpyAsync(local + w, &raised[w], sizeof(unsigned), cudaMemcpyHostToDevice, side));
-    }
-    KILN_CUDA_CHECK(cudaStreamSynchronize(side));
-  } catch (...) {
-    cudaStreamDestroy(side);
-    throw;
+  // This rank's arrived[] and freed[] words against what its waits of run `epoch` need (its own
+  // index is never waited for: target 0).
+  std::vector<unsigned> targets(2 * world_, 0);
+  for (int r = 0; r < world_; ++r) {
+    if (r == rank_) continue;
+    targets[kArrived * world_ + r] = epoch;
+    targets[kFreed * world_ + r] = epoch - 1;
   }
-  cudaStreamDestroy(side);
+  const std::vector<unsigned> flags =
+      raise_words_behind(static_cast<unsigned*>(flags_->local()), targets);
+  std::string report;
+  const auto behind = [&](int w) { return static_cast<int>(flags[w] - targets[w]) < 0; };
+  for (int r = 0; r < world_; ++r) {
+    if (r == rank_) continue;
+    if (behind(kArrived * world_ + r)) {
+      report += fmt::format("{}rank {}'s data of run {} has not arrived (flag {})",
+                            report.empty() ? "" : "; ", r, epoch, flags[kArrived * world_ + r]);
+    }
+    if (behind(kFreed * world_ + r)) {
+      report += fmt::format("{}rank {} has not freed run {} (flag {})", report.empty() ? "" : "; ",
+                            r, epoch - 1, flags[kFreed * world_ + r]);
+    }
+  }
   return report.empty() ? report : "copy-engine exchange: " + report;
 }
 

@@ -486,24 +486,17 @@ void GemmCollective::wait(cudaStream_t stream) {
 
 std::string GemmCollective::release_stuck_waits() {
   if (!ran_ && epoch_ == 0) return "";
-  // Read the counters beside the blocked streams (a copy on a stream of its own), then raise the
-  // ones behind to their targets so that the stream waits end.
+  // The counters behind their targets are raised so that the stream waits end.
   const int groups = groups_.groups();
-  std::vector<unsigned> counters(groups);
-  core::Stream side;
-  KILN_CUDA_CHECK(cudaMemcpyAsync(counters.data(), counters_.data(), sizeof(unsigned) * groups,
-                                  cudaMemcpyDeviceToHost, side.get()));
-  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  std::vector<unsigned> targets(groups);
+  for (int g = 0; g < groups; ++g)
+    targets[g] = epoch_ * static_cast<unsigned>(groups_.group_slot_count[g]);
+  const std::vector<unsigned> counters = raise_words_behind(counters_.as<unsigned>(), targets);
   std::string report;
   for (int g = 0; g < groups; ++g) {
-    const unsigned target = epoch_ * static_cast<unsigned>(groups_.group_slot_count[g]);
-    if (static_cast<int>(counters[g] - target) >= 0) continue;
+    if (static_cast<int>(counters[g] - targets[g]) >= 0) continue;
     report += fmt::format("{}group {}: counter {} of target {}", report.empty() ? "" : "; ", g,
-                          counters[g], target);
-    // Word by word: the GEMM may still be counting the others.
-    KILN_CUDA_CHECK(cudaMemcpyAsync(counters_.as<unsigned>() + g, &target, sizeof(unsigned),
-                                    cudaMemcpyHostToDevice, side.get()));
-    KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+                          counters[g], targets[g]);
   }
   if (exchange_) {
     const std::string flags = exchange_->release_stuck_flags(exchange_epoch_);

@@ -7,6 +7,7 @@
 #include "core/cuda_check.hpp"
 #include "core/driver_entry.hpp"
 #include "core/error.hpp"
+#include "core/stream.hpp"
 #include "overlap/group_wait.hpp"
 
 namespace kiln::overlap {
@@ -87,6 +88,21 @@ void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned t
         counter, target, static_cast<unsigned long long>(timeout_seconds * 1e9), label);
     KILN_CUDA_CHECK_LAUNCH();
   }
+}
+
+std::vector<unsigned> raise_words_behind(unsigned* words, const std::vector<unsigned>& targets) {
+  std::vector<unsigned> read(targets.size());
+  core::Stream side;
+  KILN_CUDA_CHECK(cudaMemcpyAsync(read.data(), words, sizeof(unsigned) * read.size(),
+                                  cudaMemcpyDeviceToHost, side.get()));
+  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  for (std::size_t w = 0; w < read.size(); ++w) {
+    if (static_cast<int>(read[w] - targets[w]) >= 0) continue;
+    KILN_CUDA_CHECK(cudaMemcpyAsync(words + w, &targets[w], sizeof(unsigned),
+                                    cudaMemcpyHostToDevice, side.get()));
+  }
+  KILN_CUDA_CHECK(cudaStreamSynchronize(side.get()));
+  return read;
 }
 
 }  // namespace kiln::overlap

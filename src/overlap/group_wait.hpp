@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 namespace kiln::overlap {
 
 enum class WaitMethod { kStreamMemOp, kSpinKernel };
@@ -24,6 +26,12 @@ inline constexpr double kDefaultCounterWaitSeconds = 120.0;
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
                           cudaStream_t stream, double timeout_seconds = kDefaultCounterWaitSeconds,
                           int label = -1);
+
+// The host side of a wait that timed out: reads the device words words[0..n) on a stream of its
+// own (the waiting streams are blocked) and raises each word still behind its target
+// ((int32)(word - target) < 0) to the target, one word at a time, since the others may be written
+// meanwhile. Returns the values read, for the caller's report.
+std::vector<unsigned> raise_words_behind(unsigned* words, const std::vector<unsigned>& targets);
 
 // Enqueues on `stream`: *word = value (cuStreamWriteValue32, no SM), ordered after the stream's
 // earlier work with the driver's default memory barrier. `word` is this device's memory.

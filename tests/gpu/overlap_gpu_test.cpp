@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -512,9 +513,12 @@ int check_allreduce_bits(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
-void run_ranks(int world, int (*body)(const comm::RankInfo&)) {
-  const int code = kiln::testing::launch_test_ranks(
-      world, [&](const comm::RankInfo& info) { return body(info); });
+// `time_limit_s` > 0: the launcher kills the ranks after it (tests of waits that must not hang).
+void run_ranks(int world, const std::function<int(const comm::RankInfo&)>& body,
+               double time_limit_s = 0.0) {
+  comm::LaunchOptions options;
+  if (time_limit_s > 0) options.time_limit_seconds = time_limit_s;
+  const int code = kiln::testing::launch_test_ranks(world, body, options);
   EXPECT_EQ(code, 0) << "a rank reported a failure (see stderr)";
 }
 
@@ -559,36 +563,22 @@ TEST(OverlapGpu, RunsOnDifferentStreamsAreOrderedTwoRanks) {
 
 TEST(OverlapGpu, LostSignalIsReportedNotHungStreamWait) {
   KILN_SKIP_UNLESS_GPUS(1);
-  comm::LaunchOptions options;
-  options.time_limit_seconds = 120.0;
-  EXPECT_EQ(
-      kiln::testing::launch_test_ranks(
-          1, [](const comm::RankInfo& info) { return check_lost_signal(info, false); }, options),
-      0);
+  run_ranks(
+      1, [](const comm::RankInfo& info) { return check_lost_signal(info, false); }, 120.0);
 }
 TEST(OverlapGpu, LostSignalIsReportedThroughTheCommunicator) {
   KILN_SKIP_UNLESS_GPUS(1);
-  comm::LaunchOptions options;
-  options.time_limit_seconds = 120.0;
-  EXPECT_EQ(kiln::testing::launch_test_ranks(
-                1, [](const comm::RankInfo& info) { return check_lost_signal(info, false, true); },
-                options),
-            0);
+  run_ranks(
+      1, [](const comm::RankInfo& info) { return check_lost_signal(info, false, true); }, 120.0);
 }
 TEST(OverlapGpu, LostCopyEnginePeerIsReportedNotHungTwoRanks) {
   KILN_SKIP_UNLESS_RANKS(2);
-  comm::LaunchOptions options;
-  options.time_limit_seconds = 120.0;
-  EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_lost_peer_copy_engine, options), 0);
+  run_ranks(2, check_lost_peer_copy_engine, 120.0);
 }
 TEST(OverlapGpu, LostSignalIsReportedNotHungSpinKernel) {
   KILN_SKIP_UNLESS_GPUS(1);
-  comm::LaunchOptions options;
-  options.time_limit_seconds = 120.0;
-  EXPECT_EQ(
-      kiln::testing::launch_test_ranks(
-          1, [](const comm::RankInfo& info) { return check_lost_signal(info, true); }, options),
-      0);
+  run_ranks(
+      1, [](const comm::RankInfo& info) { return check_lost_signal(info, true); }, 120.0);
 }
 
 }  // namespace
