@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Device run for issue 18's stress test and the rest of its list, on one GPU with the ranks
 # sharing it. Binaries come compressed in carry/ (git-ignored; made on the CPU machine by
-# `bash scripts/pack_carry.sh`): build/kiln, build/kiln_gpu_tests, two mutants of the test
-# binary (the fix of defect 1 or of defect 3 taken out again, which the stress test must catch)
+# `bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests build-mutant-d1/kiln_gpu_tests
+# build-mutant-d3/kiln_gpu_tests build-before/kiln`, optionally build-presession/kiln): build/kiln,
+# build/kiln_gpu_tests, two mutants of the test binary (the fix of defect 1 or of defect 3 taken out again, which the stress test must catch)
 # and an older kiln (build-before/kiln) for the overlap bench's before/after.
 # Writes /tmp/kiln-stress/s/ and packs it as $OUT/stress.tar.gz.
 # Usage: bash scripts/device_overlap_stress.sh [calibrate] [mutants] [tests] [stress] [candidates]
@@ -15,22 +16,8 @@ out=/tmp/kiln-stress/s; rm -rf "$out"; mkdir -p "$out"
 archive=stress
 source scripts/device_steps.sh
 
-# Unpack the carried binaries (xz, else Python's lzma).
-unpack() {
-  local from=$1 to=$2
-  mkdir -p "$(dirname "$to")"
-  if command -v xz >/dev/null; then xz -dc "$from" > "$to"; else
-    python3 -c 'import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$from" "$to"
-  fi
-  chmod +x "$to"
-}
-unpack carry/kiln.xz build/kiln
-unpack carry/kiln_gpu_tests.xz build/kiln_gpu_tests
-unpack carry/mutant-d1-kiln_gpu_tests.xz build-mutant-d1/kiln_gpu_tests
-unpack carry/mutant-d3-kiln_gpu_tests.xz build-mutant-d3/kiln_gpu_tests
-unpack carry/before-kiln.xz build-before/kiln
-# Optional: kiln at the commit before this change (the bench's middle point).
-[ -f carry/presession-kiln.xz ] && unpack carry/presession-kiln.xz build-presession/kiln
+# Unpack the carried binaries (packed by scripts/pack_carry.sh).
+bash scripts/unpack_carry.sh >/dev/null
 source scripts/device_env.sh >/dev/null
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 note "kiln: $(build/kiln --version)  before: $(build-before/kiln --version)"

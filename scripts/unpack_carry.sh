@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Device side of scripts/pack_carry.sh: restores every carry/*.xz to its path (xz, else Python's
+# lzma) and makes it executable. Run from the repository root or anywhere.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+shopt -s nullglob
+for packed in carry/*.xz; do
+  name=$(basename "$packed" .xz); to=${name//__//}
+  mkdir -p "$(dirname "$to")"
+  if command -v xz >/dev/null; then xz -dc "$packed" > "$to"; else
+    python3 -c 'import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$packed" "$to"
+  fi
+  chmod +x "$to"
+  echo "unpacked $to"
+done
