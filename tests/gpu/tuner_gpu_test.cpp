@@ -99,7 +99,11 @@ int check_small_profile(const comm::RankInfo& info) {
     for (double us : c.us)
       if (!(us > 0)) fail("non-positive latency on curve " + c.transport);
     // One rank sends nothing: only with peers must a large message take longer than a small one.
-    if (comm.size() > 1 && c.us.back() < c.us.front())
+    // Ranks sharing a GPU are time-sliced by it (NCCL between them over sockets): a small
+    // message's latency is then the other process's time slice, which can exceed a large one's
+    // (seen in docs/results/2026-11-24-gemm-configs run 6), so the order is checked only for ranks
+    // with a GPU each.
+    if (comm.size() > 1 && info.ranks_per_gpu == 1 && c.us.back() < c.us.front())
       fail("the largest message is faster than the smallest on " + c.transport);
   }
   if (p.gemms.size() != 4) fail("expected 2 shapes x 2 base plans");
