@@ -15,6 +15,7 @@
 #include "bench/result_envelope.hpp"
 #include "bench/suite.hpp"
 #include "bench/suite_plot.hpp"
+#include "bench/torch_baseline.hpp"
 #include "comm/communicator.hpp"
 #include "comm/rank_launch.hpp"
 #include "comm/rank_provenance.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 struct SuiteFlags {
   std::vector<std::string> problems, sizes;
-  std::string dtype = "bf16", preset = "default", profile, json_path, svg_path;
+  std::string dtype = "bf16", preset = "default", profile, json_path, svg_path, torch_json;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5;
   double timeout = 60.0;
   bool list = false;
@@ -155,6 +156,9 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
   cmd->add_option("--json", f->json_path, "write results with provenance to this file");
   cmd->add_option("--svg", f->svg_path,
                   "write the roofline plot (U per row, coloured by binding resource) as SVG");
+  cmd->add_option("--torch-json", f->torch_json,
+                  "PyTorch eager's times (scripts/kb1_torch_eager.py --json) to report each row's "
+                  "speedup over");
   cmd->add_flag("--list", f->list, "print the problems, their sizes and solutions; no GPU needed");
   cmd->callback([f, &run]() {
     run = [f](const Invocation& invocation) -> int {
@@ -167,6 +171,7 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       o.iterations = f->iterations;
       o.trials = f->trials;
       o.profile = f->profile;
+      if (!f->torch_json.empty()) o.torch_us = bench::load_torch_baseline(f->torch_json);
       bench::apply_timing_preset(o, f->preset);
       KILN_REQUIRE(o.trials >= 1, fmt::format("--trials {}: must be >= 1", o.trials));
       KILN_REQUIRE(o.warmup >= 0 && o.iterations >= 1,
@@ -194,6 +199,7 @@ struct CandidateFlags {
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
   double timeout = 60.0, time_limit = 1800.0;
+  double floor_scale = 1.0;
 };
 
 void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
@@ -218,6 +224,10 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                   "seconds the whole judgement may take before every rank is killed")
       ->capture_default_str();
   cmd->add_option("--json", f.json_path, "write results with provenance to this file");
+  cmd->add_option("--floor-scale", f.floor_scale,
+                  "multiply the time floor by this (> 0; the judge's own tests raise it to see a "
+                  "correct candidate rejected as impossibly fast)")
+      ->group("Testing the judge");
 }
 
 // The suite options for one candidate, flags checked before anything is compiled.
@@ -229,8 +239,11 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   o.warmup = f.warmup;
   o.iterations = f.iterations;
   o.trials = f.trials;
+  o.floor_scale = f.floor_scale;
   KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
                "--trials and -n must be >= 1 and -w >= 0");
+  KILN_REQUIRE(f.floor_scale > 0 && f.floor_scale <= 1e6,
+               fmt::format("--floor-scale {}: accepted range (0, 1e6]", f.floor_scale));
   KILN_REQUIRE(
       f.timeout > 0 && f.time_limit > 0,
       fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));

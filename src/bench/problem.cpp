@@ -30,6 +30,8 @@ std::string category_name(Category category) {
       return "graph";
     case Category::kScientific:
       return "scientific";
+    case Category::kSingleGpu:
+      return "single-gpu";
     case Category::kOther:
       return "other";
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ enum class Category {
   kVocabParallel,
   kGraph,
   kScientific,
+  kSingleGpu,  // KernelBench level 1 equivalents (kb1-*)
   kOther
 };
 std::string category_name(Category category);  // "collective", "tensor-parallel", ...
@@ -92,6 +94,15 @@ class Problem {
   virtual std::vector<std::string> solutions() const = 0;
   // The phases of the problem per GPU (FLOPs, HBM bytes, bus bytes) at `size`.
   virtual roofline::CostModel cost(const ProblemSize& size, core::DType dtype, int world) const = 0;
+  // The time floor's cost (judge_guards.hpp): only what the result provably needs, at the
+  // precision the fastest legitimate implementation could use. A solution measured below the
+  // floor is rejected as impossible. None (the default): the problem has no floor check.
+  virtual std::optional<roofline::CostModel> floor_cost(const ProblemSize&, core::DType,
+                                                        int /*world*/) const {
+    return std::nullopt;
+  }
+  // A problem defined at one precision (KernelBench's fp32 problems) ignores the suite's -d.
+  virtual std::optional<core::DType> fixed_dtype() const { return std::nullopt; }
   // Throws kiln::UsageError when the problem cannot run on this world (e.g. too many ranks).
   virtual std::unique_ptr<ProblemRun> start(const ProblemSize& size,
                                             RankContext& context) const = 0;

@@ -7,8 +7,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include "bench/candidate_library.hpp"
+#include "bench/guarded_call.hpp"
+#include "bench/judge_guards.hpp"
 #include "bench/problem.hpp"
+#include "bench/torch_baseline.hpp"
 #include "comm/rank_timing.hpp"
 
 #include "comm/peer_memory.hpp"
@@ -101,6 +105,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
   const roofline::Ceilings ceilings = ceilings_for(o, comm.device());
   core::Stream stream;
   RankContext context{comm, stream.get(), o.dtype};
+  cudaDeviceProp prop{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
+  const double l2_bytes = static_cast<double>(prop.l2CacheSize);
   std::vector<SuiteRow> rows;
   const auto report = [&](const std::string& step) {
     if (o.progress) o.progress(step);
@@ -119,6 +126,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         continue;
       // A problem that cannot run this size on this world (e.g. blocks that are not whole
       // 16-byte vectors on 3 ranks) says so on every rank alike: the row is skipped, not the suite.
+      // KernelBench's problems are fp32 whatever -d says.
+      const core::DType dtype = problem->fixed_dtype().value_or(o.dtype);
+      context.dtype = dtype;
       std::unique_ptr<ProblemRun> run;
       try {
         run = problem->start(size, context);
@@ -136,7 +146,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         continue;
       }
       const roofline::RooflineResult roof =
-          roofline::evaluate(problem->cost(size, o.dtype, comm.size()), ceilings);
+          roofline::evaluate(problem->cost(size, dtype, comm.size()), ceilings);
+      const std::optional<roofline::CostModel> floor_model =
+          problem->floor_cost(size, dtype, comm.size());
       // The reference's own check, on the first trial's inputs.
       report(problem->name() + " " + size.name + " reference check");
       run->make_inputs(o.seed);
@@ -168,7 +180,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         args.abi_version = KILN_CANDIDATE_ABI_VERSION;
         args.rank = comm.rank();
         args.world = comm.size();
-        args.dtype = kiln_dtype(o.dtype);
+        args.dtype = kiln_dtype(dtype);
         args.problem = problem_name.c_str();
         args.size = size.name.c_str();
         args.num_dims = static_cast<int>(dims.size());
@@ -207,40 +219,39 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             reference_ok ? ""
                          : (reference_check.empty() ? "failed on another rank" : reference_check);
         const std::string what = fmt::format("{} {} {}", row.problem, row.size, row.solution);
-        // Correctness: fresh inputs per trial (the problem mixes in the rank), poisoned outputs.
+        // Correctness: guarded calls (guarded_call.hpp) with fresh inputs per trial (the problem
+        // mixes in the rank), each called twice to check that the output is deterministic.
         bool correct = true;
+        GuardedCaller caller(
+            comm, stream.get(), *run, [&] { return solve(s); }, what);
         for (int trial = 0; trial < o.trials; ++trial) {
           report(fmt::format("{} trial {}", what, trial));
-          // Meet first (no peer still reads the last trial's inputs), then new inputs and
-          // straight into the solution: it must synchronise with its peers' inputs itself.
-          meet(comm, stream.get());
-          run->poison_outputs();
-          run->make_inputs(core::mix64(o.seed + 1 + trial));
-          const std::string call_error = solve(s);
-          run->reference();
-          comm.wait(stream.get(), what);
-          const std::string failure = call_error.empty() ? run->compare() : call_error;
-          if (!failure.empty() && row.failure.empty())
-            row.failure = fmt::format("trial {}: {}", trial, failure);
-          correct = all_ranks(comm, failure.empty(), stream.get()) && correct;
+          const GuardedCaller::Outcome r = caller.call(core::mix64(o.seed + 1 + trial), true);
+          if (!r.failure.empty() && row.failure.empty())
+            row.failure = fmt::format("trial {}: {}", trial, r.failure);
+          correct = all_ranks(comm, r.failure.empty(), stream.get()) && correct;
         }
-        // Timing: reference, then solution, each on the last trial's inputs, outputs poisoned
-        // first so that the re-check below sees what the timed runs wrote.
+        // Timing. The reference (trusted) back to back on the last trial's inputs; the solution
+        // by guarded calls, each on fresh inputs and checked (a solution that works only on some
+        // calls, or only when calls are far apart, fails here).
         report(what + " reference timing");
         meet(comm, stream.get());
+        run->make_inputs(core::mix64(o.seed + o.trials));
         run->poison_outputs();
         const auto reference_samples = samples_over_ranks(
             comm, stream.get(), o.warmup, o.iterations, [&](int) { run->reference(); },
             what + " reference timing");
         std::string timing_error;
-        report(what + " timing");
-        const auto solution_samples = samples_over_ranks(
-            comm, stream.get(), o.warmup, o.iterations,
-            [&](int) {
-              const std::string e = solve(s);
-              if (!e.empty() && timing_error.empty()) timing_error = e;
-            },
-            what + " timing");
+        std::vector<float> solution_samples;
+        for (int i = 0; i < o.warmup + o.iterations; ++i) {
+          if (i % 10 == 0) report(fmt::format("{} timing, call {}", what, i));
+          const GuardedCaller::Outcome r =
+              caller.call(core::mix64(o.seed + 1000003 + static_cast<std::uint64_t>(i)), false);
+          if (!r.failure.empty() && timing_error.empty())
+            timing_error = fmt::format("timed call {}: {}", i, r.failure);
+          if (i >= o.warmup) solution_samples.push_back(r.us);
+        }
+        max_over_ranks(comm, solution_samples, stream.get());
         bool outside_work = false;
         if (candidate) {
           // The same batch again, timed twice: by events on the given stream and on the host
@@ -267,11 +278,8 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         }
         row.reference_us = core::summarize(std::span<const float>(reference_samples));
         row.solution_us = core::summarize(std::span<const float>(solution_samples));
-        report(what + " re-check after timing");
-        // Re-check the output the timed runs left (a solution must stay correct when repeated).
-        const std::string after = timing_error.empty() ? run->compare() : timing_error;
-        if (!after.empty() && row.failure.empty()) row.failure = "after timing: " + after;
-        correct = all_ranks(comm, after.empty(), stream.get()) && correct;
+        if (!timing_error.empty() && row.failure.empty()) row.failure = timing_error;
+        correct = all_ranks(comm, timing_error.empty(), stream.get()) && correct;
         row.correct = correct && reference_ok;
         if (outside_work) {
           if (row.failure.empty()) {
@@ -286,6 +294,23 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         row.roof_us = roof.seconds * 1e6;
         row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
         row.binding = roofline::resource_name(roof.binding);
+        if (const auto t = o.torch_us.find(torch_baseline_key(row.problem, row.size));
+            t != o.torch_us.end()) {
+          row.torch_us = t->second;
+        }
+        if (floor_model) {
+          row.floor_us = floor_seconds(*floor_model, ceilings, l2_bytes) * 1e6 * o.floor_scale;
+          if (row.solution_us.median < row.floor_us) {
+            row.correct = false;
+            if (row.failure.empty()) {
+              row.failure = fmt::format(
+                  "faster than the hardware allows: median {:.2f} us is below the floor {:.2f} us "
+                  "(the result's provable bytes and FLOPs at the highest rates any "
+                  "implementation could use)",
+                  row.solution_us.median, row.floor_us);
+            }
+          }
+        }
         rows.push_back(row);
         on_row(row);
       }
@@ -325,6 +350,9 @@ std::string format_suite_row(const SuiteRow& r) {
   }
   std::string note = r.failure;
   if (!r.reference_check.empty()) note = "REFERENCE CHECK FAILED: " + r.reference_check;
+  if (note.empty() && r.torch_us > 0) {
+    note = fmt::format("torch {:.2f} us, x{:.3f}", r.torch_us, r.torch_us / r.solution_us.median);
+  }
   return suite_table().row({r.problem, r.category.substr(0, 13), r.size, r.solution,
                             r.correct ? "yes" : "NO", fmt::format("{:.2f}", r.reference_us.median),
                             fmt::format("{:.2f}", r.solution_us.median),
@@ -347,6 +375,10 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"utilization", r.utilization},
           {"binding", r.binding},
           {"skipped", r.skipped},
+          {"floor_us", r.floor_us},
+          {"torch_us", r.torch_us},
+          {"speedup_vs_torch",
+           r.torch_us > 0 && r.solution_us.median > 0 ? r.torch_us / r.solution_us.median : 0.0},
           {"wall_us", r.wall_us},
           {"stream_us", r.stream_us}};
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct SuiteOptions {
   // solutions, under the name `candidate_name`.
   std::string candidate_library;
   std::string candidate_name = "candidate";
+  // PyTorch eager's medians by torch_baseline_key (torch_baseline.hpp); rows found there carry
+  // torch_us and the speedup over it.
+  std::map<std::string, double> torch_us;
+  // The time floor times this (1: the hardware's; the judge's tests raise it).
+  double floor_scale = 1.0;
   // Called with the step's name at every point the suite passes regularly (trial, timing
   // phase); a stall watchdog (core/stall_watchdog.hpp) restarts its clock there. May be empty.
   std::function<void(const std::string&)> progress;
@@ -51,6 +57,11 @@ struct SuiteRow {
   double utilization = 0.0;
   std::string binding;
   std::string skipped;  // why the problem cannot run this size here (row not measured)
+  // The time no legitimate implementation beats (problems with a floor model; 0: none). A
+  // solution below it is rejected.
+  double floor_us = 0.0;
+  // PyTorch eager's time for the same problem and size, merged from a baseline file (0: none).
+  double torch_us = 0.0;
   // Outside candidates only: per call over one batch, the host's time with a device-wide
   // synchronisation (work left on other streams shows here) and the given stream's events.
   double wall_us = 0.0;

@@ -123,4 +123,80 @@ TEST(CandidateGpu, NothingJudgedIsNotAccepted) {
   EXPECT_FALSE(has(v, "allgather_pull: accepted")) << v.output;
 }
 
+// --- The single-GPU problems after KernelBench level 1 (issue 19's hardened judge) ---
+
+Judgement kb1(const std::string& problem) {
+  Judgement j;
+  j.problem = problem;
+  j.sizes = "small";
+  j.world = 1;
+  return j;
+}
+
+TEST(CandidateGpu, Kb1CorrectCandidatesAreAccepted) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  // The content-keyed cache never hits (every call has fresh contents), so it always computes.
+  for (const auto& [file, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"kb1_relu_correct.cu", "kb1-19-relu"},
+           {"kb1_mse_correct.cu", "kb1-94-mse-loss"},
+           {"kb1_cheat_content_cache.cu", "kb1-19-relu"}}) {
+    const Verdict v = judge(file, kb1(problem));
+    EXPECT_EQ(v.exit_code, 0) << file << "\n" << v.output;
+    EXPECT_TRUE(has(v, "accepted")) << file << "\n" << v.output;
+  }
+}
+
+TEST(CandidateGpu, Kb1CheatsAreRejectedWithTheirReason) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  struct Case {
+    const char* file;
+    const char* problem;
+    std::vector<std::string> reasons;  // any of them
+  };
+  const std::vector<Case> cases = {
+      {"kb1_cheat_zero_inputs.cu", "kb1-19-relu", {"changed its inputs"}},
+      // Work on some calls only: a later call's output is poison (or differs from the first).
+      {"kb1_cheat_first_calls.cu", "kb1-19-relu", {"trial 1:", "trial 2:", "timed call"}},
+      {"kb1_cheat_far_apart.cu", "kb1-19-relu", {"trial 0:", "trial 1:", "timed call"}},
+      {"kb1_cheat_pointer_cache.cu", "kb1-19-relu", {"trial 1:"}},
+      {"kb1_cheat_side_stream.cu", "kb1-19-relu", {"work outside the given stream", "trial 0:"}},
+      {"kb1_cheat_host_thread.cu", "kb1-19-relu", {"work outside the given stream", "trial 0:"}},
+      {"kb1_cheat_l2_persist.cu", "kb1-19-relu", {"L2 persisting"}},
+      {"kb1_cheat_nondeterministic.cu", "kb1-19-relu", {"nondeterministic"}},
+      // The reference's output is poisoned while a candidate runs: a copy of it is garbage.
+      {"kb1_cheat_reference_read.cu", "kb1-19-relu", {"trial 0:"}},
+      {"kb1_cheat_sampling_mse.cu", "kb1-94-mse-loss", {"trial 0:", "faster than the hardware"}},
+  };
+  for (const Case& c : cases) {
+    const Verdict v = judge(c.file, kb1(c.problem));
+    EXPECT_NE(v.exit_code, 0) << c.file << "\n" << v.output;
+    EXPECT_TRUE(has(v, "REJECTED")) << c.file << "\n" << v.output;
+    bool reason = false;
+    for (const std::string& r : c.reasons) reason = reason || has(v, r);
+    EXPECT_TRUE(reason) << c.file << ": none of the expected reasons in\n" << v.output;
+  }
+}
+
+TEST(CandidateGpu, Kb1TimeBelowTheFloorIsRejected) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  // A correct candidate against a floor raised 10^5 times: the judge must call it impossible.
+  Judgement j = kb1("kb1-19-relu");
+  j.extra = "--floor-scale 100000";
+  const Verdict v = judge("kb1_relu_correct.cu", j);
+  EXPECT_NE(v.exit_code, 0) << v.output;
+  EXPECT_TRUE(has(v, "faster than the hardware allows")) << v.output;
+}
+
+TEST(CandidateGpu, Kb1SmallProblemsPassWithKilnsSolutions) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  std::string output;
+  const int code = kiln::core::run_command(
+      (build_dir() / "kiln").string() +
+          " bench suite -g 1 --problems 'kb1-*' --sizes small --trials 3 -w 2 -n 5",
+      output);
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_TRUE(output.find("# correctness: OK") != std::string::npos) << output;
+  EXPECT_EQ(output.find("REFERENCE CHECK FAILED"), std::string::npos) << output;
+}
+
 }  // namespace

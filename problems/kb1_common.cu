@@ -1,0 +1,141 @@
+// Device side of the kb1 problems' shared machinery (see kb1_common.hpp).
+#include <cmath>
+
+#include "core/cuda_check.hpp"
+#include "core/test_values.hpp"
+#include "problems/kb1_common.hpp"
+
+namespace kiln::problems::kb1 {
+namespace {
+
+constexpr int kThreads = 256;
+
+int grid_for(std::int64_t count) {
+  const std::int64_t blocks = (count + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 1 ? 1 : (blocks > 65536 ? 65536 : blocks));
+}
+
+__device__ float unit(std::uint64_t seed, std::uint64_t index) {
+  // 24 random bits -> [0, 1).
+  return static_cast<float>(core::mix64(seed ^ core::mix64(index)) >> 40) * (1.0f / 16777216.0f);
+}
+
+__global__ void row_varied(float* data, std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                           bool positive) {
+  const std::int64_t count = rows * cols;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / cols;
+    const std::uint64_t row_seed = core::mix64(seed + 0x9E37u * static_cast<std::uint64_t>(r));
+    // Per row: scale in [0.25, 2), offset in [-1, 1) (signed inputs).
+    const float scale = 0.25f + 1.75f * unit(row_seed, 1);
+    const float offset = 2.0f * unit(row_seed, 2) - 1.0f;
+    const std::uint64_t h = core::mix64(seed ^ core::mix64(static_cast<std::uint64_t>(i) + 7));
+    const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+    const float spike = (h & 4095u) == 0 ? 16.0f : 1.0f;
+    data[i] = positive ? spike * scale * (u + 1.0f / 16777216.0f)
+                       : spike * (offset + scale * (2.0f * u - 1.0f));
+  }
+}
+
+__global__ void binary(float* data, std::int64_t count, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    data[i] =
+        static_cast<float>(core::mix64(seed ^ core::mix64(static_cast<std::uint64_t>(i))) & 1u);
+  }
+}
+
+struct DeviceMismatch {
+  unsigned long long count;
+  unsigned long long first;
+};
+
+__global__ void float_mismatches(const float* got, const float* want, std::int64_t count,
+                                 double atol, double rtol, DeviceMismatch* out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const double g = got[i], w = want[i];
+    const bool ok = isfinite(g) ? fabs(g - w) <= atol + rtol * fabs(w) : (g == w);
+    if (!ok) {
+      atomicAdd(&out->count, 1ull);
+      atomicMin(&out->first, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+__global__ void int64_mismatches(const std::int64_t* got, const std::int64_t* want,
+                                 std::int64_t count, DeviceMismatch* out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (got[i] != want[i]) {
+      atomicAdd(&out->count, 1ull);
+      atomicMin(&out->first, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+template <typename Launch>
+DeviceMismatch run_compare(cudaStream_t stream, Launch launch) {
+  DeviceMismatch host{0, ~0ull};
+  core::DeviceBuffer device(sizeof(DeviceMismatch));
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(device.data(), &host, sizeof(host), cudaMemcpyHostToDevice, stream));
+  launch(device.as<DeviceMismatch>());
+  KILN_CUDA_CHECK(cudaGetLastError());
+  KILN_CUDA_CHECK(
+      cudaMemcpyAsync(&host, device.data(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+}  // namespace
+
+void fill_row_varied(float* data, std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                     bool positive, cudaStream_t stream) {
+  row_varied<<<grid_for(rows * cols), kThreads, 0, stream>>>(data, rows, cols, seed, positive);
+  KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_binary(float* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
+  binary<<<grid_for(count), kThreads, 0, stream>>>(data, count, seed);
+  KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+bool exact_trial(std::uint64_t seed) {
+  return core::mix64(seed ^ 0xE8AC7ull) % 3 == 0;
+}
+
+Mismatch compare_floats(const float* got, const float* want, std::int64_t count, double atol,
+                        double rtol, cudaStream_t stream) {
+  const DeviceMismatch d = run_compare(stream, [&](DeviceMismatch* out) {
+    float_mismatches<<<grid_for(count), kThreads, 0, stream>>>(got, want, count, atol, rtol, out);
+  });
+  Mismatch m{d.count, d.first};
+  if (d.count > 0) {
+    float g = 0, w = 0;
+    KILN_CUDA_CHECK(cudaMemcpy(&g, got + d.first, sizeof(float), cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(cudaMemcpy(&w, want + d.first, sizeof(float), cudaMemcpyDeviceToHost));
+    m.got = g;
+    m.want = w;
+  }
+  return m;
+}
+
+Mismatch compare_int64(const std::int64_t* got, const std::int64_t* want, std::int64_t count,
+                       cudaStream_t stream) {
+  const DeviceMismatch d = run_compare(stream, [&](DeviceMismatch* out) {
+    int64_mismatches<<<grid_for(count), kThreads, 0, stream>>>(got, want, count, out);
+  });
+  Mismatch m{d.count, d.first};
+  if (d.count > 0) {
+    std::int64_t g = 0, w = 0;
+    KILN_CUDA_CHECK(cudaMemcpy(&g, got + d.first, sizeof(g), cudaMemcpyDeviceToHost));
+    KILN_CUDA_CHECK(cudaMemcpy(&w, want + d.first, sizeof(w), cudaMemcpyDeviceToHost));
+    m.got = static_cast<double>(g);
+    m.want = static_cast<double>(w);
+  }
+  return m;
+}
+
+}  // namespace kiln::problems::kb1

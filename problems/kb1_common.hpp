@@ -1,0 +1,63 @@
+// Shared machinery of the single-GPU problems after KernelBench level 1 (`kb1-<id>-<slug>`,
+// issue 19; specification: ScalingIntelligence/KernelBench, KernelBench/level1, commit 423217d9;
+// no code taken from it). fp32 throughout, as there; tolerance atol = rtol = 1e-4 (KernelBench's
+// fp32 tolerance, `get_tolerance_for_precision`).
+//
+// Inputs defeat sampling: every row has its own random offset and scale, and about one value in
+// 4096 is a spike of 16x, so neither the mean nor any other statistic of a part predicts the
+// whole (published "winning" loss kernels read a fraction of their inputs and passed on
+// torch.rand's uniform values). Problems whose result is a sum also get, on one trial in three,
+// {0, 1} inputs whose sums are exact in fp32: then any summation order gives the same bits and
+// the comparison is exact.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/problem.hpp"
+#include "core/device_buffer.hpp"
+
+namespace kiln::problems::kb1 {
+
+// KernelBench's fp32 tolerance.
+inline constexpr double kTolerance = 1e-4;
+
+// data[r * cols + c] = offset(r) + scale(r) * u(r, c), u in [-1, 1), offset in [-lo, hi)...
+// see kb1_common.cu; `positive` draws values in (0, 2 * scale] instead (logs, probabilities).
+void fill_row_varied(float* data, std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                     bool positive, cudaStream_t stream);
+// Values in {0, 1}.
+void fill_binary(float* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream);
+// True on the trials whose sums use exact {0, 1} inputs.
+bool exact_trial(std::uint64_t seed);
+
+struct Mismatch {
+  unsigned long long count = 0;
+  unsigned long long first = ~0ull;
+  double got = 0.0, want = 0.0;
+};
+// Elements with |got - want| > atol + rtol * |want| (NaN or inf in got counts). Synchronises.
+Mismatch compare_floats(const float* got, const float* want, std::int64_t count, double atol,
+                        double rtol, cudaStream_t stream);
+Mismatch compare_int64(const std::int64_t* got, const std::int64_t* want, std::int64_t count,
+                       cudaStream_t stream);
+// "" or "N of M elements differ; first at i: got g, expected w (atol .., rtol ..)".
+std::string describe(const Mismatch& m, std::int64_t count, double tolerance);
+
+// Host copies of a few ranges of a device array (the start, a stretch in the middle and the
+// end), for the reference's own checks on the host.
+struct Sample {
+  std::vector<std::int64_t> index;
+  std::vector<float> value;
+};
+Sample sample_floats(const float* data, std::int64_t count, std::int64_t per_range);
+std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int64_t count);
+
+// A KernelBench size preset: "kb" (KernelBench's own) or "small" (for tests and quick runs).
+bench::ProblemSize size_of(const std::string& name,
+                           std::initializer_list<std::pair<const char*, std::int64_t>> dims);
+
+}  // namespace kiln::problems::kb1

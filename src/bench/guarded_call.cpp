@@ -1,0 +1,91 @@
+// One judged call (see guarded_call.hpp).
+#include "bench/guarded_call.hpp"
+
+#include <utility>
+
+#include "comm/rank_timing.hpp"
+#include "core/error.hpp"
+#include "core/sleep.hpp"
+
+namespace kiln::bench {
+namespace {
+
+enum Slot { kInputsBefore, kInputsAfter, kOutputsAtReturn, kOutputsAfterChecks, kOutputsSecond };
+
+// Long enough to cover the host's enqueue of a call (a few launches), short beside any timed
+// region worth judging; it runs before the start event, outside the span.
+constexpr std::uint64_t kLeadSleepNs = 20'000;
+
+}  // namespace
+
+GuardedCaller::GuardedCaller(comm::Communicator& comm, cudaStream_t stream, ProblemRun& run,
+                             std::function<std::string()> call, std::string what)
+    : comm_(comm), stream_(stream), run_(run), call_(std::move(call)), what_(std::move(what)) {
+  try {
+    const CandidateBuffers buffers = run_.candidate_buffers();
+    for (std::size_t i = 0; i < buffers.inputs.size(); ++i)
+      inputs_.push_back({buffers.inputs[i], buffers.input_bytes[i]});
+    for (std::size_t i = 0; i < buffers.outputs.size(); ++i)
+      outputs_.push_back({buffers.outputs[i], buffers.output_bytes[i]});
+  } catch (const UsageError&) {
+    // A problem that takes no candidates: its own solutions are judged without fingerprints.
+  }
+}
+
+GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determinism) {
+  const bool peers = comm_.size() > 1;
+  // No peer still reads the last call's inputs when they are replaced.
+  const auto meet = [&] {
+    comm_.wait(stream_, what_);
+    if (peers) (void)max_over_ranks(comm_, 0.0, stream_);
+  };
+  meet();
+  reset_l2_state(stream_);
+  const L2State before = read_l2_state(stream_);
+  run_.make_inputs(seed);
+  hashes_.enqueue(kInputsBefore, inputs_, stream_);
+  run_.poison_outputs();
+  core::enqueue_sleep(kLeadSleepNs, stream_);
+  start_.record(stream_);
+  Outcome out;
+  out.failure = call_();
+  stop_.record(stream_);
+  comm_.wait(stream_, what_);
+  hashes_.enqueue(kOutputsAtReturn, outputs_, stream_);
+  const L2State after = read_l2_state(stream_);
+  // Every rank's call is over before anyone fingerprints inputs a peer may have written.
+  meet();
+  hashes_.enqueue(kInputsAfter, inputs_, stream_);
+  run_.reference();
+  comm_.wait(stream_, what_);
+  out.us = 1000.0f * stop_.elapsed_ms_since(start_);
+  if (out.failure.empty()) out.failure = describe_l2_change(before, after);
+  if (out.failure.empty() && hashes_.read(kInputsBefore) != hashes_.read(kInputsAfter))
+    out.failure = "changed its inputs (their fingerprint differs after the call)";
+  if (out.failure.empty()) out.failure = run_.compare();
+  hashes_.enqueue(kOutputsAfterChecks, outputs_, stream_);
+  comm_.wait(stream_, what_);
+  if (out.failure.empty() && hashes_.read(kOutputsAtReturn) != hashes_.read(kOutputsAfterChecks)) {
+    out.failure =
+        "work outside the given stream: the output changed after the call's stream had "
+        "completed";
+  }
+  if (check_determinism && !outputs_.empty()) {
+    // All ranks take the second call together (a candidate may synchronise with its peers),
+    // whatever the first one's outcome on this rank.
+    meet();
+    run_.poison_outputs();
+    const std::string second = call_();
+    comm_.wait(stream_, what_);
+    hashes_.enqueue(kOutputsSecond, outputs_, stream_);
+    comm_.wait(stream_, what_);
+    if (out.failure.empty() && !second.empty()) out.failure = "second call: " + second;
+    if (out.failure.empty() && hashes_.read(kOutputsSecond) != hashes_.read(kOutputsAfterChecks)) {
+      out.failure =
+          "nondeterministic: a second call on the same inputs wrote different output bytes";
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln::bench

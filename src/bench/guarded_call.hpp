@@ -1,0 +1,57 @@
+// One judged call of a solution or an outside candidate (issue 19's hardened judge). Every call,
+// timed or not, gets:
+//  - fresh inputs (a new seed): a result cached by input pointer or contents, or left in place
+//    from an earlier call, is wrong;
+//  - the solution's and the reference's outputs poisoned: nothing to replay or to copy;
+//  - an input fingerprint before and after: a call that changes its inputs is rejected (the
+//    reference runs after the call, on the inputs as they are then);
+//  - an output fingerprint when the call's stream completes and again after the checks: work
+//    that lands later (another stream, a host thread) is rejected;
+//  - the L2 persisting carve-out and the stream's access-policy window reset before and
+//    compared after: state kept across calls is rejected;
+//  - the reference on the same inputs, then the problem's own compare;
+//  - on request, a second call on the same inputs, whose output bytes must equal the first's.
+// Timed calls are measured by events around the call alone, after a short device sleep that
+// keeps the GPU busy while the host enqueues it (no launch gap inside the span).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/judge_guards.hpp"
+#include "bench/problem.hpp"
+#include "comm/communicator.hpp"
+#include "core/stream.hpp"
+
+namespace kiln::bench {
+
+class GuardedCaller {
+ public:
+  // `call` runs the solution or candidate once on the run's buffers and returns "" or why it
+  // failed (it must not throw). `what` names the row in waits and errors.
+  GuardedCaller(comm::Communicator& comm, cudaStream_t stream, ProblemRun& run,
+                std::function<std::string()> call, std::string what);
+
+  struct Outcome {
+    std::string failure;  // "" when every check passed
+    float us = 0.0f;      // the call's span on the stream (this rank)
+  };
+  // Collective over the communicator: every rank calls it with the same seed and flags.
+  Outcome call(std::uint64_t seed, bool check_determinism);
+
+ private:
+  comm::Communicator& comm_;
+  cudaStream_t stream_;
+  ProblemRun& run_;
+  std::function<std::string()> call_;
+  std::string what_;
+  std::vector<DeviceSpan> inputs_, outputs_;  // empty for problems that take no candidates
+  SpanHashes hashes_{5};
+  core::Event start_, stop_;
+};
+
+}  // namespace kiln::bench

@@ -1,0 +1,48 @@
+// Host side of the judge's guards (see judge_guards.hpp): L2 state and the time floor.
+#include <fmt/format.h>
+
+#include "bench/judge_guards.hpp"
+#include "core/cuda_check.hpp"
+
+namespace kiln::bench {
+
+L2State read_l2_state(cudaStream_t stream) {
+  L2State s;
+  KILN_CUDA_CHECK(cudaDeviceGetLimit(&s.persisting_limit, cudaLimitPersistingL2CacheSize));
+  cudaStreamAttrValue value{};
+  KILN_CUDA_CHECK(cudaStreamGetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value));
+  s.window_bytes = value.accessPolicyWindow.num_bytes;
+  s.window_base = value.accessPolicyWindow.base_ptr;
+  return s;
+}
+
+std::string describe_l2_change(const L2State& before, const L2State& after) {
+  if (before == after) return "";
+  return fmt::format(
+      "changed the L2 persisting state (state kept across calls): carve-out {} -> {} B, "
+      "stream access-policy window {} -> {} B",
+      before.persisting_limit, after.persisting_limit, before.window_bytes, after.window_bytes);
+}
+
+void reset_l2_state(cudaStream_t stream) {
+  cudaStreamAttrValue value{};
+  value.accessPolicyWindow.base_ptr = nullptr;
+  value.accessPolicyWindow.num_bytes = 0;
+  value.accessPolicyWindow.hitRatio = 0.0f;
+  value.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+  value.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+  KILN_CUDA_CHECK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value));
+  KILN_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  KILN_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+}
+
+double floor_seconds(const roofline::CostModel& model, roofline::Ceilings ceilings,
+                     double l2_bytes) {
+  double bytes = 0.0;
+  for (const auto& phase : model.phases)
+    for (const auto& stage : phase.stages) bytes += stage.hbm_bytes;
+  if (bytes <= l2_bytes) ceilings.hbm_bytes_per_second *= 4.0;
+  return roofline::evaluate(model, ceilings).seconds;
+}
+
+}  // namespace kiln::bench
