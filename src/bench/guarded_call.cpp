@@ -4,13 +4,21 @@
 #include <utility>
 
 #include "comm/rank_timing.hpp"
+#include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/sleep.hpp"
 
 namespace kiln::bench {
 namespace {
 
-enum Slot { kInputsBefore, kInputsAfter, kOutputsAtReturn, kOutputsAfterChecks, kOutputsSecond };
+enum Slot {
+  kInputsBefore,
+  kInputsAfter,
+  kOutputsAtReturn,
+  kOutputsAfterChecks,
+  kOutputsSecond,
+  kOutputsSecondSettled
+};
 
 // Long enough to cover the host's enqueue of a call (a few launches), short beside any timed
 // region worth judging; it runs before the start event, outside the span.
@@ -79,7 +87,18 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
     comm_.wait(stream_, what_);
     hashes_.enqueue(kOutputsSecond, outputs_, stream_);
     comm_.wait(stream_, what_);
+    // Everything on the device finished: an output that changes now was written outside the
+    // stream (which would otherwise read as a nondeterministic output).
+    KILN_CUDA_CHECK(cudaDeviceSynchronize());
+    hashes_.enqueue(kOutputsSecondSettled, outputs_, stream_);
+    comm_.wait(stream_, what_);
     if (out.failure.empty() && !second.empty()) out.failure = "second call: " + second;
+    if (out.failure.empty() &&
+        hashes_.read(kOutputsSecond) != hashes_.read(kOutputsSecondSettled)) {
+      out.failure =
+          "work outside the given stream: the output changed after the call's stream had "
+          "completed";
+    }
     if (out.failure.empty() && hashes_.read(kOutputsSecond) != hashes_.read(kOutputsAfterChecks)) {
       out.failure =
           "nondeterministic: a second call on the same inputs wrote different output bytes";

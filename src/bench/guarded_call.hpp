@@ -50,7 +50,7 @@ class GuardedCaller {
   std::function<std::string()> call_;
   std::string what_;
   std::vector<DeviceSpan> inputs_, outputs_;  // empty for problems that take no candidates
-  SpanHashes hashes_{5};
+  SpanHashes hashes_{6};
   core::Event start_, stop_;
 };
 
