@@ -23,6 +23,7 @@ const bench::ProblemList& problem_registry() {
     all.push_back(make_moe_combine());
     add_kb1_elementwise(all);
     add_kb1_reductions(all);
+    add_kb1_norms(all);
     return all;
   }();
   return registry;

@@ -27,5 +27,6 @@ std::unique_ptr<bench::Problem> make_moe_combine();
 // Single-GPU problems after KernelBench level 1 (kb1-*), a family per call.
 void add_kb1_elementwise(bench::ProblemList& list);
 void add_kb1_reductions(bench::ProblemList& list);
+void add_kb1_norms(bench::ProblemList& list);
 
 }  // namespace kiln::problems

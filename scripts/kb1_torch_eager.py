@@ -16,8 +16,8 @@ mode, so BatchNorm2d uses batch statistics and updates its running stats), the f
 under torch.no_grad(), and each timed iteration is: start event, forward, end event,
 synchronize. Inputs follow get_inputs() (torch.rand fp32, bool masks, int64 class targets,
 ...) but are drawn directly on the GPU (same distributions, a different random stream).
-Presets: `kb` = KernelBench's sizes; `small` = every dimension >= 1024 divided by 16, others
-unchanged, problem 8 (irregular shapes) unchanged. The shapes used are written to the JSON.
+Presets: `kb` = KernelBench's sizes; `small` = every dimension >= 1024 divided by 16, from 256
+to 1023 divided by 4, smaller ones unchanged, problem 8 (irregular shapes) unchanged. The shapes used are written to the JSON.
 """
 import argparse
 import fnmatch
@@ -174,14 +174,18 @@ _p(99, "triplet-margin-loss", dict(batch_size=32768, n=8192),
 _p(100, "hinge-loss", SQ(), "predictions:batch_size,n targets:batch_size:sign",
    lambda m, p, t: torch.mean(torch.clamp(1 - p * t, min=0)))  # t broadcasts over the last dim
 
-SMALL_DIV, SMALL_MIN, SMALL_KEEP = 16, 1024, {8}  # `small`: dims >= 1024 // 16, except problem 8
+# `small` (kiln's problems use the same rule): dims >= 1024 divided by 16, dims from 256 to
+# 1023 divided by 4, smaller ones kept; problem 8's irregular shape kept whole.
+SMALL_DIV, SMALL_MIN, SMALL_KEEP = 16, 1024, {8}
+SMALL_MID_DIV, SMALL_MID_MIN = 4, 256
 
 
 def dims_for(prob, size):
     """The named dimensions of a problem for a size preset."""
     d = dict(prob["dims"])
     if size == "small" and prob["id"] not in SMALL_KEEP:
-        d = {k: (v // SMALL_DIV if v >= SMALL_MIN else v) for k, v in d.items()}
+        d = {k: (v // SMALL_DIV if v >= SMALL_MIN else
+                 v // SMALL_MID_DIV if v >= SMALL_MID_MIN else v) for k, v in d.items()}
     return d
 
 
@@ -314,7 +318,8 @@ def parse_args(argv=None):
     ap.add_argument("--problems", nargs="+", metavar="GLOB", default=["*"],
                     help="fnmatch patterns on problem names, e.g. 'kb1-1-*' (default: all)")
     ap.add_argument("--size", choices=["kb", "small"], default="kb",
-                    help="kb: KernelBench sizes; small: dims >= 1024 divided by 16 (default kb)")
+                    help="kb: KernelBench sizes; small: dims >= 1024 divided by 16, 256-1023 by 4 "
+                         "(default kb)")
     ap.add_argument("--warmup", type=int, default=10, help="untimed forwards (0..100000, default 10)")
     ap.add_argument("--iters", type=int, default=50, help="timed forwards (1..100000, default 50)")
     ap.add_argument("--seed", type=int, default=42, help="torch.manual_seed (0..2**32-1, default 42)")
