@@ -25,6 +25,7 @@ std::unique_ptr<bench::Problem> make_ulysses_qkv_a2a();
 std::unique_ptr<bench::Problem> make_moe_dispatch();
 std::unique_ptr<bench::Problem> make_moe_combine();
 // Single-GPU problems after KernelBench level 1 (kb1-*), a family per call.
+void add_kb1_matmul(bench::ProblemList& list);
 void add_kb1_elementwise(bench::ProblemList& list);
 void add_kb1_reductions(bench::ProblemList& list);
 void add_kb1_norms(bench::ProblemList& list);
