@@ -24,8 +24,8 @@ inline constexpr double kTripletEps = 1e-6;
 std::int64_t loss_partials(std::int64_t rows);
 
 // Input generators. data[i] = a uniform class in [0, classes) (int64).
-void fill_classes(std::int64_t* data, std::int64_t count, std::int64_t classes,
-                  std::uint64_t seed, cudaStream_t stream);
+void fill_classes(std::int64_t* data, std::int64_t count, std::int64_t classes, std::uint64_t seed,
+                  cudaStream_t stream);
 // data[i] in {-1, +1} (fp32).
 void fill_signs(float* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream);
 // Every row of `rows` x `cols` replaced by its softmax (fp32; positive for finite inputs).

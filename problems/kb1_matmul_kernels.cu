@@ -66,6 +66,12 @@ __global__ void row_scale(const float* d, const float* b, float* y, std::int64_t
   if (e < rows * cols) y[e] = d[e / cols] * b[e];
 }
 
+__global__ void scale(float* x, std::int64_t count, float factor) {
+  for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    x[e] *= factor;
+}
+
 unsigned blocks_for(std::int64_t count) {
   const std::int64_t b = (count + 255) / 256;
   return static_cast<unsigned>(b < 65536 ? (b > 0 ? b : 1) : 65536);
@@ -104,6 +110,11 @@ void launch_row_scale_reference(const float* d, const float* b, float* y, std::i
                                 std::int64_t cols, cudaStream_t stream) {
   const std::int64_t blocks = (rows * cols + 255) / 256;
   row_scale<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(d, b, y, rows, cols);
+  KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+void scale_in_place(float* x, std::int64_t count, float factor, cudaStream_t stream) {
+  scale<<<blocks_for(count), 256, 0, stream>>>(x, count, factor);
   KILN_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -32,4 +32,7 @@ void symmetrize(float* a, std::int64_t n, cudaStream_t stream);
 void launch_row_scale_reference(const float* d, const float* b, float* y, std::int64_t rows,
                                 std::int64_t cols, cudaStream_t stream);
 
+// x[i] *= factor.
+void scale_in_place(float* x, std::int64_t count, float factor, cudaStream_t stream);
+
 }  // namespace kiln::problems::kb1

@@ -25,6 +25,7 @@ const bench::ProblemList& problem_registry() {
     add_kb1_elementwise(all);
     add_kb1_reductions(all);
     add_kb1_norms(all);
+    add_kb1_attention(all);
     return all;
   }();
   return registry;

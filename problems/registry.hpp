@@ -29,5 +29,6 @@ void add_kb1_matmul(bench::ProblemList& list);
 void add_kb1_elementwise(bench::ProblemList& list);
 void add_kb1_reductions(bench::ProblemList& list);
 void add_kb1_norms(bench::ProblemList& list);
+void add_kb1_attention(bench::ProblemList& list);
 
 }  // namespace kiln::problems
