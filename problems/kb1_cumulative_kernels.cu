@@ -44,9 +44,8 @@ __device__ __forceinline__ float combine(float a, float b) {
 __global__ void mask_bits(std::uint8_t* mask, std::int64_t count, std::uint64_t seed) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    mask[i] =
-        static_cast<std::uint8_t>(core::mix64(seed ^ core::mix64(static_cast<std::uint64_t>(i))) >>
-                                  63);
+    mask[i] = static_cast<std::uint8_t>(
+        core::mix64(seed ^ core::mix64(static_cast<std::uint64_t>(i))) >> 63);
   }
 }
 

@@ -13,6 +13,8 @@ constexpr int kThreads = 256;
 // kiln's grids: this many blocks of kThreads per SM, all resident at once (the kernels are held
 // to 32 registers by __launch_bounds__), each block given an equal share of the work.
 constexpr int kBlocksPerSm = 8;
+// The triplet kernel needs more than 32 registers (three rows at once): 6 blocks per SM.
+constexpr int kTripletBlocksPerSm = 6;
 
 struct Add {
   template <typename T>
@@ -52,11 +54,11 @@ int grid_for(std::int64_t count) {
   return static_cast<int>(blocks < 1 ? 1 : (blocks > 65536 ? 65536 : blocks));
 }
 
-int kiln_blocks() {
+int kiln_blocks(int per_sm = kBlocksPerSm) {
   int sms = 0, device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms * kBlocksPerSm;
+  return sms * per_sm;
 }
 
 void require_rows(std::int64_t rows, std::int64_t cols, const char* what) {
@@ -265,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 }
 
 template <bool Vec>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+__global__ void __launch_bounds__(kThreads, kTripletBlocksPerSm)
     triplet_warps(const float* __restrict__ a, const float* __restrict__ p,
                   const float* __restrict__ n, double* partials, std::int64_t rows,
                   std::int64_t cols) {
@@ -280,7 +282,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
       const float4* a4 = reinterpret_cast<const float4*>(a + base);
       const float4* p4 = reinterpret_cast<const float4*>(p + base);
       const float4* n4 = reinterpret_cast<const float4*>(n + base);
-#pragma unroll 4
+#pragma unroll 2
       for (std::int64_t c = lane; c < cols / 4; c += 32) {
         const float4 x = a4[c], y = p4[c], z = n4[c];
         sp += (triplet_square(x.x, y.x) + triplet_square(x.y, y.y)) +
@@ -447,7 +449,7 @@ void launch_triplet_kiln(const float* anchor, const float* positive, const float
                          float* out, double* partials, std::int64_t rows, std::int64_t cols,
                          cudaStream_t stream) {
   require_rows(rows, cols, "triplet");
-  const int blocks = kiln_blocks();
+  const int blocks = kiln_blocks(kTripletBlocksPerSm);
   if (cols % 4 == 0) {
     triplet_warps<true>
         <<<blocks, kThreads, 0, stream>>>(anchor, positive, negative, partials, rows, cols);

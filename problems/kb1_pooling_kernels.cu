@@ -3,6 +3,7 @@
 // semantics only): max ignores padded positions; the average divides by the window clipped to
 // the padded extent (count_include_pad), which with ceil_mode False is the whole window.
 #include <cmath>
+#include <string>
 
 #include "core/cuda_check.hpp"
 #include "problems/kb1_pooling_kernels.hpp"
@@ -55,7 +56,8 @@ __global__ void pool_reference(const float* x, float* y, PoolShape s, std::int64
   float best = -INFINITY;
   double sum = 0.0;
   for (int kd = 0; kd < ad.kernel; ++kd) {
-    const std::int64_t d = od * ad.stride - ad.padding + kd * static_cast<std::int64_t>(ad.dilation);
+    const std::int64_t d =
+        od * ad.stride - ad.padding + kd * static_cast<std::int64_t>(ad.dilation);
     if (d < 0 || d >= ad.in) continue;
     for (int kh = 0; kh < ah.kernel; ++kh) {
       const std::int64_t h =
@@ -243,7 +245,7 @@ __global__ void __launch_bounds__(kSeparableThreads)
   const PoolAxis &ad = s.axis[0], &ah = s.axis[1], &aw = s.axis[2];
   const int in_w = static_cast<int>(aw.in), out_w = static_cast<int>(aw.out);
   float* chunk = reinterpret_cast<float*>(shared4);  // chunk_rows x in_w
-  float* pooled = chunk + chunk_rows * in_w;          // band rows x out_w
+  float* pooled = chunk + chunk_rows * in_w;         // band rows x out_w
   const std::int64_t row_tile = blockIdx.x % row_tiles;
   const std::int64_t od = blockIdx.x / row_tiles % ad.out;
   const std::int64_t plane = blockIdx.x / row_tiles / ad.out;
@@ -265,7 +267,8 @@ __global__ void __launch_bounds__(kSeparableThreads)
           for (int kd = 0; kd < ad.kernel; ++kd) {
             const std::int64_t d = d0 + kd * static_cast<std::int64_t>(ad.dilation);
             if (d < 0 || d >= ad.in) continue;
-            v = combine<Op>(v, reinterpret_cast<const float4*>(xp + (d * ah.in + h) * in_w)[i % quads]);
+            v = combine<Op>(
+                v, reinterpret_cast<const float4*>(xp + (d * ah.in + h) * in_w)[i % quads]);
           }
         }
         shared4[i] = v;
@@ -322,9 +325,9 @@ bool absent(const PoolAxis& a) {
 void check_shape(const PoolShape& s) {
   KILN_REQUIRE(s.planes > 0, "pooling: no planes");
   for (const PoolAxis& a : s.axis) {
-    KILN_REQUIRE(a.in > 0 && a.out > 0 && a.kernel > 0 && a.stride > 0 && a.padding >= 0 &&
-                     a.dilation > 0,
-                 "pooling: bad axis");
+    KILN_REQUIRE(
+        a.in > 0 && a.out > 0 && a.kernel > 0 && a.stride > 0 && a.padding >= 0 && a.dilation > 0,
+        "pooling: bad axis");
   }
 }
 
@@ -336,8 +339,8 @@ unsigned grid_of(std::int64_t blocks, const char* what) {
 template <PoolOp Op>
 void launch_reference(const PoolShape& s, const float* x, float* y, cudaStream_t stream) {
   const std::int64_t count = s.outputs();
-  pool_reference<Op><<<grid_of((count + 255) / 256, "pool reference"), 256, 0, stream>>>(x, y, s,
-                                                                                        count);
+  pool_reference<Op>
+      <<<grid_of((count + 255) / 256, "pool reference"), 256, 0, stream>>>(x, y, s, count);
 }
 
 template <int K>
@@ -388,13 +391,12 @@ void launch_kiln(const PoolShape& s, const float* x, float* y, cudaStream_t stre
   const bool aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && aw.in % 4 == 0;
   if (absent(ad) && absent(ah) && aw.stride == 1 && aw.dilation * (aw.kernel - 1) <= kHalo1d) {
     const std::int64_t tiles = (aw.out + kTile1d - 1) / kTile1d;
-    pool1d_tiles<Op><<<grid_of(s.planes * tiles, "1-d pool"), kThreads1d, 0, stream>>>(x, y, aw,
-                                                                                      tiles);
+    pool1d_tiles<Op>
+        <<<grid_of(s.planes * tiles, "1-d pool"), kThreads1d, 0, stream>>>(x, y, aw, tiles);
     return;
   }
   if (absent(ad) && Op == PoolOp::kMax && ah.kernel == aw.kernel && ah.stride == 1 &&
-      aw.stride == 1 && ah.dilation == 1 && aw.dilation == 1 && aw.kernel >= 2 &&
-      aw.kernel <= 8) {
+      aw.stride == 1 && ah.dilation == 1 && aw.dilation == 1 && aw.kernel >= 2 && aw.kernel <= 8) {
     switch (aw.kernel) {
       case 2:
         return launch_sweep<2>(s, x, y, stream);
