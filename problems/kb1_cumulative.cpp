@@ -9,7 +9,8 @@
 // magnitude of hundreds, where atol 1e-4 is below what fp32 arithmetic can hold: a plain
 // fp32 scan (PyTorch's order, or one sequential pass) then misses the double reference by up
 // to 5-13x the tolerance on thousands of elements per trial. With positive inputs the sums
-// only grow, the relative tolerance governs, and any fp32 order stays within 1e-2 of it.
+// only grow and the relative tolerance governs: a sequential fp32 pass stays within 0.12 of
+// the tolerance, kiln's blocked order within 0.012 (host emulations over a kb-size trial).
 // Sums get exact {0, 1} inputs on some trials (then compared bit for bit).
 #include <fmt/format.h>
 

@@ -10,10 +10,10 @@ namespace kiln::problems::kb1 {
 namespace {
 
 constexpr int kThreads = 256;
-// kiln's grids: this many blocks of kThreads per SM, all resident at once (the kernels are held
-// to 32 registers by __launch_bounds__), each block given an equal share of the work.
+// kiln's grids: this many blocks of kThreads per SM, all resident at once (__launch_bounds__
+// holds the kernels to 32 registers), each block given an about equal share of the work.
 constexpr int kBlocksPerSm = 8;
-// The triplet kernel needs more than 32 registers (three rows at once): 6 blocks per SM.
+// The triplet kernel reads three rows at once and needs up to 40 registers: 6 blocks per SM.
 constexpr int kTripletBlocksPerSm = 6;
 
 struct Add {
@@ -304,29 +304,33 @@ __global__ void __launch_bounds__(kThreads, kTripletBlocksPerSm)
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
-// Rows strided over the blocks, the block's threads across the row; a row's sum in fp32, the
-// rows in double.
+// Column tiles of kThreads 16-byte vectors (or single values), each thread holding its
+// targets in registers: block b walks rows b % groups, + groups, ... of tiles b / groups,
+// + blocks / groups, ... (one tile per block when the grid covers every tile).
 template <bool Vec>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
-    hinge_blocks(const float* __restrict__ p, const float* __restrict__ t, double* partials,
-                 std::int64_t rows, std::int64_t cols) {
-  double sum = 0.0;
-  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const float* row = p + r * cols;
-    float row_sum = 0.0f;
+    hinge_tiles(const float* __restrict__ p, const float* __restrict__ t, double* partials,
+                std::int64_t rows, std::int64_t cols, std::int64_t groups) {
+  const std::int64_t width = Vec ? cols / 4 : cols;  // vectors (or values) per row
+  const std::int64_t tiles = (width + blockDim.x - 1) / blockDim.x;
+  const std::int64_t group = blockIdx.x % groups;
+  float sum = 0.0f;
+  for (std::int64_t tile = blockIdx.x / groups; tile < tiles; tile += gridDim.x / groups) {
+    const std::int64_t c = tile * blockDim.x + threadIdx.x;
+    if (c >= width) continue;
     if constexpr (Vec) {
-      const float4* row4 = reinterpret_cast<const float4*>(row);
-      const float4* t4 = reinterpret_cast<const float4*>(t);
-      for (std::int64_t c = threadIdx.x; c < cols / 4; c += blockDim.x) {
-        const float4 v = row4[c], w = t4[c];
-        row_sum += (hinge(v.x, w.x) + hinge(v.y, w.y)) + (hinge(v.z, w.z) + hinge(v.w, w.w));
+      const float4 w = reinterpret_cast<const float4*>(t)[c];
+      const float4* p4 = reinterpret_cast<const float4*>(p);
+      for (std::int64_t r = group; r < rows; r += groups) {
+        const float4 v = p4[r * width + c];
+        sum += (hinge(v.x, w.x) + hinge(v.y, w.y)) + (hinge(v.z, w.z) + hinge(v.w, w.w));
       }
     } else {
-      for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) row_sum += hinge(row[c], t[c]);
+      const float w = t[c];
+      for (std::int64_t r = group; r < rows; r += groups) sum += hinge(p[r * width + c], w);
     }
-    sum += row_sum;
   }
-  const double total = block_reduce(sum, Add{});
+  const double total = block_reduce(static_cast<double>(sum), Add{});
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
@@ -471,12 +475,17 @@ void launch_hinge_reference(const float* p, const float* t, float* out, double* 
 void launch_hinge_kiln(const float* p, const float* t, float* out, double* partials,
                        std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   require_rows(rows, cols, "hinge");
-  const std::int64_t wanted = kiln_blocks();
-  const int blocks = static_cast<int>(rows < wanted ? rows : wanted);
-  if (cols % 4 == 0) {
-    hinge_blocks<true><<<blocks, kThreads, 0, stream>>>(p, t, partials, rows, cols);
+  const bool vec = cols % 4 == 0;
+  const std::int64_t tiles = ((vec ? cols / 4 : cols) + kThreads - 1) / kThreads;
+  // As many row groups as the grid allows with every tile covered (rows x tiles blocks at most).
+  const std::int64_t budget = kiln_blocks();
+  std::int64_t groups = tiles < budget ? budget / tiles : 1;
+  if (groups > rows) groups = rows;
+  const int blocks = static_cast<int>(tiles < budget ? groups * tiles : budget);
+  if (vec) {
+    hinge_tiles<true><<<blocks, kThreads, 0, stream>>>(p, t, partials, rows, cols, groups);
   } else {
-    hinge_blocks<false><<<blocks, kThreads, 0, stream>>>(p, t, partials, rows, cols);
+    hinge_tiles<false><<<blocks, kThreads, 0, stream>>>(p, t, partials, rows, cols, groups);
   }
   sum_tree<<<1, 1024, 0, stream>>>(partials, blocks, static_cast<double>(rows) * cols, out);
   KILN_CUDA_CHECK(cudaGetLastError());

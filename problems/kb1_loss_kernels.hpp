@@ -69,7 +69,7 @@ void launch_triplet_kiln(const float* anchor, const float* positive, const float
 // (element (r, c) uses t[c]).
 void launch_hinge_reference(const float* p, const float* t, float* out, double* partials,
                             std::int64_t rows, std::int64_t cols, cudaStream_t stream);
-// kiln: rows over blocks, 16-byte loads across a row (t from cache).
+// kiln: column tiles with their targets in registers, row groups over the blocks, 16-byte loads.
 void launch_hinge_kiln(const float* p, const float* t, float* out, double* partials,
                        std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <memory>
+#include <vector>
 
 #include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
@@ -292,12 +294,9 @@ class HingeRun final : public LossRun {
     double sum = 0.0;
     for_row_chunks({&p_}, [&](std::int64_t, std::int64_t n, const auto& host) {
       for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t c = 0; c < cols_; ++c) {
-          const double h =
-              1.0 - static_cast<double>(host[0][static_cast<std::size_t>(i * cols_ + c)]) *
-                        t[static_cast<std::size_t>(c)];
-          sum += std::max(h, 0.0);
-        }
+        const float* row = host[0].data() + i * cols_;
+        for (std::int64_t c = 0; c < cols_; ++c)
+          sum += std::max(1.0 - static_cast<double>(row[c]) * t[static_cast<std::size_t>(c)], 0.0);
       }
     });
     return sum / (static_cast<double>(rows_) * static_cast<double>(cols_));

@@ -30,5 +30,7 @@ void add_kb1_elementwise(bench::ProblemList& list);
 void add_kb1_reductions(bench::ProblemList& list);
 void add_kb1_norms(bench::ProblemList& list);
 void add_kb1_attention(bench::ProblemList& list);
+void add_kb1_losses(bench::ProblemList& list);
+void add_kb1_cumulative(bench::ProblemList& list);
 
 }  // namespace kiln::problems
