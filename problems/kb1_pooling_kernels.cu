@@ -1,7 +1,7 @@
 // Kernels of the pooling kb1 problems (see kb1_pooling_kernels.hpp). Window semantics are
-// PyTorch's (aten/src/ATen/native/cuda/{DilatedMaxPool2d,AvgPool2d,AvgPool3d}.cu, read for the
-// semantics only): max ignores padded positions; the average divides by the window clipped to
-// the padded extent (count_include_pad), which with ceil_mode False is the whole window.
+// PyTorch's (its ATen CUDA pooling kernels, e.g. aten/src/ATen/native/cuda/AveragePool2d.cu; no
+// code taken): max ignores padded positions; the average divides by the window clipped to the
+// padded extent (count_include_pad), which with ceil_mode False is the whole window.
 #include <cmath>
 #include <string>
 

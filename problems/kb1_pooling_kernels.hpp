@@ -11,16 +11,18 @@ namespace kiln::problems::kb1 {
 
 enum class PoolOp { kMax, kAvg };
 
-// One spatial axis. out = floor((in + 2 padding - dilation (kernel - 1) - 1) / stride) + 1;
-// output o's window starts at input o * stride - padding and takes every dilation-th element.
+// One spatial axis. out = floor((in + 2 padding - dilation (kernel - 1) - 1) / stride) + 1 (0
+// when the window does not fit); output o's window starts at input o * stride - padding and
+// takes every dilation-th element.
 struct PoolAxis {
   std::int64_t in = 1, out = 1;
   int kernel = 1, stride = 1, padding = 0, dilation = 1;
 };
 
 inline PoolAxis pool_axis(std::int64_t in, int kernel, int stride, int padding, int dilation) {
-  const std::int64_t span = static_cast<std::int64_t>(dilation) * (kernel - 1) + 1;
-  return {in, (in + 2 * padding - span) / stride + 1, kernel, stride, padding, dilation};
+  const std::int64_t room =
+      in + 2 * padding - static_cast<std::int64_t>(dilation) * (kernel - 1) - 1;
+  return {in, room < 0 ? 0 : room / stride + 1, kernel, stride, padding, dilation};
 }
 
 // A pooling of a (planes, D, H, W) tensor into (planes, D', H', W'), both contiguous. 1-d and 2-d

@@ -26,6 +26,7 @@ const bench::ProblemList& problem_registry() {
     add_kb1_reductions(all);
     add_kb1_norms(all);
     add_kb1_attention(all);
+    add_kb1_pooling(all);
     add_kb1_cumulative(all);
     add_kb1_losses(all);
     return all;

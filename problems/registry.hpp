@@ -32,5 +32,6 @@ void add_kb1_norms(bench::ProblemList& list);
 void add_kb1_attention(bench::ProblemList& list);
 void add_kb1_losses(bench::ProblemList& list);
 void add_kb1_cumulative(bench::ProblemList& list);
+void add_kb1_pooling(bench::ProblemList& list);
 
 }  // namespace kiln::problems
