@@ -7,6 +7,7 @@
 #              multi-rank candidate and suite tests (ranks sharing the GPU) under the new protocol
 #   small      `kiln bench suite` on every kb1 problem at size small, with PyTorch eager's times
 #   kb         the same at KernelBench's sizes, PyTorch eager timed just before (same call)
+#   (KB1_PROBLEMS: comma-separated globs, default every kb1 problem)
 #   sanitizer  compute-sanitizer memcheck and racecheck on the new kernels (small sizes)
 # Writes /tmp/kiln-kb1/k/ and packs it as $OUT/kb1.tar.gz.
 # Usage: bash scripts/device_kb1.sh [tests] [small] [kb] [sanitizer]   (env KB1_PROBLEMS: glob)
@@ -22,7 +23,8 @@ note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature
 note "kiln: $(build/kiln --version)"
 problems=${KB1_PROBLEMS:-kb1-*}
 # The problems kiln has, for PyTorch's script (the same names).
-mapfile -t names < <(build/kiln bench suite --list | awk '$1 ~ /^kb1-/ {print $1}')
+mapfile -t names < <(build/kiln bench suite --list | awk '$1 ~ /^kb1-/ {print $1}' |
+  python3 -c 'import fnmatch,sys; [print(l.strip()) for l in sys.stdin if any(fnmatch.fnmatch(l.strip(), g) for g in sys.argv[1].split(","))]' "$problems")
 note "problems: ${#names[@]}"
 
 if step tests; then
@@ -38,8 +40,11 @@ for size in small kb; do
     timed 300 "torch-$size.txt" python3 scripts/kb1_torch_eager.py --size "$size" \
       --problems "${names[@]}" --json "$out/torch-$size.json"
     tail -3 "$out/torch-$size.txt" | tee -a "$out/summary.txt"
-    timed 400 "suite-$size.txt" build/kiln bench suite -g 1 --problems "$problems" --sizes "$size" \
-      -w 5 -n 20 --trials 3 --torch-json "$out/torch-$size.json" --json "$out/suite-$size.json"
+    # KernelBench's sizes: fewer calls (each guarded call also runs the plain reference, up to
+    # a few hundred ms for the largest products).
+    timing="-w 5 -n 20 --trials 3"; [ "$size" = kb ] && timing="-w 2 -n 10 --trials 2"
+    timed 540 "suite-$size.txt" build/kiln bench suite -g 1 --problems "$problems" --sizes "$size" \
+      $timing --timeout 120 --torch-json "$out/torch-$size.json" --json "$out/suite-$size.json"
     grep -E "^kb1|correctness|fast_" "$out/suite-$size.txt" | tee -a "$out/summary.txt"
   fi
 done
