@@ -236,14 +236,18 @@ class MatmulRun final : public bench::ProblemRun {
     KILN_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));  // no TF32
   }
   ~MatmulRun() override { cublasDestroy(handle_); }
+  // Positive operands, as KernelBench's torch.rand: with signed ones, dot products that cancel
+  // to near 0 over thousands of terms fail atol 1e-4 in any fp32 order (cuBLAS missed the double
+  // reference by 1.8e-4 on K = 2949 and 32768, docs/results/2026-11-24-kb1/ run 2). Each row still
+  // has its own scale and a few spikes, so sampling does not predict a product.
   void make_inputs(std::uint64_t seed) override {
     if (spec_.kind == Kind::kDiag) {
-      kb1::fill_row_varied(a_.as<float>(), 1, a_count(), seed, false, stream_);
+      kb1::fill_row_varied(a_.as<float>(), 1, a_count(), seed, true, stream_);
     } else {
-      kb1::fill_row_varied(a_.as<float>(), a_count() / a_cols(), a_cols(), seed, false, stream_);
+      kb1::fill_row_varied(a_.as<float>(), a_count() / a_cols(), a_cols(), seed, true, stream_);
     }
     kb1::fill_row_varied(b_.as<float>(), b_count() / b_cols(), b_cols(), core::mix64(seed + 1),
-                         false, stream_);
+                         true, stream_);
     for (float* m : {a_.as<float>(), b_.as<float>()}) {
       if (spec_.operands == Operands::kUpper || spec_.operands == Operands::kLower)
         kb1::keep_triangle(m, shape_.m, spec_.operands == Operands::kUpper, stream_);
