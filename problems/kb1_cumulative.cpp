@@ -22,6 +22,7 @@
 #include "core/fill.hpp"
 #include "core/test_values.hpp"
 #include "problems/kb1_common.hpp"
+#include "problems/kb1_cub.hpp"
 #include "problems/kb1_cumulative_kernels.hpp"
 #include "problems/registry.hpp"
 
@@ -98,7 +99,8 @@ class ScanRun final : public bench::ProblemRun {
         x_(bytes()),
         mask_(masked() ? static_cast<std::size_t>(count_) : 0),
         reference_(bytes()),
-        solution_(bytes()) {}
+        solution_(bytes()),
+        cub_temp_(kb1::cub_scan_temp_bytes(spec.op, rows, cols)) {}
   void make_inputs(std::uint64_t seed) override {
     exact_ = kb1::scan_sums(spec_.op) && kb1::exact_trial(seed);
     if (exact_) {
@@ -117,7 +119,13 @@ class ScanRun final : public bench::ProblemRun {
     kb1::launch_scan_reference(spec_.op, x_.as<float>(), mask_.as<std::uint8_t>(),
                                reference_.as<float>(), rows_, cols_, stream_);
   }
-  void solution(int) override {
+  void solution(int index) override {
+    if (index == 1) {  // "cub"
+      kb1::launch_cub_scan(spec_.op, x_.as<float>(), mask_.as<std::uint8_t>(),
+                           solution_.as<float>(), rows_, cols_, cub_temp_.data(), cub_temp_.bytes(),
+                           stream_);
+      return;
+    }
     kb1::launch_scan_kiln(spec_.op, x_.as<float>(), mask_.as<std::uint8_t>(), solution_.as<float>(),
                           rows_, cols_, stream_);
   }
@@ -176,7 +184,7 @@ class ScanRun final : public bench::ProblemRun {
   const ScanSpec& spec_;
   std::int64_t rows_, cols_, count_;
   cudaStream_t stream_;
-  core::DeviceBuffer x_, mask_, reference_, solution_;
+  core::DeviceBuffer x_, mask_, reference_, solution_, cub_temp_;
   bool exact_ = false;
 };
 
@@ -190,7 +198,8 @@ class ScanProblem final : public bench::Problem {
     return {kb1::size_of("small", {{"rows", 2048}, {"cols", 2048}}),
             kb1::size_of("kb", {{"rows", 32768}, {"cols", 32768}})};
   }
-  std::vector<std::string> solutions() const override { return {"kiln"}; }
+  // "cub": the library's by-key device scans (kb1_cub.hpp).
+  std::vector<std::string> solutions() const override { return {"kiln", "cub"}; }
   std::optional<core::DType> fixed_dtype() const override { return core::DType::kFp32; }
   // x (and the mask) read once, y written once.
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int) const override {

@@ -12,6 +12,7 @@
 #include "core/fill.hpp"
 #include "core/test_values.hpp"
 #include "problems/kb1_common.hpp"
+#include "problems/kb1_cub.hpp"
 #include "problems/kb1_reduce_kernels.hpp"
 #include "problems/registry.hpp"
 
@@ -209,7 +210,8 @@ class MseRun final : public bench::ProblemRun {
         t_(sizeof(float) * rows * cols),
         reference_(sizeof(float)),
         solution_(sizeof(float)),
-        partials_(sizeof(double) * kb1::mse_partials(rows)) {}
+        partials_(sizeof(double) * kb1::mse_partials(rows)),
+        cub_temp_(kb1::cub_mse_temp_bytes(rows * cols)) {}
   void make_inputs(std::uint64_t seed) override {
     kb1::fill_row_varied(p_.as<float>(), rows_, cols_, seed, false, stream_);
     kb1::fill_row_varied(t_.as<float>(), rows_, cols_, core::mix64(seed + 1), false, stream_);
@@ -222,7 +224,12 @@ class MseRun final : public bench::ProblemRun {
     kb1::launch_mse_reference(p_.as<float>(), t_.as<float>(), reference_.as<float>(),
                               partials_.as<double>(), rows_, cols_, stream_);
   }
-  void solution(int) override {
+  void solution(int index) override {
+    if (index == 1) {  // "cub"
+      kb1::launch_cub_mse(p_.as<float>(), t_.as<float>(), solution_.as<float>(), rows_ * cols_,
+                          cub_temp_.data(), cub_temp_.bytes(), stream_);
+      return;
+    }
     kb1::launch_mse_kiln(p_.as<float>(), t_.as<float>(), solution_.as<float>(),
                          partials_.as<double>(), rows_ * cols_, stream_);
   }
@@ -265,7 +272,7 @@ class MseRun final : public bench::ProblemRun {
  private:
   std::int64_t rows_, cols_;
   cudaStream_t stream_;
-  core::DeviceBuffer p_, t_, reference_, solution_, partials_;
+  core::DeviceBuffer p_, t_, reference_, solution_, partials_, cub_temp_;
 };
 
 class MseProblem final : public bench::Problem {
@@ -279,7 +286,8 @@ class MseProblem final : public bench::Problem {
     return {kb1::size_of("small", {{"rows", 2048}, {"cols", 2048}}),
             kb1::size_of("kb", {{"rows", 32768}, {"cols", 32768}})};
   }
-  std::vector<std::string> solutions() const override { return {"kiln"}; }
+  // "cub": DeviceReduce::Sum over the squared differences (kb1_cub.hpp).
+  std::vector<std::string> solutions() const override { return {"kiln", "cub"}; }
   std::optional<core::DType> fixed_dtype() const override { return core::DType::kFp32; }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType dtype,
                            int world) const override {
