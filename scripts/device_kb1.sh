@@ -54,7 +54,7 @@ if step sanitizer; then
     # NCCL's own probes of kernel images are API errors, not memory errors: not reported.
     timed 300 "sanitizer-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
       --report-api-errors no build/kiln bench suite -g 1 --problems "${KB1_SANITIZE:-$problems}" \
-      --sizes small --trials 1 -w 1 -n 2
+      --sizes small --trials 1 -w 1 -n 2 --timeout 600
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|correctness" "$out/sanitizer-$tool.txt" | tee -a "$out/summary.txt"
   done
 fi
