@@ -4,7 +4,7 @@ library's solution time, T_roof, PyTorch's U and binding, and the headroom torch
 
 Reads the suites' text output (`kiln bench suite ... > suite.txt`, which survives a run cut
 short, unlike --json) and PyTorch's JSON (scripts/kb1_torch_eager.py --json). A problem found in
-several suite files takes its row from the last one given.
+several suite files takes its row from the last one given, one row per solution.
 
 Usage: python3 scripts/kb1_table.py --suite a.txt b.txt --torch a.json b.json [--size kb]
 """
@@ -22,7 +22,7 @@ def suite_rows(paths, size):
                 t = line.split()
                 if len(t) < 11 or not t[0].startswith("kb1-") or t[2] != size:
                     continue
-                rows[t[0]] = dict(problem=t[0], solution=t[3], ok=t[4] == "yes", ref_us=float(t[5]),
+                rows[(t[0], t[3])] = dict(problem=t[0], solution=t[3], ok=t[4] == "yes", ref_us=float(t[5]),
                                   sol_us=float(t[6]), roof_us=float(t[8]), binding=t[10])
     return rows
 
@@ -47,20 +47,21 @@ def main():
     rows, torch = suite_rows(a.suite, a.size), torch_rows(a.torch, a.size)
     if not rows:
         sys.exit(f"no kb1 rows of size {a.size} in {a.suite}")
-    key = lambda name: int(name.split("-")[1])
+    key = lambda k: (int(k[0].split("-")[1]), k[1] != "kiln", k[1])
     print("| problem | PyTorch eager (µs) | solution | its time (µs) | correct | T_roof (µs) | binding |"
           " PyTorch's U | headroom torch/T_roof | solution's U | solution vs torch |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    u_torch, u_sol, faster, missing = [], [], 0, []
-    for name in sorted(rows, key=key):
-        r = rows[name]
+    u_torch, u_sol, faster, missing = {}, [], 0, []
+    for k in sorted(rows, key=key):
+        r = rows[k]
+        name = r["problem"]
         t = torch.get(name)
         if t is None:
             missing.append(name)
         ut = r["roof_us"] / t if t else float("nan")
         us = r["roof_us"] / r["sol_us"]
         if t:
-            u_torch.append(ut)
+            u_torch[name] = ut
             faster += r["sol_us"] < t
         u_sol.append(us)
         print(f"| {name} | {t:.1f} | {r['solution']} | {r['sol_us']:.1f} | {'yes' if r['ok'] else 'NO'} |"
@@ -70,10 +71,11 @@ def main():
               f" {r['roof_us']:.1f} | {r['binding']} | - | - | {us:.3f} | - |")
     geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
     print()
-    print(f"{len(rows)} problems; correct: {sum(r['ok'] for r in rows.values())}; "
-          f"PyTorch's U geometric mean {geo(u_torch):.3f} (headroom x{1 / geo(u_torch):.2f}) over "
-          f"{len(u_torch)}; solutions' U geometric mean {geo(u_sol):.3f}; solution faster than "
-          f"PyTorch on {faster} of {len(u_torch)}" + (f"; no PyTorch time: {', '.join(missing)}" if missing else ""))
+    problems = {r["problem"] for r in rows.values()}
+    print(f"{len(problems)} problems, {len(rows)} rows; correct: {sum(r['ok'] for r in rows.values())}; "
+          f"PyTorch's U geometric mean {geo(list(u_torch.values())):.3f} (headroom x{1 / geo(list(u_torch.values())):.2f}) over "
+          f"{len(u_torch)} problems; solutions' U geometric mean {geo(u_sol):.3f}; solution faster than "
+          f"PyTorch on {faster} of {len(u_sol)} rows" + (f"; no PyTorch time: {', '.join(missing)}" if missing else ""))
 
 
 if __name__ == "__main__":
