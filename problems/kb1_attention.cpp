@@ -189,8 +189,7 @@ class Attention final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1)
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
+    kb1::require_one_rank(context, name());
     return std::make_unique<AttentionRun>(
         AttentionShape{size.dim("batch") * size.dim("heads"), size.dim("seq"), size.dim("d")},
         context.stream);

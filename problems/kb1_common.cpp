@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
+#include "core/error.hpp"
 #include "problems/kb1_common.hpp"
 
 namespace kiln::problems::kb1 {
@@ -34,6 +36,11 @@ Sample sample_floats(const float* data, std::int64_t count, std::int64_t per_ran
     }
   }
   return s;
+}
+
+void require_one_rank(const bench::RankContext& context, const std::string& problem) {
+  if (context.comm.size() != 1)
+    throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", problem));
 }
 
 bench::ProblemSize size_of(const std::string& name,

@@ -56,6 +56,15 @@ struct Sample {
 Sample sample_floats(const float* data, std::int64_t count, std::int64_t per_range);
 std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int64_t count);
 
+// The `small` size of a KernelBench dimension (scripts/kb1_torch_eager.py uses the same rule,
+// so PyTorch's times match kiln's rows): >= 1024 divided by 16, 256-1023 by 4, smaller kept.
+inline std::int64_t small_dim(std::int64_t kb_dim) {
+  return kb_dim >= 1024 ? kb_dim / 16 : (kb_dim >= 256 ? kb_dim / 4 : kb_dim);
+}
+
+// Throws kiln::UsageError naming the problem when it runs on more than one rank.
+void require_one_rank(const bench::RankContext& context, const std::string& problem);
+
 // A KernelBench size preset: "kb" (KernelBench's own) or "small" (for tests and quick runs).
 bench::ProblemSize size_of(const std::string& name,
                            std::initializer_list<std::pair<const char*, std::int64_t>> dims);

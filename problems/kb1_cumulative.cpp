@@ -225,8 +225,7 @@ class ScanProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1)
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
+    kb1::require_one_rank(context, name());
     return std::make_unique<ScanRun>(spec_, size.dim("rows"), size.dim("cols"), context.stream);
   }
 

@@ -115,7 +115,8 @@ class UnaryProblem final : public bench::Problem {
   bench::Category category() const override { return bench::Category::kSingleGpu; }
   std::string description() const override { return spec_.description; }
   std::vector<bench::ProblemSize> sizes() const override {
-    return {kb1::size_of("small", {{"rows", spec_.rows / 16}, {"cols", spec_.cols / 16}}),
+    return {kb1::size_of("small", {{"rows", kb1::small_dim(spec_.rows)},
+                                   {"cols", kb1::small_dim(spec_.cols)}}),
             kb1::size_of("kb", {{"rows", spec_.rows}, {"cols", spec_.cols}})};
   }
   std::vector<std::string> solutions() const override { return {"kiln"}; }
@@ -134,9 +135,7 @@ class UnaryProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1) {
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
-    }
+    kb1::require_one_rank(context, name());
     return std::make_unique<UnaryRun>(spec_, size.dim("rows"), size.dim("cols"), context.stream);
   }
 

@@ -348,11 +348,6 @@ const std::vector<LossSpec>& loss_specs() {
   return specs;
 }
 
-// scripts/kb1_torch_eager.py's small rule: dims >= 1024 / 16, 256..1023 / 4.
-std::int64_t small_dim(std::int64_t v) {
-  return v >= 1024 ? v / 16 : (v >= 256 ? v / 4 : v);
-}
-
 class LossProblem final : public bench::Problem {
  public:
   explicit LossProblem(const LossSpec& spec) : spec_(spec) {}
@@ -360,8 +355,8 @@ class LossProblem final : public bench::Problem {
   bench::Category category() const override { return bench::Category::kSingleGpu; }
   std::string description() const override { return spec_.description; }
   std::vector<bench::ProblemSize> sizes() const override {
-    return {kb1::size_of("small", {{"rows", small_dim(spec_.rows)},
-                                   {spec_.cols_name, small_dim(spec_.cols)}}),
+    return {kb1::size_of("small", {{"rows", kb1::small_dim(spec_.rows)},
+                                   {spec_.cols_name, kb1::small_dim(spec_.cols)}}),
             kb1::size_of("kb", {{"rows", spec_.rows}, {spec_.cols_name, spec_.cols}})};
   }
   std::vector<std::string> solutions() const override { return {"kiln"}; }
@@ -385,8 +380,7 @@ class LossProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1)
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
+    kb1::require_one_rank(context, name());
     return spec_.make(size.dim("rows"), size.dim(spec_.cols_name), context.stream);
   }
 

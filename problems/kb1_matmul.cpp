@@ -43,10 +43,6 @@ struct MatmulSpec {
   std::function<MatmulShape(const bench::ProblemSize&)> shape;
 };
 
-std::int64_t small_dim(std::int64_t v) {  // scripts/kb1_torch_eager.py's rule
-  return v >= 1024 ? v / 16 : (v >= 256 ? v / 4 : v);
-}
-
 MatmulShape mkn(const bench::ProblemSize& s) {
   return {1, s.dim("M"), s.dim("N"), s.dim("K")};
 }
@@ -383,7 +379,7 @@ class MatmulProblem final : public bench::Problem {
   std::vector<bench::ProblemSize> sizes() const override {
     bench::ProblemSize small{"small", {}}, kb{"kb", {}};
     for (const auto& [key, value] : spec_.dims) {
-      small.dims[key] = spec_.id == 8 ? value : small_dim(value);
+      small.dims[key] = spec_.id == 8 ? value : kb1::small_dim(value);
       kb.dims[key] = value;
     }
     return {small, kb};
@@ -403,8 +399,7 @@ class MatmulProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1)
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
+    kb1::require_one_rank(context, name());
     return std::make_unique<MatmulRun>(spec_, spec_.shape(size), context.stream);
   }
 

@@ -134,11 +134,6 @@ const std::vector<NormSpec>& norm_specs() {
   return specs;
 }
 
-// scripts/kb1_torch_eager.py's small rule: dims >= 1024 / 16, 256..1023 / 4.
-std::int64_t small_dim(std::int64_t v) {
-  return v >= 1024 ? v / 16 : (v >= 256 ? v / 4 : v);
-}
-
 class NormRun final : public bench::ProblemRun {
  public:
   NormRun(const NormSpec& spec, NormShape shape, cudaStream_t stream)
@@ -274,7 +269,7 @@ class NormProblem final : public bench::Problem {
   std::vector<bench::ProblemSize> sizes() const override {
     bench::ProblemSize small{"small", {}}, kb{"kb", {}};
     for (const auto& [key, value] : spec_.dims) {
-      small.dims[key] = small_dim(value);
+      small.dims[key] = kb1::small_dim(value);
       kb.dims[key] = value;
     }
     return {small, kb};
@@ -298,8 +293,7 @@ class NormProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1)
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
+    kb1::require_one_rank(context, name());
     return std::make_unique<NormRun>(spec_, spec_.view(size), context.stream);
   }
 

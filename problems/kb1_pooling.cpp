@@ -59,13 +59,8 @@ const char* spatial_name(int dims, int i) {
 }
 
 // scripts/kb1_torch_eager.py's `small`: dimensions >= 1024 divided by 16, from 256 to 1023
-// divided by 4, smaller ones kept.
-std::int64_t small_dim(std::int64_t v) {
-  return v >= 1024 ? v / 16 : (v >= 256 ? v / 4 : v);
-}
-
 bench::ProblemSize preset(const PoolSpec& spec, const std::string& name, bool small) {
-  const auto d = [&](std::int64_t v) { return small ? small_dim(v) : v; };
+  const auto d = [&](std::int64_t v) { return small ? kb1::small_dim(v) : v; };
   const std::int64_t b = d(spec.batch), c = d(spec.channels);
   const std::int64_t s[3] = {spec.s0, spec.s1, spec.s2};
   switch (spec.dims) {
@@ -239,9 +234,7 @@ class PoolProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    if (context.comm.size() != 1) {
-      throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name()));
-    }
+    kb1::require_one_rank(context, name());
     const kb1::PoolShape shape = shape_of(spec_, size);
     if (shape.outputs() <= 0 || shape.axis[0].out <= 0 || shape.axis[1].out <= 0 ||
         shape.axis[2].out <= 0) {

@@ -159,11 +159,6 @@ class DimReduceRun final : public bench::ProblemRun {
   bool exact_ = false;
 };
 
-void require_one_rank(const bench::RankContext& context, const std::string& name) {
-  if (context.comm.size() != 1)
-    throw UsageError(fmt::format("{} is a single-GPU problem: run it with -g 1", name));
-}
-
 class DimReduceProblem final : public bench::Problem {
  public:
   explicit DimReduceProblem(const DimReduceSpec& spec) : spec_(spec) {}
@@ -171,7 +166,9 @@ class DimReduceProblem final : public bench::Problem {
   bench::Category category() const override { return bench::Category::kSingleGpu; }
   std::string description() const override { return spec_.description; }
   std::vector<bench::ProblemSize> sizes() const override {
-    return {kb1::size_of("small", {{"batch", 128}, {"dim1", 256}, {"dim2", 255}}),
+    return {kb1::size_of("small", {{"batch", kb1::small_dim(128)},
+                                   {"dim1", kb1::small_dim(4096)},
+                                   {"dim2", kb1::small_dim(4095)}}),
             kb1::size_of("kb", {{"batch", 128}, {"dim1", 4096}, {"dim2", 4095}})};
   }
   std::vector<std::string> solutions() const override { return {"kiln"}; }
@@ -191,7 +188,7 @@ class DimReduceProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    require_one_rank(context, name());
+    kb1::require_one_rank(context, name());
     return std::make_unique<DimReduceRun>(spec_, size.dim("batch"), size.dim("dim1"),
                                           size.dim("dim2"), context.stream);
   }
@@ -283,8 +280,9 @@ class MseProblem final : public bench::Problem {
     return "mean((predictions - targets)^2), both 32768x32768";
   }
   std::vector<bench::ProblemSize> sizes() const override {
-    return {kb1::size_of("small", {{"rows", 2048}, {"cols", 2048}}),
-            kb1::size_of("kb", {{"rows", 32768}, {"cols", 32768}})};
+    return {
+        kb1::size_of("small", {{"rows", kb1::small_dim(32768)}, {"cols", kb1::small_dim(32768)}}),
+        kb1::size_of("kb", {{"rows", 32768}, {"cols", 32768}})};
   }
   // "cub": DeviceReduce::Sum over the squared differences (kb1_cub.hpp).
   std::vector<std::string> solutions() const override { return {"kiln", "cub"}; }
@@ -303,7 +301,7 @@ class MseProblem final : public bench::Problem {
   }
   std::unique_ptr<bench::ProblemRun> start(const bench::ProblemSize& size,
                                            bench::RankContext& context) const override {
-    require_one_rank(context, name());
+    kb1::require_one_rank(context, name());
     return std::make_unique<MseRun>(size.dim("rows"), size.dim("cols"), context.stream);
   }
 };
