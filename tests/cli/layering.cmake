@@ -2,7 +2,7 @@
 # floors below it, never one above (DESIGN: dependencies point down). Reads the include
 # directories CMake computed for every floor (build/layers/include_dirs.cmake) and checks them
 # against the intended order below. Invoked by ctest with -DDIRS=<that file>.
-set(folders core comm kernels roofline overlap tune bench problems benchmarks)
+set(folders core comm kernels roofline overlap tune bench problems benchmarks evolve)
 set(below_core "")
 set(below_comm core)
 set(below_kernels core)
@@ -12,6 +12,7 @@ set(below_tune core comm overlap)
 set(below_bench core comm kernels roofline overlap tune)
 set(below_problems core comm kernels roofline overlap tune bench)
 set(below_benchmarks core comm kernels roofline overlap tune bench)
+set(below_evolve core comm kernels roofline overlap tune bench problems)
 
 include(${DIRS})
 set(failures 0)

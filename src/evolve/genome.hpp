@@ -1,0 +1,76 @@
+// A genome (issue 20): a kernel family, a set of strategies and their knob values, and
+// optionally a source text (a proposal that is not template-made). Its hash keys the evaluation
+// cache. Here: validity against the catalog's constraints, repair, random genomes, strategy-level
+// crossover and mutation, with a counter-based random generator so that a run is reproducible
+// from its seed on any platform (std::uniform_int_distribution is not).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "evolve/strategy.hpp"
+
+namespace kiln::evolve {
+
+// splitmix64 over a counter: reproducible streams of numbers.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next();
+  int below(int n);  // uniform in [0, n), n >= 1
+  double unit();     // uniform in [0, 1)
+  std::uint64_t state() const { return state_; }
+
+ private:
+  std::uint64_t state_;
+};
+
+struct Genome {
+  Family family = Family::kMap;
+  std::set<std::string> strategies;
+  std::map<std::string, int> knobs;  // "strategy.knob" -> value
+  std::string source;                // optional proposal text (not template-made)
+
+  bool has(const std::string& strategy) const { return strategies.count(strategy) > 0; }
+  // The value of a strategy's knob: the genome's, else the knob's default.
+  int knob(const std::string& strategy, const std::string& knob_name) const;
+  // Stable across runs and platforms: keys the evaluation cache (with the device).
+  std::uint64_t hash() const;
+  std::string describe() const;  // "map: vector16-loads(unroll=2) + grid-stride(...)"
+  nlohmann::json to_json() const;
+  static Genome from_json(const nlohmann::json& j, const std::string& where);
+  bool operator==(const Genome&) const = default;
+};
+
+// Every broken constraint, in words; empty when the genome is valid: strategies exist and apply
+// to the family, one per group, each required group present, no incompatible pair, knob values
+// allowed, no knob of an absent strategy.
+std::vector<std::string> violations(const Genome& genome);
+
+// The nearest valid genome: strategies that do not apply dropped, group and incompatibility
+// clashes resolved by dropping one side at random, missing required groups filled at random,
+// knobs not allowed stepped to the nearest allowed value, orphan knobs removed. Idempotent.
+Genome repair(Genome genome, Rng& rng);
+
+// A valid genome: one random member per required group, each optional group with
+// probability `optional_share`, knobs uniform.
+Genome random_genome(Family family, Rng& rng, double optional_share = 0.3);
+
+enum class Crossover { kUnion, kIntersection };
+// Strategy-level crossover of two parents of one family (never splicing code): the union or the
+// intersection of their strategy sets, each knob taken from a parent that has its strategy,
+// then repaired.
+Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng);
+
+// One knob of one present strategy stepped to a neighbouring allowed value (or a random one).
+Genome mutate_knob(const Genome& genome, Rng& rng);
+// One strategy swapped for another of its group, added (an optional group) or removed (an
+// optional one). `weights` (by Resource) bias the choice towards strategies addressing the
+// binding resource; empty: uniform.
+Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, double>& weights);
+
+}  // namespace kiln::evolve

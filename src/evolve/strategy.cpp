@@ -1,0 +1,293 @@
+// The strategy catalog (see strategy.hpp). Ideas after the CUDA reduction ladder (Harris,
+// "Optimizing Parallel Reduction in CUDA"), CUB's and CUTLASS's building blocks, FlashAttention's
+// online softmax and cuPilot's strategy list; the code is kiln's.
+#include "evolve/strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+using F = Family;
+using R = Resource;
+
+const std::vector<Family> kStreaming = {F::kMap, F::kReduceAxis, F::kPooling, F::kScan};
+const std::vector<Family> kAll = {F::kMap,  F::kReduceAxis, F::kPooling,
+                                  F::kScan, F::kMatmul,     F::kAttention};
+
+std::vector<Strategy> build_catalog() {
+  return {
+      // --- How data reaches the registers ---
+      {"scalar-loads",
+       "load-path",
+       "One 4-byte load per element per thread: the simplest path, coalesced across a warp.",
+       kStreaming,
+       R::kHbm,
+       {{"unroll", {1, 2, 4, 8}}},
+       {}},
+      {"vector16-loads",
+       "load-path",
+       "16-byte loads and stores (float4), a scalar head and tail for alignment: a quarter of "
+       "the memory instructions, more bytes in flight per thread.",
+       kStreaming,
+       R::kHbm,
+       {{"unroll", {1, 2, 4}}},
+       {}},
+      {"cp-async-pipeline",
+       "load-path",
+       "Asynchronous copies global -> shared memory (cp.async) in a multi-stage pipeline, so "
+       "the next tile loads while this one is computed.",
+       {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
+       R::kHbm,
+       {{"stages", {2, 3, 4}}},
+       {}},
+      {"tma-bulk",
+       "load-path",
+       "Hopper's tensor memory accelerator: bulk tile copies with an mbarrier, issued by one "
+       "thread, leaving the others free.",
+       {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
+       R::kHbm,
+       {{"stages", {2, 3, 4}}},
+       {}},
+      // --- Which thread does which work ---
+      {"element-per-thread",
+       "work-mapping",
+       "One output element per thread, one-shot grid sized to the problem.",
+       {F::kMap, F::kPooling},
+       R::kLaunch,
+       {{"threads", {256, 128, 512, 1024}}},
+       {"persistent-grid"}},
+      {"grid-stride",
+       "work-mapping",
+       "A grid sized to the SMs walks the data in strides: fewer blocks, no tail effects.",
+       {F::kMap, F::kPooling},
+       R::kOccupancy,
+       {{"threads", {256, 128, 512, 1024}}, {"blocks_per_sm", {8, 1, 2, 4, 16, 32}}},
+       {}},
+      {"row-per-warp",
+       "work-mapping",
+       "A warp owns a row (or a reduced line): warp shuffles only, no shared memory; suits "
+       "short rows.",
+       {F::kReduceAxis, F::kScan},
+       R::kLaunch,
+       {{"warps_per_block", {4, 1, 2, 8, 16}}},
+       {}},
+      {"row-per-block",
+       "work-mapping",
+       "A block owns a row: the whole block reduces or scans it, shared memory between warps.",
+       {F::kReduceAxis, F::kScan, F::kAttention},
+       R::kOccupancy,
+       {{"threads", {256, 128, 512, 1024}}},
+       {}},
+      {"split-row",
+       "work-mapping",
+       "A long row split across several blocks, partial results combined after (a second "
+       "kernel or the last block to finish): parallelism when rows are few.",
+       {F::kReduceAxis, F::kScan},
+       R::kOccupancy,
+       {{"splits", {4, 2, 8, 16, 32}}, {"threads", {256, 512, 1024}}},
+       {}},
+      {"cluster-split-row",
+       "work-mapping",
+       "A row split across the blocks of a thread-block cluster, combined through distributed "
+       "shared memory instead of global memory.",
+       {F::kReduceAxis},
+       R::kL2,
+       {{"cluster", {2, 4, 8}}, {"threads", {256, 512, 1024}}},
+       {}},
+      {"cutlass-sm90",
+       "work-mapping",
+       "CUTLASS 3.x warp-specialised sm90 GEMM: TMA loads, wgmma, a persistent tile scheduler.",
+       {F::kMatmul, F::kAttention},
+       R::kCompute,
+       {{"tile_m", {128, 64, 256}},
+        {"tile_n", {128, 64, 256}},
+        {"cluster_m", {1, 2}},
+        {"stages", {4, 3, 5}}},
+       {}},
+      // --- How partial results are combined ---
+      {"shared-tree",
+       "reduction",
+       "Partial results combined by a tree in shared memory, sequential addressing (no bank "
+       "conflicts, no divergent warps).",
+       {F::kReduceAxis, F::kScan, F::kAttention},
+       R::kOccupancy,
+       {},
+       {}},
+      {"warp-shuffle",
+       "reduction",
+       "Warp shuffles inside each warp, shared memory only between warps.",
+       {F::kReduceAxis, F::kScan, F::kAttention},
+       R::kOccupancy,
+       {},
+       {}},
+      {"last-block-combine",
+       "reduction",
+       "Blocks write partials; the last block to finish (an atomic ticket) combines them in a "
+       "fixed order: one kernel, deterministic.",
+       {F::kReduceAxis},
+       R::kLaunch,
+       {},
+       {}},
+      {"cluster-dsmem",
+       "reduction",
+       "Blocks of a cluster combine through distributed shared memory.",
+       {F::kReduceAxis},
+       R::kL2,
+       {},
+       {}},
+      // --- How many times the data is read ---
+      {"two-pass",
+       "passes",
+       "Statistics first (max, sum, mean), the map second: two reads of the data.",
+       {F::kReduceAxis, F::kAttention},
+       R::kHbm,
+       {},
+       {}},
+      {"online-one-pass",
+       "passes",
+       "Running statistics updated as data streams (online softmax: rescale the sum when the "
+       "maximum grows), so the data is read once for the statistics.",
+       {F::kReduceAxis, F::kAttention},
+       R::kHbm,
+       {},
+       {}},
+      {"keep-on-chip",
+       "passes",
+       "The row stays in registers or shared memory between the statistics and the map: one "
+       "read from HBM when the row fits.",
+       {F::kReduceAxis},
+       R::kHbm,
+       {{"max_row_kib", {64, 32, 128, 192}}},
+       {"split-row"}},
+      // --- Independent options ---
+      {"persistent-grid",
+       "grid",
+       "A persistent grid (one wave of blocks) that takes work items in a loop.",
+       kAll,
+       R::kLaunch,
+       {{"blocks_per_sm", {1, 2, 4}}},
+       {"element-per-thread"}},
+      {"fused-elementwise",
+       "fusion",
+       "Neighbouring element-wise work (scaling, masks, activations, a division by a norm) done "
+       "in the same kernel as the main pass: fewer launches, fewer passes over memory.",
+       kAll,
+       R::kLaunch,
+       {},
+       {}},
+      {"tf32x3",
+       "precision",
+       "fp32 products on tensor cores as three TF32 products (big*big + big*small + small*big), "
+       "keeping fp32 accuracy at about a third of the TF32 rate.",
+       {F::kMatmul, F::kAttention},
+       R::kCompute,
+       {},
+       {}},
+      {"exploit-structure",
+       "structure",
+       "Skip work the operands' structure makes zero or redundant (triangular, diagonal, "
+       "symmetric operands).",
+       {F::kMatmul},
+       R::kCompute,
+       {},
+       {}},
+  };
+}
+
+}  // namespace
+
+std::string family_name(Family family) {
+  switch (family) {
+    case Family::kMap:
+      return "map";
+    case Family::kReduceAxis:
+      return "reduce-axis";
+    case Family::kPooling:
+      return "pooling";
+    case Family::kScan:
+      return "scan";
+    case Family::kMatmul:
+      return "matmul";
+    case Family::kAttention:
+      return "attention";
+  }
+  return "?";
+}
+
+Family parse_family(const std::string& text) {
+  for (int f = 0; f < kFamilies; ++f)
+    if (family_name(static_cast<Family>(f)) == text) return static_cast<Family>(f);
+  throw UsageError(fmt::format(
+      "family '{}': accepted map, reduce-axis, pooling, scan, matmul, attention", text));
+}
+
+std::string resource_name(Resource resource) {
+  switch (resource) {
+    case Resource::kHbm:
+      return "hbm";
+    case Resource::kCompute:
+      return "compute";
+    case Resource::kLaunch:
+      return "launch";
+    case Resource::kL2:
+      return "l2";
+    case Resource::kOccupancy:
+      return "occupancy";
+  }
+  return "?";
+}
+
+bool Strategy::applies_to(Family family) const {
+  return std::find(families.begin(), families.end(), family) != families.end();
+}
+
+const Knob* Strategy::knob(const std::string& knob_name) const {
+  for (const Knob& k : knobs)
+    if (k.name == knob_name) return &k;
+  return nullptr;
+}
+
+const std::vector<Strategy>& strategy_catalog() {
+  static const std::vector<Strategy> catalog = build_catalog();
+  return catalog;
+}
+
+const Strategy& find_strategy(const std::string& name) {
+  for (const Strategy& s : strategy_catalog())
+    if (s.name == name) return s;
+  std::string known;
+  for (const Strategy& s : strategy_catalog()) known += (known.empty() ? "" : ", ") + s.name;
+  throw UsageError(fmt::format("strategy '{}': not in the catalog ({})", name, known));
+}
+
+std::vector<std::string> required_groups(Family family) {
+  switch (family) {
+    case Family::kMap:
+    case Family::kPooling:
+      return {"load-path", "work-mapping"};
+    case Family::kReduceAxis:
+      // "passes" only matters to the problems that map after reducing (norms, softmax): optional.
+      return {"load-path", "work-mapping", "reduction"};
+    case Family::kScan:
+      return {"load-path", "work-mapping", "reduction"};
+    case Family::kMatmul:
+      return {"work-mapping"};
+    case Family::kAttention:
+      return {"work-mapping", "passes"};
+  }
+  return {};
+}
+
+std::vector<const Strategy*> group_members(const std::string& group, Family family) {
+  std::vector<const Strategy*> out;
+  for (const Strategy& s : strategy_catalog())
+    if (s.group == group && s.applies_to(family)) out.push_back(&s);
+  return out;
+}
+
+}  // namespace kiln::evolve
