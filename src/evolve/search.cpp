@@ -1,0 +1,215 @@
+// The search loop (see search.hpp).
+#include "evolve/search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+// The archive's cell: the genome's work mapping and the kernel's binding resource.
+std::string cell_of(const Individual& i) {
+  std::string mapping = "-";
+  for (const std::string& s : i.genome.strategies)
+    if (find_strategy(s).group == "work-mapping") mapping = s;
+  return mapping + "|" + (i.evaluation.binding.empty() ? "-" : i.evaluation.binding);
+}
+
+// Better: higher fitness; ties broken by the genome's hash so that the order is total.
+bool better(const Individual& a, const Individual& b) {
+  const double fa = a.evaluation.fitness(), fb = b.evaluation.fitness();
+  if (fa != fb) return fa > fb;
+  return a.genome.hash() < b.genome.hash();
+}
+
+const Individual& tournament(const std::vector<Individual>& population, int size, Rng& rng) {
+  const Individual* best = &population[rng.below(static_cast<int>(population.size()))];
+  for (int i = 1; i < size; ++i) {
+    const Individual& other = population[rng.below(static_cast<int>(population.size()))];
+    if (better(other, *best)) best = &other;
+  }
+  return *best;
+}
+
+// A revision of a failed child: drop one optional strategy, else step one knob.
+Genome revise(const Genome& genome, Rng& rng) {
+  std::vector<std::string> optional;
+  const std::vector<std::string> required = required_groups(genome.family);
+  for (const std::string& s : genome.strategies)
+    if (std::find(required.begin(), required.end(), find_strategy(s).group) == required.end())
+      optional.push_back(s);
+  if (!optional.empty()) {
+    Genome g = genome;
+    g.strategies.erase(optional[rng.below(static_cast<int>(optional.size()))]);
+    return repair(g, rng);
+  }
+  return mutate_knob(genome, rng);
+}
+
+}  // namespace
+
+nlohmann::json Evaluation::to_json() const {
+  return {{"correct", correct}, {"us", us},           {"roof_us", roof_us},
+          {"binding", binding}, {"failure", failure}, {"fitness", fitness()}};
+}
+
+Evaluation Evaluation::from_json(const nlohmann::json& j, const std::string& where) {
+  try {
+    Evaluation e;
+    e.correct = j.at("correct").get<bool>();
+    e.us = j.at("us").get<double>();
+    e.roof_us = j.at("roof_us").get<double>();
+    e.binding = j.at("binding").get<std::string>();
+    e.failure = j.value("failure", std::string());
+    return e;
+  } catch (const nlohmann::json::exception& ex) {
+    throw UsageError(fmt::format("{}: not an evaluation ({})", where, ex.what()));
+  }
+}
+
+std::map<Resource, double> guidance_weights(const Evaluation& e) {
+  if (!e.correct || e.us <= 0) return {};  // nothing measured: uniform
+  const double u = e.fitness();
+  std::map<Resource, double> w = {{Resource::kHbm, 1.0},
+                                  {Resource::kCompute, 1.0},
+                                  {Resource::kLaunch, 1.0},
+                                  {Resource::kL2, 1.0},
+                                  {Resource::kOccupancy, 1.0}};
+  const double gap = std::max(0.0, 1.0 - u);  // how far from the roof
+  if (e.binding == "memory") {
+    w[Resource::kHbm] += 6.0 * gap;
+    w[Resource::kOccupancy] += 2.0 * gap;
+  } else if (e.binding == "compute") {
+    w[Resource::kCompute] += 6.0 * gap;
+    w[Resource::kOccupancy] += 2.0 * gap;
+  }
+  // Very short kernels are bound by launches and tails whatever the roofline says.
+  if (e.us < 20.0) w[Resource::kLaunch] += 4.0;
+  return w;
+}
+
+SearchResult search(Family family, const SearchOptions& o, const Evaluator& evaluate,
+                    const std::vector<Genome>& seeds,
+                    const std::function<void(const Individual&)>& progress) {
+  KILN_REQUIRE(o.budget >= 1 && o.population >= 2 && o.elites >= 0 && o.elites < o.population &&
+                   o.tournament >= 1 && o.max_revisions >= 0,
+               "search: need budget >= 1, population >= 2, 0 <= elites < population, "
+               "tournament >= 1, revisions >= 0");
+  Rng rng(o.seed);
+  SearchResult result;
+  std::map<std::uint64_t, Evaluation> cache;
+  int generation = 0;
+  // Evaluates through the cache; records every real evaluation.
+  const auto judge = [&](Individual individual) {
+    const std::uint64_t h = individual.genome.hash();
+    if (const auto it = cache.find(h); it != cache.end()) {
+      ++result.cache_hits;
+      individual.evaluation = it->second;
+      return individual;
+    }
+    individual.evaluation = evaluate(individual.genome);
+    individual.generation = generation;
+    cache.emplace(h, individual.evaluation);
+    result.history.push_back(individual);
+    if (result.history.size() == 1 || better(individual, result.best)) result.best = individual;
+    const std::string cell = cell_of(individual);
+    if (individual.evaluation.correct &&
+        (!result.archive.count(cell) || better(individual, result.archive[cell])))
+      result.archive[cell] = individual;
+    if (progress) progress(individual);
+    return individual;
+  };
+  const auto spent = [&] { return static_cast<int>(result.history.size()) >= o.budget; };
+  // A child, revised at most max_revisions times while it fails (never in random search).
+  const auto judge_with_revisions = [&](Individual child) {
+    Individual judged = judge(child);
+    for (int r = 0; r < o.max_revisions && !o.random_only && !judged.evaluation.correct && !spent();
+         ++r) {
+      Individual revised{revise(judged.genome, rng), {}, generation, "revision"};
+      judged = judge(revised);
+    }
+    return judged;
+  };
+
+  std::vector<Individual> population;
+  for (const Genome& g : seeds) {
+    KILN_REQUIRE(
+        g.family == family && violations(g).empty(),
+        fmt::format("search: seed {} is not a valid {} genome", g.describe(), family_name(family)));
+    if (spent()) break;
+    population.push_back(judge({g, {}, 0, "seed"}));
+  }
+  // Bounded so that a landscape smaller than the population (all cache hits) cannot loop.
+  for (int tries = 0;
+       static_cast<int>(population.size()) < o.population && !spent() && tries < 50 * o.population;
+       ++tries) {
+    population.push_back(judge({random_genome(family, rng), {}, 0, "random"}));
+  }
+  int stalls = 0;
+  while (!spent() && !population.empty() && stalls < 50 * o.population) {
+    ++generation;
+    const std::size_t before = result.history.size();
+    std::vector<Individual> next;
+    std::vector<Individual> ranked = population;
+    std::sort(ranked.begin(), ranked.end(), better);
+    if (!o.random_only)
+      for (int e = 0; e < o.elites && e < static_cast<int>(ranked.size()); ++e)
+        next.push_back(ranked[e]);
+    while (static_cast<int>(next.size()) < o.population && !spent()) {
+      Individual child;
+      child.generation = generation;
+      if (o.random_only) {
+        child.genome = random_genome(family, rng);
+        child.origin = "random";
+      } else if (rng.unit() < o.crossover_rate) {
+        const Individual& a = tournament(population, o.tournament, rng);
+        const Individual& b = tournament(population, o.tournament, rng);
+        const bool use_union = rng.unit() < o.union_share;
+        child.genome = crossover(a.genome, b.genome,
+                                 use_union ? Crossover::kUnion : Crossover::kIntersection, rng);
+        child.origin = use_union ? "crossover(union)" : "crossover(intersection)";
+        if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng);
+      } else {
+        const Individual& parent = tournament(population, o.tournament, rng);
+        child.genome = rng.unit() < 0.5 ? mutate_knob(parent.genome, rng)
+                                        : mutate_strategy(parent.genome, rng,
+                                                          guidance_weights(parent.evaluation));
+        child.origin = "mutation";
+      }
+      next.push_back(judge_with_revisions(child));
+    }
+    population = std::move(next);
+    stalls = result.history.size() == before ? stalls + 1 : 0;
+  }
+  return result;
+}
+
+Evaluator replay_evaluator(const nlohmann::json& log) {
+  auto recorded = std::make_shared<std::map<std::uint64_t, Evaluation>>();
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    const std::string where = fmt::format("evaluation log entry {}", i);
+    const Genome g = Genome::from_json(log.at(i).at("genome"), where);
+    (*recorded)[g.hash()] = Evaluation::from_json(log.at(i).at("evaluation"), where);
+  }
+  return [recorded](const Genome& g) {
+    const auto it = recorded->find(g.hash());
+    if (it == recorded->end())
+      throw Error(fmt::format("replay: {} is not in the evaluation log", g.describe()));
+    return it->second;
+  };
+}
+
+nlohmann::json history_to_log(const std::vector<Individual>& history) {
+  nlohmann::json log = nlohmann::json::array();
+  for (const Individual& i : history)
+    log.push_back({{"genome", i.genome.to_json()},
+                   {"evaluation", i.evaluation.to_json()},
+                   {"generation", i.generation},
+                   {"origin", i.origin}});
+  return log;
+}
+
+}  // namespace kiln::evolve

@@ -1,0 +1,79 @@
+// The search loop of kiln's evolution engine (issue 20), independent of how a genome is turned
+// into a kernel and judged: an `Evaluator` does that (the judge on a GPU, or a recorded log in
+// replay). Per generation: parents by tournament with elitism, strategy-level crossover (union or
+// intersection, repaired), knob and strategy mutation weighted by the parent's binding resource
+// (roofline guidance), at most two revisions of a child that fails (drop an optional strategy or
+// step a knob), evaluation through a cache keyed by the genome's hash. An archive keeps the best
+// genome per (work mapping x binding resource) so that diverse solutions survive (MAP-Elites).
+// `random_only` turns every operator off: the plain random search the issue compares against.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "evolve/genome.hpp"
+
+namespace kiln::evolve {
+
+struct Evaluation {
+  bool correct = false;
+  double us = 0.0;       // median time
+  double roof_us = 0.0;  // T_roof of the problem
+  std::string binding;   // "memory", "compute", ... (the roofline's resource name)
+  std::string failure;   // compile error or the judge's reason
+  // U = T_roof / T for a correct kernel, 0 otherwise: the fitness.
+  double fitness() const { return correct && us > 0 ? roof_us / us : 0.0; }
+  nlohmann::json to_json() const;
+  static Evaluation from_json(const nlohmann::json& j, const std::string& where);
+};
+
+using Evaluator = std::function<Evaluation(const Genome&)>;
+
+struct Individual {
+  Genome genome;
+  Evaluation evaluation;
+  int generation = 0;
+  std::string origin;  // "seed", "random", "crossover(union)", "mutation", "revision", ...
+};
+
+struct SearchOptions {
+  int budget = 100;  // evaluations (cache hits are free)
+  int population = 16;
+  int elites = 2;
+  int tournament = 3;
+  double crossover_rate = 0.6;
+  double union_share = 0.5;  // of crossovers, the share that take the union
+  int max_revisions = 2;
+  std::uint64_t seed = 1;
+  bool random_only = false;
+};
+
+struct SearchResult {
+  std::vector<Individual> history;  // every evaluation in order (revisions included)
+  Individual best;
+  std::map<std::string, Individual> archive;  // "work-mapping|binding" -> best
+  int cache_hits = 0;
+};
+
+// Runs until `budget` evaluations; `seeds` (valid genomes of `family`) join the first population,
+// random genomes fill it. `progress` (may be empty) sees each evaluated individual.
+SearchResult search(Family family, const SearchOptions& options, const Evaluator& evaluate,
+                    const std::vector<Genome>& seeds = {},
+                    const std::function<void(const Individual&)>& progress = {});
+
+// The mutation weights a parent's measurement asks for: far from a memory roof favours HBM
+// strategies, far from a compute roof compute ones, a kernel near the launch floor favours
+// launch and fusion strategies.
+std::map<Resource, double> guidance_weights(const Evaluation& evaluation);
+
+// Replays recorded evaluations: looks a genome up by hash in `log` (a JSON array of
+// {"genome", "evaluation"}); a genome not in the log is an error naming it (a replay must take
+// the same path as the recorded run).
+Evaluator replay_evaluator(const nlohmann::json& log);
+nlohmann::json history_to_log(const std::vector<Individual>& history);
+
+}  // namespace kiln::evolve
