@@ -1,0 +1,149 @@
+// `kiln evolve`: the evolution engine (issue 20, first slice). `strategies` lists the catalog;
+// `run` searches one problem's kernel space (map problems for now), judging every generated
+// kernel with `kiln bench candidate`, and writes the evaluation log, the best kernel and a report.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/kiln/commands.hpp"
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/search.hpp"
+#include "evolve/strategy.hpp"
+
+namespace kiln::app {
+namespace {
+
+int list_strategies() {
+  fmt::print("{:<20} {:<13} {:<10} {:<40} {}\n", "strategy", "group", "addresses", "families",
+             "knobs");
+  for (const evolve::Strategy& s : evolve::strategy_catalog()) {
+    std::vector<std::string> families, knobs;
+    for (const evolve::Family f : s.families) families.push_back(evolve::family_name(f));
+    for (const evolve::Knob& k : s.knobs)
+      knobs.push_back(fmt::format("{}={}", k.name, fmt::join(k.values, "|")));
+    fmt::print("{:<20} {:<13} {:<10} {:<40} {}\n", s.name, s.group,
+               evolve::resource_name(s.addresses), fmt::format("{}", fmt::join(families, ",")),
+               fmt::format("{}", fmt::join(knobs, " ")));
+  }
+  return 0;
+}
+
+struct RunFlags {
+  std::string problem, size = "small", out;
+  int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
+  std::uint64_t seed = 1;
+  bool random = false;
+};
+
+int run_evolve(const RunFlags& f) {
+  const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
+  if (!family)
+    throw UsageError(
+        fmt::format("--problem {}: no kernel generator for it yet (map problems: "
+                    "kb1-5, kb1-19..32, kb1-88)",
+                    f.problem));
+  KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
+               fmt::format("--budget {}: accepted range 1..100000", f.budget));
+  KILN_REQUIRE(f.size == "small" || f.size == "kb",
+               fmt::format("--size {}: accepted small, kb", f.size));
+  std::filesystem::create_directories(f.out);
+  evolve::CandidateEvaluatorOptions eo;
+  eo.kiln = std::filesystem::read_symlink("/proc/self/exe").string();
+  eo.problem = f.problem;
+  eo.size = f.size;
+  eo.folder = (std::filesystem::path(f.out) / "candidates").string();
+  eo.warmup = f.warmup;
+  eo.iterations = f.iterations;
+  eo.trials = f.trials;
+  eo.timeout_seconds = f.timeout;
+  evolve::SearchOptions so;
+  so.budget = f.budget;
+  so.population = f.population;
+  so.elites = std::min(2, f.population - 1);
+  so.seed = f.seed;
+  so.random_only = f.random;
+  const auto start = std::chrono::steady_clock::now();
+  int evaluated = 0;
+  double best = 0.0;
+  const evolve::SearchResult result = evolve::search(
+      *family, so, evolve::candidate_evaluator(eo), {}, [&](const evolve::Individual& i) {
+        ++evaluated;
+        best = std::max(best, i.evaluation.fitness());
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        fmt::print(
+            "[{:>4}/{}] {:>6.1f} s  U {:.3f}  best {:.3f}  {:<24} {}{}\n", evaluated, f.budget,
+            seconds, i.evaluation.fitness(), best, i.origin, i.genome.describe(),
+            i.evaluation.correct ? "" : "  REJECTED: " + i.evaluation.failure.substr(0, 120));
+        std::fflush(stdout);
+      });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  core::write_json_file((std::filesystem::path(f.out) / "log.json").string(),
+                        evolve::history_to_log(result.history));
+  nlohmann::json report;
+  report["problem"] = f.problem;
+  report["size"] = f.size;
+  report["budget"] = f.budget;
+  report["seed"] = f.seed;
+  report["random_only"] = f.random;
+  report["evaluations"] = result.history.size();
+  report["cache_hits"] = result.cache_hits;
+  report["seconds"] = seconds;
+  report["evaluations_per_second"] = result.history.empty() ? 0.0 : result.history.size() / seconds;
+  report["best"] = {{"genome", result.best.genome.to_json()},
+                    {"evaluation", result.best.evaluation.to_json()},
+                    {"origin", result.best.origin}};
+  for (const auto& [cell, individual] : result.archive)
+    report["archive"][cell] = {{"genome", individual.genome.describe()},
+                               {"fitness", individual.evaluation.fitness()}};
+  core::write_json_file((std::filesystem::path(f.out) / "report.json").string(), report);
+  std::ofstream(std::filesystem::path(f.out) / "best.cu")
+      << evolve::generate_candidate(result.best.genome, f.problem);
+  fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us): {}\n",
+             result.best.evaluation.fitness(), result.best.evaluation.us,
+             result.best.evaluation.roof_us, result.best.genome.describe());
+  fmt::print(
+      "# {} evaluations in {:.1f} s ({:.2f} per second), {} cache hits; wrote {}/log.json, "
+      "report.json, best.cu\n",
+      result.history.size(), seconds, result.history.size() / std::max(seconds, 1e-9),
+      result.cache_hits, f.out);
+  return result.best.evaluation.correct ? 0 : 1;
+}
+
+}  // namespace
+
+void register_evolve(CLI::App& app, Runner& run) {
+  CLI::App* evolve = app.add_subcommand(
+      "evolve", "the evolution engine: strategy-coordinated kernel search (see --help)");
+  evolve->require_subcommand(1);
+  CLI::App* strategies = evolve->add_subcommand("strategies", "list the strategy catalog");
+  strategies->callback([&run]() { run = [](const Invocation&) { return list_strategies(); }; });
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* cmd = evolve->add_subcommand(
+      "run",
+      "search one problem's kernels (map problems for now), each judged by `kiln bench "
+      "candidate` on this machine's GPU");
+  cmd->add_option("--problem", f->problem, "a kb1 map problem, e.g. kb1-19-relu")->required();
+  cmd->add_option("--size", f->size, "small|kb")->capture_default_str();
+  cmd->add_option("--budget", f->budget, "evaluations")->capture_default_str();
+  cmd->add_option("--population", f->population, "population size")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "random seed (the run is reproducible from it)")
+      ->capture_default_str();
+  cmd->add_flag("--random", f->random, "plain random search over the same genomes (the baseline)");
+  cmd->add_option("--out", f->out, "folder for the log, the report and the best kernel")
+      ->required();
+  cmd->add_option("-w,--warmup_iters", f->warmup, "judge: warm-up calls")->capture_default_str();
+  cmd->add_option("-n,--iters", f->iterations, "judge: timed calls")->capture_default_str();
+  cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();
+  cmd->add_option("--timeout", f->timeout, "judge: seconds any wait may take")
+      ->capture_default_str();
+  cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
+}
+
+}  // namespace kiln::app

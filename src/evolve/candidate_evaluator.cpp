@@ -1,0 +1,69 @@
+// The judge as evaluator (see candidate_evaluator.hpp).
+#include "evolve/candidate_evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/run_command.hpp"
+#include "evolve/map_generator.hpp"
+
+namespace kiln::evolve {
+
+std::optional<Family> generated_family(const std::string& problem) {
+  if (map_expression(problem)) return Family::kMap;
+  return std::nullopt;
+}
+
+std::string generate_candidate(const Genome& genome, const std::string& problem) {
+  const std::optional<Family> family = generated_family(problem);
+  if (!family)
+    throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
+  return generate_map_candidate(genome, problem);
+}
+
+Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
+  if (!generated_family(o.problem))
+    throw UsageError(
+        fmt::format("--problem {}: no kernel generator for it yet (map problems: "
+                    "kb1-5, 19-32, 88)",
+                    o.problem));
+  std::filesystem::create_directories(o.folder);
+  return [o](const Genome& genome) {
+    const std::string stem = fmt::format("{}/{:016x}", o.folder, genome.hash());
+    std::ofstream(stem + ".cu") << generate_candidate(genome, o.problem);
+    std::filesystem::remove(stem + ".json");
+    const std::string command = fmt::format(
+        "'{}' bench candidate --problem {} --sizes {} -g 1 --source '{}.cu' --build-dir '{}' "
+        "-w {} -n {} --trials {} --timeout {} --time-limit {} --json '{}.json'",
+        o.kiln, o.problem, o.size, stem, o.folder, o.warmup, o.iterations, o.trials,
+        o.timeout_seconds, 4 * o.timeout_seconds, stem);
+    std::string output;
+    const int code = core::run_command(command, output);
+    std::ofstream(stem + ".log") << command << "\n" << output;
+    Evaluation e;
+    std::ifstream json(stem + ".json");
+    if (!json) {
+      // No JSON: the source did not compile, or the judgement died before writing it.
+      const std::size_t at = output.find("error");
+      e.failure = fmt::format("no result (exit {}): {}", code,
+                              output.substr(at == std::string::npos ? 0 : at, 300));
+      return e;
+    }
+    const nlohmann::json j = nlohmann::json::parse(json);
+    for (const auto& row : j.at("rows")) {
+      if (!row.value("skipped", std::string()).empty()) continue;
+      e.correct = row.at("correct").get<bool>();
+      e.us = row.at("solution_us").at("median").get<double>();
+      e.roof_us = row.at("roof_us").get<double>();
+      e.binding = row.at("binding").get<std::string>();
+      e.failure = row.value("failure", std::string());
+      break;
+    }
+    return e;
+  };
+}
+
+}  // namespace kiln::evolve

@@ -1,0 +1,31 @@
+// The judge as the evolution engine's evaluator (issue 20): a genome's generated source is
+// written to the run's folder and judged by `kiln bench candidate` in a child process (kiln's
+// own binary), so a kernel that crashes or hangs costs only its evaluation; the child's JSON
+// gives correctness, the median time, T_roof and the binding resource.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "evolve/search.hpp"
+
+namespace kiln::evolve {
+
+struct CandidateEvaluatorOptions {
+  std::string kiln;     // the kiln binary
+  std::string problem;  // e.g. "kb1-19-relu"
+  std::string size = "small";
+  std::string folder;  // where sources, libraries and JSON go
+  int warmup = 5, iterations = 20, trials = 3;
+  int timeout_seconds = 60;
+};
+
+// Throws kiln::UsageError when the problem's family has no generator yet.
+Evaluator candidate_evaluator(const CandidateEvaluatorOptions& options);
+
+// The source a genome becomes for `problem` (by the problem's family's generator).
+std::string generate_candidate(const Genome& genome, const std::string& problem);
+// The family of a problem kiln can generate kernels for; none otherwise.
+std::optional<Family> generated_family(const std::string& problem);
+
+}  // namespace kiln::evolve
