@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <cuda_runtime.h>
+
 #include "apps/kiln/commands.hpp"
+#include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "evolve/candidate_evaluator.hpp"
@@ -37,8 +40,27 @@ struct RunFlags {
   std::string problem, size = "small", out;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   std::uint64_t seed = 1;
-  bool random = false;
+  bool random = false, resume = false;
 };
+
+// The run's identity: a resumed run must match it (its log's evaluations hold only for the same
+// problem, size, judge settings and GPU).
+nlohmann::json run_identity(const RunFlags& f) {
+  cudaDeviceProp prop{};
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return {{"problem", f.problem},       {"size", f.size},      {"seed", f.seed},
+          {"random", f.random},         {"device", prop.name}, {"warmup", f.warmup},
+          {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population}};
+}
+
+// Written to a temporary file and renamed: a run killed mid-write leaves the last checkpoint.
+void write_atomically(const std::filesystem::path& path, const nlohmann::json& value) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  core::write_json_file(tmp.string(), value);
+  std::filesystem::rename(tmp, path);
+}
 
 int run_evolve(const RunFlags& f) {
   const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
@@ -52,6 +74,24 @@ int run_evolve(const RunFlags& f) {
   KILN_REQUIRE(f.size == "small" || f.size == "kb",
                fmt::format("--size {}: accepted small, kb", f.size));
   std::filesystem::create_directories(f.out);
+  const std::filesystem::path log_path = std::filesystem::path(f.out) / "log.json";
+  const std::filesystem::path run_path = std::filesystem::path(f.out) / "run.json";
+  if (f.resume && (!std::filesystem::exists(log_path) || !std::filesystem::exists(run_path)))
+    throw UsageError(fmt::format("--resume: {} holds no run (log.json, run.json)", f.out));
+  if (!f.resume && std::filesystem::exists(log_path))
+    throw UsageError(fmt::format("--out {}: holds a run already (--resume to continue it)", f.out));
+  const nlohmann::json identity = run_identity(f);
+  nlohmann::json checkpoint = nlohmann::json::array();
+  if (f.resume) {
+    const nlohmann::json recorded = nlohmann::json::parse(std::ifstream(run_path));
+    if (recorded != identity) {
+      throw UsageError(fmt::format("--resume: {} was a different run ({}); this one is {}", f.out,
+                                   recorded.dump(), identity.dump()));
+    }
+    checkpoint = nlohmann::json::parse(std::ifstream(log_path));
+    fmt::print("# resuming from {} evaluations in {}\n", checkpoint.size(), log_path.string());
+  }
+  write_atomically(run_path, identity);
   evolve::CandidateEvaluatorOptions eo;
   eo.kiln = std::filesystem::read_symlink("/proc/self/exe").string();
   eo.problem = f.problem;
@@ -70,9 +110,13 @@ int run_evolve(const RunFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   int evaluated = 0;
   double best = 0.0;
+  std::vector<evolve::Individual> so_far;
   const evolve::SearchResult result = evolve::search(
-      *family, so, evolve::candidate_evaluator(eo), {}, [&](const evolve::Individual& i) {
+      *family, so, evolve::resuming_evaluator(checkpoint, evolve::candidate_evaluator(eo)), {},
+      [&](const evolve::Individual& i) {
         ++evaluated;
+        so_far.push_back(i);
+        write_atomically(log_path, evolve::history_to_log(so_far));  // the checkpoint
         best = std::max(best, i.evaluation.fitness());
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -84,8 +128,7 @@ int run_evolve(const RunFlags& f) {
       });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  core::write_json_file((std::filesystem::path(f.out) / "log.json").string(),
-                        evolve::history_to_log(result.history));
+  write_atomically(log_path, evolve::history_to_log(result.history));
   nlohmann::json report;
   report["problem"] = f.problem;
   report["size"] = f.size;
@@ -136,6 +179,9 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", f->seed, "random seed (the run is reproducible from it)")
       ->capture_default_str();
   cmd->add_flag("--random", f->random, "plain random search over the same genomes (the baseline)");
+  cmd->add_flag("--resume", f->resume,
+                "continue the run in --out (its log is the checkpoint, written after every "
+                "evaluation)");
   cmd->add_option("--out", f->out, "folder for the log, the report and the best kernel")
       ->required();
   cmd->add_option("-w,--warmup_iters", f->warmup, "judge: warm-up calls")->capture_default_str();

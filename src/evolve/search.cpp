@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "core/error.hpp"
 
@@ -187,18 +188,41 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
   return result;
 }
 
-Evaluator replay_evaluator(const nlohmann::json& log) {
+namespace {
+
+std::shared_ptr<std::map<std::uint64_t, Evaluation>> recorded_evaluations(
+    const nlohmann::json& log) {
   auto recorded = std::make_shared<std::map<std::uint64_t, Evaluation>>();
+  if (!log.is_array()) throw UsageError("evaluation log: not a JSON array");
   for (std::size_t i = 0; i < log.size(); ++i) {
     const std::string where = fmt::format("evaluation log entry {}", i);
-    const Genome g = Genome::from_json(log.at(i).at("genome"), where);
-    (*recorded)[g.hash()] = Evaluation::from_json(log.at(i).at("evaluation"), where);
+    try {
+      const Genome g = Genome::from_json(log.at(i).at("genome"), where);
+      (*recorded)[g.hash()] = Evaluation::from_json(log.at(i).at("evaluation"), where);
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(fmt::format("{}: {}", where, e.what()));
+    }
   }
+  return recorded;
+}
+
+}  // namespace
+
+Evaluator replay_evaluator(const nlohmann::json& log) {
+  auto recorded = recorded_evaluations(log);
   return [recorded](const Genome& g) {
     const auto it = recorded->find(g.hash());
     if (it == recorded->end())
       throw Error(fmt::format("replay: {} is not in the evaluation log", g.describe()));
     return it->second;
+  };
+}
+
+Evaluator resuming_evaluator(const nlohmann::json& log, Evaluator fresh) {
+  auto recorded = recorded_evaluations(log);
+  return [recorded, fresh = std::move(fresh)](const Genome& g) {
+    const auto it = recorded->find(g.hash());
+    return it != recorded->end() ? it->second : fresh(g);
   };
 }
 

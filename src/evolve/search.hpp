@@ -74,6 +74,10 @@ std::map<Resource, double> guidance_weights(const Evaluation& evaluation);
 // {"genome", "evaluation"}); a genome not in the log is an error naming it (a replay must take
 // the same path as the recorded run).
 Evaluator replay_evaluator(const nlohmann::json& log);
+// Resuming a run: the genomes `log` holds get their recorded evaluation, the others `fresh`'s.
+// The search is deterministic given its seed and its evaluations, so a resumed run retraces the
+// interrupted one through the log and then goes on (the log is the checkpoint).
+Evaluator resuming_evaluator(const nlohmann::json& log, Evaluator fresh);
 nlohmann::json history_to_log(const std::vector<Individual>& history);
 
 }  // namespace kiln::evolve

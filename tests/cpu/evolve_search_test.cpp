@@ -109,6 +109,29 @@ TEST(EvolveSearch, ReplayTakesTheRecordedPath) {
   EXPECT_THROW(search(Family::kReduceAxis, o, replay_evaluator(log)), Error);
 }
 
+TEST(EvolveSearch, AResumedRunEqualsAnUninterruptedOne) {
+  SearchOptions o;
+  o.budget = 60;
+  o.seed = 21;
+  const SearchResult whole = search(Family::kReduceAxis, o, landscape);
+  // Interrupted after 25 evaluations: its log is the checkpoint.
+  o.budget = 25;
+  const nlohmann::json checkpoint =
+      history_to_log(search(Family::kReduceAxis, o, landscape).history);
+  int fresh_calls = 0;
+  o.budget = 60;
+  const SearchResult resumed =
+      search(Family::kReduceAxis, o, resuming_evaluator(checkpoint, [&](const Genome& g) {
+               ++fresh_calls;
+               return landscape(g);
+             }));
+  ASSERT_EQ(resumed.history.size(), whole.history.size());
+  for (std::size_t i = 0; i < whole.history.size(); ++i)
+    EXPECT_EQ(resumed.history[i].genome, whole.history[i].genome) << i;
+  EXPECT_EQ(fresh_calls, 35);  // only what the checkpoint did not hold
+  EXPECT_THROW(resuming_evaluator(nlohmann::json::object(), landscape), UsageError);
+}
+
 TEST(EvolveSearch, SeedsJoinTheFirstPopulationAndBadOptionsAreRefused) {
   Genome naive;
   naive.family = Family::kReduceAxis;
