@@ -34,3 +34,8 @@ expect_usage_error("unknown hardware profile" bench collective --dry-run --profi
 expect_usage_error("--ranks-per-gpu" bench collective -g 2 --ranks-per-gpu 0)
 expect_usage_error("--ranks-per-gpu" bench suite -g 2 --ranks-per-gpu 17)
 expect_usage_error("--ranks-per-gpu" overlap bench -g 2 --ranks-per-gpu -1)
+# kiln evolve: problems without a generator, budgets, a resume with nothing to resume.
+expect_usage_error("--problem kb1-23-softmax" evolve run --problem kb1-23-softmax --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+expect_usage_error("--budget 0" evolve run --problem kb1-19-relu --budget 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+expect_usage_error("--resume" evolve run --problem kb1-19-relu --resume --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+expect_usage_error("--torch-json" bench suite -g 1 --problems kb1-19-relu --torch-json /nonexistent/torch.json)
