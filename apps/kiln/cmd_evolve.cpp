@@ -5,18 +5,24 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <cuda_runtime.h>
 
 #include "apps/kiln/commands.hpp"
+#include "bench/problem.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/search.hpp"
 #include "evolve/strategy.hpp"
+#include "evolve/strategy_pool.hpp"
+#include "problems/registry.hpp"
+#include "roofline/roofline.hpp"
 
 namespace kiln::app {
 namespace {
@@ -37,7 +43,7 @@ int list_strategies() {
 }
 
 struct RunFlags {
-  std::string problem, size = "small", out;
+  std::string problem, size = "small", out, pool;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   std::uint64_t seed = 1;
   bool random = false, resume = false;
@@ -53,6 +59,41 @@ nlohmann::json run_identity(const RunFlags& f) {
   return {{"problem", f.problem},       {"size", f.size},      {"seed", f.seed},
           {"random", f.random},         {"device", prop.name}, {"warmup", f.warmup},
           {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population}};
+}
+
+// The default pool: $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
+std::string default_pool() {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::string base = cache != nullptr && *cache ? std::string(cache)
+                           : home != nullptr          ? std::string(home) + "/.cache"
+                                                      : std::string("/tmp");
+  return base + "/kiln/strategy_pool.json";
+}
+
+// The problem's pool key on this GPU: its category, the binding resource and size class of its
+// roofline on the GPU's spec ceilings, fp32, the architecture.
+evolve::PoolKey pool_key(const RunFlags& f) {
+  const bench::Problem* problem =
+      bench::select_problems(problems::problem_registry(), {f.problem}, "--problem").front();
+  bench::ProblemSize size;
+  for (const bench::ProblemSize& s : problem->sizes())
+    if (s.name == f.size) size = s;
+  cudaDeviceProp prop{};
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const auto profile = core::profile_for_device_name(prop.name);
+  evolve::PoolKey key{bench::category_name(problem->category()), "memory", "large", "fp32",
+                      fmt::format("sm_{}{}", prop.major, prop.minor)};
+  if (profile) {
+    const core::DType dtype = problem->fixed_dtype().value_or(core::DType::kFp32);
+    const roofline::RooflineResult roof = roofline::evaluate(
+        problem->cost(size, dtype, 1), roofline::ceilings_from_profile(*profile));
+    key.binding = roofline::resource_name(roof.binding);
+    key.size_class = evolve::size_class_of(roof.seconds * 1e6);
+  }
+  return key;
 }
 
 // Written to a temporary file and renamed: a run killed mid-write leaves the last checkpoint.
@@ -107,12 +148,32 @@ int run_evolve(const RunFlags& f) {
   so.elites = std::min(2, f.population - 1);
   so.seed = f.seed;
   so.random_only = f.random;
+  // Seeds from the strategy pool: what worked on this problem's nearest neighbours.
+  const std::string pool_path = f.pool.empty() ? default_pool() : f.pool;
+  evolve::StrategyPool pool = evolve::StrategyPool::load(pool_path);
+  const evolve::PoolKey key = pool_key(f);
+  // A resumed run takes the seeds its first part took (the pool may have changed since), so
+  // that it retraces the same path.
+  const std::filesystem::path seeds_path = std::filesystem::path(f.out) / "seeds.json";
+  std::vector<evolve::Genome> seeds;
+  if (f.resume && std::filesystem::exists(seeds_path)) {
+    for (const auto& g : nlohmann::json::parse(std::ifstream(seeds_path)))
+      seeds.push_back(evolve::Genome::from_json(g, seeds_path.string()));
+  } else if (!f.random) {
+    for (const evolve::Genome& g : pool.retrieve(key, *family, f.population / 2))
+      if (evolve::violations(g).empty()) seeds.push_back(g);
+  }
+  nlohmann::json seeds_json = nlohmann::json::array();
+  for (const evolve::Genome& g : seeds) seeds_json.push_back(g.to_json());
+  write_atomically(seeds_path, seeds_json);
+  fmt::print("# pool {}: {} entries, {} seed(s) for {}/{}/{}/{}/{}\n", pool_path, pool.size(),
+             seeds.size(), key.category, key.binding, key.size_class, key.dtype, key.arch);
   const auto start = std::chrono::steady_clock::now();
   int evaluated = 0;
   double best = 0.0;
   std::vector<evolve::Individual> so_far;
   const evolve::SearchResult result = evolve::search(
-      *family, so, evolve::resuming_evaluator(checkpoint, evolve::candidate_evaluator(eo)), {},
+      *family, so, evolve::resuming_evaluator(checkpoint, evolve::candidate_evaluator(eo)), seeds,
       [&](const evolve::Individual& i) {
         ++evaluated;
         so_far.push_back(i);
@@ -148,6 +209,12 @@ int run_evolve(const RunFlags& f) {
   core::write_json_file((std::filesystem::path(f.out) / "report.json").string(), report);
   std::ofstream(std::filesystem::path(f.out) / "best.cu")
       << evolve::generate_candidate(result.best.genome, f.problem);
+  // What worked goes back to the pool: the best and every elite of the archive.
+  if (!f.random) {
+    for (const auto& [cell, individual] : result.archive)
+      pool.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
+    pool.save(pool_path);
+  }
   fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us): {}\n",
              result.best.evaluation.fitness(), result.best.evaluation.us,
              result.best.evaluation.roof_us, result.best.genome.describe());
@@ -184,6 +251,9 @@ void register_evolve(CLI::App& app, Runner& run) {
                 "evaluation)");
   cmd->add_option("--out", f->out, "folder for the log, the report and the best kernel")
       ->required();
+  cmd->add_option("--pool", f->pool,
+                  "the strategy pool (JSON) to seed from and add to; default "
+                  "$XDG_CACHE_HOME/kiln/strategy_pool.json or ~/.cache/kiln/...");
   cmd->add_option("-w,--warmup_iters", f->warmup, "judge: warm-up calls")->capture_default_str();
   cmd->add_option("-n,--iters", f->iterations, "judge: timed calls")->capture_default_str();
   cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();

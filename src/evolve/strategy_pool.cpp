@@ -1,0 +1,112 @@
+// The strategy pool (see strategy_pool.hpp).
+#include "evolve/strategy_pool.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/provenance.hpp"
+
+namespace kiln::evolve {
+
+std::string size_class_of(double roof_us) {
+  return roof_us < 100.0 ? "small" : "large";
+}
+
+void StrategyPool::add(const PoolEntry& entry) {
+  for (PoolEntry& e : entries_) {
+    if (e.key == entry.key && e.genome.hash() == entry.genome.hash()) {
+      if (entry.fitness > e.fitness) e = entry;
+      return;
+    }
+  }
+  entries_.push_back(entry);
+}
+
+std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, int count) const {
+  // Match levels: all five fields, then without arch, dtype, size class, binding in turn.
+  const auto matches = [&](const PoolKey& k, int level) {
+    return k.category == key.category && (level >= 4 || k.binding == key.binding) &&
+           (level >= 3 || k.size_class == key.size_class) && (level >= 2 || k.dtype == key.dtype) &&
+           (level >= 1 || k.arch == key.arch);
+  };
+  std::vector<Genome> out;
+  for (int level = 0; level <= 4 && static_cast<int>(out.size()) < count; ++level) {
+    std::vector<const PoolEntry*> found;
+    for (const PoolEntry& e : entries_)
+      if (e.genome.family == family && matches(e.key, level)) found.push_back(&e);
+    std::sort(found.begin(), found.end(), [](const PoolEntry* a, const PoolEntry* b) {
+      return a->fitness != b->fitness ? a->fitness > b->fitness
+                                      : a->genome.hash() < b->genome.hash();
+    });
+    for (const PoolEntry* e : found) {
+      if (static_cast<int>(out.size()) >= count) break;
+      if (std::none_of(out.begin(), out.end(), [&](const Genome& g) { return g == e->genome; }))
+        out.push_back(e->genome);
+    }
+  }
+  return out;
+}
+
+nlohmann::json StrategyPool::to_json() const {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const PoolEntry& e : entries_) {
+    entries.push_back({{"category", e.key.category},
+                       {"binding", e.key.binding},
+                       {"size_class", e.key.size_class},
+                       {"dtype", e.key.dtype},
+                       {"arch", e.key.arch},
+                       {"genome", e.genome.to_json()},
+                       {"fitness", e.fitness},
+                       {"speedup", e.speedup},
+                       {"problem", e.problem}});
+  }
+  return {{"kiln_strategy_pool", 1}, {"entries", entries}};
+}
+
+StrategyPool StrategyPool::from_json(const nlohmann::json& j, const std::string& where) {
+  StrategyPool pool;
+  try {
+    if (j.at("kiln_strategy_pool").get<int>() != 1)
+      throw UsageError(fmt::format("{}: unknown strategy pool version", where));
+    for (const auto& e : j.at("entries")) {
+      PoolEntry entry;
+      entry.key = {e.at("category").get<std::string>(), e.at("binding").get<std::string>(),
+                   e.at("size_class").get<std::string>(), e.at("dtype").get<std::string>(),
+                   e.at("arch").get<std::string>()};
+      entry.genome = Genome::from_json(e.at("genome"), where);
+      entry.fitness = e.at("fitness").get<double>();
+      entry.speedup = e.at("speedup").get<double>();
+      entry.problem = e.value("problem", std::string());
+      pool.entries_.push_back(std::move(entry));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not a strategy pool ({})", where, e.what()));
+  }
+  return pool;
+}
+
+StrategyPool StrategyPool::load(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return {};
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(file);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("--pool {}: not JSON ({})", path, e.what()));
+  }
+  return from_json(j, "--pool " + path);
+}
+
+void StrategyPool::save(const std::string& path) const {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string tmp = path + ".tmp";
+  core::write_json_file(tmp, to_json());
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace kiln::evolve
