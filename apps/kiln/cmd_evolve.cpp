@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -226,6 +227,37 @@ int run_evolve(const RunFlags& f) {
   return result.best.evaluation.correct ? 0 : 1;
 }
 
+// `kiln evolve show DIR`: a finished or interrupted run's best kernels, from its log.
+int show_run(const std::string& dir, int top) {
+  const std::filesystem::path log_path = std::filesystem::path(dir) / "log.json";
+  std::ifstream file(log_path);
+  if (!file) throw UsageError(fmt::format("{}: no log.json (not a kiln evolve run folder)", dir));
+  nlohmann::json log;
+  try {
+    log = nlohmann::json::parse(file);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not JSON ({})", log_path.string(), e.what()));
+  }
+  std::vector<std::pair<double, std::size_t>> ranked;
+  int rejected = 0;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    const evolve::Evaluation e = evolve::Evaluation::from_json(log[i].at("evaluation"), "log");
+    rejected += e.correct ? 0 : 1;
+    ranked.push_back({e.fitness(), i});
+  }
+  std::sort(ranked.rbegin(), ranked.rend());
+  fmt::print("# {}: {} evaluations, {} rejected by the judge\n", dir, log.size(), rejected);
+  fmt::print("{:>4} {:>6} {:>10} {:>10} {:<24} {}\n", "#", "U", "us", "T_roof", "origin", "genome");
+  for (int r = 0; r < top && r < static_cast<int>(ranked.size()); ++r) {
+    const nlohmann::json& entry = log[ranked[r].second];
+    const evolve::Genome g = evolve::Genome::from_json(entry.at("genome"), "log");
+    const evolve::Evaluation e = evolve::Evaluation::from_json(entry.at("evaluation"), "log");
+    fmt::print("{:>4} {:>6.3f} {:>10.1f} {:>10.1f} {:<24} {}\n", ranked[r].second + 1, e.fitness(),
+               e.us, e.roof_us, entry.value("origin", std::string()), g.describe());
+  }
+  return 0;
+}
+
 }  // namespace
 
 void register_evolve(CLI::App& app, Runner& run) {
@@ -234,6 +266,15 @@ void register_evolve(CLI::App& app, Runner& run) {
   evolve->require_subcommand(1);
   CLI::App* strategies = evolve->add_subcommand("strategies", "list the strategy catalog");
   strategies->callback([&run]() { run = [](const Invocation&) { return list_strategies(); }; });
+  auto show = std::make_shared<std::pair<std::string, int>>("", 10);
+  CLI::App* show_cmd = evolve->add_subcommand("show", "a run's best kernels, from its log");
+  show_cmd->add_option("dir", show->first, "the run's --out folder")->required();
+  show_cmd->add_option("--top", show->second, "how many")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  show_cmd->callback([show, &run]() {
+    run = [show](const Invocation&) { return show_run(show->first, show->second); };
+  });
   auto f = std::make_shared<RunFlags>();
   CLI::App* cmd = evolve->add_subcommand(
       "run",

@@ -39,3 +39,4 @@ expect_usage_error("--problem kb1-23-softmax" evolve run --problem kb1-23-softma
 expect_usage_error("--budget 0" evolve run --problem kb1-19-relu --budget 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--resume" evolve run --problem kb1-19-relu --resume --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--torch-json" bench suite -g 1 --problems kb1-19-relu --torch-json /nonexistent/torch.json)
+expect_usage_error("no log.json" evolve show ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
