@@ -108,8 +108,8 @@ int run_evolve(const RunFlags& f) {
   const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
   if (!family)
     throw UsageError(
-        fmt::format("--problem {}: no kernel generator for it yet (map problems: "
-                    "kb1-5, kb1-19..32, kb1-88)",
+        fmt::format("--problem {}: no kernel generator for it yet (map: kb1-5, kb1-19..32, "
+                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53)",
                     f.problem));
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
@@ -149,6 +149,7 @@ int run_evolve(const RunFlags& f) {
   so.elites = std::min(2, f.population - 1);
   so.seed = f.seed;
   so.random_only = f.random;
+  so.allowed = evolve::generated_strategies(f.problem);
   // Seeds from the strategy pool: what worked on this problem's nearest neighbours.
   const std::string pool_path = f.pool.empty() ? default_pool() : f.pool;
   evolve::StrategyPool pool = evolve::StrategyPool::load(pool_path);

@@ -9,26 +9,36 @@
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 #include "evolve/map_generator.hpp"
+#include "evolve/reduce_generator.hpp"
 
 namespace kiln::evolve {
 
 std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
+  if (middle_reduction_of(problem)) return Family::kReduceAxis;
   return std::nullopt;
+}
+
+const StrategySet& generated_strategies(const std::string& problem) {
+  const std::optional<Family> family = generated_family(problem);
+  if (!family)
+    throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
+  return *family == Family::kMap ? map_generated_strategies() : reduce_generated_strategies();
 }
 
 std::string generate_candidate(const Genome& genome, const std::string& problem) {
   const std::optional<Family> family = generated_family(problem);
   if (!family)
     throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
-  return generate_map_candidate(genome, problem);
+  return *family == Family::kMap ? generate_map_candidate(genome, problem)
+                                 : generate_reduce_candidate(genome, problem);
 }
 
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
   if (!generated_family(o.problem))
     throw UsageError(
-        fmt::format("--problem {}: no kernel generator for it yet (map problems: "
-                    "kb1-5, 19-32, 88)",
+        fmt::format("--problem {}: no kernel generator for it yet (map: kb1-5, kb1-19..32, "
+                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53)",
                     o.problem));
   std::filesystem::create_directories(o.folder);
   return [o](const Genome& genome) {

@@ -27,5 +27,7 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& options);
 std::string generate_candidate(const Genome& genome, const std::string& problem);
 // The family of a problem kiln can generate kernels for; none otherwise.
 std::optional<Family> generated_family(const std::string& problem);
+// The strategies the problem's generator implements (the search's allowed set).
+const StrategySet& generated_strategies(const std::string& problem);
 
 }  // namespace kiln::evolve

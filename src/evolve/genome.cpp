@@ -45,11 +45,15 @@ bool required(Family family, const std::string& group) {
 
 // A member of `group` for `family` that clashes with nothing in `genome`, at random; null when
 // there is none.
+bool permitted(const StrategySet* allowed, const std::string& name) {
+  return allowed == nullptr || allowed->empty() || allowed->count(name) > 0;
+}
+
 const Strategy* compatible_member(const Genome& genome, const std::string& group, Family family,
-                                  Rng& rng) {
+                                  Rng& rng, const StrategySet* allowed) {
   std::vector<const Strategy*> options;
   for (const Strategy* s : group_members(group, family)) {
-    bool ok = true;
+    bool ok = permitted(allowed, s->name);
     for (const std::string& present : genome.strategies) {
       const Strategy* p = lookup(present);
       ok = ok && p != nullptr && !incompatible(*s, *p);
@@ -172,11 +176,13 @@ std::vector<std::string> violations(const Genome& g) {
   return out;
 }
 
-Genome repair(Genome g, Rng& rng) {
-  // Drop what does not exist or apply.
+Genome repair(Genome g, Rng& rng, const StrategySet* allowed) {
+  // Drop what does not exist, apply or is not allowed.
   for (auto it = g.strategies.begin(); it != g.strategies.end();) {
     const Strategy* s = lookup(*it);
-    it = (s == nullptr || !s->applies_to(g.family)) ? g.strategies.erase(it) : std::next(it);
+    it = (s == nullptr || !s->applies_to(g.family) || !permitted(allowed, *it))
+             ? g.strategies.erase(it)
+             : std::next(it);
   }
   // Group and incompatibility clashes: drop one side at random until none is left.
   for (bool clash = true; clash;) {
@@ -200,7 +206,7 @@ Genome repair(Genome g, Rng& rng) {
         std::any_of(g.strategies.begin(), g.strategies.end(),
                     [&](const std::string& s) { return lookup(s)->group == group; });
     if (present) continue;
-    const Strategy* pick = compatible_member(g, group, g.family, rng);
+    const Strategy* pick = compatible_member(g, group, g.family, rng, allowed);
     KILN_REQUIRE(pick != nullptr,
                  fmt::format("repair: no {} strategy fits the rest of the genome", group));
     g.strategies.insert(pick->name);
@@ -225,20 +231,22 @@ Genome repair(Genome g, Rng& rng) {
   return g;
 }
 
-Genome random_genome(Family family, Rng& rng, double optional_share) {
+Genome random_genome(Family family, Rng& rng, double optional_share, const StrategySet* allowed) {
   Genome g;
   g.family = family;
   for (const std::string& group : groups_of(family)) {
     if (!required(family, group) && rng.unit() >= optional_share) continue;
-    if (const Strategy* s = compatible_member(g, group, family, rng)) g.strategies.insert(s->name);
+    if (const Strategy* s = compatible_member(g, group, family, rng, allowed))
+      g.strategies.insert(s->name);
   }
   for (const std::string& name : g.strategies)
     for (const Knob& k : lookup(name)->knobs)
       g.knobs[knob_key(name, k.name)] = k.values[rng.below(static_cast<int>(k.values.size()))];
-  return repair(g, rng);
+  return repair(g, rng, allowed);
 }
 
-Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng) {
+Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng,
+                 const StrategySet* allowed) {
   KILN_REQUIRE(a.family == b.family, "crossover: parents of different families");
   Genome child;
   child.family = a.family;
@@ -256,10 +264,10 @@ Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng) {
   }
   // A source text only survives when both parents carry the same one.
   if (a.source == b.source) child.source = a.source;
-  return repair(child, rng);
+  return repair(child, rng, allowed);
 }
 
-Genome mutate_knob(const Genome& genome, Rng& rng) {
+Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed) {
   std::vector<std::pair<std::string, const Knob*>> knobs;
   for (const std::string& s : genome.strategies)
     for (const Knob& k : lookup(s)->knobs)
@@ -276,10 +284,11 @@ Genome mutate_knob(const Genome& genome, Rng& rng) {
   next = ((next % n) + n) % n;
   if (next == index) next = (index + 1) % n;
   g.knobs[knob_key(strategy, k->name)] = k->values[next];
-  return repair(g, rng);
+  return repair(g, rng, allowed);
 }
 
-Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, double>& weights) {
+Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, double>& weights,
+                       const StrategySet* allowed) {
   // Candidates: every applicable strategy not in the genome (it replaces its group's member,
   // or joins), and every present strategy of an optional group (removal).
   struct Move {
@@ -293,7 +302,7 @@ Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, 
     return weights.empty() ? 1.0 : (it == weights.end() ? 0.2 : std::max(it->second, 0.01));
   };
   for (const Strategy& s : strategy_catalog()) {
-    if (!s.applies_to(genome.family) || genome.has(s.name)) continue;
+    if (!s.applies_to(genome.family) || genome.has(s.name) || !permitted(allowed, s.name)) continue;
     std::string replaced;
     for (const std::string& p : genome.strategies)
       if (lookup(p)->group == s.group) replaced = p;
@@ -321,7 +330,7 @@ Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, 
       g.knobs[knob_key(chosen->add->name, k.name)] =
           k.values[rng.below(static_cast<int>(k.values.size()))];
   }
-  return repair(g, rng);
+  return repair(g, rng, allowed);
 }
 
 }  // namespace kiln::evolve

@@ -46,6 +46,9 @@ struct Genome {
   bool operator==(const Genome&) const = default;
 };
 
+// The strategies a search may use (those its generator implements); null or empty: all.
+using StrategySet = std::set<std::string>;
+
 // Every broken constraint, in words; empty when the genome is valid: strategies exist and apply
 // to the family, one per group, each required group present, no incompatible pair, knob values
 // allowed, no knob of an absent strategy.
@@ -53,24 +56,28 @@ std::vector<std::string> violations(const Genome& genome);
 
 // The nearest valid genome: strategies that do not apply dropped, group and incompatibility
 // clashes resolved by dropping one side at random, missing required groups filled at random,
-// knobs not allowed stepped to the nearest allowed value, orphan knobs removed. Idempotent.
-Genome repair(Genome genome, Rng& rng);
+// knobs not allowed stepped to the nearest allowed value, orphan knobs removed; strategies
+// outside `allowed` dropped and never added. Idempotent.
+Genome repair(Genome genome, Rng& rng, const StrategySet* allowed = nullptr);
 
 // A valid genome: one random member per required group, each optional group with
 // probability `optional_share`, knobs uniform.
-Genome random_genome(Family family, Rng& rng, double optional_share = 0.3);
+Genome random_genome(Family family, Rng& rng, double optional_share = 0.3,
+                     const StrategySet* allowed = nullptr);
 
 enum class Crossover { kUnion, kIntersection };
 // Strategy-level crossover of two parents of one family (never splicing code): the union or the
 // intersection of their strategy sets, each knob taken from a parent that has its strategy,
 // then repaired.
-Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng);
+Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng,
+                 const StrategySet* allowed = nullptr);
 
 // One knob of one present strategy stepped to a neighbouring allowed value (or a random one).
-Genome mutate_knob(const Genome& genome, Rng& rng);
+Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed = nullptr);
 // One strategy swapped for another of its group, added (an optional group) or removed (an
 // optional one). `weights` (by Resource) bias the choice towards strategies addressing the
 // binding resource; empty: uniform.
-Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, double>& weights);
+Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, double>& weights,
+                       const StrategySet* allowed = nullptr);
 
 }  // namespace kiln::evolve

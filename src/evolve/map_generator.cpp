@@ -41,6 +41,12 @@ std::optional<std::string> map_expression(const std::string& problem) {
   return it->second;
 }
 
+const StrategySet& map_generated_strategies() {
+  static const StrategySet generated = {"scalar-loads", "vector16-loads", "element-per-thread",
+                                        "grid-stride", "persistent-grid"};
+  return generated;
+}
+
 std::string generate_map_candidate(const Genome& g, const std::string& problem) {
   const std::optional<std::string> expression = map_expression(problem);
   if (!expression)
@@ -49,6 +55,9 @@ std::string generate_map_candidate(const Genome& g, const std::string& problem) 
     throw UsageError(
         fmt::format("generate_map_candidate: {} is not a valid map genome", g.describe()));
   }
+  for (const std::string& s : g.strategies)
+    if (!map_generated_strategies().count(s))
+      throw UsageError(fmt::format("strategy {} has no map generator yet", s));
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const bool stride = g.has("grid-stride");

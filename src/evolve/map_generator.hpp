@@ -15,6 +15,9 @@ namespace kiln::evolve {
 // problems outside the map family.
 std::optional<std::string> map_expression(const std::string& problem);
 
+// The strategies this generator implements (the search's allowed set).
+const StrategySet& map_generated_strategies();
+
 // The candidate source for `problem` (a map problem) built from `genome` (a valid map genome).
 // Throws kiln::UsageError when either is not.
 std::string generate_map_candidate(const Genome& genome, const std::string& problem);

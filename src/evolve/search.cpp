@@ -36,7 +36,7 @@ const Individual& tournament(const std::vector<Individual>& population, int size
 }
 
 // A revision of a failed child: drop one optional strategy, else step one knob.
-Genome revise(const Genome& genome, Rng& rng) {
+Genome revise(const Genome& genome, Rng& rng, const StrategySet* allowed) {
   std::vector<std::string> optional;
   const std::vector<std::string> required = required_groups(genome.family);
   for (const std::string& s : genome.strategies)
@@ -45,9 +45,9 @@ Genome revise(const Genome& genome, Rng& rng) {
   if (!optional.empty()) {
     Genome g = genome;
     g.strategies.erase(optional[rng.below(static_cast<int>(optional.size()))]);
-    return repair(g, rng);
+    return repair(g, rng, allowed);
   }
-  return mutate_knob(genome, rng);
+  return mutate_knob(genome, rng, allowed);
 }
 
 }  // namespace
@@ -100,6 +100,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
                "search: need budget >= 1, population >= 2, 0 <= elites < population, "
                "tournament >= 1, revisions >= 0");
   Rng rng(o.seed);
+  const StrategySet* allowed = o.allowed.empty() ? nullptr : &o.allowed;
   SearchResult result;
   std::map<std::uint64_t, Evaluation> cache;
   int generation = 0;
@@ -129,7 +130,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     Individual judged = judge(child);
     for (int r = 0; r < o.max_revisions && !o.random_only && !judged.evaluation.correct && !spent();
          ++r) {
-      Individual revised{revise(judged.genome, rng), {}, generation, "revision"};
+      Individual revised{revise(judged.genome, rng, allowed), {}, generation, "revision"};
       judged = judge(revised);
     }
     return judged;
@@ -147,7 +148,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
   for (int tries = 0;
        static_cast<int>(population.size()) < o.population && !spent() && tries < 50 * o.population;
        ++tries) {
-    population.push_back(judge({random_genome(family, rng), {}, 0, "random"}));
+    population.push_back(judge({random_genome(family, rng, 0.3, allowed), {}, 0, "random"}));
   }
   int stalls = 0;
   while (!spent() && !population.empty() && stalls < 50 * o.population) {
@@ -163,16 +164,17 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
       Individual child;
       child.generation = generation;
       if (o.random_only) {
-        child.genome = random_genome(family, rng);
+        child.genome = random_genome(family, rng, 0.3, allowed);
         child.origin = "random";
       } else if (rng.unit() < o.crossover_rate) {
         const Individual& a = tournament(population, o.tournament, rng);
         const Individual& b = tournament(population, o.tournament, rng);
         const bool use_union = rng.unit() < o.union_share;
-        child.genome = crossover(a.genome, b.genome,
-                                 use_union ? Crossover::kUnion : Crossover::kIntersection, rng);
+        child.genome =
+            crossover(a.genome, b.genome, use_union ? Crossover::kUnion : Crossover::kIntersection,
+                      rng, allowed);
         child.origin = use_union ? "crossover(union)" : "crossover(intersection)";
-        if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng);
+        if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng, allowed);
       } else {
         const Individual& parent = tournament(population, o.tournament, rng);
         child.genome = rng.unit() < 0.5 ? mutate_knob(parent.genome, rng)

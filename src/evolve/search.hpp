@@ -50,6 +50,7 @@ struct SearchOptions {
   int max_revisions = 2;
   std::uint64_t seed = 1;
   bool random_only = false;
+  StrategySet allowed;  // the strategies the generator implements; empty: the whole catalog
 };
 
 struct SearchResult {

@@ -10,6 +10,7 @@
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "evolve/map_generator.hpp"
+#include "evolve/reduce_generator.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -24,6 +25,12 @@ TEST(EvolveMapGenerator, ExpressionsForTheMapProblemsOnly) {
                UsageError);
   EXPECT_THROW(generate_map_candidate(random_genome(Family::kScan, rng), "kb1-19-relu"),
                UsageError);
+  // A strategy the generator does not implement is refused, not silently ignored.
+  Genome fused;
+  fused.family = Family::kMap;
+  fused.strategies = {"scalar-loads", "grid-stride", "fused-elementwise"};
+  ASSERT_TRUE(violations(fused).empty());
+  EXPECT_THROW(generate_map_candidate(fused, "kb1-19-relu"), UsageError);
 }
 
 TEST(EvolveMapGenerator, SourceFollowsTheGenome) {
@@ -51,7 +58,7 @@ TEST(EvolveMapGenerator, GeneratedCandidatesCompileAndLoad) {
   std::filesystem::create_directories(dir);
   Rng rng(3);
   for (int i = 0; i < 3; ++i) {
-    const Genome g = random_genome(Family::kMap, rng, 0.6);
+    const Genome g = random_genome(Family::kMap, rng, 0.6, &map_generated_strategies());
     const std::string problem = i == 0 ? "kb1-26-gelu" : "kb1-19-relu";
     const std::filesystem::path source = dir / fmt::format("map_{}.cu", i);
     std::ofstream(source) << generate_map_candidate(g, problem);
@@ -61,6 +68,47 @@ TEST(EvolveMapGenerator, GeneratedCandidatesCompileAndLoad) {
     bench::CandidateLibrary library(build.library);
     EXPECT_NE(library.entry(), nullptr);
   }
+}
+
+TEST(EvolveReduceGenerator, AllowedStrategiesOnlyAndGeneratedCandidatesCompile) {
+  const StrategySet& allowed = reduce_generated_strategies();
+  Rng rng(8);
+  for (int i = 0; i < 200; ++i) {
+    const Genome g = random_genome(Family::kReduceAxis, rng, 0.5, &allowed);
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << s;
+    for (const std::string& s : mutate_strategy(g, rng, {}, &allowed).strategies)
+      EXPECT_TRUE(allowed.count(s)) << s;
+  }
+  EXPECT_FALSE(middle_reduction_of("kb1-19-relu").has_value());
+  EXPECT_EQ(middle_reduction_of("kb1-51-argmax").value(), "argmax");
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_reduce_generator";
+  std::filesystem::create_directories(dir);
+  // One genome per work mapping, on sum, argmax and mean.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"kb1-47-sum-reduction", {"scalar-loads", "row-per-warp", "shared-tree"}},
+      {"kb1-51-argmax", {"scalar-loads", "row-per-block", "shared-tree"}},
+      {"kb1-48-mean-reduction", {"scalar-loads", "split-row", "shared-tree"}}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Genome g;
+    g.family = Family::kReduceAxis;
+    g.strategies = {cases[i].second.begin(), cases[i].second.end()};
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    const std::string source = generate_reduce_candidate(g, cases[i].first);
+    EXPECT_NE(source.find(i == 1 ? "long long* __restrict__ out" : "float* __restrict__ out"),
+              std::string::npos);
+    const std::filesystem::path file = dir / fmt::format("reduce_{}.cu", i);
+    std::ofstream(file) << source;
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << g.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+  Genome unsupported;
+  unsupported.family = Family::kReduceAxis;
+  unsupported.strategies = {"vector16-loads", "row-per-block", "warp-shuffle"};
+  EXPECT_THROW(generate_reduce_candidate(unsupported, "kb1-47-sum-reduction"), UsageError);
 }
 
 }  // namespace
