@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <cuda_runtime.h>
 
@@ -150,6 +151,9 @@ int run_evolve(const RunFlags& f) {
   so.seed = f.seed;
   so.random_only = f.random;
   so.allowed = evolve::generated_strategies(f.problem);
+  // Each batch compiles ahead on every core while nothing else runs; the judge then reuses it.
+  so.prepare = evolve::candidate_preparer(
+      eo, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   // Seeds from the strategy pool: what worked on this problem's nearest neighbours.
   const std::string pool_path = f.pool.empty() ? default_pool() : f.pool;
   evolve::StrategyPool pool = evolve::StrategyPool::load(pool_path);

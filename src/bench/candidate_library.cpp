@@ -4,10 +4,12 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "core/run_command.hpp"
@@ -59,6 +61,24 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{} -o {} {}",
                   timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
                   quote(build.library), quote(source));
+  // A library built from the same source by the same command is reused (the evolution engine
+  // compiles a generation's candidates ahead, in parallel, before judging them one by one).
+  std::ifstream text(source, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(text)),
+                            std::istreambuf_iterator<char>());
+  std::uint64_t key = 0xcbf29ce484222325ull;
+  for (const unsigned char c : build.command + '\0' + content) key = (key ^ c) * 0x100000001b3ull;
+  const std::string key_path = build.library + ".key";
+  const std::string key_text = fmt::format("{:016x}", key);
+  if (std::filesystem::is_regular_file(build.library)) {
+    std::ifstream stored(key_path);
+    std::string previous;
+    if (stored >> previous && previous == key_text) {
+      build.log = "(reused: built from the same source by the same command)";
+      return build;
+    }
+  }
+  std::filesystem::remove(key_path);
   const int code = core::run_command(build.command, build.log);
   if (code == 124) {
     throw UsageError(
@@ -68,6 +88,7 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     throw UsageError(
         fmt::format("--source {}: nvcc failed (exit {}):\n{}", source, code, build.log));
   }
+  std::ofstream(key_path) << key_text;
   return build;
 }
 

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 #include "evolve/map_generator.hpp"
@@ -34,6 +38,40 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
                                  : generate_reduce_candidate(genome, problem);
 }
 
+namespace {
+
+std::string stem_of(const CandidateEvaluatorOptions& o, const Genome& genome) {
+  return fmt::format("{}/{:016x}", o.folder, genome.hash());
+}
+
+// The judge's own compile settings (`kiln bench candidate` defaults), so its build is reused.
+constexpr const char* kArch = "sm_90a";
+constexpr int kCompileTimeout = 300;
+
+}  // namespace
+
+std::function<void(const std::vector<Genome>&)> candidate_preparer(
+    const CandidateEvaluatorOptions& o, int threads) {
+  return [o, threads](const std::vector<Genome>& batch) {
+    std::filesystem::create_directories(o.folder);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i = next++; i < batch.size(); i = next++) {
+        const std::string stem = stem_of(o, batch[i]);
+        try {
+          std::ofstream(stem + ".cu") << generate_candidate(batch[i], o.problem);
+          (void)bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout);
+        } catch (const std::exception&) {
+          // A genome the generator refuses or nvcc rejects: the judge reports it.
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+  };
+}
+
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
   if (!generated_family(o.problem))
     throw UsageError(
@@ -42,7 +80,7 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
                     o.problem));
   std::filesystem::create_directories(o.folder);
   return [o](const Genome& genome) {
-    const std::string stem = fmt::format("{}/{:016x}", o.folder, genome.hash());
+    const std::string stem = stem_of(o, genome);
     std::ofstream(stem + ".cu") << generate_candidate(genome, o.problem);
     std::filesystem::remove(stem + ".json");
     const std::string command = fmt::format(

@@ -4,8 +4,10 @@
 // gives correctness, the median time, T_roof and the binding resource.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "evolve/search.hpp"
 
@@ -22,6 +24,11 @@ struct CandidateEvaluatorOptions {
 
 // Throws kiln::UsageError when the problem's family has no generator yet.
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& options);
+// SearchOptions::prepare for that evaluator: writes a batch's sources and compiles them on
+// `threads` threads, so that the judge finds them built (compile_candidate reuses a library
+// built from the same source). Failures are left for the judge to report.
+std::function<void(const std::vector<Genome>&)> candidate_preparer(
+    const CandidateEvaluatorOptions& options, int threads);
 
 // The source a genome becomes for `problem` (by the problem's family's generator).
 std::string generate_candidate(const Genome& genome, const std::string& problem);

@@ -136,15 +136,31 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     return judged;
   };
 
-  std::vector<Individual> population;
+  // Genomes of a batch the cache does not hold, handed to `prepare` before any is judged.
+  const auto prepare = [&](const std::vector<Individual>& batch) {
+    if (!o.prepare) return;
+    std::vector<Genome> fresh;
+    for (const Individual& i : batch)
+      if (!cache.count(i.genome.hash())) fresh.push_back(i.genome);
+    if (!fresh.empty()) o.prepare(fresh);
+  };
+
+  std::vector<Individual> first;
   for (const Genome& g : seeds) {
     KILN_REQUIRE(
         g.family == family && violations(g).empty(),
         fmt::format("search: seed {} is not a valid {} genome", g.describe(), family_name(family)));
-    if (spent()) break;
-    population.push_back(judge({g, {}, 0, "seed"}));
+    first.push_back({g, {}, 0, "seed"});
   }
-  // Bounded so that a landscape smaller than the population (all cache hits) cannot loop.
+  for (int i = static_cast<int>(first.size()); i < o.population; ++i)
+    first.push_back({random_genome(family, rng, 0.3, allowed), {}, 0, "random"});
+  prepare(first);
+  std::vector<Individual> population;
+  for (const Individual& i : first) {
+    if (spent()) break;
+    population.push_back(judge(i));
+  }
+  // A first population smaller than asked (all cache hits on a tiny landscape) is topped up.
   for (int tries = 0;
        static_cast<int>(population.size()) < o.population && !spent() && tries < 50 * o.population;
        ++tries) {
@@ -160,7 +176,9 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     if (!o.random_only)
       for (int e = 0; e < o.elites && e < static_cast<int>(ranked.size()); ++e)
         next.push_back(ranked[e]);
-    while (static_cast<int>(next.size()) < o.population && !spent()) {
+    // The generation's children first (they depend on the population only), then judged.
+    std::vector<Individual> children;
+    while (static_cast<int>(next.size() + children.size()) < o.population) {
       Individual child;
       child.generation = generation;
       if (o.random_only) {
@@ -177,11 +195,17 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
         if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng, allowed);
       } else {
         const Individual& parent = tournament(population, o.tournament, rng);
-        child.genome = rng.unit() < 0.5 ? mutate_knob(parent.genome, rng)
-                                        : mutate_strategy(parent.genome, rng,
-                                                          guidance_weights(parent.evaluation));
+        child.genome =
+            rng.unit() < 0.5
+                ? mutate_knob(parent.genome, rng, allowed)
+                : mutate_strategy(parent.genome, rng, guidance_weights(parent.evaluation), allowed);
         child.origin = "mutation";
       }
+      children.push_back(child);
+    }
+    prepare(children);
+    for (const Individual& child : children) {
+      if (spent()) break;
       next.push_back(judge_with_revisions(child));
     }
     population = std::move(next);

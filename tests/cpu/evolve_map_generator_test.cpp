@@ -7,8 +7,10 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/reduce_generator.hpp"
 
@@ -109,6 +111,40 @@ TEST(EvolveReduceGenerator, AllowedStrategiesOnlyAndGeneratedCandidatesCompile) 
   unsupported.family = Family::kReduceAxis;
   unsupported.strategies = {"vector16-loads", "row-per-block", "warp-shuffle"};
   EXPECT_THROW(generate_reduce_candidate(unsupported, "kb1-47-sum-reduction"), UsageError);
+}
+
+}  // namespace
+}  // namespace kiln::evolve
+
+namespace kiln::evolve {
+namespace {
+
+TEST(EvolveCandidatePreparer, CompilesABatchAheadAndTheJudgeReusesIt) {
+  CandidateEvaluatorOptions o;
+  o.problem = "kb1-19-relu";
+  o.folder = (std::filesystem::path(::testing::TempDir()) / "kiln_evolve_preparer").string();
+  std::filesystem::remove_all(o.folder);
+  Rng rng(12);
+  std::vector<Genome> batch;
+  while (batch.size() < 3) {
+    const Genome g = random_genome(Family::kMap, rng, 0.5, &map_generated_strategies());
+    if (std::none_of(batch.begin(), batch.end(), [&](const Genome& b) { return b == g; }))
+      batch.push_back(g);
+  }
+  candidate_preparer(o, 3)(batch);
+  for (const Genome& g : batch) {
+    const std::string stem = fmt::format("{}/{:016x}", o.folder, g.hash());
+    ASSERT_TRUE(std::filesystem::exists(stem + ".so")) << g.describe();
+    // The judge's compile of the same source is a reuse, not a second nvcc run.
+    const bench::CandidateBuild again =
+        bench::compile_candidate(stem + ".cu", o.folder, "sm_90a", 300);
+    EXPECT_NE(again.log.find("reused"), std::string::npos) << again.log;
+  }
+  // A changed source is built again.
+  const std::string stem = fmt::format("{}/{:016x}", o.folder, batch[0].hash());
+  std::ofstream(stem + ".cu", std::ios::app) << "\n// changed\n";
+  EXPECT_EQ(bench::compile_candidate(stem + ".cu", o.folder, "sm_90a", 300).log.find("reused"),
+            std::string::npos);
 }
 
 }  // namespace
