@@ -58,8 +58,11 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   Outcome out;
   out.failure = call_();
   stop_.record(stream_);
-  comm_.wait(stream_, what_);
+  // Fingerprinted in stream order right behind the call, before the host waits: work the call
+  // left on another stream or a host thread is then likely still in flight and shows as a
+  // change by the next fingerprint.
   hashes_.enqueue(kOutputsAtReturn, outputs_, stream_);
+  comm_.wait(stream_, what_);
   const L2State after = read_l2_state(stream_);
   // Every rank's call is over before anyone fingerprints inputs a peer may have written.
   meet();

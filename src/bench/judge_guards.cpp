@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "bench/judge_guards.hpp"
+
+#include <algorithm>
 #include "core/cuda_check.hpp"
 
 namespace kiln::bench {
@@ -32,7 +34,20 @@ void reset_l2_state(cudaStream_t stream) {
   value.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
   value.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
   KILN_CUDA_CHECK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value));
-  KILN_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  // No persisting set-aside to reset on GPUs without one, in MIG mode (disabled there) or under
+  // MPS (not settable): then a candidate cannot set one either.
+  int device = 0, max_persisting = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  KILN_CUDA_CHECK(
+      cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device));
+  if (max_persisting == 0) return;
+  const cudaError_t limit = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  if (limit == cudaErrorNotSupported || limit == cudaErrorNotPermitted ||
+      limit == cudaErrorUnsupportedLimit) {
+    (void)cudaGetLastError();
+    return;
+  }
+  KILN_CUDA_CHECK(limit);
   KILN_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }
 
@@ -41,7 +56,15 @@ double floor_seconds(const roofline::CostModel& model, roofline::Ceilings ceilin
   double bytes = 0.0;
   for (const auto& phase : model.phases)
     for (const auto& stage : phase.stages) bytes += stage.hbm_bytes;
-  if (bytes <= l2_bytes) ceilings.hbm_bytes_per_second *= 4.0;
+  // The bytes that can sit in L2 (written or read just before the call) at 4x the HBM rate, the
+  // rest at the HBM rate: an effective bandwidth, smooth across the L2 size, so that a working
+  // set just above L2 is not held to the HBM rate alone.
+  if (bytes > 0.0) {
+    const double hbm = ceilings.hbm_bytes_per_second;
+    const double seconds =
+        std::min(bytes, l2_bytes) / (4.0 * hbm) + std::max(0.0, bytes - l2_bytes) / hbm;
+    ceilings.hbm_bytes_per_second = bytes / seconds;
+  }
   return roofline::evaluate(model, ceilings).seconds;
 }
 

@@ -57,9 +57,9 @@ std::string describe_l2_change(const L2State& before, const L2State& after);
 // The state a call must start from: no persisting carve-out, no window, persisting lines reset.
 void reset_l2_state(cudaStream_t stream);
 
-// The floor: `model` at `ceilings` with the memory ceiling raised to 4x the HBM rate when the
-// model's bytes fit in `l2_bytes` (inputs just written or read stay in L2, which legitimately
-// beats HBM; the L2's measured bandwidth on H100 is well under 4x HBM).
+// The floor: `model` at `ceilings`, its bytes up to `l2_bytes` at 4x the HBM rate (inputs just
+// written or read stay in L2, which legitimately beats HBM; the L2's measured bandwidth on H100
+// is well under 4x HBM) and the rest at the HBM rate.
 double floor_seconds(const roofline::CostModel& model, roofline::Ceilings ceilings,
                      double l2_bytes);
 

@@ -179,6 +179,8 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
   const size_t need = kSplits > 1 ? sizeof(Partial) * b * d2 * kSplits : 0;
   if (need > scratch_bytes) {{
     if (scratch != nullptr) cudaFree(scratch);
+    scratch = nullptr;
+    scratch_bytes = 0;
     if (cudaMalloc(&scratch, need) != cudaSuccess) return 3;
     scratch_bytes = need;
   }}

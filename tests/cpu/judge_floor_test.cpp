@@ -19,8 +19,14 @@ roofline::CostModel bytes_only(double bytes) {
 TEST(JudgeFloor, HbmRateAboveL2AndFourTimesItWithin) {
   const roofline::Ceilings h100 = roofline::ceilings_from_profile(core::find_profile("h100-sxm"));
   const double l2 = 50e6;
-  // 1 GB through HBM at 3.35 TB/s: ~298.5 us.
-  EXPECT_NEAR(bench::floor_seconds(bytes_only(1e9), h100, l2) * 1e6, 1e9 / 3350e9 * 1e6, 1e-3);
+  // 1 GB: 50 MB of it at 4x 3.35 TB/s, the rest at 3.35 TB/s.
+  EXPECT_NEAR(bench::floor_seconds(bytes_only(1e9), h100, l2) * 1e6,
+              (50e6 / (4 * 3350e9) + 950e6 / 3350e9) * 1e6, 1e-3);
+  // Smooth across the L2 size: just above it is barely slower than just below.
+  const double below = bench::floor_seconds(bytes_only(49e6), h100, l2);
+  const double above = bench::floor_seconds(bytes_only(51e6), h100, l2);
+  EXPECT_GT(above, below);
+  EXPECT_LT(above / below, 1.2);
   // 40 MB fits in L2: the floor allows 4x the HBM rate.
   EXPECT_NEAR(bench::floor_seconds(bytes_only(40e6), h100, l2) * 1e6, 40e6 / (4 * 3350e9) * 1e6,
               1e-6);
