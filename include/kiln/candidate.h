@@ -6,7 +6,10 @@
  * there (work left on other streams is detected: kiln also times with a device-wide sync).
  *
  * Inputs live in peer memory: peer_inputs[r * num_inputs + i] is rank r's input i, readable
- * from this GPU over NVLink (own included). `scratch` is zeroed peer memory the candidate may
+ * from this GPU over NVLink (own included). Every call gets fresh inputs, and each rank writes
+ * its own just before the call with no barrier after: a candidate that reads a peer's inputs
+ * must first synchronise with that peer (e.g. a flag barrier over `scratch`, as kiln's own
+ * solutions do), or it may read the previous call's values. `scratch` is zeroed peer memory the candidate may
  * use for its own flags across calls (peer_scratch[r] is rank r's); `call` counts the calls on
  * this rank from 1, for epoch-style flags. Return 0 on success; any other value is an error.
  */
