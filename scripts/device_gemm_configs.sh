@@ -9,8 +9,10 @@
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
 #   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
 #   tune   `kiln tune profile` on one GPU with the per-shape GEMM search
+#   power  sustained SM clock, board power and cycles per product of the three contenders
+#          (scripts/gemm_power_clock.py) on POWER_SHAPES
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
-# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune]
+# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power]
 #        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -86,5 +88,13 @@ if step tune; then
     --shape 8192x8192x8192 --no-cache --out "$out/tune-profile.json"
   grep -E "GEMM search|error|wrote" "$out/tune-profile.txt" | tee -a "$out/summary.txt"
   python3 -c "import json,sys; p=json.load(open(sys.argv[1])); print('gemm_search:', json.dumps(p['provenance'].get('gemm_search'))); print('base plans:', sorted({g['base_plan'] for g in p['gemms']}))" "$out/tune-profile.json" | tee -a "$out/summary.txt"
+fi
+if step power; then
+  pargs=(); for s in ${POWER_SHAPES:-16384x16384x2048 8192x8192x2048 8192x8192x8192}; do pargs+=(--shape "$s"); done
+  for dtype in ${DTYPES:-bf16 fp16}; do
+    timed 300 "power-clock-$dtype.txt" python3 scripts/gemm_power_clock.py --dtype "$dtype" "${pargs[@]}" \
+      --json "$out/power-clock-$dtype.json"
+    cat "$out/power-clock-$dtype.txt" >> "$out/summary.txt"
+  done
 fi
 pack

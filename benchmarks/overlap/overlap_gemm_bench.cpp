@@ -120,10 +120,12 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
          &row.kiln_signal_us},
         {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
          &row.kiln_deferred_us}};
-    // CUTLASS's own epilogue on the same kernel (plain_gemm.hpp), where it is built: the part of
-    // a gap to cuBLAS that is CUTLASS's, not kiln's epilogue's.
+    // CUTLASS's own epilogue on the same kernel (plain_gemm.hpp), where it is built (bf16 nk, not
+    // coop-n; "-" in the table otherwise): the part of a gap to cuBLAS that is CUTLASS's, not
+    // kiln's epilogue's.
     std::unique_ptr<overlap::PlainCutlassGemm> plain_cutlass;
-    if (o.dtype == core::DType::kBf16 && o.layout == overlap::WeightLayout::kNK) {
+    if (o.dtype == core::DType::kBf16 && o.layout == overlap::WeightLayout::kNK &&
+        best_config.kernel != overlap::KernelSchedule::kCooperativeSplitN) {
       plain_cutlass = overlap::make_plain_cutlass_gemm(o.dtype, o.layout, best_config);
       variants.push_back({[&](int) {
                             plain_cutlass->run(shape, a.data(), b.data(), restored.data(),

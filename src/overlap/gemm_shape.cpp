@@ -60,7 +60,22 @@ std::string tile_name(TileShape tile) {
 }
 
 std::string kernel_schedule_name(KernelSchedule schedule) {
-  return schedule == KernelSchedule::kPingpong ? "pingpong" : "coop";
+  switch (schedule) {
+    case KernelSchedule::kPingpong:
+      return "pingpong";
+    case KernelSchedule::kCooperativeSplitN:
+      return "coop-n";
+    default:
+      return "coop";
+  }
+}
+
+KernelSchedule parse_kernel_schedule(const std::string& text, const std::string& argument) {
+  for (const KernelSchedule k : {KernelSchedule::kCooperative, KernelSchedule::kCooperativeSplitN,
+                                 KernelSchedule::kPingpong}) {
+    if (text == kernel_schedule_name(k)) return k;
+  }
+  throw UsageError(fmt::format("{} kernel={}: accepted coop, coop-n, pingpong", argument, text));
 }
 
 std::string gemm_config_name(const GemmConfig& config) {
@@ -76,12 +91,14 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // tail (and the tests' signal delay taken by every consumer thread) it compiles without spills
   // (scripts/probe_gemm_registers.sh).
   static const std::vector<GemmConfig> configs = {
-      {{128, 256}, {2, 1}, kCooperative}, {{128, 128}, {2, 1}, kCooperative},
-      {{256, 128}, {2, 1}, kCooperative}, {{256, 128}, {1, 2}, kCooperative},
-      {{128, 256}, {1, 2}, kCooperative}, {{128, 256}, {1, 1}, kCooperative},
-      {{256, 128}, {1, 1}, kCooperative}, {{128, 128}, {2, 1}, kPingpong},
-      {{128, 128}, {1, 2}, kPingpong},    {{64, 256}, {1, 1}, kPingpong},
-      {{256, 192}, {2, 1}, kCooperative}, {{256, 192}, {1, 2}, kCooperative},
+      {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
+      {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
+      {{128, 256}, {1, 2}, kCooperative},       {{128, 256}, {1, 1}, kCooperative},
+      {{256, 128}, {1, 1}, kCooperative},       {{128, 128}, {2, 1}, kPingpong},
+      {{128, 128}, {1, 2}, kPingpong},          {{64, 256}, {1, 1}, kPingpong},
+      {{256, 192}, {2, 1}, kCooperative},       {{256, 192}, {1, 2}, kCooperative},
+      {{128, 320}, {2, 1}, kCooperativeSplitN}, {{192, 192}, {2, 1}, kCooperativeSplitN},
+      {{192, 192}, {1, 2}, kCooperativeSplitN},
   };
   return configs;
 }

@@ -50,12 +50,18 @@ struct ClusterShape {
   int size() const { return m * n; }
 };
 
-// CUTLASS's two sm90 warp-specialized persistent schedules. Cooperative: both consumer warp groups
-// work on one tile (split along M) and run its epilogue together. Ping-pong: each consumer warp
-// group owns a whole tile and the two alternate, so one group's epilogue hides behind the other's
-// main loop (CUTLASS's sm90_gemm_tma_warpspecialized_pingpong.hpp).
-enum class KernelSchedule { kCooperative, kPingpong };
-std::string kernel_schedule_name(KernelSchedule schedule);  // "coop", "pingpong"
+// CUTLASS's sm90 warp-specialized persistent schedules. Cooperative: both consumer warp groups
+// work on one tile, split along M, and run its epilogue together. Cooperative split along N: the
+// same kernel with the warp groups side by side along N (a CTA tile wider than one GMMA
+// instruction, e.g. 128x320 as two 128x160 halves, or 192x192 as two 192x96: the tiles cuBLAS runs
+// on H100 for several of kiln's shapes, which CUTLASS's collective builder does not offer).
+// Ping-pong: each consumer warp group owns a whole tile and the two alternate, so one group's
+// epilogue hides behind the other's main loop (CUTLASS's
+// sm90_gemm_tma_warpspecialized_pingpong.hpp).
+enum class KernelSchedule { kCooperative, kCooperativeSplitN, kPingpong };
+std::string kernel_schedule_name(KernelSchedule schedule);  // "coop", "coop-n", "pingpong"
+// Parses those names; throws kiln::UsageError naming `argument` and the accepted ones.
+KernelSchedule parse_kernel_schedule(const std::string& text, const std::string& argument);
 
 // One compiled signaling GEMM: what a plan picks per shape (the `gemm` of an overlap::Plan).
 struct GemmConfig {
@@ -69,7 +75,8 @@ std::string gemm_config_name(const GemmConfig& config);
 // The configurations kiln compiles, for every dtype and weight layout; the first is the default.
 // Chosen after CUTLASS's profiler space for sm90 16-bit GEMMs: cooperative 128x256 / 256x128 /
 // 128x128 tiles and ping-pong 128x128 / 64x256 tiles (a ping-pong warp group holds a whole tile's
-// accumulators, so 128x256 does not fit its registers), with 1x1, 2x1 and 1x2 clusters.
+// accumulators, so 128x256 does not fit its registers), with 1x1, 2x1 and 1x2 clusters; and the
+// 128x320 and 192x192 tiles split along N that cuBLAS runs for several of kiln's shapes.
 const std::vector<GemmConfig>& built_gemm_configs();
 // Throws kiln::UsageError naming `argument` and the built list unless `config` is built.
 void check_gemm_config_built(const GemmConfig& config, const std::string& argument);

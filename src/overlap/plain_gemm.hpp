@@ -24,7 +24,8 @@ class PlainCutlassGemm {
                    const ScheduleOptions& schedule, int device_sms, cudaStream_t stream) = 0;
 };
 
-// Throws kiln::UsageError unless dtype is bf16, layout nk and `config` one of built_gemm_configs().
+// Throws kiln::UsageError unless dtype is bf16, layout nk and `config` one of built_gemm_configs()
+// other than kernel=coop-n (see plain_gemm_bf16_nk.cu).
 std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, WeightLayout layout,
                                                           const GemmConfig& config);
 

@@ -106,8 +106,14 @@ std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, Wei
   return dispatch_built_config(
       c, "plain CUTLASS GEMM", [](auto tag) -> std::unique_ptr<PlainCutlassGemm> {
         using T = decltype(tag);
-        return std::make_unique<
-            PlainImpl<T::kTileM, T::kTileN, T::kClusterM, T::kClusterN, T::kKernel>>();
+        if constexpr (T::kKernel == KernelSchedule::kCooperativeSplitN) {
+          throw UsageError(
+              "the plain CUTLASS GEMM has no kernel=coop-n twin (CUTLASS's epilogue "
+              "builder assumes warp groups stacked along M)");
+        } else {
+          return std::make_unique<
+              PlainImpl<T::kTileM, T::kTileN, T::kClusterM, T::kClusterN, T::kKernel>>();
+        }
       });
 }
 

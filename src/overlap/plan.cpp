@@ -109,11 +109,7 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       plan.gemm.cluster = {parse_int(value.substr(0, x), argument + " cluster"),
                            parse_int(value.substr(x + 1), argument + " cluster")};
     } else if (key == "kernel") {
-      if (value != "coop" && value != "pingpong") {
-        throw UsageError(fmt::format("{} kernel={}: accepted coop, pingpong", argument, value));
-      }
-      plan.gemm.kernel =
-          value == "pingpong" ? KernelSchedule::kPingpong : KernelSchedule::kCooperative;
+      plan.gemm.kernel = parse_kernel_schedule(value, argument);
     } else if (key == "cap") {
       plan.schedule.cta_cap = parse_int(value, argument + " cap");
     } else if (key == "raster") {

@@ -79,8 +79,11 @@ struct SignalingEpilogueParams {
 // kPingpong: the epilogue of CUTLASS's ping-pong kernel, where each consumer warp group (4 warps)
 // stores whole tiles of its own, the two groups taking alternate tiles of the scheduler's sequence
 // and running their epilogues one after the other (the kernel orders them and calls store_tail
-// after every tile). Otherwise the cooperative kernel's: 8 consumer warps share every tile.
-template <class ElementD_, class TileShapeMNK, bool kPingpong = false>
+// after every tile). Otherwise the cooperative kernel's: 8 consumer warps share every tile, their
+// two warp groups stacked along M (kGroupsN = 1) or side by side along N (kGroupsN = 2, each
+// holding half the tile's columns; halves that are not a multiple of 64 columns are stored in
+// 32-column boxes with a 64-byte swizzle).
+template <class ElementD_, class TileShapeMNK, bool kPingpong = false, int kGroupsN = 1>
 class SignalingEpilogue {
  public:
   using ElementD = ElementD_;
@@ -101,13 +104,19 @@ class SignalingEpilogue {
 
   static constexpr int kTileM = cute::size<0>(TileShapeMNK{});
   static constexpr int kTileN = cute::size<1>(TileShapeMNK{});
-  static_assert(sizeof(ElementD) == 2, "the store box is 64 columns of a 16-bit type");
-  static_assert(kTileN % kStoreBoxCols == 0);
-  // Consumer warps storing one tile; each owns 16 rows of every 64-row GMMA atom of the tile.
+  static_assert(sizeof(ElementD) == 2, "the store box holds a 16-bit type");
+  // Consumer warps storing one tile; each owns 16 rows of every 64-row GMMA atom its warp group
+  // computes, across the warp group's columns.
   static constexpr int kWarps = kPingpong ? 4 : 8;
-  static_assert(kTileM % (kWarps / 4 * 64) == 0, "whole 64-row GMMA atoms per warp group");
-  static constexpr int kChunks = kTileN / kStoreBoxCols;  // boxes per warp and 16-row band
-  static constexpr int kBoxBytes = kStoreBoxRows * kStoreBoxCols * 2;
+  static constexpr int kGroupsM = kWarps / 4 / kGroupsN;  // warp groups stacked along M
+  static_assert(kGroupsM >= 1 && kTileM % (kGroupsM * 64) == 0, "whole 64-row GMMA atoms");
+  static constexpr int kGroupCols = kTileN / kGroupsN;  // columns one warp group holds
+  static constexpr int kBoxCols =
+      kGroupCols % kStoreBoxCols == 0 ? kStoreBoxCols : kNarrowStoreBoxCols;
+  static_assert(kGroupCols % kBoxCols == 0);
+  static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
+  static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
+  static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128 or 64 bytes
   static constexpr int kBuffersPerWarp = 2;
 
   // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
@@ -126,7 +135,7 @@ class SignalingEpilogue {
       params.store_map = make_slot_store_map(
           args.slots,
           std::is_same_v<ElementD, cutlass::half_t> ? core::DType::kFp16 : core::DType::kBf16,
-          args.geometry);
+          args.geometry, kBoxCols);
     }
     return params;
   }
@@ -164,11 +173,11 @@ class SignalingEpilogue {
                   "the consumer warps that store a tile (8 cooperative, 4 ping-pong)");
     // The fragment: per 64xN GMMA atom (MMA_M of them along the tile's rows), values (2 columns,
     // 2 row halves, N/8 column groups), i.e. linear index 4*column_group + 2*row_half +
-    // column_pair; the atom spans the tile's columns (MMA_N = 1).
+    // column_pair; the atom spans the warp group's columns (MMA_N = 1).
     constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
-    static_assert(kAtomsM * (kWarps / 4) * 64 == kTileM &&
+    static_assert(kAtomsM * kGroupsM * 64 == kTileM &&
                   decltype(size<2>(accumulators))::value == 1 &&
-                  decltype(size<0>(accumulators))::value == kTileN / 2);
+                  decltype(size<0>(accumulators))::value == kGroupCols / 2);
     const SlotGeometry& geo = args_.geometry;
     thread_idx_ = thread_idx;
     consumer_threads_ = static_cast<int>(size(tiled_mma));
@@ -213,8 +222,10 @@ class SignalingEpilogue {
     CUTLASS_PRAGMA_UNROLL
     for (int atom = 0; atom < kAtomsM; ++atom) {
       const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+      const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
       const int matrix_row = slot_matrix_row(geo, slot, group_first, group_slots, band_row);
-      store_band(accumulators, coords, atom, band_row, matrix_row, staging, lane, convert);
+      store_band(accumulators, coords, atom, band_row, band_col, matrix_row, staging, lane,
+                 convert);
     }
 
     // The reorder after communication reads where each real tile went (padding tiles that the
@@ -261,12 +272,13 @@ class SignalingEpilogue {
   // Ping-pong: which consumer warp group runs this epilogue (0 or 1; warp group 0 is the producer).
   CUTLASS_DEVICE static int warp_group() { return static_cast<int>(threadIdx.x) / 128 - 1; }
 
-  // One warp's 16-row band of GMMA atom `atom`: converted to 16-bit, staged and stored by TMA,
-  // 64 columns per box, at `matrix_row` of the slot-buffer matrix.
+  // One warp's 16-row band of GMMA atom `atom` (its warp group's columns from `band_col`):
+  // converted to 16-bit, staged and stored by TMA, kBoxCols columns per box, at `matrix_row` of
+  // the slot-buffer matrix.
   template <class Accumulators, class Coords, class Convert>
   CUTLASS_DEVICE void store_band(Accumulators const& accumulators, Coords const& coords, int atom,
-                                 int band_row, int matrix_row, std::uint32_t staging, int lane,
-                                 Convert& convert) {
+                                 int band_row, int band_col, int matrix_row, std::uint32_t staging,
+                                 int lane, Convert& convert) {
     using namespace cute;
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
@@ -276,18 +288,21 @@ class SignalingEpilogue {
       if (lane == 0) cute::tma_store_wait<kBuffersPerWarp - 1>();
       __syncwarp();
       CUTLASS_PRAGMA_UNROLL
-      for (int group8 = 0; group8 < kStoreBoxCols / 8; ++group8) {
+      for (int group8 = 0; group8 < kBoxCols / 8; ++group8) {
         CUTLASS_PRAGMA_UNROLL
         for (int half = 0; half < 2; ++half) {
-          const int i = 4 * (chunk * (kStoreBoxCols / 8) + group8) + 2 * half;
-          const int row = get<0>(coords(i, atom, 0)) - band_row;               // 0..15
-          const int col = get<1>(coords(i, atom, 0)) - chunk * kStoreBoxCols;  // 0..63, even
+          const int i = 4 * (chunk * (kBoxCols / 8) + group8) + 2 * half;
+          const int row = get<0>(coords(i, atom, 0)) - band_row;                     // 0..15
+          const int col = get<1>(coords(i, atom, 0)) - band_col - chunk * kBoxCols;  // even
           cutlass::Array<float, 2> pair;
           pair[0] = accumulators(i, atom, 0);
           pair[1] = accumulators(i + 1, atom, 0);
           const cutlass::Array<ElementD, 2> out = convert(pair);
-          // 128-byte swizzle: the 16-byte chunk index XOR the row within 8 rows.
-          const std::uint32_t byte = (row * 128 + col * 2) ^ ((row & 7) << 4);
+          // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
+          // row within 8 rows; 64-byte rows: bits 1-2 of the row).
+          const std::uint32_t byte = kRowBytes == 128
+                                         ? (row * 128 + col * 2) ^ ((row & 7) << 4)
+                                         : (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
           asm volatile("st.shared.b32 [%0], %1;"
                        :
                        : "r"(buffer + byte), "r"(reinterpret_cast<const std::uint32_t&>(out))
@@ -299,7 +314,8 @@ class SignalingEpilogue {
       if (lane == 0) {
         asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
                      :
-                     : "l"(store_map_), "r"(buffer), "r"(chunk * kStoreBoxCols), "r"(matrix_row)
+                     : "l"(store_map_), "r"(buffer), "r"(band_col + chunk * kBoxCols),
+                       "r"(matrix_row)
                      : "memory");
         cute::tma_store_arrive();
       }

@@ -49,7 +49,9 @@ class SignalingGemmImpl final : public SignalingGemm {
                                      cutlass::layout::RowMajor>;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
-  using Epilogue = SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong>>;
+  static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
+  using Epilogue =
+      SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1>>;
   using Mainloop =
       Sm90Mainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                    static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;

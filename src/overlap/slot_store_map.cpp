@@ -17,13 +17,18 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
 
 }  // namespace
 
-CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry) {
+CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
+                                int box_cols) {
+  if (box_cols != kStoreBoxCols && box_cols != kNarrowStoreBoxCols) {
+    throw UsageError("store box width " + std::to_string(box_cols) + ": accepted " +
+                     std::to_string(kStoreBoxCols) + ", " + std::to_string(kNarrowStoreBoxCols));
+  }
   if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
     throw UsageError("the signaling epilogue stores bf16 or fp16, not " + core::dtype_name(dtype));
   }
-  if (geometry.tile_n % kStoreBoxCols != 0) {
+  if (geometry.tile_n % box_cols != 0) {
     throw UsageError("tile width " + std::to_string(geometry.tile_n) +
-                     " is not a multiple of the epilogue's " + std::to_string(kStoreBoxCols) +
+                     " is not a multiple of the epilogue's " + std::to_string(box_cols) +
                      "-column store box");
   }
   if (geometry.rows_per_subtile() % kStoreBoxRows != 0) {
@@ -41,16 +46,17 @@ CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeomet
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(geometry.tile_n),
                               static_cast<cuuint64_t>(geometry.slots) * geometry.tile_m};
   const cuuint64_t row_stride_bytes[1] = {static_cast<cuuint64_t>(geometry.tile_n) * 2};
-  const cuuint32_t box[2] = {kStoreBoxCols, kStoreBoxRows};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), kStoreBoxRows};
   const cuuint32_t element_strides[2] = {1, 1};
   CUtensorMap map{};
-  core::check_driver(encode(&map,
-                            dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, slots, dims, row_stride_bytes, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-                     "cuTensorMapEncodeTiled (signaling epilogue store)");
+  core::check_driver(
+      encode(&map,
+             dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+             2, slots, dims, row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             box_cols == kStoreBoxCols ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "cuTensorMapEncodeTiled (signaling epilogue store)");
   return map;
 }
 

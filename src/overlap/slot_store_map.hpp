@@ -21,9 +21,16 @@ KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_fi
   return static_cast<int>(slot_offset(g, slot, group_first_slot, group_slots, row, 0) / g.tile_n);
 }
 
-// Encodes the descriptor for `slots` (2-byte elements of `dtype`). Throws kiln::UsageError when the
-// geometry cannot be stored in such boxes (BN not a multiple of 64, subtiles of fewer than 16 rows)
-// and kiln::Error when the buffer is misaligned or the driver refuses the encoding.
-CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry);
+// The narrower box of the epilogues whose warp groups hold a width that is not a multiple of 64
+// columns (a 128x320 tile split along N: 160 columns each): 64 bytes wide, 64-byte swizzle.
+inline constexpr int kNarrowStoreBoxCols = 32;
+
+// Encodes the descriptor for `slots` (2-byte elements of `dtype`) with boxes of kStoreBoxRows x
+// `box_cols` (kStoreBoxCols: 128-byte swizzle; kNarrowStoreBoxCols: 64-byte swizzle). Throws
+// kiln::UsageError when the geometry cannot be stored in such boxes (BN not a multiple of the box
+// width, subtiles of fewer than 16 rows) and kiln::Error when the buffer is misaligned or the
+// driver refuses the encoding.
+CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
+                                int box_cols = kStoreBoxCols);
 
 }  // namespace kiln::overlap
