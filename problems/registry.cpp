@@ -21,6 +21,7 @@ const bench::ProblemList& problem_registry() {
     all.push_back(make_ulysses_qkv_a2a());
     all.push_back(make_moe_dispatch());
     all.push_back(make_moe_combine());
+    all.push_back(make_reduce_sum_int32());
     add_kb1_matmul(all);
     add_kb1_elementwise(all);
     add_kb1_reductions(all);

@@ -24,6 +24,8 @@ std::unique_ptr<bench::Problem> make_tp_allgather_gemm();
 std::unique_ptr<bench::Problem> make_ulysses_qkv_a2a();
 std::unique_ptr<bench::Problem> make_moe_dispatch();
 std::unique_ptr<bench::Problem> make_moe_combine();
+// One GPU: the sum of an int32 array (the reduction study's problem; issue 20's ladder test).
+std::unique_ptr<bench::Problem> make_reduce_sum_int32();
 // Single-GPU problems after KernelBench level 1 (kb1-*), a family per call.
 void add_kb1_matmul(bench::ProblemList& list);
 void add_kb1_elementwise(bench::ProblemList& list);

@@ -23,6 +23,7 @@
 #include "evolve/search.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
+#include "evolve/sum_generator.hpp"
 #include "problems/registry.hpp"
 #include "roofline/roofline.hpp"
 
@@ -30,14 +31,14 @@ namespace kiln::app {
 namespace {
 
 int list_strategies() {
-  fmt::print("{:<20} {:<13} {:<10} {:<40} {}\n", "strategy", "group", "addresses", "families",
+  fmt::print("{:<24} {:<13} {:<10} {:<40} {}\n", "strategy", "group", "addresses", "families",
              "knobs");
   for (const evolve::Strategy& s : evolve::strategy_catalog()) {
     std::vector<std::string> families, knobs;
     for (const evolve::Family f : s.families) families.push_back(evolve::family_name(f));
     for (const evolve::Knob& k : s.knobs)
       knobs.push_back(fmt::format("{}={}", k.name, fmt::join(k.values, "|")));
-    fmt::print("{:<20} {:<13} {:<10} {:<40} {}\n", s.name, s.group,
+    fmt::print("{:<24} {:<13} {:<10} {:<40} {}\n", s.name, s.group,
                evolve::resource_name(s.addresses), fmt::format("{}", fmt::join(families, ",")),
                fmt::format("{}", fmt::join(knobs, " ")));
   }
@@ -48,7 +49,7 @@ struct RunFlags {
   std::string problem, size = "small", out, pool;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   std::uint64_t seed = 1;
-  bool random = false, resume = false;
+  bool random = false, resume = false, seed_naive = false;
 };
 
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
@@ -60,7 +61,8 @@ nlohmann::json run_identity(const RunFlags& f) {
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   return {{"problem", f.problem},       {"size", f.size},      {"seed", f.seed},
           {"random", f.random},         {"device", prop.name}, {"warmup", f.warmup},
-          {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population}};
+          {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population},
+          {"seed_naive", f.seed_naive}};
 }
 
 // The default pool: $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
@@ -86,7 +88,8 @@ evolve::PoolKey pool_key(const RunFlags& f) {
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   const auto profile = core::profile_for_device_name(prop.name);
-  evolve::PoolKey key{bench::category_name(problem->category()), "memory", "large", "fp32",
+  evolve::PoolKey key{bench::category_name(problem->category()), "memory", "large",
+                      core::dtype_name(problem->fixed_dtype().value_or(core::DType::kFp32)),
                       fmt::format("sm_{}{}", prop.major, prop.minor)};
   if (profile) {
     const core::DType dtype = problem->fixed_dtype().value_or(core::DType::kFp32);
@@ -110,12 +113,27 @@ int run_evolve(const RunFlags& f) {
   if (!family)
     throw UsageError(
         fmt::format("--problem {}: no kernel generator for it yet (map: kb1-5, kb1-19..32, "
-                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53)",
+                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; whole-array "
+                    "sum: reduce-sum-int32)",
                     f.problem));
+  if (f.seed_naive && !evolve::whole_sum_element(f.problem))
+    throw UsageError(
+        fmt::format("--seed-naive: only for whole-array sums (reduce-sum-int32), "
+                    "not {}",
+                    f.problem));
+  if (f.seed_naive && f.random)
+    throw UsageError("--seed-naive and --random: the random baseline takes no seeds");
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
-  KILN_REQUIRE(f.size == "small" || f.size == "kb",
-               fmt::format("--size {}: accepted small, kb", f.size));
+  {
+    const bench::Problem* problem =
+        bench::select_problems(problems::problem_registry(), {f.problem}, "--problem").front();
+    std::vector<std::string> names;
+    for (const bench::ProblemSize& s : problem->sizes()) names.push_back(s.name);
+    KILN_REQUIRE(
+        std::find(names.begin(), names.end(), f.size) != names.end(),
+        fmt::format("--size {}: {} accepts {}", f.size, f.problem, fmt::join(names, ", ")));
+  }
   std::filesystem::create_directories(f.out);
   const std::filesystem::path log_path = std::filesystem::path(f.out) / "log.json";
   const std::filesystem::path run_path = std::filesystem::path(f.out) / "run.json";
@@ -151,6 +169,7 @@ int run_evolve(const RunFlags& f) {
   so.seed = f.seed;
   so.random_only = f.random;
   so.allowed = evolve::generated_strategies(f.problem);
+  so.grow_from_seeds = f.seed_naive;
   // Each batch compiles ahead on every core while nothing else runs; the judge then reuses it.
   so.prepare = evolve::candidate_preparer(
       eo, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
@@ -165,6 +184,8 @@ int run_evolve(const RunFlags& f) {
   if (f.resume && std::filesystem::exists(seeds_path)) {
     for (const auto& g : nlohmann::json::parse(std::ifstream(seeds_path)))
       seeds.push_back(evolve::Genome::from_json(g, seeds_path.string()));
+  } else if (f.seed_naive) {
+    seeds.push_back(evolve::naive_sum_genome());
   } else if (!f.random) {
     for (const evolve::Genome& g : pool.retrieve(key, *family, f.population / 2))
       if (evolve::violations(g).empty()) seeds.push_back(g);
@@ -283,15 +304,25 @@ void register_evolve(CLI::App& app, Runner& run) {
   auto f = std::make_shared<RunFlags>();
   CLI::App* cmd = evolve->add_subcommand(
       "run",
-      "search one problem's kernels (map problems for now), each judged by `kiln bench "
+      "search one problem's kernels (the problems with a generator), each judged by `kiln bench "
       "candidate` on this machine's GPU");
-  cmd->add_option("--problem", f->problem, "a kb1 map problem, e.g. kb1-19-relu")->required();
-  cmd->add_option("--size", f->size, "small|kb")->capture_default_str();
+  cmd->add_option("--problem", f->problem,
+                  "a problem with a generator: kb1 map problems (e.g. kb1-19-relu), the "
+                  "middle-dimension reductions (kb1-47..49, 51..53), reduce-sum-int32")
+      ->required();
+  cmd->add_option("--size", f->size,
+                  "the problem's size preset (kb1: small|kb; "
+                  "reduce-sum-int32: 1e6|1e8|1e9)")
+      ->capture_default_str();
   cmd->add_option("--budget", f->budget, "evaluations")->capture_default_str();
   cmd->add_option("--population", f->population, "population size")->capture_default_str();
   cmd->add_option("--seed", f->seed, "random seed (the run is reproducible from it)")
       ->capture_default_str();
   cmd->add_flag("--random", f->random, "plain random search over the same genomes (the baseline)");
+  cmd->add_flag("--seed-naive", f->seed_naive,
+                "start from the reduction study's first kernel alone (interleaved addressing, "
+                "tree in global memory) instead of the pool and random genomes: the ladder test "
+                "(reduce-sum-int32)");
   cmd->add_flag("--resume", f->resume,
                 "continue the run in --out (its log is the checkpoint, written after every "
                 "evaluation)");

@@ -152,8 +152,21 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
         fmt::format("search: seed {} is not a valid {} genome", g.describe(), family_name(family)));
     first.push_back({g, {}, 0, "seed"});
   }
-  for (int i = static_cast<int>(first.size()); i < o.population; ++i)
-    first.push_back({random_genome(family, rng, 0.3, allowed), {}, 0, "random"});
+  // A first genome that is not a seed: random, or (grow_from_seeds) one step from a seed, so
+  // that a run from a single seed explores outward from it.
+  const auto newcomer = [&]() -> Individual {
+    if (o.grow_from_seeds && !seeds.empty()) {
+      const Genome& from =
+          seeds[static_cast<std::size_t>(rng.below(static_cast<int>(seeds.size())))];
+      return {rng.unit() < 0.5 ? mutate_strategy(from, rng, {}, allowed)
+                               : mutate_knob(from, rng, allowed),
+              {},
+              0,
+              "seed-mutation"};
+    }
+    return {random_genome(family, rng, 0.3, allowed), {}, 0, "random"};
+  };
+  for (int i = static_cast<int>(first.size()); i < o.population; ++i) first.push_back(newcomer());
   prepare(first);
   std::vector<Individual> population;
   for (const Individual& i : first) {
@@ -164,7 +177,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
   for (int tries = 0;
        static_cast<int>(population.size()) < o.population && !spent() && tries < 50 * o.population;
        ++tries) {
-    population.push_back(judge({random_genome(family, rng, 0.3, allowed), {}, 0, "random"}));
+    population.push_back(judge(newcomer()));
   }
   int stalls = 0;
   while (!spent() && !population.empty() && stalls < 50 * o.population) {

@@ -51,6 +51,9 @@ struct SearchOptions {
   std::uint64_t seed = 1;
   bool random_only = false;
   StrategySet allowed;  // the strategies the generator implements; empty: the whole catalog
+  // The first population beyond the seeds: one mutation away from a seed instead of random
+  // genomes (a search that must start from given kernels only, e.g. the reduction ladder test).
+  bool grow_from_seeds = false;
   // Called with each batch of genomes about to be judged (the first population, then each
   // generation's children) before any is: an evaluator may compile them ahead, in parallel.
   std::function<void(const std::vector<Genome>&)> prepare;
