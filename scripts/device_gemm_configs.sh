@@ -10,7 +10,7 @@
 #   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
 #   tune   `kiln tune profile` on one GPU with the per-shape GEMM search
 #   power  sustained SM clock, board power and cycles per product of the three contenders
-#          (scripts/gemm_power_clock.py) on POWER_SHAPES
+#          (scripts/gemm_power_clock.py) on POWER_SHAPES in POWER_DTYPES (default bf16)
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
 # Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power]
 #        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
@@ -91,7 +91,7 @@ if step tune; then
 fi
 if step power; then
   pargs=(); for s in ${POWER_SHAPES:-16384x16384x2048 8192x8192x2048 8192x8192x8192}; do pargs+=(--shape "$s"); done
-  for dtype in ${DTYPES:-bf16 fp16}; do
+  for dtype in ${POWER_DTYPES:-bf16}; do
     timed 300 "power-clock-$dtype.txt" python3 scripts/gemm_power_clock.py --dtype "$dtype" "${pargs[@]}" \
       --json "$out/power-clock-$dtype.json"
     cat "$out/power-clock-$dtype.txt" >> "$out/summary.txt"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Device run for issue 20 (kiln evolve) on one GPU. Steps:
+#   tests   the generate -> compile -> judge path of every generated family (EvolveGpu.*)
+#   suite   reduce-sum-int32's library solutions (cub, kiln-vec) at 1e8 and 1e9 (the ladder's bar)
+#   ladder  `kiln evolve run --problem reduce-sum-int32 --seed-naive` at each of LADDER_SIZES
+#           (default 1e8) with LADDER_BUDGET evaluations (default 200): the study's naive kernel
+#           as the only seed
+#   random  the same budget as plain random search (the search-quality baseline), RANDOM_SIZES
+# Writes /tmp/kiln-evolve/e/ and packs it as $OUT/evolve.tar.gz (summary.txt beside it).
+# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random]
+#        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/device_env.sh >/dev/null
+steps=${*:-tests suite ladder}
+out=/tmp/kiln-evolve/e; rm -rf "$out"; mkdir -p "$out"
+archive=evolve
+source scripts/device_steps.sh
+note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
+budget=${LADDER_BUDGET:-200}
+judge=(-w 3 -n 10 --trials 2 --timeout 30)
+
+if step tests; then
+  timed 400 tests-evolve.txt build/kiln_gpu_tests --gtest_filter="${EVOLVE_TESTS:-EvolveGpu.*}"
+  grep -E "^\[  (PASSED|FAILED) |^\[       OK|^\[  FAILED|reduce-sum|kb1-" "$out/tests-evolve.txt" | tee -a "$out/summary.txt"
+fi
+
+if step suite; then
+  timed 300 suite-reduce-sum.txt build/kiln bench suite -g 1 --problems reduce-sum-int32 \
+    --sizes 1e8 1e9 --json "$out/suite-reduce-sum.json"
+  cat "$out/suite-reduce-sum.txt" >> "$out/summary.txt"
+fi
+
+if step ladder; then
+  for size in ${LADDER_SIZES:-1e8}; do
+    timed "${EVOLVE_LIMIT:-540}" "ladder-$size.txt" build/kiln evolve run --problem reduce-sum-int32 \
+      --size "$size" --seed-naive --budget "$budget" --population 16 --seed "${LADDER_SEED:-1}" \
+      "${judge[@]}" --pool "$out/pool-$size.json" --out "$out/ladder-$size"
+    tail -4 "$out/ladder-$size.txt" | tee -a "$out/summary.txt"
+    rm -f "$out"/ladder-"$size"/candidates/*.so  # keep sources, logs and JSON; drop libraries
+  done
+fi
+
+if step random; then
+  for size in ${RANDOM_SIZES:-1e8}; do
+    timed "${EVOLVE_LIMIT:-540}" "random-$size.txt" build/kiln evolve run --problem reduce-sum-int32 \
+      --size "$size" --random --budget "$budget" --population 16 --seed "${LADDER_SEED:-1}" \
+      "${judge[@]}" --pool "$out/pool-random.json" --out "$out/random-$size"
+    tail -4 "$out/random-$size.txt" | tee -a "$out/summary.txt"
+    rm -f "$out"/random-"$size"/candidates/*.so
+  done
+fi
+pack
