@@ -11,8 +11,10 @@
 #   tune   `kiln tune profile` on one GPU with the per-shape GEMM search
 #   power  sustained SM clock, board power and cycles per product of the three contenders
 #          (scripts/gemm_power_clock.py) on POWER_SHAPES in POWER_DTYPES (default bf16)
+#   ncu    Nsight Compute (clocks left alone) on one launch each of the baseline, kiln's GEMM and
+#          torch.matmul per NCU_SHAPES, kiln's configuration searched (scripts/gemm_profile_once.py)
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
-# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power]
+# Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power] [ncu]
 #        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -95,6 +97,16 @@ if step power; then
     timed 300 "power-clock-$dtype.txt" python3 scripts/gemm_power_clock.py --dtype "$dtype" "${pargs[@]}" \
       --json "$out/power-clock-$dtype.json"
     cat "$out/power-clock-$dtype.txt" >> "$out/summary.txt"
+  done
+fi
+if step ncu; then
+  for s in ${NCU_SHAPES:-8192x8192x8192 16384x16384x2048}; do
+    timed 240 "ncu-$s.csv" ncu --clock-control none --nvtx --nvtx-include "profile/" \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+      --metrics sm__cycles_elapsed.max,smsp__cycles_active.avg --csv --page details \
+      python3 scripts/gemm_profile_once.py --shape "$s"
+    grep -E '"(Duration|SM Frequency|Compute \(SM\) Throughput|Executed Ipc Active|Registers Per Thread|Achieved Occupancy)"' "$out/ncu-$s.csv" | cut -c1-220 | tee -a "$out/summary.txt"
   done
 fi
 pack

@@ -109,7 +109,8 @@ def run_shape(lib, text, args, sampler_path):
         time.sleep(0.3)  # the sampler's last lines
         samples = read_samples(sampler_path)
         flops = 2.0 * m * n * k
-        row = {"shape": text, "dtype": args.dtype, "kiln": lib.kiln_gemm_describe(handle).decode()}
+        row = {"shape": text, "dtype": args.dtype,
+               "kiln_config": lib.kiln_gemm_describe(handle).decode()}
         for name in names:
             us, mhz, watts = [], [], []
             for t0, t1, per in blocks[name]:
@@ -180,7 +181,7 @@ def main():
                 print(f"{text:>18} {name:>9} {v['us']:8.1f} {v['tflops']:8.1f} {v['sm_mhz']:7.0f} "
                       f"{v['power_w']:6.0f} {v['mcycles_per_product']:8.3f} "
                       f"{v['mj_per_product']:7.1f}", flush=True)
-            print(f"{'':>18} kiln: {row['kiln']}{'' if good else '  WRONG RESULT'}", flush=True)
+            print(f"{'':>18} {row['kiln_config']}{'' if good else '  WRONG RESULT'}", flush=True)
     finally:
         sampler.terminate()
         sampler.wait(timeout=10)

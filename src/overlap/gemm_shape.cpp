@@ -89,7 +89,8 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // (192 accumulators per thread, the nearest to cuBLAS's 192x192 and 256x152 tiles) spilled in
   // run 4 because of the epilogue's alignment trap in the per-tile path; with the check in the
   // tail (and the tests' signal delay taken by every consumer thread) it compiles without spills
-  // (scripts/probe_gemm_registers.sh).
+  // (scripts/probe_gemm_registers.sh). cuBLAS's 192x192 tile (split along N) compiles without
+  // spills too but is not built: the slot layout needs power-of-two tile heights (slot_geometry).
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -97,8 +98,7 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{256, 128}, {1, 1}, kCooperative},       {{128, 128}, {2, 1}, kPingpong},
       {{128, 128}, {1, 2}, kPingpong},          {{64, 256}, {1, 1}, kPingpong},
       {{256, 192}, {2, 1}, kCooperative},       {{256, 192}, {1, 2}, kCooperative},
-      {{128, 320}, {2, 1}, kCooperativeSplitN}, {{192, 192}, {2, 1}, kCooperativeSplitN},
-      {{192, 192}, {1, 2}, kCooperativeSplitN},
+      {{128, 320}, {2, 1}, kCooperativeSplitN},
   };
   return configs;
 }

@@ -76,7 +76,7 @@ std::string gemm_config_name(const GemmConfig& config);
 // Chosen after CUTLASS's profiler space for sm90 16-bit GEMMs: cooperative 128x256 / 256x128 /
 // 128x128 tiles and ping-pong 128x128 / 64x256 tiles (a ping-pong warp group holds a whole tile's
 // accumulators, so 128x256 does not fit its registers), with 1x1, 2x1 and 1x2 clusters; and the
-// 128x320 and 192x192 tiles split along N that cuBLAS runs for several of kiln's shapes.
+// 128x320 tile split along N that cuBLAS runs for several of kiln's shapes.
 const std::vector<GemmConfig>& built_gemm_configs();
 // Throws kiln::UsageError naming `argument` and the built list unless `config` is built.
 void check_gemm_config_built(const GemmConfig& config, const std::string& argument);

@@ -160,8 +160,18 @@ SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchG
   g.tiles_n = launch.tiles_n;
   g.slots = launch.slots;
   g.subtiles = subtiles;
+  // The slot layout addresses rows within a subtile by shift and mask (slot_layout.hpp): a tile
+  // height that is not a power of two per subtile would be stored to the wrong rows, silently
+  // (192-row tiles did, on an H100).
+  const int rows = subtiles >= 1 ? tile.m / subtiles : 0;
+  if (subtiles < 1 || rows < 1 || rows * subtiles != tile.m || (rows & (rows - 1)) != 0) {
+    throw UsageError(fmt::format(
+        "tile height {} over {} subtiles: the slot layout needs a power-of-two number of rows per "
+        "subtile",
+        tile.m, subtiles));
+  }
   int log2_rows = 0;
-  while ((1 << log2_rows) < tile.m / subtiles) ++log2_rows;
+  while ((1 << log2_rows) < rows) ++log2_rows;
   g.log2_rows_per_subtile = log2_rows;
   return g;
 }

@@ -53,6 +53,7 @@ struct SplitNCooperativeMainloop {
   // (128x320 tiles) and 96 (192x192), cuBLAS's tiles that the builder does not offer.
   static constexpr bool kHalf = std::is_same_v<Element, cutlass::half_t>;
   static_assert(kTileN / 2 == 160 || kTileN / 2 == 96, "split-N halves of 160 or 96 columns");
+  // (96: 192x192 tiles, which compile without spills but need a slot layout for 192-row tiles.)
   using GroupMma = std::conditional_t<
       kTileN / 2 == 160,
       std::conditional_t<kHalf, cute::SM90::GMMA::MMA_64x160x16_F32F16F16_SS<kMajorA, kMajorB>,
@@ -123,8 +124,6 @@ auto dispatch_built_config(const GemmConfig& c, const std::string& what, Make&& 
   if (is(256, 192, 2, 1, kCooperative)) return make(ConfigTag<256, 192, 2, 1, kCooperative>{});
   if (is(256, 192, 1, 2, kCooperative)) return make(ConfigTag<256, 192, 1, 2, kCooperative>{});
   if (is(128, 320, 2, 1, kCooperativeSplitN)) return make(ConfigTag<128, 320, 2, 1, kCooperativeSplitN>{});
-  if (is(192, 192, 2, 1, kCooperativeSplitN)) return make(ConfigTag<192, 192, 2, 1, kCooperativeSplitN>{});
-  if (is(192, 192, 1, 2, kCooperativeSplitN)) return make(ConfigTag<192, 192, 1, 2, kCooperativeSplitN>{});
   // clang-format on
   throw UsageError(what + " " + gemm_config_name(c) + ": no kernel compiled for it");
 }

@@ -262,6 +262,10 @@ TEST(Plan, SlotGeometryOfALaunch) {
   EXPECT_EQ(rs.tiles_m, 3);
   EXPECT_EQ(rs.m, 300);
   EXPECT_EQ(slot_geometry({300, 264, 136}, {128, 128}, launch, 1).rows_per_subtile(), 128);
+  // Rows within a subtile are addressed by shift and mask: other heights are refused, not
+  // stored to the wrong rows (192-row tiles were, on an H100).
+  EXPECT_THROW(slot_geometry({300, 264, 136}, {192, 192}, launch, 1), UsageError);
+  EXPECT_THROW(slot_geometry({300, 264, 136}, {128, 256}, launch, 3), UsageError);
   const WaveGroups groups = make_wave_groups({1, 1}, launch);
   EXPECT_EQ(groups.concatenated(), (std::vector<int>{0, 1, 0, 4, 4, 4}));
 }
