@@ -56,8 +56,8 @@ TEST(GemmConfigs, PlansCarryTheConfigurationInTheirText) {
   const Plan coop12 = parse_plan("tile=256x128 cluster=1x2", "--plan");
   EXPECT_NE(to_string(coop12).find("cluster=1x2 kernel=coop"), std::string::npos);
   // The split-N kernel's name goes through the plan text and back (run 5 lost it in the parser).
-  const Plan split = parse_plan("tile=192x192 cluster=1x2 kernel=coop-n", "--plan");
-  EXPECT_EQ(split.gemm, (GemmConfig{{192, 192}, {1, 2}, KernelSchedule::kCooperativeSplitN}));
+  const Plan split = parse_plan("tile=128x320 cluster=2x1 kernel=coop-n", "--plan");
+  EXPECT_EQ(split.gemm, (GemmConfig{{128, 320}, {2, 1}, KernelSchedule::kCooperativeSplitN}));
   EXPECT_NE(to_string(split).find("kernel=coop-n"), std::string::npos);
   EXPECT_EQ(parse_plan(to_string(split), "--plan").gemm, split.gemm);
 }
