@@ -6,8 +6,10 @@
 #           (default 1e8) with LADDER_BUDGET evaluations (default 200): the study's naive kernel
 #           as the only seed
 #   random  the same budget as plain random search (the search-quality baseline), RANDOM_SIZES
+#   cub     CUB (tests/candidates/reduce_sum_cub.cu) and each ladder run's best.cu judged again,
+#           alternating, by the same candidate path and settings (CUB_SIZES, default 1e8 1e9)
 # Writes /tmp/kiln-evolve/e/ and packs it as $OUT/evolve.tar.gz (summary.txt beside it).
-# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random]
+# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [cub]
 #        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -48,6 +50,20 @@ if step random; then
       "${judge[@]}" --pool "$out/pool-random.json" --out "$out/random-$size"
     tail -4 "$out/random-$size.txt" | tee -a "$out/summary.txt"
     rm -f "$out"/random-"$size"/candidates/*.so
+  done
+fi
+if step cub; then
+  for size in ${CUB_SIZES:-1e8 1e9}; do
+    for round in 1 2; do
+      for src in tests/candidates/reduce_sum_cub.cu "$out"/ladder-"$size"/best.cu; do
+        [ -f "$src" ] || continue
+        name=$(basename "$(dirname "$src")")-$(basename "$src" .cu)
+        timed 120 "judge-$size-$name-$round.txt" build/kiln bench candidate --problem reduce-sum-int32 \
+          --sizes "$size" -g 1 --source "$src" --build-dir "$out/judge-build" "${judge[@]}" \
+          --json "$out/judge-$size-$name-$round.json"
+        grep -E "reduce-sum-int32 " "$out/judge-$size-$name-$round.txt" | tee -a "$out/summary.txt"
+      done
+    done
   done
 fi
 pack
