@@ -10,7 +10,9 @@
 #           alternating, by the same candidate path and settings (CUB_SIZES, default 1e8 1e9)
 # Writes /tmp/kiln-evolve/e/ and packs it as $OUT/evolve.tar.gz (summary.txt beside it).
 # Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [cub]
-#        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run)
+#        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run),
+#        RESUME_FROM (a folder holding ladder-<size>/ of an earlier call, cut off by EVOLVE_LIMIT:
+#        the run goes on from its log with --resume)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -35,9 +37,14 @@ fi
 
 if step ladder; then
   for size in ${LADDER_SIZES:-1e8}; do
+    resume=()
+    if [ -n "${RESUME_FROM:-}" ] && [ -f "$RESUME_FROM/ladder-$size/log.json" ]; then
+      cp -r "$RESUME_FROM/ladder-$size" "$out/" && resume=(--resume)
+      note "resuming ladder-$size from $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/ladder-$size/log.json") evaluations"
+    fi
     timed "${EVOLVE_LIMIT:-540}" "ladder-$size.txt" build/kiln evolve run --problem reduce-sum-int32 \
       --size "$size" --seed-naive --budget "$budget" --population 16 --seed "${LADDER_SEED:-1}" \
-      "${judge[@]}" --pool "$out/pool-$size.json" --out "$out/ladder-$size"
+      "${judge[@]}" --pool "$out/pool-$size.json" --out "$out/ladder-$size" "${resume[@]}"
     tail -4 "$out/ladder-$size.txt" | tee -a "$out/summary.txt"
     rm -f "$out"/ladder-"$size"/candidates/*.so  # keep sources, logs and JSON; drop libraries
   done

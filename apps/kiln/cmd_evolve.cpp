@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <cuda_runtime.h>
@@ -195,6 +196,18 @@ int run_evolve(const RunFlags& f) {
   write_atomically(seeds_path, seeds_json);
   fmt::print("# pool {}: {} entries, {} seed(s) for {}/{}/{}/{}/{}\n", pool_path, pool.size(),
              seeds.size(), key.category, key.binding, key.size_class, key.dtype, key.arch);
+  // A resumed run retraces its log without judging: nothing of it needs compiling again.
+  if (!checkpoint.empty()) {
+    std::set<std::uint64_t> logged;
+    for (const auto& entry : checkpoint)
+      logged.insert(evolve::Genome::from_json(entry.at("genome"), "log.json").hash());
+    so.prepare = [compile = so.prepare, logged](const std::vector<evolve::Genome>& batch) {
+      std::vector<evolve::Genome> fresh;
+      for (const evolve::Genome& g : batch)
+        if (!logged.count(g.hash())) fresh.push_back(g);
+      if (!fresh.empty()) compile(fresh);
+    };
+  }
   const auto start = std::chrono::steady_clock::now();
   int evaluated = 0;
   double best = 0.0;
