@@ -6,10 +6,13 @@
 #           (default 1e8) with LADDER_BUDGET evaluations (default 200): the study's naive kernel
 #           as the only seed
 #   random  the same budget as plain random search (the search-quality baseline), RANDOM_SIZES
+#   sanitizer  compute-sanitizer memcheck and racecheck on generated whole-sum kernels at 1e6: the
+#           ladder's v3a (unrolled last warp) and vec (last-block completion), written by
+#           EvolveGpu.WholeSum*, and run 5's evolved best (docs/results/2026-11-24-evolve/)
 #   cub     CUB (tests/candidates/reduce_sum_cub.cu) and each ladder run's best.cu judged again,
 #           alternating, by the same candidate path and settings (CUB_SIZES, default 1e8 1e9)
 # Writes /tmp/kiln-evolve/e/ and packs it as $OUT/evolve.tar.gz (summary.txt beside it).
-# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [cub]
+# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub]
 #        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run),
 #        RESUME_FROM (a folder holding ladder-<size>/ of an earlier call, cut off by EVOLVE_LIMIT:
 #        the run goes on from its log with --resume)
@@ -59,6 +62,25 @@ if step random; then
     rm -f "$out"/random-"$size"/candidates/*.so
   done
 fi
+if step sanitizer; then
+  dir=/tmp/kiln_evolve_gpu_reduce-sum-int32
+  [ -d "$dir" ] || timed 300 tests-evolve-sum.txt build/kiln_gpu_tests --gtest_filter='EvolveGpu.WholeSum*'
+  sources=(docs/results/2026-11-24-evolve/h100-run5/ladder-1e8/best.cu)
+  for f in "$dir"/*.cu; do
+    grep -q "unrolled-last-warp\|last-block-combine" "$f" && sources+=("$f")
+  done
+  for src in "${sources[@]}"; do
+    for tool in memcheck racecheck; do
+      name=$(basename "$src" .cu)-$tool
+      timed 200 "sanitizer-$name.txt" compute-sanitizer --tool "$tool" --target-processes all \
+        --report-api-errors no build/kiln bench candidate --problem reduce-sum-int32 --sizes 1e6 \
+        -g 1 --source "$src" --build-dir "$out/sanitizer-build" -w 1 -n 2 --trials 1 --timeout 120
+      note "$name: $(grep -m1 -io 'genome [0-9a-f]*: .*' "$src" | cut -c1-140)"
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|accepted|rejected" "$out/sanitizer-$name.txt" | tee -a "$out/summary.txt"
+    done
+  done
+fi
+
 if step cub; then
   for size in ${CUB_SIZES:-1e8 1e9}; do
     for round in 1 2; do

@@ -20,7 +20,7 @@ for v in "$tm" "$tn" "$cm" "$cn"; do
 done
 cutlass=$(ls -d .deps/cutlass-*/include 2>/dev/null | head -1)
 [ -n "$cutlass" ] || { echo "no CUTLASS headers under .deps/: run scripts/setup.sh" >&2; exit 1; }
-work=$(mktemp -d /tmp/kiln-probe.XXXXXX); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d /tmp/kiln-probe.XXXXXX); [ -n "${KEEP_PROBE:-}" ] || trap 'rm -rf "$work"' EXIT; echo "# work: $work" >&2
 mkdir -p "$work/layers/kiln_overlap" "$work/layers/kiln_comm" "$work/layers/kiln_core"
 cp -r src/overlap "$work/layers/kiln_overlap/overlap"
 ln -s "$PWD/src/comm" "$work/layers/kiln_comm/comm"; ln -s "$PWD/src/core" "$work/layers/kiln_core/core"

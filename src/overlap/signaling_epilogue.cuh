@@ -224,8 +224,7 @@ class SignalingEpilogue {
       const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
       const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
       const int matrix_row = slot_matrix_row(geo, slot, group_first, group_slots, band_row);
-      store_band(accumulators, coords, atom, band_row, band_col, matrix_row, staging, lane,
-                 convert);
+      store_band(accumulators, atom, band_col, matrix_row, staging, lane, convert);
     }
 
     // The reorder after communication reads where each real tile went (padding tiles that the
@@ -275,10 +274,10 @@ class SignalingEpilogue {
   // One warp's 16-row band of GMMA atom `atom` (its warp group's columns from `band_col`):
   // converted to 16-bit, staged and stored by TMA, kBoxCols columns per box, at `matrix_row` of
   // the slot-buffer matrix.
-  template <class Accumulators, class Coords, class Convert>
-  CUTLASS_DEVICE void store_band(Accumulators const& accumulators, Coords const& coords, int atom,
-                                 int band_row, int band_col, int matrix_row, std::uint32_t staging,
-                                 int lane, Convert& convert) {
+  template <class Accumulators, class Convert>
+  CUTLASS_DEVICE void store_band(Accumulators const& accumulators, int atom, int band_col,
+                                 int matrix_row, std::uint32_t staging, int lane,
+                                 Convert& convert) {
     using namespace cute;
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
@@ -292,16 +291,22 @@ class SignalingEpilogue {
         CUTLASS_PRAGMA_UNROLL
         for (int half = 0; half < 2; ++half) {
           const int i = 4 * (chunk * (kBoxCols / 8) + group8) + 2 * half;
-          const int row = get<0>(coords(i, atom, 0)) - band_row;                     // 0..15
-          const int col = get<1>(coords(i, atom, 0)) - band_col - chunk * kBoxCols;  // even
+          // Row within the warp's band and column within the box, from the GMMA accumulator
+          // layout (lane / 4 + 8 * row_half, 2 * (lane % 4) + 8 * column_group): written out
+          // rather than read from `coords`, whose per-element values ptxas hoisted out of the
+          // persistent tile loop and spilled with a 128x192 ping-pong tile (probe_gemm_registers).
+          // EveryConfigurationMatchesCublas checks the layout on every configuration.
+          const int row = lane / 4 + 8 * half;          // 0..15
+          const int col = (lane % 4) * 2 + 8 * group8;  // even, within the box
           cutlass::Array<float, 2> pair;
           pair[0] = accumulators(i, atom, 0);
           pair[1] = accumulators(i + 1, atom, 0);
           const cutlass::Array<ElementD, 2> out = convert(pair);
           // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
           // row within 8 rows; 64-byte rows: bits 1-2 of the row).
+          // (With 128-byte rows, row & 7 is lane / 4 and only the low 7 bits change.)
           const std::uint32_t byte = kRowBytes == 128
-                                         ? (row * 128 + col * 2) ^ ((row & 7) << 4)
+                                         ? row * 128 + ((col * 2) ^ ((lane / 4) << 4))
                                          : (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
           asm volatile("st.shared.b32 [%0], %1;"
                        :
@@ -364,7 +369,9 @@ class SignalingEpilogue {
     } while (now - start < args_.debug_signal_delay_ns);
   }
 
-  Arguments args_;
+  // The kernel's parameters, read where they are (param space) instead of copied into registers
+  // that live across the main loop.
+  Arguments const& args_;
   const CUtensorMap* store_map_;
   int tiles_done_ = 0;
   std::uint32_t staging_base_ = 0;  // shared address of the staging buffers (alignment check)

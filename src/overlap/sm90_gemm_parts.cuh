@@ -124,6 +124,8 @@ auto dispatch_built_config(const GemmConfig& c, const std::string& what, Make&& 
   if (is(256, 192, 2, 1, kCooperative)) return make(ConfigTag<256, 192, 2, 1, kCooperative>{});
   if (is(256, 192, 1, 2, kCooperative)) return make(ConfigTag<256, 192, 1, 2, kCooperative>{});
   if (is(128, 320, 2, 1, kCooperativeSplitN)) return make(ConfigTag<128, 320, 2, 1, kCooperativeSplitN>{});
+  if (is(128, 192, 1, 2, kPingpong))    return make(ConfigTag<128, 192, 1, 2, kPingpong>{});
+  if (is(128, 192, 2, 1, kPingpong))    return make(ConfigTag<128, 192, 2, 1, kPingpong>{});
   // clang-format on
   throw UsageError(what + " " + gemm_config_name(c) + ": no kernel compiled for it");
 }
