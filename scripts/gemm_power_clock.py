@@ -24,7 +24,7 @@ from datetime import datetime
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_gemm_same_process import check, load, rel_error  # noqa: E402
+from torch_gemm_same_process import check, errors_vs_torch, load  # noqa: E402
 
 
 def start_sampler(path):
@@ -126,16 +126,8 @@ def run_shape(lib, text, args, sampler_path):
                          "mcycles_per_product": t * clock / 1e6,
                          "mj_per_product": t * power / 1e3}
         # Correctness of what was timed, on set 0.
-        torch.matmul(a[0], b[0].t(), out=c_torch)
-        check(lib, lib.kiln_gemm_run_baseline(handle, a[0].data_ptr(), b[0].data_ptr(),
-                                              c_base.data_ptr(), s), "baseline")
-        c_kiln = torch.full_like(c_torch, float("nan"))
-        check(lib, lib.kiln_gemm_run_signaling(handle, a[0].data_ptr(), b[0].data_ptr(), s),
-              "signaling GEMM")
-        check(lib, lib.kiln_gemm_restore(handle, c_kiln.data_ptr(), s), "restore")
-        torch.cuda.synchronize()
-        row["baseline_error_vs_torch"] = rel_error(c_base, c_torch)
-        row["kiln_error_vs_torch"] = rel_error(c_kiln, c_torch)
+        row["baseline_error_vs_torch"], row["kiln_error_vs_torch"] = errors_vs_torch(
+            lib, handle, a[0], b[0], c_torch, c_base, s)
         return row
     finally:
         lib.kiln_gemm_destroy(handle)

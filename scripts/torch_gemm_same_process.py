@@ -89,6 +89,20 @@ def rel_error(got, want):
     return (torch.linalg.vector_norm(g - w) / torch.linalg.vector_norm(w).clamp_min(1e-30)).item()
 
 
+def errors_vs_torch(lib, handle, a, b, c_torch, c_base, stream):
+    """Runs torch.matmul, kiln's baseline and kiln's GEMM (restored to row-major, into a
+    NaN-poisoned output) once on (a, b); returns the baseline's and kiln's relative errors."""
+    torch.matmul(a, b.t(), out=c_torch)
+    check(lib, lib.kiln_gemm_run_baseline(handle, a.data_ptr(), b.data_ptr(), c_base.data_ptr(),
+                                          stream), "baseline")
+    c_kiln = torch.full_like(c_torch, float("nan"))
+    check(lib, lib.kiln_gemm_run_signaling(handle, a.data_ptr(), b.data_ptr(), stream),
+          "signaling GEMM")
+    check(lib, lib.kiln_gemm_restore(handle, c_kiln.data_ptr(), stream), "restore")
+    torch.cuda.synchronize()
+    return rel_error(c_base, c_torch), rel_error(c_kiln, c_torch)
+
+
 def sm_clock():
     try:
         return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"],
@@ -144,18 +158,10 @@ def run_shape(lib, text, dtype_name, args):
         clock_after = sm_clock()
 
         # Correctness on set 0 against torch.matmul.
-        torch.matmul(a[0], b[0].t(), out=c_torch)
-        check(lib, lib.kiln_gemm_run_baseline(handle, a[0].data_ptr(), b[0].data_ptr(),
-                                              c_base.data_ptr(), s), "baseline")
-        c_kiln = torch.full_like(c_torch, float("nan"))
-        check(lib, lib.kiln_gemm_run_signaling(handle, a[0].data_ptr(), b[0].data_ptr(), s),
-              "signaling GEMM")
-        check(lib, lib.kiln_gemm_restore(handle, c_kiln.data_ptr(), s), "restore")
-        torch.cuda.synchronize()
+        base_error, kiln_error = errors_vs_torch(lib, handle, a[0], b[0], c_torch, c_base, s)
         row = {"shape": text, "dtype": dtype_name, "input_sets": sets, "kiln": describe,
                "sm_clock_mhz_before_after": [clock_before, clock_after],
-               "baseline_error_vs_torch": rel_error(c_base, c_torch),
-               "kiln_error_vs_torch": rel_error(c_kiln, c_torch)}
+               "baseline_error_vs_torch": base_error, "kiln_error_vs_torch": kiln_error}
         for name, us in times.items():
             row[f"{name}_us"] = stats(us)
         t, bl, kn = (row[f"{v}_us"]["median"] for v in ("torch", "baseline", "kiln"))
