@@ -3,7 +3,9 @@
 # and GEMM+AR with the tuner's plans (--plan auto, no sweep) and PyTorch's serial and async-TP in
 # the same call, each step under its own time limit so that a budget cut still returns the
 # earlier ones. Outputs go straight to $OUT/x2/ (summary.txt first).
-# Usage: bash scripts/device_x2_regression.sh   (env TEST_LIMIT, BENCH_LIMIT, TORCH_LIMIT in s)
+# Last, scripts/alternate_kiln_torch.py: kiln and PyTorch taking turns (ALTERNATE=0 skips it).
+# Usage: bash scripts/device_x2_regression.sh   (env TEST_LIMIT, BENCH_LIMIT, TORCH_LIMIT,
+#        ALTERNATE_LIMIT in s; ALTERNATE_ROUNDS)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -26,3 +28,9 @@ run "${TORCH_LIMIT:-100}" torch.txt python3 scripts/torch_async_tp.py --gpus 2 -
 tail -n 8 "$out/torch.txt" | tee -a "$out/summary.txt"
 run "${BENCH_LIMIT:-120}" ar-g2.txt build/kiln overlap bench -g 2 --op ar --plan auto --json "$out/ar-g2.json"
 grep -v "^#   group" "$out/ar-g2.txt" | grep -E "^ +[0-9]+x|shape|^# kiln" | tee -a "$out/summary.txt"
+# Kiln's serial and overlap against PyTorch's serial and async-TP, the processes taking turns.
+if [ "${ALTERNATE:-1}" = 1 ]; then
+  run "${ALTERNATE_LIMIT:-420}" alternate.txt python3 scripts/alternate_kiln_torch.py --gpus 2 \
+    --rounds "${ALTERNATE_ROUNDS:-3}" --json "$out/alternate.json"
+  tail -n 8 "$out/alternate.txt" | tee -a "$out/summary.txt"
+fi

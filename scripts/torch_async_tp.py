@@ -33,7 +33,7 @@ def timed(call, warmup, iters):
     return statistics.median(times.tolist()) * 1000.0
 
 
-def worker(rank, world, warmup, iters, port, out):
+def worker(rank, world, warmup, iters, port, out, shapes):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
                       TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
     torch.cuda.set_device(rank)
@@ -42,7 +42,7 @@ def worker(rank, world, warmup, iters, port, out):
     group = dist.group.WORLD
     symm_mem.enable_symm_mem_for_group(group.group_name)
     rows = []
-    for m, n, k in SHAPES:
+    for m, n, k in shapes:
         a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
         b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
         out_rs = torch.empty(m // world, n, dtype=torch.bfloat16, device="cuda")
@@ -77,5 +77,18 @@ if __name__ == "__main__":
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--port", type=int, default=29533)
     parser.add_argument("--json", default="")
+    parser.add_argument("--shape", action="append", help="MxNxK per GPU, repeatable (default: the six)")
     args = parser.parse_args()
-    mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.port, args.json), nprocs=args.gpus)
+    shapes = SHAPES
+    if args.shape:
+        shapes = []
+        for text in args.shape:
+            parts = text.split("x")
+            if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+                parser.error(f"--shape {text}: expected MxNxK with positive integers")
+            shapes.append(tuple(int(p) for p in parts))
+    for m, n, k in shapes:
+        if m % args.gpus:
+            parser.error(f"--shape {m}x{n}x{k}: M must divide by --gpus {args.gpus} (ReduceScatter rows)")
+    mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.port, args.json, shapes),
+             nprocs=args.gpus)
