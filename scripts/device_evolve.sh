@@ -11,7 +11,7 @@
 #           EvolveGpu.WholeSum*, and run 5's evolved best (docs/results/2026-11-24-evolve/)
 #   cub     CUB (tests/candidates/reduce_sum_cub.cu) and each ladder run's best.cu judged again,
 #           alternating, by the same candidate path and settings (CUB_SIZES, default 1e8 1e9)
-# Writes /tmp/kiln-evolve/e/ and packs it as $OUT/evolve.tar.gz (summary.txt beside it).
+# Writes /tmp/kiln-evolve/e-HHMMSS/ and packs it as $OUT/evolve-HHMMSS.tar.gz (summary.txt beside it).
 # Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub]
 #        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run),
 #        RESUME_FROM (a folder holding ladder-<size>/ of an earlier call, cut off by EVOLVE_LIMIT:
@@ -20,8 +20,11 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
 steps=${*:-tests suite ladder}
-out=/tmp/kiln-evolve/e; rm -rf "$out"; mkdir -p "$out"
-archive=evolve
+# One folder and archive per invocation: a second invocation in the same device call must not
+# overwrite the first's (it did in docs/results/2026-11-24-evolve/ run 5).
+stamp=$(date -u +%H%M%S)
+out=/tmp/kiln-evolve/e-$stamp; rm -rf "$out"; mkdir -p "$out"
+archive=evolve-$stamp
 source scripts/device_steps.sh
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 budget=${LADDER_BUDGET:-200}
