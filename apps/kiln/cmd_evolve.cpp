@@ -15,12 +15,14 @@
 #include <cuda_runtime.h>
 
 #include "apps/kiln/commands.hpp"
+#include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
 #include "evolve/candidate_evaluator.hpp"
+#include "evolve/export.hpp"
 #include "evolve/search.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
@@ -313,6 +315,24 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 100000));
   show_cmd->callback([show, &run]() {
     run = [show](const Invocation&) { return show_run(show->first, show->second); };
+  });
+  auto exports = std::make_shared<std::pair<std::vector<std::string>, std::string>>();
+  CLI::App* export_cmd = evolve->add_subcommand(
+      "export",
+      "the best kernel of each run as a standalone .cu (kiln's C entry point, "
+      "include/kiln/candidate.h copied beside it) and a .json of its strategies and measurements");
+  export_cmd->add_option("runs", exports->first, "run folders (each a `kiln evolve run --out`)")
+      ->required();
+  export_cmd->add_option("--out", exports->second, "folder to write into")->required();
+  export_cmd->callback([exports, &run]() {
+    run = [exports](const Invocation&) {
+      const std::string header = bench::candidate_include_dir() + "/kiln/candidate.h";
+      for (const evolve::ExportedKernel& k :
+           evolve::export_runs(exports->first, exports->second, header))
+        fmt::print("{} {}: U {:.3f} -> {} (+ {})\n", k.problem, k.size, k.fitness, k.source_path,
+                   std::filesystem::path(k.json_path).filename().string());
+      return 0;
+    };
   });
   auto f = std::make_shared<RunFlags>();
   CLI::App* cmd = evolve->add_subcommand(

@@ -23,9 +23,9 @@ std::string quote(const std::string& text) {
   return out + "'";
 }
 
-// The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
-// the build directory of this binary (<repo>/build/kiln -> <repo>/include), else the source tree
-// it was built from.
+}  // namespace
+
+// See candidate_library.hpp.
 std::string candidate_include_dir() {
   if (const char* dir = std::getenv("KILN_INCLUDE_DIR")) return dir;
   std::error_code error;
@@ -36,6 +36,8 @@ std::string candidate_include_dir() {
   }
   return std::string(KILN_SOURCE_DIR) + "/include";
 }
+
+namespace {
 
 // nvcc: KILN_NVCC, else the compiler kiln itself was built with (when it exists here), else PATH.
 std::string nvcc_path() {

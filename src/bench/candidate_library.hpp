@@ -22,6 +22,11 @@ struct CandidateBuild {
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
                                  const std::string& arch, int timeout_seconds);
 
+// The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
+// the build directory of this binary (<repo>/build/kiln -> <repo>/include), else the source tree
+// it was built from.
+std::string candidate_include_dir();
+
 using CandidateEntry = int (*)(const KilnCandidateArgs*);
 
 class CandidateLibrary {

@@ -1,16 +1,20 @@
 // The whole-array sum generator without a GPU (issue 20's ladder test): the ladder's genomes are
 // valid and their sources carry each step's idea, random genomes of the allowed set generate,
-// warp tails refuse interleaved trees, and a sample compiles with nvcc into loadable candidates.
+// warp tails refuse interleaved trees, a sample compiles with nvcc into loadable candidates, and
+// `kiln evolve export` turns a recorded run's best into a standalone source.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "evolve/candidate_evaluator.hpp"
+#include "evolve/export.hpp"
 #include "evolve/sum_generator.hpp"
 #include "evolve/sum_ladder.hpp"
 
@@ -100,6 +104,60 @@ TEST(EvolveCandidateEvaluator, AGenomeTheGeneratorRefusesIsAFailureNotAnError) {
   const Evaluation e = candidate_evaluator(o)(bad);
   EXPECT_FALSE(e.correct);
   EXPECT_NE(e.failure.find("not generated: "), std::string::npos) << e.failure;
+}
+
+}  // namespace
+}  // namespace kiln::evolve
+
+namespace kiln::evolve {
+namespace {
+
+// `kiln evolve export` on run 5's recorded 1e8 ladder run (docs/results/2026-11-24-evolve/): the
+// best accepted kernel becomes a .cu that compiles on its own (with the copied header) and a .json
+// of its strategies and measurements; folders that hold no run are named in the error.
+TEST(EvolveExport, TheBestKernelOfARecordedRunCompilesOnItsOwn) {
+  // The repository: this test binary lives in <repo>/build.
+  const std::filesystem::path repo =
+      std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path();
+  const std::string run = (repo / "docs/results/2026-11-24-evolve/h100-run5/ladder-1e8").string();
+  const std::filesystem::path out =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_export";
+  std::filesystem::remove_all(out);
+  const std::string header = (repo / "include/kiln/candidate.h").string();
+  const std::vector<ExportedKernel> k = export_runs({run}, out.string(), header);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0].problem, "reduce-sum-int32");
+  EXPECT_EQ(k[0].size, "1e8");
+  EXPECT_NEAR(k[0].fitness, 0.9316, 1e-3);  // evaluation 135 of the log
+  const nlohmann::json record = nlohmann::json::parse(std::ifstream(k[0].json_path));
+  EXPECT_EQ(record.at("device").get<std::string>(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(record.at("strategies").size(), 6u);
+  EXPECT_EQ(record.at("evaluation").at("binding").get<std::string>(), "memory");
+  std::ifstream source(k[0].source_path);
+  const std::string text((std::istreambuf_iterator<char>(source)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("U 0.932"), std::string::npos);
+  EXPECT_NE(text.find("atomicAdd(out, total)"), std::string::npos);
+  // Standalone: compiled with only the exported folder on the include path (KILN_INCLUDE_DIR).
+  ASSERT_EQ(setenv("KILN_INCLUDE_DIR", out.c_str(), 1), 0);
+  bench::CandidateBuild build;
+  EXPECT_NO_THROW(
+      build = bench::compile_candidate(k[0].source_path, (out / "build").string(), "sm_90a", 300));
+  unsetenv("KILN_INCLUDE_DIR");
+  EXPECT_NE(build.command.find("-I'" + out.string() + "'"), std::string::npos) << build.command;
+  // Errors name the folder.
+  try {
+    export_runs({out.string()}, (out / "again").string(), header);
+    FAIL() << "a folder without a run was exported";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no run.json"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(export_runs({run, run}, (out / "twice").string(), header), UsageError);
+  // A bad folder among good ones: nothing is written.
+  EXPECT_THROW(export_runs({run, (out / "none").string()}, (out / "partial").string(), header),
+               UsageError);
+  EXPECT_FALSE(std::filesystem::exists(out / "partial"));
+  EXPECT_THROW(export_runs({}, out.string(), header), UsageError);
 }
 
 }  // namespace

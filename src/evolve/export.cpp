@@ -1,0 +1,129 @@
+// See export.hpp.
+#include "evolve/export.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/search.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+nlohmann::json read_json(const std::filesystem::path& path, const std::string& run) {
+  std::ifstream file(path);
+  if (!file)
+    throw UsageError(
+        fmt::format("{}: no {} (not a kiln evolve run folder)", run, path.filename().string()));
+  try {
+    return nlohmann::json::parse(file);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(
+        fmt::format("{}: {} is not JSON ({})", run, path.filename().string(), e.what()));
+  }
+}
+
+}  // namespace
+
+std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
+                                        const std::string& out,
+                                        const std::string& candidate_header) {
+  if (runs.empty()) throw UsageError("kiln evolve export: name at least one run folder");
+  if (!std::filesystem::exists(candidate_header))
+    throw Error(fmt::format("the candidate header {} is missing", candidate_header));
+  // Every folder is read and checked before anything is written: a bad one leaves no partial
+  // export.
+  struct Chosen {
+    std::string run, problem, size, device, origin;
+    std::size_t evaluations = 0;
+    Genome genome;
+    Evaluation evaluation;
+  };
+  std::vector<Chosen> chosen;
+  std::set<std::string> names;
+  for (const std::string& run : runs) {
+    const std::filesystem::path dir(run);
+    const nlohmann::json identity = read_json(dir / "run.json", run);
+    const nlohmann::json log = read_json(dir / "log.json", run);
+    const std::string problem = identity.value("problem", std::string());
+    const std::string size = identity.value("size", std::string());
+    if (problem.empty() || size.empty())
+      throw UsageError(fmt::format("{}: run.json names no problem and size", run));
+    // The best accepted evaluation (ties: the earliest).
+    const nlohmann::json* best = nullptr;
+    double best_fitness = 0.0;
+    for (const nlohmann::json& entry : log) {
+      const Evaluation e = Evaluation::from_json(entry.at("evaluation"), run + "/log.json");
+      if (e.fitness() > best_fitness) {
+        best_fitness = e.fitness();
+        best = &entry;
+      }
+    }
+    if (best == nullptr)
+      throw UsageError(
+          fmt::format("{}: no kernel of its {} evaluations was accepted", run, log.size()));
+    const std::string name = problem + "-" + size;
+    if (!names.insert(name).second)
+      throw UsageError(fmt::format("{}: a second run of {} at size {}", run, problem, size));
+    chosen.push_back({run, problem, size, identity.value("device", std::string("?")),
+                      best->value("origin", std::string()), log.size(),
+                      Genome::from_json(best->at("genome"), run + "/log.json"),
+                      Evaluation::from_json(best->at("evaluation"), run)});
+  }
+  std::filesystem::create_directories(std::filesystem::path(out) / "kiln");
+  std::filesystem::copy_file(candidate_header, std::filesystem::path(out) / "kiln" / "candidate.h",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::vector<ExportedKernel> exported;
+  for (const Chosen& c : chosen) {
+    const std::string& run = c.run;
+    const std::string& problem = c.problem;
+    const std::string& size = c.size;
+    const Genome& genome = c.genome;
+    const Evaluation& evaluation = c.evaluation;
+    const std::string name = problem + "-" + size;
+    ExportedKernel k{problem, size, (std::filesystem::path(out) / (name + ".cu")).string(),
+                     (std::filesystem::path(out) / (name + ".json")).string(),
+                     evaluation.fitness()};
+    std::ofstream(k.source_path)
+        << fmt::format(
+               "// Exported by `kiln evolve export` from {}: {} at size {} on {}.\n"
+               "// Judged: {:.1f} us, T_roof {:.1f} us, U {:.3f} ({}-bound). Build: nvcc -O3 "
+               "-arch=sm_90a -shared -Xcompiler -fPIC -I. {}.cu\n",
+               run, problem, size, c.device, evaluation.us, evaluation.roof_us,
+               evaluation.fitness(), evaluation.binding, name)
+        << generate_candidate(genome, problem);
+    nlohmann::json strategies = nlohmann::json::array();
+    for (const std::string& s : genome.strategies) {
+      const Strategy& strategy = find_strategy(s);
+      nlohmann::json knobs = nlohmann::json::object();
+      for (const Knob& knob : strategy.knobs) knobs[knob.name] = genome.knob(s, knob.name);
+      strategies.push_back({{"name", s},
+                            {"group", strategy.group},
+                            {"addresses", resource_name(strategy.addresses)},
+                            {"description", strategy.description},
+                            {"knobs", knobs}});
+    }
+    const nlohmann::json record = {
+        {"problem", problem},
+        {"size", size},
+        {"device", c.device},
+        {"run", run},
+        {"evaluations_in_run", c.evaluations},
+        {"origin", c.origin},
+        {"genome", genome.to_json()},
+        {"describe", genome.describe()},
+        {"strategies", strategies},
+        {"evaluation", evaluation.to_json()},
+        {"source", std::filesystem::path(k.source_path).filename().string()}};
+    std::ofstream(k.json_path) << record.dump(1) << "\n";
+    exported.push_back(k);
+  }
+  return exported;
+}
+
+}  // namespace kiln::evolve
