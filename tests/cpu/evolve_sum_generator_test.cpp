@@ -116,9 +116,7 @@ namespace {
 // best accepted kernel becomes a .cu that compiles on its own (with the copied header) and a .json
 // of its strategies and measurements; folders that hold no run are named in the error.
 TEST(EvolveExport, TheBestKernelOfARecordedRunCompilesOnItsOwn) {
-  // The repository: this test binary lives in <repo>/build.
-  const std::filesystem::path repo =
-      std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path();
+  const std::filesystem::path repo(KILN_TEST_SOURCE_DIR);
   const std::string run = (repo / "docs/results/2026-11-24-evolve/h100-run5/ladder-1e8").string();
   const std::filesystem::path out =
       std::filesystem::path(::testing::TempDir()) / "kiln_evolve_export";
