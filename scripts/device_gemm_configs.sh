@@ -4,7 +4,8 @@
 #   tests  every configuration against cuBLAS (bf16/fp16, nk/kn), the host geometry, the overlap
 #          runtime with the new kernels (multi-rank tests with their ranks on the one GPU)
 #   same   torch.matmul, kiln's cuBLAS baseline and kiln's GEMM (searched configuration, with its
-#          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES
+#          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES and
+#          SAME_LAYOUTS (default nk; "nk kn" adds B stored K×N, what issue 24 found slower on H200)
 #   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
 #   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
@@ -35,10 +36,13 @@ if step tests; then
 fi
 
 if step same; then
-  for dtype in ${DTYPES:-bf16 fp16}; do
-    timed 420 "same-process-$dtype.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
-      --json "$out/same-process-$dtype.json"
-    cat "$out/same-process-$dtype.txt" >> "$out/summary.txt"
+  for layout in ${SAME_LAYOUTS:-nk}; do
+    for dtype in ${DTYPES:-bf16 fp16}; do
+      name=same-process-$dtype; [ "$layout" = nk ] || name=$name-$layout
+      timed 420 "$name.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
+        --layout "$layout" --json "$out/$name.json"
+      cat "$out/$name.txt" >> "$out/summary.txt"
+    done
   done
 fi
 

@@ -2,7 +2,8 @@
 
 Run on a GPU machine from the repository root, after building build/libkiln_gemm_capi.so:
     python3 scripts/torch_gemm_same_process.py --shape 8192x8192x8192 [--dtype bf16] [--json F]
-C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weight), random inputs
+C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weight; --layout kn: B K×N
+and C = A · B, what PyTorch's async-TP op and `a @ b` take), random inputs
 rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
 contenders run on the same stream, inputs and clock state. They are interleaved round by round
 (the order rotating each round, as kiln's core::time_rounds does) with CUDA events between
@@ -89,10 +90,11 @@ def rel_error(got, want):
     return (torch.linalg.vector_norm(g - w) / torch.linalg.vector_norm(w).clamp_min(1e-30)).item()
 
 
-def errors_vs_torch(lib, handle, a, b, c_torch, c_base, stream):
+def errors_vs_torch(lib, handle, a, b, c_torch, c_base, stream, layout="nk"):
     """Runs torch.matmul, kiln's baseline and kiln's GEMM (restored to row-major, into a
-    NaN-poisoned output) once on (a, b); returns the baseline's and kiln's relative errors."""
-    torch.matmul(a, b.t(), out=c_torch)
+    NaN-poisoned output) once on (a, b); returns the baseline's and kiln's relative errors.
+    layout "nk": b is N×K (C = A·Bᵀ); "kn": b is K×N (C = A·B)."""
+    torch.matmul(a, b.t() if layout == "nk" else b, out=c_torch)
     check(lib, lib.kiln_gemm_run_baseline(handle, a.data_ptr(), b.data_ptr(), c_base.data_ptr(),
                                           stream), "baseline")
     c_kiln = torch.full_like(c_torch, float("nan"))
@@ -119,13 +121,15 @@ def run_shape(lib, text, dtype_name, args):
     gen = torch.Generator(device="cuda").manual_seed(1234 + m + n + k)
     a = [torch.rand(m, k, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
          for _ in range(sets)]
-    b = [torch.rand(n, k, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
+    b_shape = (n, k) if args.layout == "nk" else (k, n)
+    b = [torch.rand(*b_shape, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
          for _ in range(sets)]
     c_torch = torch.empty(m, n, dtype=dtype, device="cuda")
     c_base = torch.empty_like(c_torch)
     stream = torch.cuda.current_stream().cuda_stream
     handle = ctypes.c_void_p()
-    check(lib, lib.kiln_gemm_create(dtype_name.encode(), b"nk", m, n, k, args.plan.encode(),
+    check(lib, lib.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
+                                    args.plan.encode(),
                                     a[0].data_ptr(), b[0].data_ptr(), stream,
                                     ctypes.byref(handle)), "kiln_gemm_create")
     try:
@@ -133,7 +137,8 @@ def run_shape(lib, text, dtype_name, args):
         s = ctypes.c_void_p(stream)
 
         def torch_call(i):
-            torch.matmul(a[i % sets], b[i % sets].t(), out=c_torch)
+            bi = b[i % sets]
+            torch.matmul(a[i % sets], bi.t() if args.layout == "nk" else bi, out=c_torch)
 
         def base_call(i):
             check(lib, lib.kiln_gemm_run_baseline(handle, a[i % sets].data_ptr(),
@@ -158,8 +163,10 @@ def run_shape(lib, text, dtype_name, args):
         clock_after = sm_clock()
 
         # Correctness on set 0 against torch.matmul.
-        base_error, kiln_error = errors_vs_torch(lib, handle, a[0], b[0], c_torch, c_base, s)
-        row = {"shape": text, "dtype": dtype_name, "input_sets": sets, "kiln": describe,
+        base_error, kiln_error = errors_vs_torch(lib, handle, a[0], b[0], c_torch, c_base, s,
+                                                 args.layout)
+        row = {"shape": text, "dtype": dtype_name, "layout": args.layout, "input_sets": sets,
+               "kiln": describe,
                "sm_clock_mhz_before_after": [clock_before, clock_after],
                "baseline_error_vs_torch": base_error, "kiln_error_vs_torch": kiln_error}
         for name, us in times.items():
@@ -180,6 +187,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", action="append", help="MxNxK, repeatable (default: issue 17's 12)")
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--layout", default="nk", choices=["nk", "kn"],
+                        help="B stored N×K (nk, C = A·Bᵀ) or K×N (kn, C = A·B)")
     parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
     parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search per shape)")
     parser.add_argument("--rounds", type=int, default=6)
@@ -198,6 +207,7 @@ def main():
     lib = load(os.path.abspath(args.lib))
     rows, ok = [], True
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, "
+          f"B {'N×K' if args.layout == 'nk' else 'K×N'}, "
           f"{args.rounds} rounds x {args.iters} iterations, settle {args.settle} s; medians in us")
     print(f"{'shape':>18} {'torch':>8} {'baseline':>8} {'kiln':>8} {'base/torch':>10} "
           f"{'spread':>7} {'kiln/base':>9} {'kiln/torch':>10}  kiln configuration")
@@ -214,7 +224,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
-                       "dtype": args.dtype, "rounds": args.rounds, "iterations": args.iters,
+                       "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "iterations": args.iters,
                        "settle_s": args.settle, "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1
