@@ -143,13 +143,9 @@ class AttentionRun final : public bench::ProblemRun {
                          count, kb1::kTolerance);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers b;
-    b.inputs = {q_.data(), k_.data(), v_.data()};
-    b.input_bytes = {qkv_bytes_, qkv_bytes_, qkv_bytes_};
-    b.peer_inputs = b.inputs;
-    b.outputs = {solution_.data()};
-    b.output_bytes = {qkv_bytes_};
-    return b;
+    return bench::one_rank_buffers(
+        {{q_.data(), qkv_bytes_}, {k_.data(), qkv_bytes_}, {v_.data(), qkv_bytes_}},
+        solution_.data(), qkv_bytes_);
   }
 
  private:

@@ -165,17 +165,11 @@ class ScanRun final : public bench::ProblemRun {
   // (rows x cols bytes, each 0 or 1: torch.bool's layout) as inputs[1]; it writes y (fp32, the
   // shape of x) to outputs[0].
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers b;
-    b.inputs = {x_.data()};
-    b.input_bytes = {x_.bytes()};
     if (masked()) {
-      b.inputs.push_back(mask_.data());
-      b.input_bytes.push_back(mask_.bytes());
+      return bench::one_rank_buffers({{x_.data(), x_.bytes()}, {mask_.data(), mask_.bytes()}},
+                                     solution_.data(), bytes());
     }
-    b.peer_inputs = b.inputs;
-    b.outputs = {solution_.data()};
-    b.output_bytes = {bytes()};
-    return b;
+    return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), bytes());
   }
 
  private:

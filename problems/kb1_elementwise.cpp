@@ -91,13 +91,7 @@ class UnaryRun final : public bench::ProblemRun {
                          count_, kb1::kTolerance);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers b;
-    b.inputs = {x_.data()};
-    b.input_bytes = {bytes()};
-    b.peer_inputs = b.inputs;
-    b.outputs = {solution_.data()};
-    b.output_bytes = {bytes()};
-    return b;
+    return bench::one_rank_buffers({{x_.data(), bytes()}}, solution_.data(), bytes());
   }
 
  private:

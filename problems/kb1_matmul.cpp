@@ -325,13 +325,8 @@ class MatmulRun final : public bench::ProblemRun {
                          c_count(), kb1::kTolerance);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers b;
-    b.inputs = {a_.data(), b_.data()};
-    b.input_bytes = {a_.bytes(), b_.bytes()};
-    b.peer_inputs = b.inputs;
-    b.outputs = {solution_.data()};
-    b.output_bytes = {solution_.bytes()};
-    return b;
+    return bench::one_rank_buffers({{a_.data(), a_.bytes()}, {b_.data(), b_.bytes()}},
+                                   solution_.data(), solution_.bytes());
   }
 
  private:

@@ -191,13 +191,7 @@ class NormRun final : public bench::ProblemRun {
                          count_, kb1::kTolerance);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers b;
-    b.inputs = {x_.data()};
-    b.input_bytes = {x_.bytes()};
-    b.peer_inputs = b.inputs;
-    b.outputs = {solution_.data()};
-    b.output_bytes = {solution_.bytes()};
-    return b;
+    return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), solution_.bytes());
   }
 
  private:

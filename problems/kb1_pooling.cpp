@@ -189,13 +189,7 @@ class PoolRun final : public bench::ProblemRun {
   // x: (batch, channels, [[depth,] height,] length or width) fp32, contiguous; y: the same with
   // each spatial size replaced by its output size (kb1::pool_axis).
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers buffers;
-    buffers.inputs = {x_.data()};
-    buffers.input_bytes = {x_.bytes()};
-    buffers.peer_inputs = buffers.inputs;
-    buffers.outputs = {solution_.data()};
-    buffers.output_bytes = {out_bytes()};
-    return buffers;
+    return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), out_bytes());
   }
 
  private:

@@ -138,13 +138,7 @@ class DimReduceRun final : public bench::ProblemRun {
     return diff.empty() || !exact_ ? diff : diff + " on exact {0, 1} inputs";
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers buffers;
-    buffers.inputs = {x_.data()};
-    buffers.input_bytes = {x_.bytes()};
-    buffers.peer_inputs = buffers.inputs;
-    buffers.outputs = {solution_.data()};
-    buffers.output_bytes = {out_bytes()};
-    return buffers;
+    return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), out_bytes());
   }
 
  private:
@@ -257,13 +251,8 @@ class MseRun final : public bench::ProblemRun {
                          1, kb1::kTolerance);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers buffers;
-    buffers.inputs = {p_.data(), t_.data()};
-    buffers.input_bytes = {p_.bytes(), t_.bytes()};
-    buffers.peer_inputs = buffers.inputs;
-    buffers.outputs = {solution_.data()};
-    buffers.output_bytes = {sizeof(float)};
-    return buffers;
+    return bench::one_rank_buffers({{p_.data(), p_.bytes()}, {t_.data(), t_.bytes()}},
+                                   solution_.data(), sizeof(float));
   }
 
  private:

@@ -98,13 +98,8 @@ class ReduceSumRun final : public bench::ProblemRun {
     return fmt::format("sum of {} int32 elements: got {}, expected {} (exact)", count_, got, want);
   }
   bench::CandidateBuffers candidate_buffers() override {
-    bench::CandidateBuffers buffers;
-    buffers.inputs = {x_.data()};
-    buffers.input_bytes = {x_.bytes()};
-    buffers.peer_inputs = buffers.inputs;
-    buffers.outputs = {solution_.data()};
-    buffers.output_bytes = {sizeof(std::int32_t)};
-    return buffers;
+    return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(),
+                                   sizeof(std::int32_t));
   }
 
  private:

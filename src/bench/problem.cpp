@@ -38,6 +38,19 @@ std::string category_name(Category category) {
   return "?";
 }
 
+CandidateBuffers one_rank_buffers(std::initializer_list<BufferSpan> inputs, void* output,
+                                  unsigned long long output_bytes) {
+  CandidateBuffers b;
+  for (const BufferSpan& input : inputs) {
+    b.inputs.push_back(input.data);
+    b.input_bytes.push_back(input.bytes);
+  }
+  b.peer_inputs = b.inputs;
+  b.outputs = {output};
+  b.output_bytes = {output_bytes};
+  return b;
+}
+
 CandidateBuffers ProblemRun::candidate_buffers() {
   throw UsageError("this problem takes no outside candidates yet");
 }

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,15 @@ struct CandidateBuffers {
   std::vector<void*> outputs;
   std::vector<unsigned long long> output_bytes;
 };
+
+// The buffers of a one-rank problem: its inputs (each as {pointer, bytes}; on one rank they are
+// also the peer inputs) and its one output.
+struct BufferSpan {
+  const void* data;
+  unsigned long long bytes;
+};
+CandidateBuffers one_rank_buffers(std::initializer_list<BufferSpan> inputs, void* output,
+                                  unsigned long long output_bytes);
 
 // One problem at one size on one rank. Owns its inputs and both outputs.
 class ProblemRun {
