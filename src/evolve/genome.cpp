@@ -333,4 +333,14 @@ Genome mutate_strategy(const Genome& genome, Rng& rng, const std::map<Resource, 
   return repair(g, rng, allowed);
 }
 
+void require_translatable(const Genome& genome, Family family, const StrategySet& implemented,
+                          const std::string& generator) {
+  if (genome.family != family || !violations(genome).empty())
+    throw UsageError(fmt::format("{} generator: {} is not a valid {} genome", generator,
+                                 genome.describe(), family_name(family)));
+  for (const std::string& s : genome.strategies)
+    if (!implemented.count(s))
+      throw UsageError(fmt::format("strategy {} has no {} generator yet", s, generator));
+}
+
 }  // namespace kiln::evolve

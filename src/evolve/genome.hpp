@@ -60,6 +60,12 @@ std::vector<std::string> violations(const Genome& genome);
 // outside `allowed` dropped and never added. Idempotent.
 Genome repair(Genome genome, Rng& rng, const StrategySet* allowed = nullptr);
 
+// Throws kiln::UsageError unless `genome` is a valid genome of `family` whose strategies all lie in
+// `implemented`: the check every generator (named `generator`, e.g. "map") makes before
+// translating, so that a strategy it has no code for is refused, not silently ignored.
+void require_translatable(const Genome& genome, Family family, const StrategySet& implemented,
+                          const std::string& generator);
+
 // A valid genome: one random member per required group, each optional group with
 // probability `optional_share`, knobs uniform.
 Genome random_genome(Family family, Rng& rng, double optional_share = 0.3,

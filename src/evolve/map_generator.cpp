@@ -51,13 +51,7 @@ std::string generate_map_candidate(const Genome& g, const std::string& problem) 
   const std::optional<std::string> expression = map_expression(problem);
   if (!expression)
     throw UsageError(fmt::format("{}: not a map problem kiln can generate", problem));
-  if (g.family != Family::kMap || !violations(g).empty()) {
-    throw UsageError(
-        fmt::format("generate_map_candidate: {} is not a valid map genome", g.describe()));
-  }
-  for (const std::string& s : g.strategies)
-    if (!map_generated_strategies().count(s))
-      throw UsageError(fmt::format("strategy {} has no map generator yet", s));
+  require_translatable(g, Family::kMap, map_generated_strategies(), "map");
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const bool stride = g.has("grid-stride");

@@ -31,11 +31,8 @@ const StrategySet& reduce_generated_strategies() {
 std::string generate_reduce_candidate(const Genome& g, const std::string& problem) {
   const std::optional<std::string> op = middle_reduction_of(problem);
   if (!op) throw UsageError(fmt::format("{}: not a middle-dimension reduction", problem));
-  if (g.family != Family::kReduceAxis || !violations(g).empty())
-    throw UsageError(fmt::format("{} is not a valid reduce-axis genome", g.describe()));
-  for (const std::string& s : g.strategies)
-    if (!reduce_generated_strategies().count(s))
-      throw UsageError(fmt::format("strategy {} has no reduce-axis generator yet", s));
+  require_translatable(g, Family::kReduceAxis, reduce_generated_strategies(),
+                       "middle-dimension reduction");
   const bool arg = *op == "argmax" || *op == "argmin";
   const bool sums = *op == "sum" || *op == "mean";
   const int unroll = g.knob("scalar-loads", "unroll");

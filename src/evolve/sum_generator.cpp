@@ -165,11 +165,7 @@ __device__ __forceinline__ unsigned block_sum(unsigned sum, unsigned* tree) {{
 std::string generate_sum_candidate(const Genome& g, const std::string& problem) {
   const std::optional<std::string> element = whole_sum_element(problem);
   if (!element) throw UsageError(fmt::format("{}: not a whole-array sum problem", problem));
-  if (g.family != Family::kReduceAxis || !violations(g).empty())
-    throw UsageError(fmt::format("{} is not a valid reduce-axis genome", g.describe()));
-  for (const std::string& s : g.strategies)
-    if (!sum_generated_strategies().count(s))
-      throw UsageError(fmt::format("strategy {} has no whole-array sum generator", s));
+  require_translatable(g, Family::kReduceAxis, sum_generated_strategies(), "whole-array sum");
   if (!g.has("block-tiles"))
     throw UsageError(fmt::format("{}: the whole-array sum needs block-tiles", g.describe()));
   const bool vector16 = g.has("vector16-loads");
