@@ -60,8 +60,10 @@ class ReduceSumRun final : public bench::ProblemRun {
         x_(sizeof(std::int32_t) * count),
         reference_(sizeof(std::int32_t)),
         solution_(sizeof(std::int32_t)),
-        reference_workspace_(preset("v3b"), core::DType::kInt32, count),
-        vec_workspace_(preset("vec"), core::DType::kInt32, count),
+        reference_variant_(preset("v3b")),
+        vec_variant_(preset("vec")),
+        reference_workspace_(reference_variant_, core::DType::kInt32, count),
+        vec_workspace_(vec_variant_, core::DType::kInt32, count),
         cub_temp_(std::max<std::size_t>(cub_sum_int32_temp_bytes(count), 1)) {}
   void make_inputs(std::uint64_t seed) override {
     seed_ = seed;
@@ -73,7 +75,7 @@ class ReduceSumRun final : public bench::ProblemRun {
     core::poison(solution_.data(), sizeof(std::int32_t), stream_);
   }
   void reference() override {
-    kernels::reduce(preset("v3b"), ReduceOp::kSum, core::DType::kInt32, x_.data(), count_,
+    kernels::reduce(reference_variant_, ReduceOp::kSum, core::DType::kInt32, x_.data(), count_,
                     reference_.data(), reference_workspace_, stream_);
   }
   void solution(int index) override {
@@ -82,7 +84,7 @@ class ReduceSumRun final : public bench::ProblemRun {
                            cub_temp_.data(), cub_temp_.bytes(), stream_);
       return;
     }
-    kernels::reduce(preset("vec"), ReduceOp::kSum, core::DType::kInt32, x_.data(), count_,
+    kernels::reduce(vec_variant_, ReduceOp::kSum, core::DType::kInt32, x_.data(), count_,
                     solution_.data(), vec_workspace_, stream_);
   }
   std::string check_reference() override {
@@ -112,6 +114,9 @@ class ReduceSumRun final : public bench::ProblemRun {
   std::int64_t count_;
   cudaStream_t stream_;
   core::DeviceBuffer x_, reference_, solution_;
+  // Looked up once, not on every (timed) call.
+  const kernels::ReduceVariant& reference_variant_;
+  const kernels::ReduceVariant& vec_variant_;
   kernels::ReduceWorkspace reference_workspace_, vec_workspace_;
   core::DeviceBuffer cub_temp_;
   std::uint64_t seed_ = 0;
