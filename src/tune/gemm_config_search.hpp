@@ -4,7 +4,11 @@
 // profiler and PyTorch's TunableOp pick a GEMM: measure the candidates once per shape, keep the
 // fastest. All candidates are interleaved over rounds (core::time_rounds), because the chip's clock
 // moves by 10-20% over seconds of sustained load and candidates timed one after another would
-// differ by the moment as much as by the kernel. A second stage times the leaders again, longer.
+// differ by the moment as much as by the kernel. A second stage times the leaders again, longer,
+// and a third the best few under sustained load (the state a training step runs in: the chip at
+// its power cap, where a kernel's DRAM traffic costs clock). Operands smaller than twice the L2
+// are rotated over copies, as a model's consecutive GEMMs would find them: timed on one resident
+// pair, a candidate's tile order (its L2 reuse) would not count.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -42,7 +46,7 @@ struct StandaloneTargets {
 struct GemmCandidate {
   overlap::GemmConfig config;
   overlap::ScheduleOptions schedule;
-  core::TimingStats us;  // GEMM with eager signal (the second stage's, for the leaders)
+  core::TimingStats us;  // GEMM with eager signal (the last stage's that timed it)
   bool finalist = false;
 };
 // "tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=8".
@@ -56,11 +60,21 @@ struct GemmSearchOptions {
   // Stage 1: every candidate, short; stage 2: the `finalists` fastest, longer.
   int screen_per_round = 2, screen_rounds = 3;
   int finalists = 6, final_per_round = 5, final_rounds = 4;
+  // Stage 3: the `sustained` fastest of stage 2, after `sustained_warmup_ms` of back-to-back
+  // launches of each (the power-capped clock), for `sustained_rounds` rounds of
+  // `sustained_per_round` launches each (`sustained` 0 or 1: no third stage).
+  int sustained = 3, sustained_per_round = 10, sustained_rounds = 6;
+  double sustained_warmup_ms = 300.0;
+  bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
+// How many operand sets rotate so that their bytes exceed twice the L2 (at most 8, at least 1).
+int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);
+
 // Times the candidates for C = A·op(B) of `shape` (A and B device matrices of `dtype` in
-// `layout`) and returns them fastest first (finalists first, by their second-stage median).
-// Throws kiln::UsageError when no candidate can run the shape, naming each one's reason.
+// `layout`) and returns them fastest first (finalists first, by the median of the last stage that
+// timed them). Throws kiln::UsageError when no candidate can run the shape, naming each one's
+// reason.
 std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
                                                overlap::WeightLayout layout, const void* a,
                                                const void* b, const GemmSearchOptions& options,

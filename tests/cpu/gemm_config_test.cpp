@@ -10,6 +10,7 @@
 #include "overlap/launch_geometry.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/signaling_gemm.hpp"
+#include "tune/gemm_config_search.hpp"
 
 namespace kiln::overlap {
 namespace {
@@ -97,3 +98,21 @@ TEST(GemmConfigs, HostGeometryLaunchesWholeClusters) {
 
 }  // namespace
 }  // namespace kiln::overlap
+
+namespace kiln::tune {
+namespace {
+
+// The search rotates operand copies until they exceed twice the L2, as the same-process script
+// does: a small shape timed on one resident pair would hide its tile order's L2 reuse.
+TEST(GemmSearchInputs, RotatesEnoughCopiesToExceedTwiceTheL2) {
+  const std::size_t l2 = 50u << 20;
+  EXPECT_EQ(rotated_input_sets(256u << 20, l2), 1);  // 8192^3 bf16: A + B are 256 MiB
+  // 4096x8192x2048 bf16: 48 MiB of operands, 3 sets = 144 MiB > 100 MiB.
+  EXPECT_EQ(rotated_input_sets(48u << 20, l2), 3);
+  EXPECT_GT(3 * (48u << 20), 2 * l2);
+  EXPECT_EQ(rotated_input_sets(1u << 20, l2), 8);  // capped
+  EXPECT_EQ(rotated_input_sets(0, l2), 1);
+}
+
+}  // namespace
+}  // namespace kiln::tune
