@@ -16,7 +16,8 @@
 #          torch.matmul per NCU_SHAPES, kiln's configuration searched (scripts/gemm_profile_once.py)
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
 # Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power] [ncu]
-#        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests)
+#        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests,
+#         SANITIZER_TOOLS="memcheck racecheck")
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -60,15 +61,20 @@ if step sanitizer; then
   # instruments everything: with cuBLAS's nvjet kernels left uninstrumented (excluded, or not
   # included) it died with "failed to handle a hardware exception" in the baseline's candidates
   # (runs 2 and 3); its hazards are then counted per kernel family.
-  timed 280 sanitizer-memcheck.txt compute-sanitizer --tool memcheck --report-api-errors no \
-    --kernel-name kns=device_kernel build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
-    -w 1 -n 2 --rounds 1 --caps 6
-  grep -E "ERROR SUMMARY|correctness" "$out/sanitizer-memcheck.txt" | tee -a "$out/summary.txt"
-  timed 400 sanitizer-racecheck.txt compute-sanitizer --tool racecheck --report-api-errors no \
-    --print-limit 100000 build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
-    -w 1 -n 2 --rounds 1 --caps 6
-  grep -E "RACECHECK SUMMARY|correctness" "$out/sanitizer-racecheck.txt" | tee -a "$out/summary.txt"
-  note "racecheck report lines naming kiln/CUTLASS kernels: $(grep -c 'device_kernel' "$out/sanitizer-racecheck.txt"), naming cuBLAS nvjet kernels: $(grep -c 'nvjet' "$out/sanitizer-racecheck.txt")"
+  tools=" ${SANITIZER_TOOLS:-memcheck racecheck} "
+  if [[ $tools == *" memcheck "* ]]; then
+    timed 280 sanitizer-memcheck.txt compute-sanitizer --tool memcheck --report-api-errors no \
+      --kernel-name kns=device_kernel build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
+      -w 1 -n 2 --rounds 1 --caps 6
+    grep -E "ERROR SUMMARY|correctness" "$out/sanitizer-memcheck.txt" | tee -a "$out/summary.txt"
+  fi
+  if [[ $tools == *" racecheck "* ]]; then
+    timed 400 sanitizer-racecheck.txt compute-sanitizer --tool racecheck --report-api-errors no \
+      --print-limit 100000 build/kiln overlap gemm --shape 1000x520x264 "${configs[@]}" \
+      -w 1 -n 2 --rounds 1 --caps 6
+    grep -E "RACECHECK SUMMARY|correctness" "$out/sanitizer-racecheck.txt" | tee -a "$out/summary.txt"
+    note "racecheck report lines naming kiln/CUTLASS kernels: $(grep -c 'device_kernel' "$out/sanitizer-racecheck.txt"), naming cuBLAS nvjet kernels: $(grep -c 'nvjet' "$out/sanitizer-racecheck.txt")"
+  fi
 fi
 
 if step names; then
