@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "comm/nccl_check.hpp"
 #include "core/cuda_check.hpp"
@@ -116,42 +117,100 @@ ncclComm_t Communicator::wait_for_init(ncclComm_t comm, ncclResult_t result, dou
   return comm;
 }
 
+namespace {
+
+void check_timeout(double timeout_seconds) {
+  if (timeout_seconds <= 0) {
+    throw UsageError(fmt::format("--timeout {}: must be positive (seconds)", timeout_seconds));
+  }
+}
+
+// Several ranks on one GPU need a compute mode that lets several contexts in, and NCCL told they
+// are on different "hosts".
+void allow_shared_gpu(const RankInfo& info, int device) {
+  if (info.ranks_per_gpu <= 1) return;
+  int mode = 0;
+  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device));
+  if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited) {
+    throw Error(fmt::format(
+        "rank {}: GPU {} is in {} compute mode, so {} ranks cannot share it (--ranks-per-gpu)",
+        info.rank, device, mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process",
+        info.ranks_per_gpu));
+  }
+  prepare_nccl_for_a_shared_gpu(info);
+}
+
+// Sets (or, with nullopt, unsets) an environment variable for the lifetime of the object and
+// restores what was there before.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
 Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMode mode)
     : info_(info), timeout_seconds_(timeout_seconds), mode_(mode) {
-  if (timeout_seconds_ <= 0) {
-    throw UsageError(fmt::format("--timeout {}: must be positive (seconds)", timeout_seconds_));
-  }
+  check_timeout(timeout_seconds_);
   int devices = 0;
   KILN_CUDA_CHECK(cudaGetDeviceCount(&devices));
   device_ = gpu_for_rank(info_, devices);
   KILN_CUDA_CHECK(cudaSetDevice(device_));
-  if (info_.ranks_per_gpu > 1) {
-    int mode = 0;
-    KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device_));
-    if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited) {
-      throw Error(fmt::format(
-          "rank {}: GPU {} is in {} compute mode, so {} ranks cannot share it (--ranks-per-gpu)",
-          info_.rank, device_,
-          mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process",
-          info_.ranks_per_gpu));
-    }
-    prepare_nccl_for_a_shared_gpu(info_);
-  }
+  allow_shared_gpu(info_, device_);
 
   const std::string address = bootstrap_address(info_, process_environment());
-  setenv("NCCL_COMM_ID", address.c_str(), 1);  // ncclGetUniqueId reads it; rank 0 hosts the root
   ncclUniqueId id;
-  KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  {
+    ScopedEnv root("NCCL_COMM_ID", address);  // ncclGetUniqueId reads it; rank 0 hosts the root
+    KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+    initialise(id, fmt::format("bootstrap {}", address));
+  }
+}
 
+Communicator::Communicator(const RankInfo& info, const ncclUniqueId& id, int device,
+                           double timeout_seconds, NcclMode mode)
+    : info_(info), timeout_seconds_(timeout_seconds), mode_(mode), device_(device) {
+  check_timeout(timeout_seconds_);
+  if (info_.world_size < 1 || info_.rank < 0 || info_.rank >= info_.world_size) {
+    throw UsageError(fmt::format("rank {} of world size {}: need 0 <= rank < world size >= 1",
+                                 info_.rank, info_.world_size));
+  }
+  KILN_CUDA_CHECK(cudaSetDevice(device_));
+  allow_shared_gpu(info_, device_);
+  ScopedEnv no_root("NCCL_COMM_ID", std::nullopt);  // the id names its root; no fixed address
+  initialise(id, "unique id given by the caller");
+}
+
+void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstrap) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   ncclComm_t initial = nullptr;
   const ncclResult_t started =
       ncclCommInitRankConfig(&initial, info_.world_size, id, info_.rank, &config);
-  wait_for_init(initial, started, timeout_seconds_,
-                fmt::format("communicator initialisation ({} ranks, bootstrap {})",
-                            info_.world_size, address),
-                info_.rank);
+  wait_for_init(
+      initial, started, timeout_seconds_,
+      fmt::format("communicator initialisation ({} ranks, {})", info_.world_size, bootstrap),
+      info_.rank);
   if (mode_ == NcclMode::kNonBlocking) {
     comm_ = initial;
     return;
@@ -162,7 +221,7 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   ncclUniqueId data_id{};
   // With NCCL_COMM_ID set, rank 0 would host a root on that (still bound) address again, both in
   // ncclGetUniqueId and in ncclCommInitRank: clear it so the new root takes an ephemeral port.
-  unsetenv("NCCL_COMM_ID");
+  ScopedEnv no_root("NCCL_COMM_ID", std::nullopt);
   if (info_.rank == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&data_id));
   {
     comm_ = initial;  // complete()/wait() act on the bootstrap communicator for the broadcast
@@ -186,7 +245,6 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   arm("data communicator initialisation");
   const ncclResult_t data_started = ncclCommInitRank(&data, info_.world_size, data_id, info_.rank);
   disarm();
-  setenv("NCCL_COMM_ID", address.c_str(), 1);
   if (data_started != ncclSuccess) {
     stop_watchdog_.store(true);
     watchdog_.join();  // a constructor that throws runs no destructor

@@ -36,6 +36,12 @@ class Communicator {
   // initialisation, every call and wait.
   Communicator(const RankInfo& info, double timeout_seconds,
                NcclMode mode = NcclMode::kBlockingDataPath);
+  // Joins the communicator of `id`, which the caller created on rank 0 (ncclGetUniqueId) and
+  // carried to every rank its own way (a framework's store or process group: kiln's PyTorch ops),
+  // on CUDA device `device`. Otherwise as above (several ranks may share the device when
+  // info.ranks_per_gpu > 1).
+  Communicator(const RankInfo& info, const ncclUniqueId& id, int device, double timeout_seconds,
+               NcclMode mode = NcclMode::kBlockingDataPath);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -74,6 +80,8 @@ class Communicator {
   void remove_stall_reporter(int id);
 
  private:
+  // Initialises from `id` (non-blocking, polled), then the blocking data communicator.
+  void initialise(const ncclUniqueId& id, const std::string& bootstrap);
   [[noreturn]] void fail(const std::string& message, bool timed_out);
   void arm(const std::string& operation);
   void disarm() { armed_deadline_ns_.store(0, std::memory_order_release); }

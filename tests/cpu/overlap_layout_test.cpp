@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "overlap/contiguous_scatter.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/slot_layout.hpp"
 #include "overlap/slot_store_map.hpp"
@@ -307,6 +308,55 @@ TEST(Plan, RejectsBadFieldsNamingThem) {
   EXPECT_NE(message("raster=z").find("accepted n, m"), std::string::npos);
   EXPECT_NE(message("speed=fast").find("unknown key"), std::string::npos);
   EXPECT_NE(message("cap").find("key=value"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::overlap
+
+namespace kiln::overlap {
+namespace {
+
+// The reordering before the GEMM composes with the block-cyclic layout into PyTorch's contiguous
+// row blocks: rank j's local row i holds A row j*q + i, for every local row below q, and every A
+// row is used exactly once.
+TEST(ContiguousScatter, ReorderedRowsLandInContiguousBlocks) {
+  for (const int world : {1, 2, 4, 8}) {
+    for (const int tile_m : {128, 256}) {
+      for (const int m : {world, 8 * world, 1000 * world, 5000, 8192}) {
+        if (m % world != 0) continue;
+        const ContiguousScatterRows c = contiguous_scatter_rows(m, world, tile_m);
+        EXPECT_EQ(c.padded_m % tile_m, 0);
+        EXPECT_GE(c.padded_m, m);
+        SlotGeometry g;
+        g.m = c.padded_m;
+        g.tile_m = tile_m;
+        g.tiles_m = c.padded_m / tile_m;
+        g.subtiles = world;
+        g.log2_rows_per_subtile = 0;
+        while ((1 << g.log2_rows_per_subtile) < tile_m / world) ++g.log2_rows_per_subtile;
+        std::vector<int> used(m, 0);
+        for (int j = 0; j < world; ++j) {
+          EXPECT_GE(owned_rows(g, j), c.rows_per_rank);
+          for (int i = 0; i < c.rows_per_rank; ++i) {
+            const int source = c.source_row(global_row(g, j, i));
+            ASSERT_EQ(source, j * c.rows_per_rank + i) << "world " << world << " m " << m;
+            ++used[source];
+          }
+        }
+        for (int r = 0; r < m; ++r) EXPECT_EQ(used[r], 1);
+        int padding = 0;
+        for (int r = 0; r < c.padded_m; ++r) padding += c.source_row(r) < 0;
+        EXPECT_EQ(padding, c.padded_m - m);
+      }
+    }
+  }
+}
+
+TEST(ContiguousScatter, RefusesRowsOrTilesThatDoNotSplitEvenly) {
+  EXPECT_THROW(contiguous_scatter_rows(1001, 2, 128), UsageError);
+  EXPECT_THROW(contiguous_scatter_rows(0, 2, 128), UsageError);
+  EXPECT_THROW(contiguous_scatter_rows(1024, 3, 128), UsageError);
+  EXPECT_THROW(contiguous_scatter_rows(1024, 0, 128), UsageError);
 }
 
 }  // namespace

@@ -1,0 +1,334 @@
+// kiln's PyTorch ops on the overlap runtime (see overlap_ops.hpp).
+#include "overlap_ops.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include "core/error.hpp"
+#include "group_registry.hpp"
+#include "overlap/contiguous_scatter.hpp"
+#include "overlap/plan.hpp"
+#include "tensor_checks.hpp"
+#include "tune/automatic_plan.hpp"
+
+namespace kiln::torch_ops {
+
+namespace {
+
+// Runs `body`, turning kiln's errors into Python exceptions that name the op: a usage error
+// (bad shape, a plan that cannot run it) into ValueError, any other into RuntimeError.
+[[noreturn]] void raise(bool usage, const std::string& op, const char* what) {
+  if (usage) TORCH_CHECK_VALUE(false, op, ": ", what);
+  TORCH_CHECK(false, op, ": ", what);
+  throw std::logic_error("unreachable");
+}
+
+template <class Body>
+decltype(auto) translated(const std::string& op, Body&& body) {
+  try {
+    return body();
+  } catch (const kiln::UsageError& e) {
+    raise(true, op, e.what());
+  } catch (const kiln::Error& e) {
+    raise(false, op, e.what());
+  }
+}
+
+int checked_int(const std::string& op, const char* what, int64_t v) {
+  TORCH_CHECK_VALUE(v > 0 && v <= INT32_MAX, op, ": ", what, " = ", v,
+                    " is outside kiln's GEMM range [1, 2^31 - 1]");
+  return static_cast<int>(v);
+}
+
+// The overlap object for (op, shape, dtype, layout) on `group`, made on first use with the
+// tuner's plan (a collective lookup: every rank of the group calls this in the same order, as
+// they call the op). ReduceScatter plans whose tile cannot reorder rows for contiguous blocks, or
+// that cannot run the padded shape, fall back to kiln's default plan; when that cannot either,
+// the error names both reasons.
+CachedCollective& collective_for(Group& group, overlap::OverlapOp op, int m, int n, int k,
+                                 core::DType dtype, overlap::WeightLayout layout) {
+  const Group::Key key{overlap::overlap_op_name(op), m, n, k, static_cast<int>(dtype),
+                       static_cast<int>(layout)};
+  if (auto it = group.collectives.find(key); it != group.collectives.end()) return it->second;
+  comm::Communicator& comm = *group.comm;
+  const int world = comm.size();
+  const int sms = overlap::current_device_sms();
+  const tune::PlanLookup lookup = tune::automatic_plan(comm, op, {m, n, k}, dtype);
+  const auto rows_for = [&](const overlap::Plan& plan) {
+    if (op != overlap::OverlapOp::kReduceScatter || world == 1) return m;
+    return overlap::contiguous_scatter_rows(m, world, plan.gemm.tile.m).padded_m;
+  };
+  const auto why_not = [&](const overlap::Plan& plan) -> std::string {
+    try {
+      return overlap::GemmCollective::can_implement(op, {rows_for(plan), n, k}, dtype, plan, world,
+                                                    sms);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  };
+  overlap::Plan plan = lookup.plan;
+  std::string source = lookup.source;
+  if (const std::string why = why_not(plan); !why.empty()) {
+    const overlap::Plan fallback = tune::default_overlap_plan();
+    const std::string why_default = why_not(fallback);
+    if (!why_default.empty()) {
+      throw UsageError(
+          fmt::format("no plan runs {}x{}x{} over {} ranks: the tuner's ({}): {}; the "
+                      "default ({}): {}",
+                      m, n, k, world, overlap::to_string(plan), why, overlap::to_string(fallback),
+                      why_default));
+    }
+    plan = fallback;
+    source = fmt::format("default (the tuner's {} cannot: {})", lookup.source, why);
+  }
+  CachedCollective cached;
+  cached.padded_m = rows_for(plan);
+  cached.plan_source = source;
+  cached.collective = std::make_unique<overlap::GemmCollective>(
+      op, overlap::GemmShape{cached.padded_m, n, k}, dtype, layout, comm, plan);
+  return group.collectives.emplace(key, std::move(cached)).first->second;
+}
+
+overlap::MatrixRef weight_ref(const WeightView& w, core::DType dtype) {
+  return w.layout == overlap::WeightLayout::kKN
+             ? overlap::MatrixRef{w.storage.data_ptr(), dtype, w.k, w.n}
+             : overlap::MatrixRef{w.storage.data_ptr(), dtype, w.n, w.k};
+}
+
+// A' for a contiguous-block ReduceScatter (overlap/contiguous_scatter.hpp): A's rows reordered
+// (and padded with zero rows) so that the block-cyclic layout delivers rank j the rows
+// [j*q, (j+1)*q). Two strided copies on the current stream.
+at::Tensor reorder_rows_for_scatter(const at::Tensor& a2, const overlap::ContiguousScatterRows& c) {
+  const int64_t k = a2.size(1), w = c.world, rps = c.rows_per_subtile, q = c.rows_per_rank;
+  at::Tensor permuted = at::empty({c.tile_rows, w, rps, k}, a2.options());
+  const at::Tensor source = a2.view({w, q, k});
+  const int64_t whole = q / rps, rest = q - whole * rps;
+  if (whole > 0) {
+    permuted.narrow(0, 0, whole)
+        .permute({1, 0, 2, 3})
+        .copy_(source.narrow(1, 0, whole * rps).view({w, whole, rps, k}));
+  }
+  if (rest > 0) {
+    at::Tensor last = permuted.select(0, whole);
+    last.narrow(1, 0, rest).copy_(source.narrow(1, whole * rps, rest));
+    last.narrow(1, rest, rps - rest).zero_();
+  }
+  return permuted.view({static_cast<int64_t>(c.padded_m), k});
+}
+
+std::vector<int64_t> with_last(at::IntArrayRef sizes, int64_t first_scale_num,
+                               int64_t first_scale_den, int64_t last) {
+  std::vector<int64_t> shape(sizes.begin(), sizes.end());
+  shape.front() = shape.front() * first_scale_num / first_scale_den;
+  shape.back() = last;
+  return shape;
+}
+
+int64_t normalized_dim(int64_t dim, int64_t dims) {
+  return dim < 0 ? dim + dims : dim;
+}
+
+}  // namespace
+
+at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
+                                       const std::string& reduce_op, int64_t scatter_dim,
+                                       const std::string& group_name) {
+  const std::string op = "kiln::fused_matmul_reduce_scatter";
+  check_matrix_operand(op, "A", a);
+  check_same_kind(op, "B", b, a);
+  TORCH_CHECK_VALUE(reduce_op == "sum" || reduce_op == "avg", op, ": reduce_op must be \"sum\" or ",
+                    "\"avg\", got \"", reduce_op, "\"");
+  const int64_t dim = normalized_dim(scatter_dim, a.dim());
+  TORCH_CHECK_VALUE(dim >= 0 && dim < a.dim() - 1, op, ": scatter_dim must name one of A's ",
+                    "leading dimensions (0..", a.dim() - 2, ", or negative), got ", scatter_dim,
+                    " for A of ", a.dim(), " dimensions");
+  refuse_graph_capture(op);
+  const c10::cuda::CUDAGuard guard(a.device());
+  std::lock_guard lock(GroupRegistry::instance().mutex());
+  Group& group =
+      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+  const int world = group.comm->size();
+  TORCH_CHECK_VALUE(a.size(dim) % world == 0, op, ": A's dimension ", dim, " (", a.size(dim),
+                    ") must be divisible by the group's world size ", world);
+  // The scattered dimension first: rank r's result is then the contiguous row block r.
+  const at::Tensor moved = a.movedim(dim, 0);
+  const at::Tensor a2 = rows_of(moved);
+  const int m = checked_int(op, "M (A's rows)", a2.size(0));
+  const int k = checked_int(op, "K", a2.size(1));
+  const WeightView w = weight_view(op, "B", b, k);
+  const core::DType dtype = kiln_dtype(a);
+  return translated(op, [&] {
+    CachedCollective& c =
+        collective_for(group, overlap::OverlapOp::kReduceScatter, m, w.n, k, dtype, w.layout);
+    const at::Tensor a_gemm =
+        c.padded_m == m && world == 1
+            ? a2
+            : reorder_rows_for_scatter(
+                  a2, overlap::contiguous_scatter_rows(m, world, c.collective->plan().gemm.tile.m));
+    at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
+    c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(w, dtype),
+                      {out.data_ptr(), dtype, c.collective->output_rows(), w.n},
+                      at::cuda::getCurrentCUDAStream().stream());
+    at::Tensor result = out.narrow(0, 0, m / world);
+    if (reduce_op == "avg") result.div_(world);
+    const at::Tensor shaped = result.view(with_last(moved.sizes(), 1, world, w.n));
+    return dim == 0 ? shaped : shaped.movedim(0, dim).contiguous();
+  });
+}
+
+at::Tensor matmul_all_reduce(const at::Tensor& a, const at::Tensor& b,
+                             const std::string& group_name) {
+  return matmul_all_reduce_rmsnorm(a, b, at::Tensor(), 0.0, group_name);
+}
+
+at::Tensor matmul_all_reduce_rmsnorm(const at::Tensor& a, const at::Tensor& b,
+                                     const at::Tensor& weight, double eps,
+                                     const std::string& group_name) {
+  const bool norm = weight.defined();
+  const std::string op = norm ? "kiln::matmul_all_reduce_rmsnorm" : "kiln::matmul_all_reduce";
+  check_matrix_operand(op, "A", a);
+  check_same_kind(op, "B", b, a);
+  if (norm) {
+    check_same_kind(op, "weight", weight, a);
+    TORCH_CHECK_VALUE(weight.dim() == 1 && weight.size(0) == b.size(1), op,
+                      ": weight must be 1-D of B's N = ", b.size(1), " elements, got shape ",
+                      weight.sizes());
+    TORCH_CHECK_VALUE(eps > 0.0, op, ": eps must be > 0, got ", eps);
+  }
+  refuse_graph_capture(op);
+  const c10::cuda::CUDAGuard guard(a.device());
+  std::lock_guard lock(GroupRegistry::instance().mutex());
+  Group& group =
+      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+  const at::Tensor a2 = rows_of(a);
+  const int m = checked_int(op, "M (A's rows)", a2.size(0));
+  const int k = checked_int(op, "K", a2.size(1));
+  const WeightView w = weight_view(op, "B", b, k);
+  const core::DType dtype = kiln_dtype(a);
+  return translated(op, [&] {
+    CachedCollective& c =
+        collective_for(group, overlap::OverlapOp::kAllReduce, m, w.n, k, dtype, w.layout);
+    at::Tensor out = at::empty({m, w.n}, a.options());
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+    if (norm) {
+      const at::Tensor gamma = weight.contiguous();
+      c.collective->run_rmsnorm({a2.data_ptr(), dtype, m, k}, weight_ref(w, dtype),
+                                {gamma.data_ptr(), dtype, 1, w.n}, static_cast<float>(eps),
+                                {out.data_ptr(), dtype, m, w.n}, stream);
+    } else {
+      c.collective->run({a2.data_ptr(), dtype, m, k}, weight_ref(w, dtype),
+                        {out.data_ptr(), dtype, m, w.n}, stream);
+    }
+    return out.view(with_last(a.sizes(), 1, 1, w.n));
+  });
+}
+
+std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_matmul(
+    const at::Tensor& a_shard, const std::vector<at::Tensor>& bs, int64_t gather_dim,
+    const std::string& group_name, bool return_a) {
+  const std::string op = "kiln::fused_all_gather_matmul";
+  check_matrix_operand(op, "A", a_shard);
+  TORCH_CHECK_VALUE(!bs.empty(), op, ": Bs must hold at least one matrix");
+  for (std::size_t i = 0; i < bs.size(); ++i) {
+    check_same_kind(op, fmt::format("Bs[{}]", i), bs[i], a_shard);
+    TORCH_CHECK_VALUE(bs[i].dim() == 2 && bs[i].size(0) == a_shard.size(-1), op, ": Bs[", i,
+                      "] must be K x N with K = ", a_shard.size(-1), " (A's last dimension)",
+                      ", got shape ", bs[i].sizes());
+  }
+  const int64_t dim = normalized_dim(gather_dim, a_shard.dim());
+  TORCH_CHECK_VALUE(dim >= 0 && dim < a_shard.dim() - 1, op, ": gather_dim must name one of A's ",
+                    "leading dimensions (0..", a_shard.dim() - 2, ", or negative), got ",
+                    gather_dim, " for A of ", a_shard.dim(), " dimensions");
+  refuse_graph_capture(op);
+  const c10::cuda::CUDAGuard guard(a_shard.device());
+  std::lock_guard lock(GroupRegistry::instance().mutex());
+  Group& group =
+      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+  comm::Communicator& comm = *group.comm;
+  const int world = comm.size(), rank = comm.rank();
+  // The gathered dimension first: the shards are then contiguous row blocks of the gathered A.
+  const at::Tensor moved = a_shard.movedim(dim, 0);
+  const at::Tensor a2 = rows_of(moved);
+  const int64_t m0 = a2.size(0), k = a2.size(1);
+  at::Tensor a_full = at::empty({world * m0, k}, a_shard.options());
+  std::vector<at::Tensor> outs;
+  for (const at::Tensor& b : bs)
+    outs.push_back(at::empty({world * m0, b.size(1)}, a_shard.options()));
+  const auto block = [&](const at::Tensor& t, int r) { return t.narrow(0, r * m0, m0); };
+  const auto multiply_own_shard = [&] {  // its products need nothing from the others
+    for (std::size_t i = 0; i < bs.size(); ++i) {
+      at::Tensor rows = block(outs[i], rank);
+      at::mm_out(rows, a2, bs[i]);
+    }
+  };
+  if (world > 1) {
+    const at::cuda::CUDAStream compute = at::cuda::getCurrentCUDAStream();
+    if (!group.gather_stream) {
+      group.gather_stream =
+          std::make_unique<c10::cuda::CUDAStream>(c10::cuda::getStreamFromPool(true));
+    }
+    const c10::cuda::CUDAStream gather = *group.gather_stream;
+    // The gather starts once A_shard is ready, not after this rank's own products.
+    at::cuda::CUDAEvent inputs_ready;
+    inputs_ready.record(compute);
+    inputs_ready.block(gather);
+    // One broadcast per shard, in rank order on every rank (NCCL matches calls by order); the
+    // products of shard r wait only for broadcast r.
+    std::vector<at::cuda::CUDAEvent> arrived(world);
+    const ncclDataType_t type = a_shard.scalar_type() == at::kBFloat16 ? ncclBfloat16 : ncclHalf;
+    translated(op, [&] {
+      for (int r = 0; r < world; ++r) {
+        comm.call(fmt::format("broadcast of shard {}", r), [&] {
+          return ncclBroadcast(a2.data_ptr(), block(a_full, r).data_ptr(), m0 * k, type, r,
+                               comm.get(), gather.stream());
+        });
+        arrived[r].record(gather);
+      }
+      return 0;
+    });
+    multiply_own_shard();
+    for (int step = 1; step < world; ++step) {
+      const int r = (rank + step) % world;
+      arrived[r].block(compute);
+      for (std::size_t i = 0; i < bs.size(); ++i) {
+        at::Tensor rows = block(outs[i], r);
+        at::mm_out(rows, block(a_full, r), bs[i]);
+      }
+    }
+    arrived[rank].block(compute);  // the last broadcast, so nothing of the gather outlives the op
+    a_full.record_stream(gather);
+    a2.record_stream(gather);
+  } else {
+    a_full.copy_(a2);
+    multiply_own_shard();
+  }
+  std::vector<at::Tensor> results;
+  for (std::size_t i = 0; i < bs.size(); ++i) {
+    results.push_back(
+        outs[i].view(with_last(moved.sizes(), world, 1, bs[i].size(1))).movedim(0, dim));
+  }
+  std::optional<at::Tensor> gathered;
+  if (return_a) gathered = a_full.view(with_last(moved.sizes(), world, 1, k)).movedim(0, dim);
+  return {gathered, results};
+}
+
+std::string describe_plan(const std::string& op_name, int64_t m, int64_t n, int64_t k,
+                          at::ScalarType dtype, bool weight_kn, const std::string& group_name) {
+  const std::string op = "kiln::describe_plan";
+  std::lock_guard lock(GroupRegistry::instance().mutex());
+  return translated(op, [&] {
+    Group& group = GroupRegistry::instance().get(group_name);
+    const overlap::OverlapOp which = overlap::parse_overlap_op(op_name, "op");
+    CachedCollective& c = collective_for(
+        group, which, checked_int(op, "M", m), checked_int(op, "N", n), checked_int(op, "K", k),
+        dtype == at::kBFloat16 ? core::DType::kBf16 : core::DType::kFp16,
+        weight_kn ? overlap::WeightLayout::kKN : overlap::WeightLayout::kNK);
+    return fmt::format("{} | {} | padded M {}", c.collective->describe(), c.plan_source,
+                       c.padded_m);
+  });
+}
+
+}  // namespace kiln::torch_ops

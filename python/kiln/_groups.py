@@ -1,0 +1,73 @@
+"""kiln's communicator per PyTorch process group: bootstrapped over the group itself.
+
+Rank 0 of the group creates an NCCL unique id; the group's own collectives (any backend: gloo or
+NCCL) carry it to the other ranks, which then join kiln's communicator. kiln does not borrow the
+group's NCCL communicator: PyTorch does not expose it portably, and a second communicator keeps
+kiln's per-wave-group calls out of the group's ordering.
+"""
+import socket
+
+import torch
+import torch.distributed as dist
+
+_sizes = {}
+
+
+def _resolve(group):
+    if group is None:
+        if not dist.is_initialized():
+            raise RuntimeError("kiln.init_group: torch.distributed is not initialized "
+                               "(call torch.distributed.init_process_group first)")
+        return dist.group.WORLD
+    return group
+
+
+def init_group(group=None, *, timeout_s: float = 300.0, ranks_per_gpu: int | None = None) -> str:
+    """Joins kiln's communicator for ``group`` (default: the world); collective over the group.
+
+    Call on every rank of the group, with the rank's CUDA device current. Returns the group's name,
+    the ``group_name`` the ops take. ``timeout_s`` bounds initialisation and every wait of kiln's
+    collectives (a rank that never arrives is reported, not waited on forever). ``ranks_per_gpu``
+    is found by comparing the ranks' GPUs; name it only to override that.
+    """
+    group = _resolve(group)
+    if timeout_s <= 0:
+        raise ValueError(f"kiln.init_group: timeout_s must be > 0, got {timeout_s}")
+    if not torch.cuda.is_available():
+        raise RuntimeError("kiln.init_group: no CUDA device is visible")
+    name = group.group_name
+    rank, world = dist.get_rank(group), dist.get_world_size(group)
+    if torch.ops.kiln._has_group(name):
+        _sizes[name] = world
+        return name
+    device = torch.cuda.current_device()
+    mine = (socket.gethostname(), str(torch.cuda.get_device_properties(device).uuid))
+    everyone = [None] * world
+    dist.all_gather_object(everyone, mine, group=group)
+    sharing = [r for r in range(world) if everyone[r] == mine]
+    if ranks_per_gpu is None:
+        ranks_per_gpu = len(sharing)
+    if ranks_per_gpu < 1:
+        raise ValueError(f"kiln.init_group: ranks_per_gpu must be >= 1, got {ranks_per_gpu}")
+    slot = sharing.index(rank) % ranks_per_gpu
+    carried = [torch.ops.kiln._nccl_unique_id().tolist() if rank == 0 else None]
+    dist.broadcast_object_list(carried, src=dist.get_global_rank(group, 0), group=group)
+    unique_id = torch.tensor(carried[0], dtype=torch.uint8)
+    torch.ops.kiln._init_group(name, rank, world, slot, ranks_per_gpu, unique_id, float(timeout_s))
+    _sizes[name] = world
+    return name
+
+
+def release_group(group=None) -> None:
+    """Frees kiln's communicator and cached state for ``group`` (collective: every rank calls it)."""
+    group = _resolve(group)
+    torch.ops.kiln._release_group(group.group_name)
+    _sizes.pop(group.group_name, None)
+
+
+def group_size(group_name: str) -> int:
+    """The world size of a group by name (kiln's record, else PyTorch's)."""
+    if group_name in _sizes:
+        return _sizes[group_name]
+    from torch.distributed import distributed_c10d as c10d
+    return c10d._resolve_process_group(group_name).size()

@@ -1,0 +1,238 @@
+"""The cases every rank of a test world runs (test_ops.py starts the ranks, several on one GPU).
+
+Each case runs on all ranks in the same order with inputs every rank can recompute (seeded by
+rank), so each rank checks its own output against a float32 reference of the serial computation
+(the matmuls, then the collective's arithmetic) without asking the others. Memory is poisoned with
+NaN before each case, so an output element the op never writes shows up.
+"""
+import os
+import traceback
+import zlib
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+DTYPES = (torch.bfloat16, torch.float16)
+
+
+def operand(seed, shape, dtype):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return (torch.rand(shape, generator=g, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype)
+
+
+def weight(seed, k, n, dtype, layout):
+    """B of K x N: stored K x N ("kn"), or as the transpose of an N x K matrix ("nk")."""
+    if layout == "kn":
+        return operand(seed, (k, n), dtype)
+    return operand(seed, (n, k), dtype).t()
+
+
+def poison():
+    block = torch.full((48 << 20,), float("nan"), dtype=torch.float16, device="cuda")
+    del block
+
+
+def check_close(got, ref, what):
+    assert got.shape == ref.shape, f"{what}: shape {tuple(got.shape)}, expected {tuple(ref.shape)}"
+    got = got.float()
+    assert torch.isfinite(got).all(), f"{what}: non-finite elements (unwritten output?)"
+    err = (got - ref).abs().max().item()
+    scale = ref.abs().max().item()
+    assert err <= 2e-2 * scale + 1e-3, f"{what}: max error {err:.4g} against values up to {scale:.4g}"
+
+
+def expect_error(kind, fragment, call, what):
+    try:
+        call()
+    except kind as e:
+        assert fragment in str(e), f"{what}: {kind.__name__} without '{fragment}': {e}"
+        return
+    except Exception as e:  # noqa: BLE001
+        raise AssertionError(f"{what}: expected {kind.__name__}, got {type(e).__name__}: {e}")
+    raise AssertionError(f"{what}: expected {kind.__name__}, nothing was raised")
+
+
+class Cases:
+    def __init__(self, rank, world, group_name):
+        self.rank, self.world, self.name = rank, world, group_name
+
+    # Seeds from the case's tag (zlib.crc32: Python's hash() differs between processes).
+    def all_operands(self, tag, shape, dtype):
+        return [operand(zlib.crc32(repr((tag, r)).encode()), shape, dtype)
+                for r in range(self.world)]
+
+    def all_weights(self, tag, k, n, dtype, layout):
+        return [weight(zlib.crc32(repr((tag, "B", r)).encode()), k, n, dtype, layout)
+                for r in range(self.world)]
+
+    def reduce_scatter_rows(self):
+        for m, n, k in ((1024, 512, 256), (1000, 264, 128), (520, 1024, 64)):
+            for dtype in DTYPES:
+                for layout in ("kn", "nk"):
+                    tag = ("rs", m, n, k, str(dtype), layout)
+                    a = self.all_operands(tag, (m, k), dtype)
+                    b = self.all_weights(tag, k, n, dtype, layout)
+                    poison()
+                    got = torch.ops.kiln.fused_matmul_reduce_scatter(
+                        a[self.rank], b[self.rank], "sum", 0, self.name)
+                    ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+                    q = m // self.world
+                    check_close(got, ref[self.rank * q:(self.rank + 1) * q], f"RS {tag}")
+
+    def reduce_scatter_3d_and_avg(self):
+        dtype, k, n = torch.bfloat16, 128, 256
+        for shape, dim, op in (((4, 256, k), 0, "sum"), ((2, 512, k), 1, "avg"),
+                               ((2, 520, k), -2, "sum")):
+            tag = ("rs3", shape, dim, op)
+            a = self.all_operands(tag, shape, dtype)
+            b = self.all_weights(tag, k, n, dtype, "kn")
+            poison()
+            got = torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], b[self.rank], op, dim,
+                                                             self.name)
+            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+            if op == "avg":
+                ref = ref / self.world
+            expect = ref.chunk(self.world, dim=dim)[self.rank]
+            check_close(got, expect, f"RS {tag}")
+
+    def all_gather_matmul(self):
+        k = 128
+        for shape, dim in (((200, k), 0), ((2, 100, k), 1), ((3, 40, k), 0)):
+            for dtype in DTYPES:
+                for return_a in (True, False):
+                    tag = ("ag", shape, dim, str(dtype), return_a)
+                    shards = self.all_operands(tag, shape, dtype)
+                    bs = [weight(11, k, 256, dtype, "kn"), weight(12, k, 64, dtype, "nk")]
+                    poison()
+                    gathered, outs = torch.ops.kiln.fused_all_gather_matmul(
+                        shards[self.rank], bs, dim, self.name, return_A=return_a)
+                    full = torch.cat(shards, dim=dim)
+                    if return_a:
+                        assert gathered is not None and torch.equal(gathered, full), f"AG {tag}: A"
+                    else:
+                        assert gathered is None, f"AG {tag}: A returned with return_A=False"
+                    for i, b in enumerate(bs):
+                        check_close(outs[i], full.float() @ b.float(), f"AG {tag} B[{i}]")
+
+    def all_reduce(self):
+        for m, n, k in ((1000, 512, 256), (256, 1024, 128)):
+            for dtype in DTYPES:
+                for layout in ("kn", "nk"):
+                    tag = ("ar", m, n, k, str(dtype), layout)
+                    a = self.all_operands(tag, (m, k), dtype)
+                    b = self.all_weights(tag, k, n, dtype, layout)
+                    poison()
+                    got = torch.ops.kiln.matmul_all_reduce(a[self.rank], b[self.rank], self.name)
+                    ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+                    check_close(got, ref, f"AR {tag}")
+                    gamma = operand(7, (n,), dtype)
+                    poison()
+                    got = torch.ops.kiln.matmul_all_reduce_rmsnorm(a[self.rank], b[self.rank],
+                                                                   gamma, 1e-5, self.name)
+                    check_close(got, F.rms_norm(ref, (n,), gamma.float(), 1e-5), f"AR+RMSNorm {tag}")
+
+    def opcheck(self):
+        dtype, m, n, k = torch.bfloat16, 256, 256, 128
+        a, b = operand(1, (m, k), dtype), weight(2, k, n, dtype, "kn")
+        ops = torch.ops.kiln
+        torch.library.opcheck(ops.matmul_all_reduce.default, (a, b, self.name))
+        torch.library.opcheck(ops.matmul_all_reduce_rmsnorm.default,
+                              (a, b, operand(3, (n,), dtype), 1e-5, self.name))
+        torch.library.opcheck(ops.fused_matmul_reduce_scatter.default, (a, b, "sum", 0, self.name))
+        torch.library.opcheck(ops.fused_all_gather_matmul.default, (a, [b], 0, self.name),
+                              {"return_A": True})
+        torch.library.opcheck(ops.fused_all_gather_matmul.default,
+                              (a.view(2, m // 2, k), [b], 1, self.name), {"return_A": False})
+
+    def compile(self):
+        dtype, m, n, k = torch.bfloat16, 512, 256, 128
+        a, b = operand(4, (m, k), dtype), weight(5, k, n, dtype, "nk")
+        name = self.name
+
+        def layer(x, w):
+            y = torch.ops.kiln.matmul_all_reduce(x, w, name)
+            z = torch.ops.kiln.fused_matmul_reduce_scatter(x, w, "sum", 0, name)
+            return torch.relu(y) * 2, z + 1
+
+        compiled = torch.compile(layer, fullgraph=True)
+        for got, want in zip(compiled(a, b), layer(a, b)):
+            check_close(got, want.float(), "torch.compile")
+
+    def cuda_graph_refused(self):
+        a, b = operand(6, (256, 128), torch.bfloat16), weight(7, 128, 256, torch.bfloat16, "kn")
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+
+        def capture():
+            with torch.cuda.graph(graph):
+                torch.ops.kiln.matmul_all_reduce(a, b, self.name)
+
+        expect_error(RuntimeError, "CUDA graph", capture, "capture")
+        torch.cuda.synchronize()
+
+    def bad_input(self):
+        bf, name = torch.bfloat16, self.name
+        a, b = operand(8, (256, 128), bf), weight(9, 128, 256, bf, "kn")
+        ops = torch.ops.kiln
+        expect_error(TypeError, "A must be bfloat16 or float16",
+                     lambda: ops.matmul_all_reduce(a.float(), b, name), "float32 A")
+        expect_error(TypeError, "B must have A's dtype",
+                     lambda: ops.matmul_all_reduce(a, b.half(), name), "mixed dtypes")
+        expect_error(ValueError, "K = 128",
+                     lambda: ops.matmul_all_reduce(a, weight(9, 64, 256, bf, "kn"), name), "K")
+        expect_error(ValueError, "CUDA device",
+                     lambda: ops.matmul_all_reduce(a.cpu(), b.cpu(), name), "CPU tensors")
+        expect_error(ValueError, "not registered",
+                     lambda: ops.matmul_all_reduce(a, b, "no-such-group"), "unknown group")
+        expect_error(ValueError, "reduce_op",
+                     lambda: ops.fused_matmul_reduce_scatter(a, b, "max", 0, name), "reduce_op")
+        expect_error(ValueError, "scatter_dim",
+                     lambda: ops.fused_matmul_reduce_scatter(a, b, "sum", 1, name), "scatter_dim")
+        expect_error(ValueError, "gather_dim",
+                     lambda: ops.fused_all_gather_matmul(a, [b], 2, name), "gather_dim")
+        expect_error(ValueError, "eps",
+                     lambda: ops.matmul_all_reduce_rmsnorm(a, b, b[0], 0.0, name), "eps")
+        expect_error(ValueError, "weight must be 1-D",
+                     lambda: ops.matmul_all_reduce_rmsnorm(a, b, b[:, :8], 1e-5, name), "weight")
+        expect_error(ValueError, "multiples of 8",
+                     lambda: ops.matmul_all_reduce(a[:, :100], weight(9, 100, 256, bf, "kn"), name),
+                     "K not a multiple of 8")
+        if self.world > 1:
+            odd = operand(10, (self.world * 64 + 1, 128), bf)
+            expect_error(ValueError, "divisible by the group's world size",
+                         lambda: ops.fused_matmul_reduce_scatter(odd, b, "sum", 0, name), "rows")
+        # The group still works after the refusals (nothing half-started, no rank left waiting).
+        ref = self.world * (a.float() @ b.float())
+        check_close(ops.matmul_all_reduce(a, b, name), ref, "AR after bad input")
+
+    def all(self):
+        return [self.reduce_scatter_rows, self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
+                self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
+                self.compile]
+
+
+def main(rank, world, init_file, results):
+    for var, value in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+                       ("NVSHMEM_DISABLE_NVLS", "1")):
+        os.environ.setdefault(var, value)
+    torch.cuda.set_device(0)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
+                            world_size=world)
+    outcome = {}
+    try:
+        import kiln
+        name = kiln.init_group(timeout_s=120)
+        for case in Cases(rank, world, name).all():
+            try:
+                case()
+                outcome[case.__name__] = None
+            except Exception:  # noqa: BLE001
+                outcome[case.__name__] = traceback.format_exc()
+        torch.cuda.synchronize()
+        dist.barrier()
+        kiln.release_group()
+    except Exception:  # noqa: BLE001
+        outcome["setup"] = traceback.format_exc()
+    results.put((rank, outcome))
+    dist.destroy_process_group()
