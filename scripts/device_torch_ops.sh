@@ -36,6 +36,8 @@ if step install; then
       note "pip install --no-build-isolation .: ok"
   fi
   grep -E "Building|Linking|error|Successfully" "$out"/pip-install*.txt | tail -15 >> "$out/summary.txt"
+  note "linker flags in the environment: LDFLAGS=${LDFLAGS:-} CXXFLAGS=${CXXFLAGS:-}"
+  objdump -p "$site/kiln/_kiln_ops.so" | grep NEEDED | tr -s ' ' | tr '\n' ' ' | tee -a "$out/summary.txt"; echo >> "$out/summary.txt"
   (cd /tmp && python3 -c 'import kiln, torch; print("import kiln:", kiln.__file__, torch.ops.kiln.fused_matmul_reduce_scatter.default._schema)') 2>&1 | tee -a "$out/summary.txt"
   tar -czf "$final/kiln-installed.tar.gz" -C "$site" kiln
 fi
@@ -45,7 +47,7 @@ if step reuse; then
 fi
 
 if step tests; then
-  (cd /tmp && timed 500 pytest.txt python3 -m pytest -q -rA -p no:cacheprovider "$OLDPWD/python/tests")
+  (cd /tmp && timed 500 pytest.txt python3 -m pytest -q -s -rA -p no:cacheprovider "$OLDPWD/python/tests")
   grep -E "passed|failed|PASSED|FAILED|ERROR|Error" "$out/pytest.txt" | tail -40 >> "$out/summary.txt"
 fi
 

@@ -6,6 +6,8 @@ rank), so each rank checks its own output against a float32 reference of the ser
 NaN before each case, so an output element the op never writes shows up.
 """
 import os
+import sys
+import time
 import traceback
 import zlib
 
@@ -224,11 +226,16 @@ def main(rank, world, init_file, results):
         import kiln
         name = kiln.init_group(timeout_s=120)
         for case in Cases(rank, world, name).all():
+            start = time.monotonic()
             try:
                 case()
                 outcome[case.__name__] = None
             except Exception:  # noqa: BLE001
                 outcome[case.__name__] = traceback.format_exc()
+            # Progress on stderr (pytest -s shows it live): a hung world names its last case.
+            print(f"[rank {rank} of {world}] {case.__name__}: "
+                  f"{'ok' if outcome[case.__name__] is None else 'FAILED'} "
+                  f"in {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
         torch.cuda.synchronize()
         dist.barrier()
         kiln.release_group()
