@@ -13,6 +13,38 @@ import torch.distributed as dist
 _sizes = {}
 
 
+def _install_compile_cache_key():
+    """Makes Inductor's FX graph cache tell apart graphs traced for different group sizes.
+
+    The fake kernels read a group's size when torch.compile traces (an output has M / world
+    rows), but the cache key sees only the graph, where a group is just its name ("0" for every
+    run's world group): a graph compiled for one world size was replayed for another (seen in the
+    tests, 1 rank then 2). A no-op post-grad pass whose uuid() names kiln's groups and their sizes
+    enters the key. A user's own post-grad pass is left in place (and kiln warns once).
+    """
+    try:
+        from torch._inductor import config
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+    except ImportError:  # no Inductor: nothing is cached
+        return
+
+    class KilnGroupSizes(CustomGraphPass):
+        def __call__(self, graph):
+            return None
+
+        def uuid(self):
+            return "kiln-group-sizes:" + ",".join(f"{n}={s}" for n, s in sorted(_sizes.items()))
+
+    current = config.post_grad_custom_post_pass
+    if current is None:
+        config.post_grad_custom_post_pass = KilnGroupSizes()
+    elif type(current).__name__ != "KilnGroupSizes":
+        import warnings
+        warnings.warn("kiln: torch._inductor.config.post_grad_custom_post_pass is set, so kiln "
+                      "cannot add its groups' sizes to the FX graph cache key; compile caches "
+                      "may replay a graph traced for another world size", stacklevel=3)
+
+
 def _resolve(group):
     if group is None:
         if not dist.is_initialized():
@@ -39,6 +71,7 @@ def init_group(group=None, *, timeout_s: float = 300.0, ranks_per_gpu: int | Non
     rank, world = dist.get_rank(group), dist.get_world_size(group)
     if torch.ops.kiln._has_group(name):
         _sizes[name] = world
+        _install_compile_cache_key()
         return name
     device = torch.cuda.current_device()
     mine = (socket.gethostname(), str(torch.cuda.get_device_properties(device).uuid))
@@ -55,6 +88,7 @@ def init_group(group=None, *, timeout_s: float = 300.0, ranks_per_gpu: int | Non
     unique_id = torch.tensor(carried[0], dtype=torch.uint8)
     torch.ops.kiln._init_group(name, rank, world, slot, ranks_per_gpu, unique_id, float(timeout_s))
     _sizes[name] = world
+    _install_compile_cache_key()
     return name
 
 
