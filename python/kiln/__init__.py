@@ -9,6 +9,8 @@ Importing the package loads kiln's shared library, which registers ``torch.ops.k
   group_name)`` (RMSNorm fused into the post-communication reorder).
 
 Every rank of a group calls :func:`init_group` once before the ops run on it.
+:func:`use_for_async_tp` sends ``torch.ops.symm_mem``'s two fused ops (what torchtitan's and vLLM's
+async-TP passes emit) to kiln's.
 """
 import os
 
@@ -22,6 +24,7 @@ if not os.path.exists(_LIBRARY):
 torch.ops.load_library(_LIBRARY)
 
 from . import _fake  # noqa: E402,F401  (registers the fake kernels torch.compile needs)
+from ._async_tp import AsyncTPOverride, use_for_async_tp  # noqa: E402
 from ._groups import group_size, init_group, release_group  # noqa: E402
 from ._ops import (  # noqa: E402
     fused_all_gather_matmul,
@@ -34,5 +37,5 @@ from ._ops import (  # noqa: E402
 __all__ = [
     "init_group", "release_group", "group_size", "plan_of",
     "fused_matmul_reduce_scatter", "fused_all_gather_matmul",
-    "matmul_all_reduce", "matmul_all_reduce_rmsnorm",
+    "matmul_all_reduce", "matmul_all_reduce_rmsnorm", "use_for_async_tp", "AsyncTPOverride",
 ]

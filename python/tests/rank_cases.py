@@ -208,10 +208,33 @@ class Cases:
         ref = self.world * (a.float() @ b.float())
         check_close(ops.matmul_all_reduce(a, b, name), ref, "AR after bad input")
 
+    def async_tp_hook(self):
+        """torch.ops.symm_mem's fused ops, overridden, run kiln's (proved by kiln's own refusal of a
+        last-dimension scatter, which PyTorch's kernel accepts), with the same results."""
+        import kiln
+        dtype, m, n, k = torch.bfloat16, 512, 256, 128
+        tag = ("async-tp", m, n, k)
+        a = self.all_operands(tag, (m, k), dtype)
+        b = self.all_weights(tag, k, n, dtype, "nk")
+        with kiln.use_for_async_tp():
+            got = torch.ops.symm_mem.fused_matmul_reduce_scatter(a[self.rank], b[self.rank], "sum",
+                                                                 0, self.name)
+            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+            q = m // self.world
+            check_close(got, ref[self.rank * q:(self.rank + 1) * q], "symm_mem RS through kiln")
+            gathered, outs = torch.ops.symm_mem.fused_all_gather_matmul(a[self.rank], [b[0]], 0,
+                                                                         self.name)
+            full = torch.cat(a)
+            assert torch.equal(gathered, full), "symm_mem AG through kiln: A"
+            check_close(outs[0], full.float() @ b[0].float(), "symm_mem AG through kiln")
+            expect_error(ValueError, "kiln::fused_matmul_reduce_scatter",
+                         lambda: torch.ops.symm_mem.fused_matmul_reduce_scatter(
+                             a[self.rank], b[self.rank], "sum", 1, self.name), "routed to kiln")
+
     def all(self):
         return [self.reduce_scatter_rows, self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
                 self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
-                self.compile]
+                self.compile, self.async_tp_hook]
 
 
 def main(rank, world, init_file, results):
