@@ -4,7 +4,8 @@
 #            and fmt/nlohmann-json's Debian packages carried in .pydeps/, see scripts/pack_pydeps.sh);
 #            pip's isolated build first, --no-build-isolation if that fails; the installed package
 #            is packed into $OUT as kiln-installed.tar.gz
-#   reuse    install that package from .pydeps/kiln-installed.tar.gz (a previous call's) instead
+#   reuse    install that package from .pydeps/kiln-installed.tar.gz (a previous call's) instead,
+#            with this tree's Python files over it (for changes that leave the C++ untouched)
 #   tests    pytest python/tests: worlds of 1, 2 and 4 ranks on the one GPU
 #   bench    python -m kiln.bench on BENCH_SHAPES, world 1 and 2 ranks sharing the GPU
 # Writes /tmp/kiln-torch-ops/t/ and packs it as $OUT/torch-ops.tar.gz.
@@ -43,7 +44,8 @@ if step install; then
 fi
 
 if step reuse; then
-  tar -xzf .pydeps/kiln-installed.tar.gz -C "$site" && note "installed the package built by an earlier call"
+  tar -xzf .pydeps/kiln-installed.tar.gz -C "$site" && cp python/kiln/*.py "$site/kiln/" &&
+    note "installed the package built by an earlier call, with this tree's Python files"
 fi
 
 if step tests; then
