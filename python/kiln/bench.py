@@ -141,12 +141,6 @@ def run(args):
     group = dist.group.WORLD
     import kiln
     name = kiln.init_group(group)
-    try:  # PyTorch's async-TP ops need symmetric memory enabled for the group (where it exists)
-        from torch.distributed._symmetric_memory import enable_symm_mem_for_group
-        enable_symm_mem_for_group(name)
-    except Exception as e:  # noqa: BLE001
-        if rank == 0:
-            print(f"# symmetric memory not enabled ({type(e).__name__}: {e})", flush=True)
     shared = kiln_shares_gpu(group)
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
