@@ -12,7 +12,10 @@
 #   cub     CUB (tests/candidates/reduce_sum_cub.cu) and each ladder run's best.cu judged again,
 #           alternating, by the same candidate path and settings (CUB_SIZES, default 1e8 1e9)
 # Writes /tmp/kiln-evolve/e-HHMMSS/ and packs it as $OUT/evolve-HHMMSS.tar.gz (summary.txt beside it).
-# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub]
+#   speed   the engine's evaluations per second, each generation judged in one launch (the
+#           default) against every genome judged alone (--judge-alone), same seed and budget,
+#           on SPEED_PROBLEMS (problem:size, default kb1-19-relu:small reduce-sum-int32:1e8)
+# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub] [speed]
 #        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run),
 #        RESUME_FROM (a folder holding ladder-<size>/ of an earlier call, cut off by EVOLVE_LIMIT:
 #        the run goes on from its log with --resume)
@@ -95,6 +98,18 @@ if step cub; then
           --json "$out/judge-$size-$name-$round.json"
         grep -E "reduce-sum-int32 " "$out/judge-$size-$name-$round.txt" | tee -a "$out/summary.txt"
       done
+    done
+  done
+fi
+if step speed; then
+  for spec in ${SPEED_PROBLEMS:-kb1-19-relu:small reduce-sum-int32:1e8}; do
+    problem=${spec%%:*}; size=${spec##*:}
+    for mode in batch alone; do
+      flag=(); [ "$mode" = alone ] && flag=(--judge-alone)
+      timed 300 "speed-$problem-$size-$mode.txt" build/kiln evolve run --problem "$problem" \
+        --size "$size" --budget "${SPEED_BUDGET:-36}" --seed 7 "${judge[@]}" "${flag[@]}" \
+        --pool "$out/pool-speed-$mode.json" --out "$out/speed-$problem-$size-$mode"
+      note "$problem $size $mode: $(grep -E '^# [0-9]+ evaluations in' "$out/speed-$problem-$size-$mode.txt")"
     done
   done
 fi

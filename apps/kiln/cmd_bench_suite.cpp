@@ -1,5 +1,6 @@
 // `kiln bench suite`: benchmark problems (reference vs kiln solutions) with correctness trials,
 // max-over-ranks timing, the phase-aware roofline and the suite metrics fast_p / roof_u.
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,16 +55,12 @@ void write_svg(const std::string& path, const std::string& svg) {
   fmt::print("# wrote {}\n", path);
 }
 
-int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, const SuiteFlags& f,
-              core::Provenance provenance) {
-  // Outlives everything below: a kernel hung inside a synchronous CUDA call (or inside the
-  // destructors that run after a timed-out wait) ends this rank f.timeout + 10 s after the
-  // last progress, after the communicator's own timeouts had their chance to say more.
-  core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
+// One suite run on an existing communicator: rows, metrics, JSON and plot. True when every
+// judged row is correct (and, for a candidate, something was judged).
+bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, const SuiteFlags& f,
+                 core::Provenance provenance, core::StallWatchdog& watchdog) {
   bench::SuiteOptions o = options;
   o.progress = [&watchdog](const std::string& step) { watchdog.progress(step); };
-  watchdog.progress("connecting the ranks");
-  comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
   if (printer) {
     fmt::print(
@@ -124,7 +121,18 @@ int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, co
     }
     fmt::print("# correctness: {}\n", ok ? "OK" : "FAILED");
   }
-  return ok ? 0 : 1;
+  return ok;
+}
+
+int rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options, const SuiteFlags& f,
+              core::Provenance provenance) {
+  // Outlives everything below: a kernel hung inside a synchronous CUDA call (or inside the
+  // destructors that run after a timed-out wait) ends this rank f.timeout + 10 s after the
+  // last progress, after the communicator's own timeouts had their chance to say more.
+  core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
+  watchdog.progress("connecting the ranks");
+  comm::Communicator comm(info, f.timeout);
+  return judge_suite(comm, options, f, std::move(provenance), watchdog) ? 0 : 1;
 }
 
 }  // namespace
@@ -195,7 +203,9 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
 namespace {
 
 struct CandidateFlags {
-  std::string problem, source, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
+  std::string problem, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
+  std::vector<std::string> sources;
+  bool json_per_source = false;
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
   double timeout = 60.0, time_limit = 1800.0;
@@ -205,7 +215,10 @@ struct CandidateFlags {
 void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
   cmd->add_option("--problem", f.problem, "problem name (see `kiln bench suite --list`)")
       ->required();
-  cmd->add_option("--source", f.source, "the candidate's CUDA source file")->required();
+  cmd->add_option("--source", f.sources,
+                  "the candidate's CUDA source file; repeat it to judge several in one launch "
+                  "(kiln's own generated kernels: see --json-per-source)")
+      ->required();
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
   add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);
   cmd->add_option("--sizes", f.sizes, "size presets (default: all of the problem)")->delimiter(',');
@@ -224,6 +237,9 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                   "seconds the whole judgement may take before every rank is killed")
       ->capture_default_str();
   cmd->add_option("--json", f.json_path, "write results with provenance to this file");
+  cmd->add_flag("--json-per-source", f.json_per_source,
+                "write each candidate's results beside its source (X.cu -> X.json); required "
+                "with several --source");
   cmd->add_option("--floor-scale", f.floor_scale,
                   "multiply the time floor by this (> 0; the judge's own tests raise it to see a "
                   "correct candidate rejected as impossibly fast)")
@@ -247,17 +263,66 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   KILN_REQUIRE(
       f.timeout > 0 && f.time_limit > 0,
       fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));
+  KILN_REQUIRE(f.sources.size() == 1 || (f.json_per_source && f.json_path.empty()),
+               fmt::format("--source given {} times: judging several candidates writes each one's "
+                           "results beside its source (--json-per-source), not to one --json",
+                           f.sources.size()));
+  KILN_REQUIRE(!(f.json_per_source && !f.json_path.empty()),
+               "--json and --json-per-source: choose one");
   return o;
 }
 
-int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
-  bench::SuiteOptions o = candidate_options(f);
-  const bench::CandidateBuild build =
-      bench::compile_candidate(f.source, f.build_dir, f.arch, f.compile_timeout);
-  fmt::print("# compiled: {}\n", build.command);
-  o.candidate_library = build.library;
-  o.candidate_name = std::filesystem::path(f.source).stem().string();
-  core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+std::string json_beside(const std::string& source) {
+  return std::filesystem::path(source).replace_extension(".json").string();
+}
+
+// One candidate of a batch, compiled.
+struct BatchEntry {
+  std::string name, library, json_path;
+};
+
+// Several candidates judged one after another by the same ranks: one process start, one CUDA
+// context and one communicator for all of them, which is most of a single judgement's cost
+// (issue 20's engine speed). Meant for kiln's own generated kernels: a candidate judged here
+// shares the process with the next. A candidate that throws, or leaves the CUDA context with an
+// error, ends the batch (exit 3): the later candidates then have no results and are judged
+// again alone, never in a broken context.
+int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options,
+                    const SuiteFlags& f, const core::Provenance& provenance,
+                    const std::vector<BatchEntry>& entries) {
+  core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
+  watchdog.progress("connecting the ranks");
+  comm::Communicator comm(info, f.timeout);
+  for (const BatchEntry& entry : entries) {
+    bench::SuiteOptions o = options;
+    o.candidate_library = entry.library;
+    o.candidate_name = entry.name;
+    SuiteFlags flags = f;
+    flags.json_path = entry.json_path;
+    bool accepted = false;
+    try {
+      accepted = judge_suite(comm, o, flags, provenance, watchdog);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "# rank {}: batch stopped at candidate {}: {}\n", comm.rank(), entry.name,
+                 e.what());
+      return 3;
+    }
+    cudaError_t state = cudaDeviceSynchronize();
+    if (state == cudaSuccess) state = cudaGetLastError();
+    if (state != cudaSuccess) {
+      fmt::print(stderr,
+                 "# rank {}: batch stopped after candidate {}: the CUDA context is left "
+                 "with {} ({})\n",
+                 comm.rank(), entry.name, cudaGetErrorName(state), cudaGetErrorString(state));
+      return 3;
+    }
+    if (comm.rank() == 0)
+      fmt::print("# candidate {}: {}\n", entry.name, accepted ? "accepted" : "REJECTED");
+  }
+  return 0;
+}
+
+comm::RankRequest candidate_request(const CandidateFlags& f) {
   // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
   // ends its ranks (the launcher says which and how), never this process.
   comm::RankRequest request;
@@ -266,10 +331,58 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   request.ranks_per_gpu = f.ranks_per_gpu;
   request.allow_outside_launcher = false;
   request.launch.time_limit_seconds = f.time_limit;
+  return request;
+}
+
+// Several --source: compile each (one that fails is reported and left out), then judge the
+// compiled ones in one launch. Exit 0 when every source was compiled and judged (accepted or
+// not: each verdict is in its JSON), 1 otherwise.
+int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation) {
+  const bench::SuiteOptions o = candidate_options(f);
+  std::vector<BatchEntry> entries;
+  for (const std::string& source : f.sources) {
+    std::filesystem::remove(json_beside(source));  // no stale verdict survives a failure
+    try {
+      const bench::CandidateBuild build =
+          bench::compile_candidate(source, f.build_dir, f.arch, f.compile_timeout);
+      entries.push_back(
+          {std::filesystem::path(source).stem().string(), build.library, json_beside(source)});
+    } catch (const UsageError& e) {
+      fmt::print("# candidate {}: not compiled: {}\n", source, e.what());
+    }
+  }
+  if (entries.empty()) return 1;
+  const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+  const comm::RankRequest request = candidate_request(f);
   const comm::RankLayout layout = comm::resolve_ranks(request);
   SuiteFlags flags;
   flags.timeout = f.timeout;
-  flags.json_path = f.json_path;
+  const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+    return batch_rank_main(info, o, flags, provenance, entries);
+  });
+  const bool all = code == 0 && entries.size() == f.sources.size();
+  fmt::print("# batch: {} of {} candidates judged{}\n", code == 0 ? entries.size() : std::size_t{0},
+             f.sources.size(),
+             code == 0 ? "" : fmt::format(" through (the ranks ended with {})", code));
+  return all ? 0 : 1;
+}
+
+int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
+  bench::SuiteOptions o = candidate_options(f);
+  if (f.sources.size() > 1) return judge_candidate_batch(f, invocation);
+  const std::string& source = f.sources.front();
+  if (f.json_per_source) std::filesystem::remove(json_beside(source));
+  const bench::CandidateBuild build =
+      bench::compile_candidate(source, f.build_dir, f.arch, f.compile_timeout);
+  fmt::print("# compiled: {}\n", build.command);
+  o.candidate_library = build.library;
+  o.candidate_name = std::filesystem::path(source).stem().string();
+  core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+  const comm::RankRequest request = candidate_request(f);
+  const comm::RankLayout layout = comm::resolve_ranks(request);
+  SuiteFlags flags;
+  flags.timeout = f.timeout;
+  flags.json_path = f.json_per_source ? json_beside(source) : f.json_path;
   const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
     return rank_main(info, o, flags, provenance);
   });

@@ -52,7 +52,7 @@ struct RunFlags {
   std::string problem, size = "small", out, pool;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   std::uint64_t seed = 1;
-  bool random = false, resume = false, seed_naive = false;
+  bool random = false, resume = false, seed_naive = false, judge_alone = false;
 };
 
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
@@ -165,6 +165,7 @@ int run_evolve(const RunFlags& f) {
   eo.iterations = f.iterations;
   eo.trials = f.trials;
   eo.timeout_seconds = f.timeout;
+  if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
   evolve::SearchOptions so;
   so.budget = f.budget;
   so.population = f.population;
@@ -369,6 +370,9 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "judge: seconds any wait may take")
       ->capture_default_str();
+  cmd->add_flag("--judge-alone", f->judge_alone,
+                "judge every genome in its own launch (default: each generation's genomes in one "
+                "launch, a genome whose batch stopped at a crash judged again alone)");
   cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
 }
 

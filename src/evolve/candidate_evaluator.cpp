@@ -51,6 +51,43 @@ std::string stem_of(const CandidateEvaluatorOptions& o, const Genome& genome) {
 constexpr const char* kArch = "sm_90a";
 constexpr int kCompileTimeout = 300;
 
+// `kiln bench candidate` on `sources` (each one's verdict beside it as X.json).
+std::string judge_command(const CandidateEvaluatorOptions& o,
+                          const std::vector<std::string>& sources) {
+  std::string command =
+      fmt::format("'{}' bench candidate --problem {} --sizes {} -g 1", o.kiln, o.problem, o.size);
+  for (const std::string& source : sources) command += fmt::format(" --source '{}'", source);
+  command += fmt::format(
+      " --build-dir '{}' -w {} -n {} --trials {} --timeout {} --time-limit {} --json-per-source",
+      o.folder, o.warmup, o.iterations, o.trials, o.timeout_seconds,
+      4 * o.timeout_seconds * static_cast<int>(sources.size()));
+  return command;
+}
+
+// The verdict the judge wrote to `json_path`; `output` and `code` explain a missing one.
+Evaluation read_verdict(const std::string& json_path, const std::string& output, int code) {
+  Evaluation e;
+  std::ifstream json(json_path);
+  if (!json) {
+    // No JSON: the source did not compile, or the judgement died before writing it.
+    const std::size_t at = output.find("error");
+    e.failure = fmt::format("no result (exit {}): {}", code,
+                            output.substr(at == std::string::npos ? 0 : at, 300));
+    return e;
+  }
+  const nlohmann::json j = nlohmann::json::parse(json);
+  for (const auto& row : j.at("rows")) {
+    if (!row.value("skipped", std::string()).empty()) continue;
+    e.correct = row.at("correct").get<bool>();
+    e.us = row.at("solution_us").at("median").get<double>();
+    e.roof_us = row.at("roof_us").get<double>();
+    e.binding = row.at("binding").get<std::string>();
+    e.failure = row.value("failure", std::string());
+    break;
+  }
+  return e;
+}
+
 }  // namespace
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
@@ -72,6 +109,20 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     std::vector<std::thread> pool;
     for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
     for (std::thread& t : pool) t.join();
+    if (!o.batch) return;
+    // The batch judged in one launch; only verdicts written by this launch count.
+    std::vector<std::string> sources;
+    for (const Genome& g : batch) sources.push_back(stem_of(o, g) + ".cu");
+    if (sources.empty()) return;
+    std::string output;
+    const std::string command = judge_command(o, sources);
+    (void)core::run_command(command, output);
+    std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, batch.front().hash()))
+        << command << "\n"
+        << output;
+    const std::lock_guard lock(o.batch->mutex);
+    for (const Genome& g : batch)
+      if (std::filesystem::exists(stem_of(o, g) + ".json")) o.batch->judged.insert(g.hash());
   };
 }
 
@@ -93,35 +144,16 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
       e.failure = std::string("not generated: ") + refused.what();
       return e;
     }
+    if (o.batch) {  // judged in its batch's launch: that verdict, once
+      const std::lock_guard lock(o.batch->mutex);
+      if (o.batch->judged.erase(genome.hash()) == 1) return read_verdict(stem + ".json", "", 0);
+    }
     std::filesystem::remove(stem + ".json");
-    const std::string command = fmt::format(
-        "'{}' bench candidate --problem {} --sizes {} -g 1 --source '{}.cu' --build-dir '{}' "
-        "-w {} -n {} --trials {} --timeout {} --time-limit {} --json '{}.json'",
-        o.kiln, o.problem, o.size, stem, o.folder, o.warmup, o.iterations, o.trials,
-        o.timeout_seconds, 4 * o.timeout_seconds, stem);
+    const std::string command = judge_command(o, {stem + ".cu"});
     std::string output;
     const int code = core::run_command(command, output);
     std::ofstream(stem + ".log") << command << "\n" << output;
-    Evaluation e;
-    std::ifstream json(stem + ".json");
-    if (!json) {
-      // No JSON: the source did not compile, or the judgement died before writing it.
-      const std::size_t at = output.find("error");
-      e.failure = fmt::format("no result (exit {}): {}", code,
-                              output.substr(at == std::string::npos ? 0 : at, 300));
-      return e;
-    }
-    const nlohmann::json j = nlohmann::json::parse(json);
-    for (const auto& row : j.at("rows")) {
-      if (!row.value("skipped", std::string()).empty()) continue;
-      e.correct = row.at("correct").get<bool>();
-      e.us = row.at("solution_us").at("median").get<double>();
-      e.roof_us = row.at("roof_us").get<double>();
-      e.binding = row.at("binding").get<std::string>();
-      e.failure = row.value("failure", std::string());
-      break;
-    }
-    return e;
+    return read_verdict(stem + ".json", output, code);
   };
 }
 

@@ -4,14 +4,25 @@
 // gives correctness, the median time, T_roof and the binding resource.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "evolve/search.hpp"
 
 namespace kiln::evolve {
+
+// Genomes whose verdicts a batch judgement wrote (their hashes), shared by the preparer that
+// judges a batch in one launch and the evaluator that then reads each verdict instead of judging.
+struct BatchVerdicts {
+  std::mutex mutex;
+  std::set<std::uint64_t> judged;
+};
 
 struct CandidateEvaluatorOptions {
   std::string kiln;     // the kiln binary
@@ -20,13 +31,18 @@ struct CandidateEvaluatorOptions {
   std::string folder;  // where sources, libraries and JSON go
   int warmup = 5, iterations = 20, trials = 3;
   int timeout_seconds = 60;
+  // Set: the preparer also judges each batch in one `kiln bench candidate` launch (several
+  // --source), and the evaluator takes those verdicts; a genome the batch did not judge through
+  // (it stopped at a crash) is judged alone as before. Null: every genome judged alone.
+  std::shared_ptr<BatchVerdicts> batch;
 };
 
 // Throws kiln::UsageError when the problem's family has no generator yet.
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& options);
 // SearchOptions::prepare for that evaluator: writes a batch's sources and compiles them on
 // `threads` threads, so that the judge finds them built (compile_candidate reuses a library
-// built from the same source). Failures are left for the judge to report.
+// built from the same source), then (options.batch set) judges them in one launch. Failures are
+// left for the judge to report.
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
     const CandidateEvaluatorOptions& options, int threads);
 

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/run_command.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/sum_ladder.hpp"
 #include "gpu_availability.hpp"
@@ -50,6 +54,67 @@ void expect_accepted(const std::string& problem, const std::string& size,
     std::printf("%-22s %-10s U %.3f  %9.1f us  %s\n", problem.c_str(), name.c_str(), e.fitness(),
                 e.us, g.describe().c_str());
   }
+}
+
+// Several candidates judged in one launch (`kiln evolve run`'s default): each gets its own verdict
+// beside its source, a cheat is rejected, and the batch stops at a crash: the candidates after it
+// have no verdict (the engine then judges them alone), none a wrong one.
+TEST(EvolveGpu, BatchJudgementGivesEachItsVerdictAndStopsAtACrash) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_gpu_batch";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path candidates = build_dir().parent_path() / "tests" / "candidates";
+  const std::vector<std::pair<std::string, std::string>> order = {
+      {"first_correct", "kb1_relu_correct.cu"},
+      {"cheat", "kb1_cheat_zero_inputs.cu"},
+      {"crash", "crashes.cu"},
+      {"after_crash", "kb1_relu_correct.cu"}};
+  std::string command = (build_dir() / "kiln").string() +
+                        " bench candidate --problem kb1-19-relu --sizes small -g 1 -w 2 -n 5 "
+                        "--trials 2 --timeout 30 --json-per-source --build-dir " +
+                        dir.string();
+  for (const auto& [name, file] : order) {
+    std::filesystem::copy_file(candidates / file, dir / (name + ".cu"));
+    command += " --source " + (dir / (name + ".cu")).string();
+  }
+  std::string output;
+  const int code = core::run_command(command, output);
+  EXPECT_NE(code, 0) << output;  // not every candidate was judged through
+  const auto verdict = [&](const std::string& name) -> std::optional<bool> {
+    std::ifstream json(dir / (name + ".json"));
+    if (!json) return std::nullopt;
+    return nlohmann::json::parse(json).at("rows").at(0).at("correct").get<bool>();
+  };
+  EXPECT_EQ(verdict("first_correct"), std::optional<bool>(true)) << output;
+  EXPECT_EQ(verdict("cheat"), std::optional<bool>(false)) << output;
+  EXPECT_EQ(verdict("crash"), std::nullopt) << output;
+  EXPECT_EQ(verdict("after_crash"), std::nullopt) << output;
+}
+
+// The engine's batch path: the preparer judges a generation in one launch and the evaluator
+// returns those verdicts, the same ones as judging alone gives.
+TEST(EvolveGpu, BatchVerdictsAreTheEvaluatorsAnswers) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  CandidateEvaluatorOptions o = options("kb1-19-relu", "small");
+  o.folder += "_batch";
+  std::filesystem::remove_all(o.folder);
+  o.batch = std::make_shared<BatchVerdicts>();
+  Genome scalar;
+  scalar.family = Family::kMap;
+  scalar.strategies = {"scalar-loads", "element-per-thread"};
+  Genome vector = scalar;
+  vector.strategies = {"vector16-loads", "grid-stride"};
+  candidate_preparer(o, 4)({scalar, vector});
+  EXPECT_EQ(o.batch->judged.size(), 2u);
+  const Evaluator evaluate = candidate_evaluator(o);
+  for (const Genome& g : {scalar, vector}) {
+    const Evaluation e = evaluate(g);
+    EXPECT_TRUE(e.correct) << g.describe() << ": " << e.failure;
+    EXPECT_GT(e.us, 0.0) << g.describe();
+  }
+  EXPECT_TRUE(o.batch->judged.empty());  // each verdict taken once
 }
 
 TEST(EvolveGpu, MapFamilyGeneratesCompilesAndIsJudged) {
