@@ -101,18 +101,36 @@ overlap::MatrixRef weight_ref(const WeightView& w, core::DType dtype) {
 // A' for a contiguous-block ReduceScatter (overlap/contiguous_scatter.hpp): A's rows reordered
 // (and padded with zero rows) so that the block-cyclic layout delivers rank j the rows
 // [j*q, (j+1)*q). The reordering moves whole chunks of rps rows (rps*K contiguous elements): chunk
-// t of rank block j goes to tile t's subtile j. One 2-D copy per rank block (width rps*K, source
-// pitch rps*K, destination pitch BM*K) on the current stream: it ran at 0.7-1.6 TB/s as ATen's
-// 4-D strided copy (docs/results/2026-11-25-torch-ops/).
+// t of rank block j goes to tile t's subtile j. Chunks above 256 KiB go by one 2-D copy per rank
+// block (width rps*K, source pitch rps*K, destination pitch BM*K); smaller ones by ATen's strided
+// copy, which was faster there (H100: 52 against 112 us at 4096x8192x2048 over 8 ranks, 165
+// against 192 us at 8192^3 over 2; docs/results/2026-11-25-torch-ops/).
+constexpr std::size_t kMemcpy2dMinChunkBytes = 256 * 1024;
+
 at::Tensor reorder_rows_for_scatter(const at::Tensor& a2, const overlap::ContiguousScatterRows& c) {
   const int64_t k = a2.size(1), w = c.world, rps = c.rows_per_subtile, q = c.rows_per_rank;
   const int64_t element = a2.element_size();
+  const int64_t whole = q / rps, rest = q - whole * rps;
+  const std::size_t chunk = static_cast<std::size_t>(rps * k * element);
+  if (chunk <= kMemcpy2dMinChunkBytes) {
+    at::Tensor permuted = at::empty({c.tile_rows, w, rps, k}, a2.options());
+    const at::Tensor source = a2.view({w, q, k});
+    if (whole > 0) {
+      permuted.narrow(0, 0, whole)
+          .permute({1, 0, 2, 3})
+          .copy_(source.narrow(1, 0, whole * rps).view({w, whole, rps, k}));
+    }
+    if (rest > 0) {
+      at::Tensor last = permuted.select(0, whole);
+      last.narrow(1, 0, rest).copy_(source.narrow(1, whole * rps, rest));
+      last.narrow(1, rest, rps - rest).zero_();
+    }
+    return permuted.view({static_cast<int64_t>(c.padded_m), k});
+  }
   at::Tensor permuted = at::empty({c.padded_m, k}, a2.options());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
-  const int64_t whole = q / rps, rest = q - whole * rps;
   const auto* source = static_cast<const char*>(a2.data_ptr());
   auto* target = static_cast<char*>(permuted.data_ptr());
-  const std::size_t chunk = static_cast<std::size_t>(rps * k * element);
   const std::size_t tile = static_cast<std::size_t>(c.tile_m * k * element);
   for (int64_t j = 0; j < w; ++j) {
     const char* from = source + j * q * k * element;

@@ -69,7 +69,9 @@ class Cases:
                 for r in range(self.world)]
 
     def reduce_scatter_rows(self):
-        for m, n, k in ((1024, 512, 256), (1000, 264, 128), (520, 1024, 64)):
+        # The last shape's row chunks (M / world rows of 4096 elements per subtile) exceed
+        # 256 KiB: the 2-D copy path of the reordering; the others take ATen's strided copy.
+        for m, n, k in ((1024, 512, 256), (1000, 264, 128), (520, 1024, 64), (1032, 256, 4096)):
             for dtype in DTYPES:
                 for layout in ("kn", "nk"):
                     tag = ("rs", m, n, k, str(dtype), layout)
