@@ -15,7 +15,10 @@
 #   speed   the engine's evaluations per second, each generation judged in one launch (the
 #           default) against every genome judged alone (--judge-alone), same seed and budget,
 #           on SPEED_PROBLEMS (problem:size, default kb1-19-relu:small reduce-sum-int32:1e8)
-# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub] [speed]
+#   compare search quality: guided (crossover + roofline guidance, an empty pool) against --random
+#           over the same genomes, COMPARE_SEEDS (default 1 2 3) x COMPARE_PROBLEMS (problem:size),
+#           budget COMPARE_BUDGET (default 48); best U per run and the median per mode
+# Usage: bash scripts/device_evolve.sh [tests] [suite] [ladder] [random] [sanitizer] [cub] [speed] [compare]
 #        env LADDER_SIZES, LADDER_BUDGET, LADDER_SEED, RANDOM_SIZES, EVOLVE_LIMIT (s per run),
 #        RESUME_FROM (a folder holding ladder-<size>/ of an earlier call, cut off by EVOLVE_LIMIT:
 #        the run goes on from its log with --resume)
@@ -112,5 +115,31 @@ if step speed; then
       note "$problem $size $mode: $(grep -E '^# [0-9]+ evaluations in' "$out/speed-$problem-$size-$mode.txt")"
     done
   done
+fi
+if step compare; then
+  for spec in ${COMPARE_PROBLEMS:-reduce-sum-int32:1e8 kb1-47-sum-reduction:small}; do
+    problem=${spec%%:*}; size=${spec##*:}
+    for seed in ${COMPARE_SEEDS:-1 2 3}; do
+      for mode in guided random; do
+        flag=(); [ "$mode" = random ] && flag=(--random)
+        name="compare-$problem-$size-$mode-$seed"
+        timed 120 "$name.txt" build/kiln evolve run --problem "$problem" --size "$size" \
+          --budget "${COMPARE_BUDGET:-48}" --seed "$seed" "${judge[@]}" "${flag[@]}" \
+          --pool "$out/pool-$name.json" --out "$out/$name"
+        note "$problem $size $mode seed $seed: $(grep -E '^# best U' "$out/$name.txt")"
+        rm -f "$out/$name"/candidates/*.so
+      done
+    done
+  done
+  python3 - "$out/summary.txt" <<'PY' | tee -a "$out/summary.txt"
+import re, statistics, sys
+best = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\S+) (\S+) (guided|random) seed (\d+): # best U ([0-9.]+)", line)
+    if m:
+        best.setdefault((m[1], m[2], m[3]), []).append(float(m[5]))
+for (problem, size, mode), us in sorted(best.items()):
+    print(f"median best U {problem} {size} {mode}: {statistics.median(us):.3f} over seeds {us}")
+PY
 fi
 pack
