@@ -17,12 +17,14 @@
 #include "apps/kiln/commands.hpp"
 #include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
+#include "bench/suite_plot.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/export.hpp"
+#include "evolve/report_plot.hpp"
 #include "evolve/search.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
@@ -250,6 +252,10 @@ int run_evolve(const RunFlags& f) {
     report["archive"][cell] = {{"genome", individual.genome.describe()},
                                {"fitness", individual.evaluation.fitness()}};
   core::write_json_file((std::filesystem::path(f.out) / "report.json").string(), report);
+  std::ofstream(std::filesystem::path(f.out) / "progress.svg") << evolve::progress_svg(
+      evolve::history_to_log(result.history),
+      fmt::format("kiln evolve {} {}, seed {}{}: best U accepted so far", f.problem, f.size, f.seed,
+                  f.random ? ", random search" : ""));
   std::ofstream(std::filesystem::path(f.out) / "best.cu")
       << evolve::generate_candidate(result.best.genome, f.problem);
   // What worked goes back to the pool: the best and every elite of the archive.
@@ -328,10 +334,22 @@ void register_evolve(CLI::App& app, Runner& run) {
   export_cmd->callback([exports, &run]() {
     run = [exports](const Invocation&) {
       const std::string header = bench::candidate_include_dir() + "/kiln/candidate.h";
-      for (const evolve::ExportedKernel& k :
-           evolve::export_runs(exports->first, exports->second, header))
+      const std::vector<evolve::ExportedKernel> kernels =
+          evolve::export_runs(exports->first, exports->second, header);
+      const std::filesystem::path out(exports->second);
+      for (const evolve::ExportedKernel& k : kernels) {
         fmt::print("{} {}: U {:.3f} -> {} (+ {})\n", k.problem, k.size, k.fitness, k.source_path,
                    std::filesystem::path(k.json_path).filename().string());
+        // Each run's search path beside its kernel.
+        const nlohmann::json log =
+            nlohmann::json::parse(std::ifstream(std::filesystem::path(k.run) / "log.json"));
+        std::ofstream(out / (k.problem + "-" + k.size + "-progress.svg")) << evolve::progress_svg(
+            log, fmt::format("{} {}: best U accepted so far ({})", k.problem, k.size, k.run));
+      }
+      std::ofstream(out / "roofline.svg")
+          << bench::suite_svg(evolve::roofline_rows(kernels),
+                              "kiln evolve export: where the evolved kernels sit on the roofline");
+      fmt::print("# wrote {} and a progress plot per kernel\n", (out / "roofline.svg").string());
       return 0;
     };
   });

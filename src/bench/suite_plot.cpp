@@ -49,10 +49,12 @@ std::string suite_svg(const std::vector<SuiteRow>& all_rows, const std::string& 
     const bool ok = r.correct && r.reference_check.empty();
     s += fmt::format(
         "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
-        "<title>{} {} {}: U {:.3f}, {:.2f}x the reference, {}{}</title></rect>\n",
+        "<title>{} {} {}: U {:.3f}{}, {}{}</title></rect>\n",
         x, top + plot_h - h, bar, h, ok ? colour_of(r.binding) : "#bbbbbb",
         core::xml_escape(r.problem), core::xml_escape(r.size), core::xml_escape(r.solution),
-        r.utilization, r.speedup, core::xml_escape(r.binding), ok ? "" : ", FAILED");
+        r.utilization,
+        r.speedup > 0 ? fmt::format(", {:.2f}x the reference", r.speedup) : std::string(),
+        core::xml_escape(r.binding), ok ? "" : ", FAILED");
     if (!ok) {
       s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#d62728\">x</text>\n",
                        x + bar / 2, top + plot_h - h - 4);

@@ -86,9 +86,15 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
     const Genome& genome = c.genome;
     const Evaluation& evaluation = c.evaluation;
     const std::string name = problem + "-" + size;
-    ExportedKernel k{problem, size, (std::filesystem::path(out) / (name + ".cu")).string(),
+    ExportedKernel k{c.run,
+                     problem,
+                     size,
+                     (std::filesystem::path(out) / (name + ".cu")).string(),
                      (std::filesystem::path(out) / (name + ".json")).string(),
-                     evaluation.fitness()};
+                     evaluation.fitness(),
+                     evaluation.us,
+                     evaluation.roof_us,
+                     evaluation.binding};
     std::ofstream(k.source_path)
         << fmt::format(
                "// Exported by `kiln evolve export` from {}: {} at size {} on {}.\n"

@@ -11,9 +11,12 @@
 namespace kiln::evolve {
 
 struct ExportedKernel {
+  std::string run;  // the run folder it came from
   std::string problem, size;
   std::string source_path, json_path;
-  double fitness = 0.0;
+  double fitness = 0.0;            // U
+  double us = 0.0, roof_us = 0.0;  // the judge's median and T_roof
+  std::string binding;             // the roofline's binding resource
 };
 
 // Exports the best kernel of every run folder in `runs` into `out` (created if needed), as
