@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include <fstream>
 #include "apps/kiln/commands.hpp"
@@ -310,6 +311,8 @@ int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
     cudaError_t state = cudaDeviceSynchronize();
     if (state == cudaSuccess) state = cudaGetLastError();
     if (state != cudaSuccess) {
+      // Its verdict (written before this check) is void too: it ran in what it broke.
+      if (comm.rank() == 0) std::filesystem::remove(entry.json_path);
       fmt::print(stderr,
                  "# rank {}: batch stopped after candidate {}: the CUDA context is left "
                  "with {} ({})\n",
@@ -339,6 +342,16 @@ comm::RankRequest candidate_request(const CandidateFlags& f) {
 // not: each verdict is in its JSON), 1 otherwise.
 int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation) {
   const bench::SuiteOptions o = candidate_options(f);
+  // Libraries are named by their source's stem in --build-dir: two sources of one stem would
+  // overwrite each other's library and one would be judged as the other.
+  std::set<std::string> stems;
+  for (const std::string& source : f.sources) {
+    const std::string stem = std::filesystem::path(source).stem().string();
+    KILN_REQUIRE(stems.insert(stem).second,
+                 fmt::format("--source {}: a second candidate named {} (names must differ: each "
+                             "one's library and verdict are named after it)",
+                             source, stem));
+  }
   std::vector<BatchEntry> entries;
   for (const std::string& source : f.sources) {
     std::filesystem::remove(json_beside(source));  // no stale verdict survives a failure

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <nccl.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "comm/nccl_check.hpp"
 #include "core/error.hpp"
@@ -18,8 +20,15 @@ GroupRegistry& GroupRegistry::instance() {
 }
 
 at::Tensor nccl_unique_id() {
+  // With NCCL_COMM_ID set, ncclGetUniqueId would encode that fixed address and start no root,
+  // and the communicator (which clears it) would wait for a root that never comes.
   ncclUniqueId id;
-  KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  const char* fixed = std::getenv("NCCL_COMM_ID");
+  const std::string saved = fixed != nullptr ? fixed : "";
+  if (fixed != nullptr) unsetenv("NCCL_COMM_ID");
+  const ncclResult_t made = ncclGetUniqueId(&id);
+  if (fixed != nullptr) setenv("NCCL_COMM_ID", saved.c_str(), 1);
+  KILN_NCCL_CHECK(made);
   at::Tensor out = at::empty({static_cast<int64_t>(sizeof(id))}, at::kByte);
   std::memcpy(out.data_ptr(), &id, sizeof(id));
   return out;

@@ -302,6 +302,10 @@ std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_
           std::make_unique<c10::cuda::CUDAStream>(c10::cuda::getStreamFromPool(true));
     }
     const c10::cuda::CUDAStream gather = *group.gather_stream;
+    // Before any broadcast: the caching allocator must not hand these out again until the gather
+    // stream is done with them, also when a broadcast below throws.
+    a_full.record_stream(gather);
+    a2.record_stream(gather);
     // The gather starts once A_shard is ready, not after this rank's own products.
     at::cuda::CUDAEvent inputs_ready;
     inputs_ready.record(compute);
@@ -329,9 +333,7 @@ std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_
         at::mm_out(rows, block(a_full, r), bs[i]);
       }
     }
-    arrived[rank].block(compute);  // the last broadcast, so nothing of the gather outlives the op
-    a_full.record_stream(gather);
-    a2.record_stream(gather);
+    arrived[world - 1].block(compute);  // the last broadcast: nothing of the gather outlives the op
   } else {
     a_full.copy_(a2);
     multiply_own_shard();

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "bench/candidate_library.hpp"
@@ -94,12 +95,21 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     const CandidateEvaluatorOptions& o, int threads) {
   return [o, threads](const std::vector<Genome>& batch) {
     std::filesystem::create_directories(o.folder);
+    // One of each genome (two threads must not write and compile the same file); only the ones
+    // the generator has code for go to the batch judgement (the evaluator reports the others).
+    std::vector<Genome> unique;
+    std::set<std::uint64_t> seen;
+    for (const Genome& g : batch)
+      if (seen.insert(g.hash()).second) unique.push_back(g);
+    std::vector<char> generated(unique.size(), 0);
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
-      for (std::size_t i = next++; i < batch.size(); i = next++) {
-        const std::string stem = stem_of(o, batch[i]);
+      for (std::size_t i = next++; i < unique.size(); i = next++) {
+        const std::string stem = stem_of(o, unique[i]);
         try {
-          std::ofstream(stem + ".cu") << generate_candidate(batch[i], o.problem);
+          const std::string source = generate_candidate(unique[i], o.problem);
+          std::ofstream(stem + ".cu") << source;
+          generated[i] = 1;
           (void)bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout);
         } catch (const std::exception&) {
           // A genome the generator refuses or nvcc rejects: the judge reports it.
@@ -112,16 +122,23 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     if (!o.batch) return;
     // The batch judged in one launch; only verdicts written by this launch count.
     std::vector<std::string> sources;
-    for (const Genome& g : batch) sources.push_back(stem_of(o, g) + ".cu");
+    std::vector<Genome> judged;
+    for (std::size_t i = 0; i < unique.size(); ++i) {
+      if (!generated[i]) continue;
+      const std::string stem = stem_of(o, unique[i]);
+      std::filesystem::remove(stem + ".json");  // only this launch's verdicts count
+      sources.push_back(stem + ".cu");
+      judged.push_back(unique[i]);
+    }
     if (sources.empty()) return;
     std::string output;
     const std::string command = judge_command(o, sources);
     (void)core::run_command(command, output);
-    std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, batch.front().hash()))
+    std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
         << command << "\n"
         << output;
     const std::lock_guard lock(o.batch->mutex);
-    for (const Genome& g : batch)
+    for (const Genome& g : judged)
       if (std::filesystem::exists(stem_of(o, g) + ".json")) o.batch->judged.insert(g.hash());
   };
 }
@@ -137,7 +154,8 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
   return [o](const Genome& genome) {
     const std::string stem = stem_of(o, genome);
     try {
-      std::ofstream(stem + ".cu") << generate_candidate(genome, o.problem);
+      const std::string source = generate_candidate(genome, o.problem);
+      std::ofstream(stem + ".cu") << source;
     } catch (const UsageError& refused) {
       // A genome the generator has no code for: its failure (the search revises it), not the run's.
       Evaluation e;

@@ -43,5 +43,6 @@ expect_usage_error("reduce-sum-int32 accepts 1e6, 1e8, 1e9" evolve run --problem
 expect_usage_error("--torch-json" bench suite -g 1 --problems kb1-19-relu --torch-json /nonexistent/torch.json)
 expect_usage_error("--json-per-source" bench candidate --problem kb1-19-relu --source a.cu --source b.cu --json out.json)
 expect_usage_error("choose one" bench candidate --problem kb1-19-relu --source a.cu --json out.json --json-per-source)
+expect_usage_error("a second candidate named x" bench candidate --problem kb1-19-relu --source d1/x.cu --source d2/x.cu --json-per-source)
 expect_usage_error("no log.json" evolve show ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("no run.json" evolve export ${CMAKE_CURRENT_BINARY_DIR}/evolve-none --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-export)
