@@ -162,6 +162,31 @@ int64_t normalized_dim(int64_t dim, int64_t dims) {
   return dim < 0 ? dim + dims : dim;
 }
 
+// The group an op names (a ValueError naming kiln.init_group when it was never registered).
+// Called with the registry's mutex held.
+Group& group_named(const std::string& op, const std::string& group_name) {
+  return translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+}
+
+// A (the dimension to split already first) as the 2-D M x K matrix the GEMM takes, and B beside
+// it: the shape checks every GEMM op shares.
+struct GemmOperands {
+  at::Tensor a2;
+  int m = 0, k = 0;
+  WeightView w;
+  core::DType dtype = core::DType::kBf16;
+};
+
+GemmOperands gemm_operands(const std::string& op, const at::Tensor& a, const at::Tensor& b) {
+  GemmOperands g;
+  g.a2 = rows_of(a);
+  g.m = checked_int(op, "M (A's rows)", g.a2.size(0));
+  g.k = checked_int(op, "K", g.a2.size(1));
+  g.w = weight_view(op, "B", b, g.k);
+  g.dtype = kiln_dtype(a);
+  return g;
+}
+
 }  // namespace
 
 at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
@@ -179,26 +204,20 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a.device());
   std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group =
-      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+  Group& group = group_named(op, group_name);
   const int world = group.comm->size();
   TORCH_CHECK_VALUE(a.size(dim) % world == 0, op, ": A's dimension ", dim, " (", a.size(dim),
                     ") must be divisible by the group's world size ", world);
   // The scattered dimension first: rank r's result is then the contiguous row block r.
   const at::Tensor moved = a.movedim(dim, 0);
-  const at::Tensor a2 = rows_of(moved);
-  const int m = checked_int(op, "M (A's rows)", a2.size(0));
-  const int k = checked_int(op, "K", a2.size(1));
-  const WeightView w = weight_view(op, "B", b, k);
-  const core::DType dtype = kiln_dtype(a);
+  const auto [a2, m, k, w, dtype] = gemm_operands(op, moved, b);
   return translated(op, [&] {
     CachedCollective& c =
         collective_for(group, overlap::OverlapOp::kReduceScatter, m, w.n, k, dtype, w.layout);
-    const at::Tensor a_gemm =
-        c.padded_m == m && world == 1
-            ? a2
-            : reorder_rows_for_scatter(
-                  a2, overlap::contiguous_scatter_rows(m, world, c.collective->plan().gemm.tile.m));
+    const at::Tensor a_gemm =  // one rank owns every row, in order: nothing to reorder
+        world == 1 ? a2
+                   : reorder_rows_for_scatter(a2, overlap::contiguous_scatter_rows(
+                                                      m, world, c.collective->plan().gemm.tile.m));
     at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
     c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(w, dtype),
                       {out.data_ptr(), dtype, c.collective->output_rows(), w.n},
@@ -232,13 +251,8 @@ at::Tensor matmul_all_reduce_rmsnorm(const at::Tensor& a, const at::Tensor& b,
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a.device());
   std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group =
-      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
-  const at::Tensor a2 = rows_of(a);
-  const int m = checked_int(op, "M (A's rows)", a2.size(0));
-  const int k = checked_int(op, "K", a2.size(1));
-  const WeightView w = weight_view(op, "B", b, k);
-  const core::DType dtype = kiln_dtype(a);
+  Group& group = group_named(op, group_name);
+  const auto [a2, m, k, w, dtype] = gemm_operands(op, a, b);
   return translated(op, [&] {
     CachedCollective& c =
         collective_for(group, overlap::OverlapOp::kAllReduce, m, w.n, k, dtype, w.layout);
@@ -276,8 +290,7 @@ std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a_shard.device());
   std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group =
-      translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+  Group& group = group_named(op, group_name);
   comm::Communicator& comm = *group.comm;
   const int world = comm.size(), rank = comm.rank();
   // The gathered dimension first: the shards are then contiguous row blocks of the gathered A.
