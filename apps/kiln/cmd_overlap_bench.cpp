@@ -114,7 +114,8 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
                                   : std::string("plan: best of a sweep"));
     fmt::print(
         "# times in us: median over {} iterations (warm-up {}) of the max over ranks; "
-        "kiln includes the reorder to row-major, kiln-nr does not\n",
+        "kiln includes the reorder to row-major, kiln-nr does not; kiln-cr: ReduceScatter with "
+        "contiguous row blocks (PyTorch's layout), where M splits into whole tiles per rank\n",
         o.iterations, o.warmup);
     for (const benchmarks::RankDevice& d : devices)
       fmt::print("#  Rank {:2} device {:2} [{}] {}\n", d.rank, d.device, d.bus_id, d.name);

@@ -218,10 +218,11 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     const std::size_t out_rows_max = static_cast<std::size_t>(shape.m);
     core::DeviceBuffer out(out_rows_max * shape.n * element);
     overlap::LimitedCommunicatorPool limited(comm);
-    const auto options_for = [&](const overlap::Plan& plan, bool trace) {
+    const auto options_for = [&](const overlap::Plan& plan, bool trace, bool contiguous = false) {
       overlap::OverlapOptions options;
       options.force_spin_wait = o.spin_wait;
       options.trace = trace;
+      options.contiguous_rows = contiguous;
       const overlap::LaunchGeometry launch =
           overlap::host_launch_geometry(shape, plan.gemm, plan.schedule, device_sms);
       options.collective_comm = limited.get(overlap::collective_ctas_for(plan, launch, device_sms));
@@ -306,6 +307,29 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         final_variants.push_back({"decomposition " + name, decomposition(row.decomposition_chunks),
                                   &row.decomposition_us});
       }
+      // The same plan with contiguous row blocks, where it applies.
+      std::unique_ptr<overlap::GemmCollective> contiguous;
+      row.has_contiguous = o.op == OverlapOp::kReduceScatter &&
+                           overlap::GemmCollective::can_implement(o.op, shape, o.dtype, chosen,
+                                                                  world, device_sms, true)
+                               .empty();
+      if (row.has_contiguous) {
+        contiguous = std::make_unique<overlap::GemmCollective>(
+            o.op, shape, o.dtype, o.layout, comm, chosen, options_for(chosen, false, true));
+      }
+      core::DeviceBuffer contiguous_out(row.has_contiguous ? out.bytes() : 0);
+      const overlap::MutableMatrixRef contiguous_ref{
+          contiguous_out.data(), o.dtype, row.has_contiguous ? contiguous->output_rows() : 0,
+          shape.n};
+      if (row.has_contiguous) {
+        final_variants.push_back(
+            {"kiln contiguous " + name,
+             [&](int) { contiguous->run(a_ref, b_ref, contiguous_ref, stream); },
+             &row.kiln_contiguous_us});
+        final_variants.push_back({"kiln gemm contiguous " + name,
+                                  [&](int) { contiguous->run_gemm_only(a_ref, b_ref, stream); },
+                                  &row.kiln_contiguous_gemm_us});
+      }
       time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
 
       // The last wave's data through the collective alone (for the bound).
@@ -321,19 +345,21 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           },
           "last-wave collective " + name);
 
-      if (o.check) {
-        core::poison(out.data(), out.bytes(), stream);
-        op.run(a_ref, b_ref, out_ref, stream);
+      // The relative error of `checked`'s output against the serial reference, max over ranks.
+      const auto error_of = [&](overlap::GemmCollective& checked,
+                                const overlap::MutableMatrixRef& into) {
+        core::poison(into.data, static_cast<std::size_t>(into.rows) * shape.n * element, stream);
+        checked.run(a_ref, b_ref, into, stream);
         comm.wait(stream, "kiln check " + name);
-        std::vector<std::uint16_t> got(static_cast<std::size_t>(op.output_rows()) * shape.n);
+        std::vector<std::uint16_t> got(static_cast<std::size_t>(checked.output_rows()) * shape.n);
         std::vector<std::uint16_t> want(c_count);
-        KILN_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * 2, cudaMemcpyDeviceToHost));
+        KILN_CUDA_CHECK(cudaMemcpy(got.data(), into.data, got.size() * 2, cudaMemcpyDeviceToHost));
         KILN_CUDA_CHECK(
             cudaMemcpy(want.data(), reference.data(), want.size() * 2, cudaMemcpyDeviceToHost));
         double diff = 0.0, norm = 0.0;
         bool finite = true;
-        for (int lr = 0; lr < op.output_rows(); ++lr) {
-          const std::size_t g = static_cast<std::size_t>(op.global_row(lr)) * shape.n;
+        for (int lr = 0; lr < checked.output_rows(); ++lr) {
+          const std::size_t g = static_cast<std::size_t>(checked.global_row(lr)) * shape.n;
           for (int col = 0; col < shape.n; ++col) {
             const double x = core::half_bits_to_float(
                 got[static_cast<std::size_t>(lr) * shape.n + col], o.dtype);
@@ -344,8 +370,14 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           }
         }
         const double error = finite ? std::sqrt(diff / std::max(norm, 1e-30)) : 1e30;
-        row.relative_error = max_over_ranks(comm, error, stream);
-        row.correct = row.relative_error <= 1e-2;
+        return max_over_ranks(comm, error, stream);
+      };
+      if (o.check) {
+        row.relative_error = error_of(op, out_ref);
+        if (row.has_contiguous)
+          row.contiguous_relative_error = error_of(*contiguous, contiguous_ref);
+        row.correct = row.relative_error <= 1e-2 &&
+                      (!row.has_contiguous || row.contiguous_relative_error <= 1e-2);
       }
     }
     {
@@ -387,6 +419,7 @@ const core::Table& overlap_table() {
                                   {"decomp", 9},
                                   {"kiln", 9},
                                   {"kiln-nr", 9},
+                                  {"kiln-cr", 9},
                                   {"bound", 9},
                                   {"x serial", 8},
                                   {"x decomp", 8},
@@ -409,8 +442,9 @@ std::string format_overlap_header() {
 std::string format_overlap_row(const OverlapRow& r) {
   return overlap_table().row({shape_name(r.shape), us(r.cublas_us.median), us(r.comm_us.median),
                               us(r.serial_us.median), us(r.decomposition_us.median),
-                              us(r.kiln_us.median), us(r.kiln_no_reorder_us.median), us(r.bound_us),
-                              fmt::format("{:.3f}", r.speedup_vs_serial),
+                              us(r.kiln_us.median), us(r.kiln_no_reorder_us.median),
+                              r.has_contiguous ? us(r.kiln_contiguous_us.median) : "-",
+                              us(r.bound_us), fmt::format("{:.3f}", r.speedup_vs_serial),
                               fmt::format("{:.3f}", r.speedup_vs_decomposition),
                               fmt::format("{:.1f}%", 100.0 * r.fraction_of_bound),
                               fmt::format("{:.2e}", r.relative_error), r.plan});
@@ -431,6 +465,11 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   j["decomposition_chunks"] = r.decomposition_chunks;
   j["kiln_us"] = core::to_json(r.kiln_us);
   j["kiln_without_reorder_us"] = core::to_json(r.kiln_no_reorder_us);
+  if (r.has_contiguous) {
+    j["kiln_contiguous_rows_us"] = core::to_json(r.kiln_contiguous_us);
+    j["kiln_contiguous_rows_gemm_us"] = core::to_json(r.kiln_contiguous_gemm_us);
+    j["contiguous_rows_relative_error"] = r.contiguous_relative_error;
+  }
   j["bound_us"] = r.bound_us;
   j["speedup_vs_serial"] = r.speedup_vs_serial;
   j["speedup_vs_decomposition"] = r.speedup_vs_decomposition;

@@ -71,6 +71,11 @@ struct OverlapRow {
   overlap::GemmShape shape;
   core::TimingStats serial_us, cublas_us, comm_us, decomposition_us, kiln_us, kiln_no_reorder_us,
       kiln_gemm_us, last_wave_comm_us;
+  // ReduceScatter where M splits into whole tiles per rank: the same plan with contiguous row
+  // blocks (PyTorch's layout, OverlapOptions::contiguous_rows), interleaved with the others.
+  bool has_contiguous = false;
+  core::TimingStats kiln_contiguous_us, kiln_contiguous_gemm_us;
+  double contiguous_relative_error = -1.0;
   int decomposition_chunks = 0;
   std::string plan;                   // the plan kiln ran
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it

@@ -72,15 +72,23 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
                                WeightLayout layout, comm::Communicator& comm, const Plan& plan,
                                const OverlapOptions& options)
     : op_(op), shape_(shape), dtype_(dtype), comm_(comm), plan_(plan), options_(options) {
-  if (const std::string why = can_implement(op, shape, dtype, plan, comm.size()); !why.empty()) {
+  if (const std::string why =
+          can_implement(op, shape, dtype, plan, comm.size(), 0, options.contiguous_rows);
+      !why.empty()) {
     throw UsageError(why);
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.gemm);
   if (options.wrap_gemm) gemm_ = options.wrap_gemm(std::move(gemm_));
   device_sms_ = current_device_sms();
   launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
-  groups_ = make_wave_groups(plan.partition, launch_);
-  geometry_ = slot_geometry(shape, plan.gemm.tile, launch_, subtiles(op, comm.size()));
+  if (options.contiguous_rows) {
+    groups_ = make_column_groups(plan.partition, launch_);
+    column_groups_ = column_groups_of(groups_, launch_);
+  } else {
+    groups_ = make_wave_groups(plan.partition, launch_);
+  }
+  geometry_ = slot_geometry(shape, plan.gemm.tile, launch_, subtiles(op, comm.size()),
+                            options.contiguous_rows);
   choose_collective_comm(options);
   allocate_workspace();
   const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
@@ -98,7 +106,8 @@ GemmCollective::~GemmCollective() {
 }
 
 std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                                          const Plan& plan, int world, int device_sms) {
+                                          const Plan& plan, int world, int device_sms,
+                                          bool contiguous_rows) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
     return fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k);
   }
@@ -116,8 +125,19 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
   } catch (const UsageError& e) {
     return e.what();
   }
+  if (contiguous_rows) {
+    if (op != OverlapOp::kReduceScatter) return "contiguous row blocks are a ReduceScatter layout";
+    if (plan.copy_engine) {
+      return "contiguous row blocks: comm=ce plans are not supported (use comm=nccl)";
+    }
+    try {
+      (void)slot_geometry(shape, plan.gemm.tile, LaunchGeometry{}, world, true);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  }
   // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
-  if (op == OverlapOp::kReduceScatter &&
+  if (op == OverlapOp::kReduceScatter && !contiguous_rows &&
       (!is_power_of_two(world) || plan.gemm.tile.m % (world * kStoreBoxRows) != 0)) {
     return fmt::format(
         "ReduceScatter splits each {}-row tile into one row subtile per rank, of at least {} "
@@ -136,14 +156,18 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
 }
 
 std::size_t GemmCollective::workspace_bytes(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                                            const Plan& plan, int world, int device_sms) {
-  if (const std::string why = can_implement(op, shape, dtype, plan, world, device_sms);
+                                            const Plan& plan, int world, int device_sms,
+                                            bool contiguous_rows) {
+  if (const std::string why =
+          can_implement(op, shape, dtype, plan, world, device_sms, contiguous_rows);
       !why.empty()) {
     throw UsageError(why);
   }
   const LaunchGeometry launch = host_launch_geometry(shape, plan.gemm, plan.schedule, device_sms);
-  const WaveGroups groups = make_wave_groups(plan.partition, launch);
-  const SlotGeometry geometry = slot_geometry(shape, plan.gemm.tile, launch, subtiles(op, world));
+  const WaveGroups groups = contiguous_rows ? make_column_groups(plan.partition, launch)
+                                            : make_wave_groups(plan.partition, launch);
+  const SlotGeometry geometry =
+      slot_geometry(shape, plan.gemm.tile, launch, subtiles(op, world), contiguous_rows);
   const std::size_t element = core::dtype_size(dtype);
   std::size_t bytes = geometry.slot_buffer_elements() * element;
   if (plan.copy_engine) {
@@ -184,6 +208,19 @@ void GemmCollective::allocate_workspace() {
   counters_ = core::DeviceBuffer(sizeof(unsigned) * (groups_.groups() + 1));
   KILN_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.bytes()));
   KILN_CUDA_CHECK(cudaMemset(slot_of_tile_.data(), 0xFF, slot_of_tile_.bytes()));
+  if (geometry_.contiguous_rows) {
+    // Fixed by the tile's coordinates (slot_layout.hpp): where each tile lies in what its rank
+    // receives, which is all the reorder needs.
+    std::vector<int> received(static_cast<std::size_t>(launch_.tiles_m) * launch_.tiles_n);
+    for (int tm = 0; tm < launch_.tiles_m; ++tm) {
+      for (int tn = 0; tn < launch_.tiles_n; ++tn) {
+        received[static_cast<std::size_t>(tm) * launch_.tiles_n + tn] =
+            contiguous_received_tile(geometry_, tm, tn);
+      }
+    }
+    KILN_CUDA_CHECK(cudaMemcpy(slot_of_tile_.data(), received.data(), slot_of_tile_.bytes(),
+                               cudaMemcpyHostToDevice));
+  }
   const std::vector<int> tables = groups_.concatenated();
   tables_ = core::DeviceBuffer(sizeof(int) * tables.size());
   KILN_CUDA_CHECK(
@@ -267,6 +304,11 @@ ReorderSource GemmCollective::reorder_source() const {
     }
   }
   source.slot_of_tile = slot_of_tile_.as<int>();
+  // Contiguous row blocks: the reorder counts tile rows from this rank's first one.
+  if (geometry_.contiguous_rows) {
+    source.slot_of_tile +=
+        static_cast<std::ptrdiff_t>(comm_.rank()) * geometry_.tiles_per_rank * geometry_.tiles_n;
+  }
   source.geometry = geometry_;
   source.rank = op_ == OverlapOp::kReduceScatter ? comm_.rank() : 0;
   return source;
@@ -317,6 +359,7 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
   targets.group_slot_count = targets.group_first_slot + groups;
   targets.slot_done_ns = options_.trace ? trace : nullptr;
   targets.geometry = geometry_;
+  targets.column_groups = column_groups_;
   targets.deferred_signal = plan_.deferred_signal;
   targets.debug_signal_delay_ns = options_.debug_signal_delay_ns;
   const ScheduleOptions schedule = plan_.schedule;
@@ -346,8 +389,8 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
                              collective_comm_, comm_stream_);
       });
     } else {
-      void* recv = received_bytes + first * geometry_.subtile_elements() * element;
-      const std::size_t elements = static_cast<std::size_t>(count) * geometry_.subtile_elements();
+      void* recv = received_bytes + geometry_.recv_elements(first) * element;
+      const auto elements = static_cast<std::size_t>(geometry_.recv_elements(count));
       comm_.call("overlap reducescatter", [&] {
         return ncclReduceScatter(send, recv, elements, comm::nccl_type(dtype_), ncclSum,
                                  collective_comm_, comm_stream_);
@@ -450,6 +493,7 @@ void GemmCollective::run_gemm_only(const MatrixRef& a, const MatrixRef& b, cudaS
   targets.group_first_slot = tables_.as<int>() + groups_.wave_group.size();
   targets.group_slot_count = targets.group_first_slot + groups_.groups();
   targets.geometry = geometry_;
+  targets.column_groups = column_groups_;
   const ScheduleOptions schedule = plan_.schedule;
   gemm_->run(shape_, a.data, b.data, targets, schedule, device_sms_, stream);
   mark_run_done(stream);

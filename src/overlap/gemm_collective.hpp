@@ -12,7 +12,9 @@
 //
 // Outputs. AllReduce: the M×N sum, row-major, on every rank. ReduceScatter: rank j gets
 // the rows r with (r % BM) / (BM / world) == j, in increasing order, as an
-// owned_rows(j) × N row-major matrix (see slot_layout.hpp); global_row() names each row.
+// owned_rows(j) × N row-major matrix (see slot_layout.hpp); global_row() names each row. With
+// OverlapOptions::contiguous_rows, rank j gets rows [j*M/world, (j+1)*M/world) instead (PyTorch's
+// layout), for M a multiple of world x BM; the groups are then tile-column ranges.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,6 +60,10 @@ struct OverlapOptions {
   // and releases the stream waits after it (issue 18, defect 6).
   double wait_timeout_s = kDefaultCounterWaitSeconds;
   bool trace = false;  // record the per-group timeline (a timestamp kernel before the GEMM, events)
+  // ReduceScatter only: rank j receives the contiguous rows [j*M/world, (j+1)*M/world) (PyTorch's
+  // reduce_scatter_tensor layout) rather than the block-cyclic rows; needs M % (world*BM) == 0
+  // and an NCCL plan (slot_layout.hpp).
+  bool contiguous_rows = false;
   // Wraps the signaling GEMM the operation makes (make_signaling_gemm) before it is used: for
   // tests that make a launch fail; empty in normal use.
   std::function<std::unique_ptr<SignalingGemm>(std::unique_ptr<SignalingGemm>)> wrap_gemm;
@@ -89,12 +95,14 @@ class GemmCollective {
   // Why `plan` cannot run `op` on `shape` and `dtype` over `world` ranks; "" when it can. With
   // `device_sms` > 0 the plan's groups are also checked against that device's waves.
   static std::string can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                                   const Plan& plan, int world, int device_sms = 0);
+                                   const Plan& plan, int world, int device_sms = 0,
+                                   bool contiguous_rows = false);
   // Device memory the object allocates on a device of `device_sms` (slot buffer, receive or
   // copy-engine exchange buffer, tables), traces aside. Throws kiln::UsageError where
   // can_implement names a reason.
   static std::size_t workspace_bytes(OverlapOp op, const GemmShape& shape, core::DType dtype,
-                                     const Plan& plan, int world, int device_sms);
+                                     const Plan& plan, int world, int device_sms,
+                                     bool contiguous_rows = false);
 
   GemmCollective(OverlapOp op, const GemmShape& shape, core::DType dtype, WeightLayout layout,
                  comm::Communicator& comm, const Plan& plan, const OverlapOptions& options = {});
@@ -138,7 +146,8 @@ class GemmCollective {
   int global_row(int local_row) const {
     return overlap::global_row(geometry_, subtile_rank(), local_row);
   }
-  // Where each real tile went in the last run (tiles_m x tiles_n, -1 before the first run).
+  // Where each real tile went in the last run (tiles_m x tiles_n, -1 before the first run); with
+  // contiguous_rows, where it lies in what its rank receives (fixed at construction).
   std::vector<int> slot_of_tile() const;
   // One line: plan, waves, group sizes and bytes.
   std::string describe() const;
@@ -175,7 +184,8 @@ class GemmCollective {
   std::unique_ptr<SignalingGemm> gemm_;
   int device_sms_ = 0;
   LaunchGeometry launch_;
-  WaveGroups groups_;
+  WaveGroups groups_;  // contiguous_rows: tile-column groups (make_column_groups)
+  ColumnGroups column_groups_;
   SlotGeometry geometry_;
   WaitMethod wait_method_ = WaitMethod::kStreamMemOp;
   unsigned epoch_ = 0;

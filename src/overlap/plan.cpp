@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <numeric>
 #include <sstream>
@@ -150,7 +151,22 @@ std::vector<int> WaveGroups::concatenated() const {
 }
 
 SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
-                           int subtiles) {
+                           int subtiles, bool contiguous_rows) {
+  if (contiguous_rows) {
+    if (subtiles < 1 || tile.m < 1 || (tile.m & (tile.m - 1)) != 0 ||
+        shape.m % (subtiles * tile.m) != 0) {
+      throw UsageError(fmt::format(
+          "contiguous row blocks: M = {} must be a multiple of {} ranks x the {}-row tile (a "
+          "power of two), so that every rank owns whole tiles",
+          shape.m, subtiles, tile.m));
+    }
+    SlotGeometry g = slot_geometry(shape, tile, launch, 1);
+    g.subtiles = subtiles;
+    g.contiguous_rows = 1;
+    g.tiles_per_rank = g.tiles_m / subtiles;
+    g.slots = g.tiles_m * g.tiles_n;  // real tiles only: padding is not stored
+    return g;
+  }
   SlotGeometry g;
   g.m = shape.m;
   g.n = shape.n;
@@ -197,6 +213,51 @@ WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeome
     wave += sizes[g];
   }
   return groups;
+}
+
+WaveGroups make_column_groups(const std::vector<int>& partition, const LaunchGeometry& launch) {
+  // Validates the partition against the launch's waves (the same message as the wave layout).
+  const WaveGroups waves = make_wave_groups(partition, launch);
+  const int columns = launch.tiles_n;
+  // Column boundaries where the wave boundaries split the scheduler's sequence (rounded).
+  std::vector<int> ends;
+  for (int g = 0; g < waves.groups(); ++g) {
+    const long long end_slot = waves.group_first_slot[g] + waves.group_slot_count[g];
+    int end = static_cast<int>((end_slot * columns + launch.slots / 2) / launch.slots);
+    end = std::clamp(end, 1, columns);
+    if (g + 1 == waves.groups()) end = columns;
+    if (ends.empty() || end > ends.back()) ends.push_back(end);
+  }
+  if (ends.back() != columns) ends.back() = columns;
+  // At most kMaxColumnGroups: keep every k-th boundary.
+  if (static_cast<int>(ends.size()) > kMaxColumnGroups) {
+    std::vector<int> kept;
+    const int n = static_cast<int>(ends.size());
+    for (int i = 1; i <= kMaxColumnGroups; ++i)
+      kept.push_back(ends[(i * n) / kMaxColumnGroups - 1]);
+    ends = kept;
+  }
+  WaveGroups groups;
+  int first = 0;
+  for (int g = 0; g < static_cast<int>(ends.size()); ++g) {
+    groups.group_first_slot.push_back(first * launch.tiles_m);
+    groups.group_slot_count.push_back((ends[g] - first) * launch.tiles_m);
+    for (int c = first; c < ends[g]; ++c) groups.wave_group.push_back(g);
+    first = ends[g];
+  }
+  return groups;
+}
+
+ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& launch) {
+  if (groups.groups() > kMaxColumnGroups || launch.tiles_m < 1) {
+    throw Error(fmt::format("{} column groups: at most {}", groups.groups(), kMaxColumnGroups));
+  }
+  ColumnGroups columns;
+  columns.count = groups.groups();
+  for (int g = 0; g < columns.count; ++g) {
+    columns.end[g] = (groups.group_first_slot[g] + groups.group_slot_count[g]) / launch.tiles_m;
+  }
+  return columns;
 }
 
 }  // namespace kiln::overlap

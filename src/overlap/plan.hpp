@@ -53,9 +53,21 @@ struct WaveGroups {
 WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
 
 // Where a launch's output lives (slot_layout.hpp): `subtiles` = world size for ReduceScatter,
-// 1 for AllReduce; it must be a power of two dividing the tile's rows.
+// 1 for AllReduce; it must be a power of two dividing the tile's rows. With `contiguous_rows`
+// (ReduceScatter to contiguous row blocks) the tile height must be a power of two and M a multiple
+// of subtiles x tile height; every slot is then a real tile. Throws kiln::UsageError saying which.
 SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
-                           int subtiles);
+                           int subtiles, bool contiguous_rows = false);
+
+// contiguous_rows: the plan's wave partition turned into tile-column groups (slot_layout.hpp).
+// Each group boundary is the column that splits the tiles where the wave boundary splits the
+// scheduler's sequence; boundaries that meet are merged, and at most kMaxColumnGroups remain
+// (neighbours merged evenly). The tables mean: wave_group[tn] = group of tile column tn (one entry
+// per column, not per wave), group_first_slot/group_slot_count = the group's slot range
+// (columns x tiles_m real tiles).
+WaveGroups make_column_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
+// The epilogue's copy of the same groups.
+ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& launch);
 
 // Checks the plan's own fields (GEMM configuration built, cap 0 or a multiple of the cluster
 // size, swizzle a power of two in 1..8).

@@ -59,9 +59,10 @@ struct SignalingEpilogueArguments {
   const int* group_slot_count = nullptr;       // [groups]
   unsigned long long* slot_done_ns = nullptr;  // optional [slots]: %globaltimer when signalled
   SlotGeometry geometry{};
-  int grid_ctas = 0;        // CTAs the persistent kernel launches (slots per wave)
-  int raster_along_n = 1;   // the scheduler's raster order (its first linear index)
-  int deferred_signal = 0;  // 1: signal each tile at the CTA's next epilogue / store_tail
+  ColumnGroups column_groups{};  // geometry.contiguous_rows: the groups (tile-column ranges)
+  int grid_ctas = 0;             // CTAs the persistent kernel launches (slots per wave)
+  int raster_along_n = 1;        // the scheduler's raster order (its first linear index)
+  int deferred_signal = 0;       // 1: signal each tile at the CTA's next epilogue / store_tail
   // Tests only (issue 18's stress test): about one tile in four waits this long between its
   // completed stores and its signal, so that groups complete late and out of order. 0 in use.
   unsigned debug_signal_delay_ns = 0;
@@ -196,6 +197,15 @@ class SignalingEpilogue {
     // Deferred signalling: the previous tile's stores were issued before this tile's main loop.
     if (args_.deferred_signal) signal_pending();
 
+    const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
+    const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
+    if (geo.contiguous_rows) {
+      ++tiles_done_;
+      store_contiguous(accumulators, tiled_mma, blk_shape_mnk, tile_m_index, tile_n_index,
+                       thread_idx, staging, lane);
+      return;
+    }
+
     // 1. The slot: CUTLASS's StaticPersistentTileScheduler starts this CTA at this linear index
     // and advances it by the grid size after every tile. Ping-pong: the second consumer warp group
     // (warp group 2) starts one step later and each group advances two steps per tile.
@@ -229,8 +239,6 @@ class SignalingEpilogue {
 
     // The reorder after communication reads where each real tile went (padding tiles that the
     // scheduler rounds up to cluster/swizzle multiples have no place in the result).
-    const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
-    const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
     if (thread_idx == 0 && tile_m_index < geo.tiles_m && tile_n_index < geo.tiles_n) {
       args_.slot_of_tile[tile_m_index * geo.tiles_n + tile_n_index] = slot;
     }
@@ -239,6 +247,38 @@ class SignalingEpilogue {
     prefetch_group(slot + stride);
 
     // 3. Signal.
+    if (args_.group_counters == nullptr) return;
+    pending_group_ = group;
+    pending_slot_ = slot;
+    if (!args_.deferred_signal) signal_pending();
+  }
+
+  // Contiguous row blocks (slot_layout.hpp): the tile's slot and group follow from its coordinates
+  // and the column groups in the parameters; padding tiles are neither stored nor counted (each
+  // group's count is its real tiles). The host fills slot_of_tile once (it never changes).
+  template <class Accumulators, class TiledMma, class BlockShapeMNK>
+  CUTLASS_DEVICE void store_contiguous(Accumulators const& accumulators, TiledMma tiled_mma,
+                                       BlockShapeMNK blk_shape_mnk, int tm, int tn, int thread_idx,
+                                       std::uint32_t staging, int lane) {
+    using namespace cute;
+    const SlotGeometry& geo = args_.geometry;
+    if (tm >= geo.tiles_m || tn >= geo.tiles_n) return;
+    const ColumnGroups& columns = args_.column_groups;
+    const int group = columns.group_of(tn);
+    const int c0 = columns.first_column(group);
+    const int cols = columns.end[group] - c0;
+    const int slot = contiguous_slot(geo, tm, tn, c0, cols);
+    constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
+    auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
+    Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
+    cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+    CUTLASS_PRAGMA_UNROLL
+    for (int atom = 0; atom < kAtomsM; ++atom) {
+      const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+      const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
+      // A whole tile per slot: its rows are consecutive rows of the slot-buffer matrix.
+      store_band(accumulators, atom, band_col, slot * kTileM + band_row, staging, lane, convert);
+    }
     if (args_.group_counters == nullptr) return;
     pending_group_ = group;
     pending_slot_ = slot;

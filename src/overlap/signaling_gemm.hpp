@@ -26,6 +26,7 @@ struct EpilogueTargets {
   const int* group_slot_count = nullptr;
   unsigned long long* slot_done_ns = nullptr;  // optional trace
   SlotGeometry geometry{};
+  ColumnGroups column_groups{};  // geometry.contiguous_rows only: the tile-column groups
   bool deferred_signal = false;  // count each tile at the CTA's next epilogue (see the epilogue)
   unsigned debug_signal_delay_ns = 0;  // tests only: see SignalingEpilogueArguments
 };

@@ -150,6 +150,7 @@ class SignalingGemmImpl final : public SignalingGemm {
     epilogue.group_slot_count = targets.group_slot_count;
     epilogue.slot_done_ns = targets.slot_done_ns;
     epilogue.geometry = targets.geometry;
+    epilogue.column_groups = targets.column_groups;
     epilogue.raster_along_n = schedule.raster_along_n ? 1 : 0;
     epilogue.deferred_signal = targets.deferred_signal ? 1 : 0;
     epilogue.debug_signal_delay_ns = targets.debug_signal_delay_ns;

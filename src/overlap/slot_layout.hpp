@@ -19,6 +19,20 @@
 // The row permutation of ReduceScatter: rank j owns the global rows r with (r % BM) / rps == j
 // (a block-cyclic distribution with period BM), in increasing order; its local row
 // lr = mb*rps + rr holds global row mb*BM + j*rps + rr.
+//
+// Contiguous row blocks (`contiguous_rows`, ReduceScatter only): rank j owns the rows
+// [j*q, (j+1)*q), q = M / world = tpr*BM (PyTorch's reduce_scatter_tensor layout), and a tile goes
+// whole to the rank that owns its rows (tile row tm belongs to rank tm / tpr). Groups are then
+// ranges of tile columns [c0, c0 + cols), not of waves: such a group holds cols*tpr tiles of every
+// rank, which one ReduceScatter can split. A tile's slot is not its scheduler index but its place
+// in its group's range, by owning rank first:
+//     slot(tm, tn) = c0*tiles_m + (tm / tpr)*(cols*tpr) + (tn - c0)*tpr + tm % tpr,
+// and it reaches rank tm / tpr at tile index tn*tpr + tm % tpr of the received buffer, whatever
+// the grouping. Rows per subtile are BM (a subtile is the whole tile), so slot_offset is unchanged;
+// every slot is a real tile (padding tiles of the scheduler are neither stored nor counted).
+// With raster along M the scheduler finishes the columns roughly in order, so the groups complete
+// in order (the choice of groups only times the collectives; placement never depends on it). This
+// avoids reordering A's rows before the GEMM (contiguous_scatter.hpp), a copy of A per call.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +52,9 @@ struct SlotGeometry {
   int tiles_m = 0, tiles_n = 0;   // ceil(m / BM), ceil(n / BN)
   int slots = 0;                  // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
   int subtiles = 1;               // world size for ReduceScatter, 1 for AllReduce
-  int log2_rows_per_subtile = 0;  // log2(BM / subtiles); BM and subtiles are powers of two
+  int log2_rows_per_subtile = 0;  // log2(BM / subtiles), or log2(BM) with contiguous_rows
+  int contiguous_rows = 0;        // 1: rank j owns rows [j*q, (j+1)*q) (see above)
+  int tiles_per_rank = 0;         // contiguous_rows: tpr = tiles_m / subtiles
 
   KILN_LAYOUT_FN int rows_per_subtile() const { return 1 << log2_rows_per_subtile; }
   KILN_LAYOUT_FN std::int64_t tile_elements() const {
@@ -52,8 +68,12 @@ struct SlotGeometry {
     return static_cast<std::int64_t>(slots) * tile_elements();
   }
   // Elements one rank receives from a ReduceScatter over every slot.
-  KILN_LAYOUT_FN std::int64_t recv_buffer_elements() const {
-    return static_cast<std::int64_t>(slots) * subtile_elements();
+  KILN_LAYOUT_FN std::int64_t recv_buffer_elements() const { return recv_elements(slots); }
+  // What one rank receives of `slot_count` slots (a group's ReduceScatter count; also the offset
+  // in the received buffer of a group that starts at slot `slot_count`).
+  KILN_LAYOUT_FN std::int64_t recv_elements(int slot_count) const {
+    return contiguous_rows ? static_cast<std::int64_t>(slot_count / subtiles) * tile_elements()
+                           : static_cast<std::int64_t>(slot_count) * subtile_elements();
   }
 };
 
@@ -79,6 +99,7 @@ KILN_LAYOUT_FN std::int64_t received_offset(const SlotGeometry& g, int slot, int
 
 // Rows of the output that `rank` owns after the collective: all m for AllReduce (subtiles 1).
 KILN_LAYOUT_FN int owned_rows(const SlotGeometry& g, int rank) {
+  if (g.contiguous_rows) return g.tiles_per_rank * g.tile_m;
   const int rps = g.rows_per_subtile();
   const int last_tile_rows = g.m - (g.tiles_m - 1) * g.tile_m;
   int last = last_tile_rows - rank * rps;
@@ -88,6 +109,7 @@ KILN_LAYOUT_FN int owned_rows(const SlotGeometry& g, int rank) {
 
 // Global row of local row `local_row` on `rank` (see the permutation above).
 KILN_LAYOUT_FN int global_row(const SlotGeometry& g, int rank, int local_row) {
+  if (g.contiguous_rows) return rank * g.tiles_per_rank * g.tile_m + local_row;
   const int tile_row = local_row >> g.log2_rows_per_subtile;
   const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
   return tile_row * g.tile_m + rank * g.rows_per_subtile() + row_in_subtile;
@@ -99,6 +121,35 @@ KILN_LAYOUT_FN std::int64_t received_offset_of(const SlotGeometry& g, int slot, 
                                                int col) {
   const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
   return received_offset(g, slot, row_in_subtile, col % g.tile_n);
+}
+
+// contiguous_rows: the groups as tile-column ranges, for the epilogue. Kept in the kernel's
+// parameters (constant cache) rather than a global table: a tile's group is known only once the
+// scheduler hands the tile out, and two dependent global loads there would delay its stores
+// (the wave layout prefetches its next group instead, which needs the scheduler's next index).
+inline constexpr int kMaxColumnGroups = 32;
+struct ColumnGroups {
+  int count = 0;
+  int end[kMaxColumnGroups] = {};  // group g holds tile columns [end[g-1], end[g]), end[-1] = 0
+
+  // The group of tile column `tn` (< end[count - 1]).
+  KILN_LAYOUT_FN int group_of(int tn) const {
+    int g = 0;
+    while (g + 1 < count && tn >= end[g]) ++g;
+    return g;
+  }
+  KILN_LAYOUT_FN int first_column(int g) const { return g == 0 ? 0 : end[g - 1]; }
+};
+
+// contiguous_rows: the slot of real tile (tm, tn) in a group of tile columns [c0, c0 + cols).
+KILN_LAYOUT_FN int contiguous_slot(const SlotGeometry& g, int tm, int tn, int c0, int cols) {
+  const int tpr = g.tiles_per_rank;
+  return c0 * g.tiles_m + (tm / tpr) * (cols * tpr) + (tn - c0) * tpr + tm % tpr;
+}
+
+// contiguous_rows: where real tile (tm, tn) lies in what its rank receives, in tiles.
+KILN_LAYOUT_FN int contiguous_received_tile(const SlotGeometry& g, int tm, int tn) {
+  return tn * g.tiles_per_rank + tm % g.tiles_per_rank;
 }
 
 }  // namespace kiln::overlap

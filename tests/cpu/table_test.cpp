@@ -94,11 +94,15 @@ TEST(Table, OverlapRowsAsTheirFormatPrintedThem) {
   r.fraction_of_bound = 0.936;
   r.relative_error = 1.2e-3;
   r.plan = "tile=128x256 cap=0 comm=ce groups=each";
+  // No contiguous-row variant: its column says so.
   EXPECT_EQ(benchmarks::format_overlap_row(r),
-            fmt::format("{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} "
-                        "{:>8.3f} {:>8.3f} {:>6.1f}% {:>9.2e} {}",
-                        "4096x8192x8192", 760.1, 201.5, 961.6, 900.2, 812.3, 790.4, 760.1, 1.184,
-                        1.108, 93.6, 1.2e-3, r.plan));
+            fmt::format("{:>18} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9} "
+                        "{:>9.1f} {:>8.3f} {:>8.3f} {:>6.1f}% {:>9.2e} {}",
+                        "4096x8192x8192", 760.1, 201.5, 961.6, 900.2, 812.3, 790.4, "-", 760.1,
+                        1.184, 1.108, 93.6, 1.2e-3, r.plan));
+  r.has_contiguous = true;
+  r.kiln_contiguous_us = stats(801.7);
+  EXPECT_NE(benchmarks::format_overlap_row(r).find(" 801.7 "), std::string::npos);
 }
 
 TEST(Table, CollectiveRowsAsTheirFormatPrintedThem) {

@@ -1,0 +1,175 @@
+// ReduceScatter to contiguous row blocks (OverlapOptions::contiguous_rows, slot_layout.hpp): rank
+// j's output must be rows [j*M/world, (j+1)*M/world) of the summed product, for every kernel kind
+// (cooperative, ping-pong, split-N, 256-row tiles), eager and deferred signals, several groupings
+// and both weight layouts, checked against cuBLAS + NCCL AllReduce on fresh random inputs, with
+// restore and fused RMSNorm over three runs (the counters' epochs). The placement must not depend
+// on the grouping, so the same inputs run under every plan. Also the layout's refusals.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/cublas_gemm.hpp"
+#include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/fill.hpp"
+#include "core/stream.hpp"
+#include "device_compare.hpp"
+#include "gpu_availability.hpp"
+#include "overlap/gemm_collective.hpp"
+
+namespace {
+
+using namespace kiln;
+using overlap::GemmShape;
+
+int check_contiguous_rows(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  bench::CublasGemm cublas;
+  int failures = 0;
+  const auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
+    ++failures;
+  };
+  const int world = comm.size();
+  // M a multiple of world x 256 (every plan's tile height); N not a multiple of any tile width.
+  const std::vector<GemmShape> shapes = {{256 * world, 264, 136}, {1024 * world, 1000, 256}};
+  const std::vector<std::string> plans = {
+      "tile=128x256 raster=m swizzle=1 groups=each",
+      "tile=128x128 cap=6 raster=m swizzle=2 signal=deferred groups=each",
+      "tile=128x128 cap=16 swizzle=4",
+      "tile=256x128 cluster=1x2 raster=m swizzle=2 groups=each",
+      "tile=128x128 cluster=2x1 kernel=pingpong cap=6 raster=m swizzle=2 groups=each",
+      "tile=128x192 cluster=2x1 kernel=pingpong raster=m signal=deferred",
+      "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 groups=each",
+      "tile=128x320 kernel=coop-n cap=10 raster=m swizzle=2 groups=each"};
+  std::uint64_t seed = 5000 * world + 3;
+  for (const GemmShape& shape : shapes) {
+    for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
+      const std::size_t c_count = std::size_t(shape.m) * shape.n;
+      core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2),
+          b(std::size_t(shape.n) * shape.k * 2), ref(c_count * 2), out(c_count * 2),
+          weight(shape.n * 2);
+      core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
+                         ++seed + 31 * comm.rank(), stream);
+      core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                         ++seed + 31 * comm.rank(), stream);
+      core::fill_uniform(weight.data(), core::DType::kBf16, shape.n, ++seed, stream);
+      cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
+                 ref.data(), stream);
+      comm.call("reference", [&] {
+        return ncclAllReduce(ref.data(), ref.data(), c_count, ncclBfloat16, ncclSum, comm.get(),
+                             stream);
+      });
+      comm.wait(stream, "reference");
+      const std::vector<float> want = kiln::testing::download_floats(ref.data(), c_count);
+      const std::vector<float> w = kiln::testing::download_floats(weight.data(), shape.n);
+      const bool nk = layout == overlap::WeightLayout::kNK;
+      const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+      const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, nk ? shape.n : shape.k,
+                                     nk ? shape.k : shape.n};
+      const overlap::MatrixRef w_ref{weight.data(), core::DType::kBf16, 1, shape.n};
+      const int q = shape.m / world;
+      for (const std::string& text : plans) {
+        const overlap::Plan plan = overlap::parse_plan(text, "plan");
+        const std::string label = fmt::format("contiguous rs {}x{}x{} {} [{}]", shape.m, shape.n,
+                                              shape.k, overlap::weight_layout_name(layout), text);
+        overlap::OverlapOptions options;
+        options.contiguous_rows = true;
+        overlap::GemmCollective gc(overlap::OverlapOp::kReduceScatter, shape, core::DType::kBf16,
+                                   layout, comm, plan, options);
+        if (gc.output_rows() != q) {
+          fail(fmt::format("{}: {} output rows, {} expected", label, gc.output_rows(), q));
+          continue;
+        }
+        if (gc.global_row(0) != comm.rank() * q ||
+            gc.global_row(q - 1) != (comm.rank() + 1) * q - 1)
+          fail(label + ": global_row is not the contiguous block");
+        const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, q, shape.n};
+        for (int run = 0; run < 3; ++run) {
+          core::poison(out.data(), out.bytes(), stream);
+          if (run < 2)
+            gc.run(a_ref, b_ref, out_ref, stream);
+          else
+            gc.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, stream);
+          comm.wait(stream, label);
+          const std::vector<float> got =
+              kiln::testing::download_floats(out.data(), std::size_t(q) * shape.n);
+          std::vector<float> expect(got.size());
+          for (int lr = 0; lr < q; ++lr) {
+            const float* source = want.data() + (std::size_t(comm.rank()) * q + lr) * shape.n;
+            double squares = 0;
+            for (int c = 0; c < shape.n; ++c) squares += double(source[c]) * source[c];
+            const double scale = 1.0 / std::sqrt(squares / shape.n + 1e-5);
+            for (int c = 0; c < shape.n; ++c)
+              expect[std::size_t(lr) * shape.n + c] =
+                  run < 2 ? source[c] : float(source[c] * scale * w[c]);
+          }
+          const double error = kiln::testing::relative_error(got, expect);
+          if (!(error <= 1e-2))
+            fail(fmt::format("{} run {}: relative error {}", label, run, error));
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+// The layout's own refusals, each a UsageError that names the rule.
+int check_contiguous_refusals(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  int failures = 0;
+  overlap::OverlapOptions options;
+  options.contiguous_rows = true;
+  const auto expect_usage_error = [&](const char* what, overlap::OverlapOp op, GemmShape shape,
+                                      const char* plan) {
+    try {
+      overlap::GemmCollective gc(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
+                                 overlap::parse_plan(plan, "plan"), options);
+      std::fprintf(stderr, "%s: no error\n", what);
+      ++failures;
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "%s: %s\n", what, e.what());
+    }
+  };
+  const int world = comm.size();
+  expect_usage_error("M not a multiple of world x BM", overlap::OverlapOp::kReduceScatter,
+                     {128 * world + 64, 256, 64}, "tile=128x256");
+  expect_usage_error("AllReduce", overlap::OverlapOp::kAllReduce, {256 * world, 256, 64},
+                     "tile=128x256");
+  if (world >= 2) {
+    expect_usage_error("copy engines", overlap::OverlapOp::kReduceScatter, {256 * world, 256, 64},
+                       "tile=128x256 comm=ce");
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+void run_ranks(int world, const std::function<int(const comm::RankInfo&)>& body) {
+  const int code = kiln::testing::launch_test_ranks(world, body, comm::LaunchOptions{});
+  EXPECT_EQ(code, 0) << "a rank reported a failure (see stderr)";
+}
+
+TEST(OverlapContiguousRowsGpu, OneRank) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  run_ranks(1, check_contiguous_rows);
+}
+TEST(OverlapContiguousRowsGpu, TwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_contiguous_rows);
+}
+TEST(OverlapContiguousRowsGpu, FourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  run_ranks(4, check_contiguous_rows);
+}
+TEST(OverlapContiguousRowsGpu, RefusalsTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_contiguous_refusals);
+}
+
+}  // namespace
