@@ -29,9 +29,9 @@ fi
 if step sanitizer; then
   for plan in "tile=128x128 cap=8 raster=m swizzle=2 groups=each" \
               "tile=128x192 cluster=2x1 kernel=pingpong cap=8 raster=m signal=deferred groups=each"; do
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${TOOLS:-memcheck racecheck synccheck}; do
       log="sanitizer-$tool-$(echo "$plan" | tr ' =' '_-' | cut -c1-40).txt"
-      timed 120 "$log" compute-sanitizer --tool $tool --report-api-errors no $k overlap bench -g 1 \
+      timed 100 "$log" compute-sanitizer --tool $tool --report-api-errors no $k overlap bench -g 1 \
         --op rs --shape 1024x1000x256 --plan "$plan" -w 1 -n 2 --rounds 1
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY|kiln-cr|^ *1024x" "$out/$log" | tail -3 | tee -a "$out/summary.txt"
     done
