@@ -307,15 +307,20 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         final_variants.push_back({"decomposition " + name, decomposition(row.decomposition_chunks),
                                   &row.decomposition_us});
       }
-      // The same plan with contiguous row blocks, where it applies.
+      // The same plan with contiguous row blocks, where it applies, rastered along M: its groups
+      // are tile-column ranges, which a raster along N would finish only at the very end.
       std::unique_ptr<overlap::GemmCollective> contiguous;
+      overlap::Plan contiguous_plan = chosen;
+      contiguous_plan.schedule.raster_along_n = false;
       row.has_contiguous = o.op == OverlapOp::kReduceScatter &&
-                           overlap::GemmCollective::can_implement(o.op, shape, o.dtype, chosen,
-                                                                  world, device_sms, true)
+                           overlap::GemmCollective::can_implement(
+                               o.op, shape, o.dtype, contiguous_plan, world, device_sms, true)
                                .empty();
       if (row.has_contiguous) {
+        row.contiguous_plan = overlap::to_string(contiguous_plan);
         contiguous = std::make_unique<overlap::GemmCollective>(
-            o.op, shape, o.dtype, o.layout, comm, chosen, options_for(chosen, false, true));
+            o.op, shape, o.dtype, o.layout, comm, contiguous_plan,
+            options_for(contiguous_plan, false, true));
       }
       core::DeviceBuffer contiguous_out(row.has_contiguous ? out.bytes() : 0);
       const overlap::MutableMatrixRef contiguous_ref{
@@ -467,6 +472,7 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   j["kiln_without_reorder_us"] = core::to_json(r.kiln_no_reorder_us);
   if (r.has_contiguous) {
     j["kiln_contiguous_rows_us"] = core::to_json(r.kiln_contiguous_us);
+    j["contiguous_rows_plan"] = r.contiguous_plan;
     j["kiln_contiguous_rows_gemm_us"] = core::to_json(r.kiln_contiguous_gemm_us);
     j["contiguous_rows_relative_error"] = r.contiguous_relative_error;
   }

@@ -76,6 +76,7 @@ struct OverlapRow {
   bool has_contiguous = false;
   core::TimingStats kiln_contiguous_us, kiln_contiguous_gemm_us;
   double contiguous_relative_error = -1.0;
+  std::string contiguous_plan;  // the kiln plan with raster=m
   int decomposition_chunks = 0;
   std::string plan;                   // the plan kiln ran
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it

@@ -3,14 +3,20 @@
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nccl.h>
+
+#include <cstdint>
+#include <utility>
 
 #include "core/error.hpp"
 #include "group_registry.hpp"
 #include "overlap/contiguous_scatter.hpp"
 #include "overlap/plan.hpp"
+#include "rank_agreement.hpp"
 #include "tensor_checks.hpp"
 #include "tune/automatic_plan.hpp"
 
@@ -43,25 +49,41 @@ int checked_int(const std::string& op, const char* what, int64_t v) {
   return static_cast<int>(v);
 }
 
-// The overlap object for (op, shape, dtype, layout) on `group`, made on first use with the
-// tuner's plan (a collective lookup: every rank of the group calls this in the same order, as
-// they call the op). ReduceScatter plans whose tile cannot reorder rows for contiguous blocks, or
-// that cannot run the padded shape, fall back to kiln's default plan; when that cannot either,
-// the error names both reasons.
-CachedCollective& collective_for(Group& group, overlap::OverlapOp op, int m, int n, int k,
-                                 core::DType dtype, overlap::WeightLayout layout) {
-  const Group::Key key{overlap::overlap_op_name(op), m, n, k, static_cast<int>(dtype),
-                       static_cast<int>(layout)};
-  if (auto it = group.collectives.find(key); it != group.collectives.end()) return it->second;
-  comm::Communicator& comm = *group.comm;
-  const int world = comm.size();
+// The plan this rank's device runs after rank 0's lookup: the tuner's, or kiln's default where
+// the tuner's cannot (a ReduceScatter tile that cannot reorder rows for contiguous blocks, groups
+// that do not fit the padded shape's waves); a UsageError naming both reasons when neither can.
+// A ReduceScatter over several ranks whose M splits into whole tiles per rank gets PyTorch's
+// contiguous row blocks from the runtime itself (OverlapOptions::contiguous_rows: no copy of A),
+// with the plan rastered along M; any other reorders A's rows before the GEMM (padded_m rows).
+struct PreparedPlan {
+  overlap::Plan plan;
+  std::string source;
+  int padded_m = 0;
+  bool fallback = false;         // the default instead of the tuner's
+  bool contiguous_rows = false;  // the runtime's contiguous row blocks
+};
+
+overlap::Plan rastered_along_m(overlap::Plan plan) {
+  plan.schedule.raster_along_n = false;
+  return plan;
+}
+
+PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
+                          const overlap::GemmShape& shape, core::DType dtype, int world) {
+  const auto [m, n, k] = shape;
   const int sms = overlap::current_device_sms();
-  const tune::PlanLookup lookup = tune::automatic_plan(comm, op, {m, n, k}, dtype);
+  const auto contiguous = [&](const overlap::Plan& plan) {
+    return op == overlap::OverlapOp::kReduceScatter && world > 1 &&
+           overlap::GemmCollective::can_implement(op, shape, dtype, rastered_along_m(plan), world,
+                                                  sms, true)
+               .empty();
+  };
   const auto rows_for = [&](const overlap::Plan& plan) {
-    if (op != overlap::OverlapOp::kReduceScatter || world == 1) return m;
+    if (op != overlap::OverlapOp::kReduceScatter || world == 1 || contiguous(plan)) return m;
     return overlap::contiguous_scatter_rows(m, world, plan.gemm.tile.m).padded_m;
   };
   const auto why_not = [&](const overlap::Plan& plan) -> std::string {
+    if (contiguous(plan)) return "";
     try {
       return overlap::GemmCollective::can_implement(op, {rows_for(plan), n, k}, dtype, plan, world,
                                                     sms);
@@ -69,27 +91,126 @@ CachedCollective& collective_for(Group& group, overlap::OverlapOp op, int m, int
       return e.what();
     }
   };
-  overlap::Plan plan = lookup.plan;
-  std::string source = lookup.source;
-  if (const std::string why = why_not(plan); !why.empty()) {
+  PreparedPlan p{lookup.plan, lookup.source};
+  if (const std::string why = why_not(p.plan); !why.empty()) {
     const overlap::Plan fallback = tune::default_overlap_plan();
     const std::string why_default = why_not(fallback);
     if (!why_default.empty()) {
       throw UsageError(
           fmt::format("no plan runs {}x{}x{} over {} ranks: the tuner's ({}): {}; the "
                       "default ({}): {}",
-                      m, n, k, world, overlap::to_string(plan), why, overlap::to_string(fallback),
+                      m, n, k, world, overlap::to_string(p.plan), why, overlap::to_string(fallback),
                       why_default));
     }
-    plan = fallback;
-    source = fmt::format("default (the tuner's {} cannot: {})", lookup.source, why);
+    p.plan = fallback;
+    p.source = fmt::format("default (the tuner's {} cannot: {})", lookup.source, why);
+    p.fallback = true;
   }
+  p.padded_m = rows_for(p.plan);
+  p.contiguous_rows = contiguous(p.plan);
+  if (p.contiguous_rows) p.plan = rastered_along_m(p.plan);
+  return p;
+}
+
+// Refuses when this device has less free memory than the object's workspace (plain cudaMalloc,
+// outside PyTorch's caching allocator), before the constructor: out of memory is the likely local
+// failure, and inside the constructor it could strike between NCCL calls that every rank must
+// reach. PyTorch's cached free blocks go back to the device first when they are needed.
+void check_workspace_fits(overlap::OverlapOp op, const overlap::GemmShape& shape, core::DType dtype,
+                          const overlap::Plan& plan, int world, bool contiguous_rows) {
+  const std::size_t need = overlap::GemmCollective::workspace_bytes(
+      op, shape, dtype, plan, world, overlap::current_device_sms(), contiguous_rows);
+  const auto free_bytes = [] {
+    std::size_t free = 0, total = 0;
+    C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return free;
+  };
+  if (free_bytes() >= need) return;
+  c10::cuda::CUDACachingAllocator::emptyCache();
+  if (const std::size_t free = free_bytes(); free < need) {
+    throw Error(fmt::format(
+        "out of device memory: the overlap object's workspace needs {:.1f} MiB, {:.1f} MiB are "
+        "free",
+        need / 1048576.0, free / 1048576.0));
+  }
+}
+
+// The ranks must run one plan: a device that cannot run the tuner's plan while another can (their
+// SM counts differ), or the same plan in the other ReduceScatter layout, is refused on every rank,
+// naming the ranks on each side. (Reports' values: layout, fallback, contiguous rows.)
+void require_same_plan(const RankReports& reports, const std::string& what) {
+  const auto split = [&](std::size_t field) {
+    std::vector<int> off, on;
+    for (std::size_t r = 0; r < reports.values.size(); ++r) {
+      (reports.values[r][field] != 0 ? on : off).push_back(static_cast<int>(r));
+    }
+    return std::pair{off, on};
+  };
+  if (const auto [tuned, fallen_back] = split(1); !tuned.empty() && !fallen_back.empty()) {
+    throw UsageError(fmt::format(
+        "{}: the tuner's plan runs on rank(s) {} but not on rank(s) {}, which would take kiln's "
+        "default (do their GPUs differ?); every rank must run the same plan",
+        what, fmt::join(tuned, ", "), fmt::join(fallen_back, ", ")));
+  }
+  if (const auto [reordered, contiguous] = split(2); !reordered.empty() && !contiguous.empty()) {
+    throw UsageError(fmt::format(
+        "{}: rank(s) {} would scatter contiguous row blocks from the GEMM and rank(s) {} would "
+        "reorder A's rows (do their GPUs differ?); every rank must run the same layout",
+        what, fmt::join(contiguous, ", "), fmt::join(reordered, ", ")));
+  }
+}
+
+// The overlap object for (op, shape, dtype) on `group`, made in steps that every rank takes
+// together (every rank calls the op in the same order): rank 0's plan lookup, which
+// tune::automatic_plan broadcasts (or its error); this rank's preparation (the plan its device
+// runs, the room for its workspace), agreed across ranks together with B's layout, where rank 0's
+// wins; then the constructor (NCCL calls of its own: a communicator split, a peer-memory
+// exchange), whose success is agreed too. So every rank caches the object or every rank raises.
+// Limit: a rank whose constructor fails between its own NCCL calls leaves the others in a
+// mismatched call; the communicator's timeout ends that (TimeoutError), it cannot agree on it.
+CachedCollective create_collective(Group& group, overlap::OverlapOp op,
+                                   const overlap::GemmShape& shape, core::DType dtype,
+                                   overlap::WeightLayout layout) {
+  comm::Communicator& comm = *group.comm;
+  const int world = comm.size();
+  const std::string what = fmt::format("creating the {} overlap object for {}x{}x{}",
+                                       overlap::overlap_op_name(op), shape.m, shape.n, shape.k);
+  const tune::PlanLookup lookup = tune::automatic_plan(comm, op, shape, dtype);
+  PreparedPlan prepared;
+  StepReport ready = attempt([&] {
+    prepared = prepare_plan(lookup, op, shape, dtype, world);
+    check_workspace_fits(op, {prepared.padded_m, shape.n, shape.k}, dtype, prepared.plan, world,
+                         prepared.contiguous_rows);
+  });
+  ready.values = {static_cast<std::int32_t>(layout), prepared.fallback ? 1 : 0,
+                  prepared.contiguous_rows ? 1 : 0};
+  const RankReports reports = group.agreement->require_all(ready, what);
+  require_same_plan(reports, what);
   CachedCollective cached;
-  cached.padded_m = rows_for(plan);
-  cached.plan_source = source;
-  cached.collective = std::make_unique<overlap::GemmCollective>(
-      op, overlap::GemmShape{cached.padded_m, n, k}, dtype, layout, comm, plan);
-  return group.collectives.emplace(key, std::move(cached)).first->second;
+  cached.layout = static_cast<overlap::WeightLayout>(reports.values[0][0]);  // rank 0's
+  cached.padded_m = prepared.padded_m;
+  cached.plan_source = prepared.source;
+  cached.contiguous_rows = prepared.contiguous_rows;
+  const StepReport built = attempt([&] {
+    overlap::OverlapOptions options;
+    options.contiguous_rows = prepared.contiguous_rows;
+    cached.collective = std::make_unique<overlap::GemmCollective>(
+        op, overlap::GemmShape{cached.padded_m, shape.n, shape.k}, dtype, cached.layout, comm,
+        prepared.plan, options);
+  });
+  // A rank whose peers failed drops its object here (while unwinding), as they did theirs.
+  group.agreement->require_all(built, what);
+  return cached;
+}
+
+// The cached overlap object for (op, shape, dtype) on `group`, made on first use (see
+// create_collective; `layout`, this rank's B, is only a proposal there).
+CachedCollective& collective_for(Group& group, overlap::OverlapOp op, int m, int n, int k,
+                                 core::DType dtype, overlap::WeightLayout layout) {
+  const Group::Key key{overlap::overlap_op_name(op), m, n, k, static_cast<int>(dtype)};
+  if (auto it = group.collectives.find(key); it != group.collectives.end()) return it->second;
+  CachedCollective made = create_collective(group, op, {m, n, k}, dtype, layout);
+  return group.collectives.emplace(key, std::move(made)).first->second;
 }
 
 overlap::MatrixRef weight_ref(const WeightView& w, core::DType dtype) {
@@ -162,10 +283,10 @@ int64_t normalized_dim(int64_t dim, int64_t dims) {
   return dim < 0 ? dim + dims : dim;
 }
 
-// The group an op names (a ValueError naming kiln.init_group when it was never registered).
-// Called with the registry's mutex held.
-Group& group_named(const std::string& op, const std::string& group_name) {
-  return translated(op, [&]() -> Group& { return GroupRegistry::instance().get(group_name); });
+// The group an op names, locked for the op (a ValueError naming kiln.init_group when it was never
+// registered or was released).
+LockedGroup group_named(const std::string& op, const std::string& group_name) {
+  return translated(op, [&] { return GroupRegistry::instance().lock(group_name); });
 }
 
 // A (the dimension to split already first) as the 2-D M x K matrix the GEMM takes, and B beside
@@ -203,8 +324,8 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
                     " for A of ", a.dim(), " dimensions");
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a.device());
-  std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group = group_named(op, group_name);
+  const LockedGroup locked = group_named(op, group_name);
+  Group& group = *locked;
   const int world = group.comm->size();
   TORCH_CHECK_VALUE(a.size(dim) % world == 0, op, ": A's dimension ", dim, " (", a.size(dim),
                     ") must be divisible by the group's world size ", world);
@@ -214,12 +335,16 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
   return translated(op, [&] {
     CachedCollective& c =
         collective_for(group, overlap::OverlapOp::kReduceScatter, m, w.n, k, dtype, w.layout);
-    const at::Tensor a_gemm =  // one rank owns every row, in order: nothing to reorder
-        world == 1 ? a2
-                   : reorder_rows_for_scatter(a2, overlap::contiguous_scatter_rows(
-                                                      m, world, c.collective->plan().gemm.tile.m));
+    const WeightView b_run = with_layout(w, c.layout);
+    // One rank owns every row, in order, or the runtime writes contiguous row blocks itself:
+    // nothing to reorder.
+    const at::Tensor a_gemm =
+        world == 1 || c.contiguous_rows
+            ? a2
+            : reorder_rows_for_scatter(
+                  a2, overlap::contiguous_scatter_rows(m, world, c.collective->plan().gemm.tile.m));
     at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
-    c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(w, dtype),
+    c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(b_run, dtype),
                       {out.data_ptr(), dtype, c.collective->output_rows(), w.n},
                       at::cuda::getCurrentCUDAStream().stream());
     at::Tensor result = out.narrow(0, 0, m / world);
@@ -250,22 +375,22 @@ at::Tensor matmul_all_reduce_rmsnorm(const at::Tensor& a, const at::Tensor& b,
   }
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a.device());
-  std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group = group_named(op, group_name);
+  const LockedGroup locked = group_named(op, group_name);
   const auto [a2, m, k, w, dtype] = gemm_operands(op, a, b);
   return translated(op, [&] {
     CachedCollective& c =
-        collective_for(group, overlap::OverlapOp::kAllReduce, m, w.n, k, dtype, w.layout);
+        collective_for(*locked, overlap::OverlapOp::kAllReduce, m, w.n, k, dtype, w.layout);
+    const overlap::MatrixRef b_ref = weight_ref(with_layout(w, c.layout), dtype);
     at::Tensor out = at::empty({m, w.n}, a.options());
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
     if (norm) {
       const at::Tensor gamma = weight.contiguous();
-      c.collective->run_rmsnorm({a2.data_ptr(), dtype, m, k}, weight_ref(w, dtype),
+      c.collective->run_rmsnorm({a2.data_ptr(), dtype, m, k}, b_ref,
                                 {gamma.data_ptr(), dtype, 1, w.n}, static_cast<float>(eps),
                                 {out.data_ptr(), dtype, m, w.n}, stream);
     } else {
-      c.collective->run({a2.data_ptr(), dtype, m, k}, weight_ref(w, dtype),
-                        {out.data_ptr(), dtype, m, w.n}, stream);
+      c.collective->run({a2.data_ptr(), dtype, m, k}, b_ref, {out.data_ptr(), dtype, m, w.n},
+                        stream);
     }
     return out.view(with_last(a.sizes(), 1, 1, w.n));
   });
@@ -289,8 +414,8 @@ std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_
                     gather_dim, " for A of ", a_shard.dim(), " dimensions");
   refuse_graph_capture(op);
   const c10::cuda::CUDAGuard guard(a_shard.device());
-  std::lock_guard lock(GroupRegistry::instance().mutex());
-  Group& group = group_named(op, group_name);
+  const LockedGroup locked = group_named(op, group_name);
+  Group& group = *locked;
   comm::Communicator& comm = *group.comm;
   const int world = comm.size(), rank = comm.rank();
   // The gathered dimension first: the shards are then contiguous row blocks of the gathered A.
@@ -364,16 +489,16 @@ std::tuple<std::optional<at::Tensor>, std::vector<at::Tensor>> fused_all_gather_
 std::string describe_plan(const std::string& op_name, int64_t m, int64_t n, int64_t k,
                           at::ScalarType dtype, bool weight_kn, const std::string& group_name) {
   const std::string op = "kiln::describe_plan";
-  std::lock_guard lock(GroupRegistry::instance().mutex());
+  const LockedGroup locked = group_named(op, group_name);
   return translated(op, [&] {
-    Group& group = GroupRegistry::instance().get(group_name);
     const overlap::OverlapOp which = overlap::parse_overlap_op(op_name, "op");
     CachedCollective& c = collective_for(
-        group, which, checked_int(op, "M", m), checked_int(op, "N", n), checked_int(op, "K", k),
+        *locked, which, checked_int(op, "M", m), checked_int(op, "N", n), checked_int(op, "K", k),
         dtype == at::kBFloat16 ? core::DType::kBf16 : core::DType::kFp16,
         weight_kn ? overlap::WeightLayout::kKN : overlap::WeightLayout::kNK);
-    return fmt::format("{} | {} | padded M {}", c.collective->describe(), c.plan_source,
-                       c.padded_m);
+    return fmt::format("{} | {} | padded M {} | B {}{}", c.collective->describe(), c.plan_source,
+                       c.padded_m, overlap::weight_layout_name(c.layout),
+                       c.contiguous_rows ? " | contiguous rows" : "");
   });
 }
 

@@ -35,7 +35,9 @@ at::Tensor matmul_all_reduce_rmsnorm(const at::Tensor& a, const at::Tensor& b,
                                      const std::string& group_name);
 
 // The plan kiln runs for an op and shape on a group, and where it came from (for logs and the
-// benchmark's provenance): "plan text | source | padded M".
+// benchmark's provenance): "plan text | source | padded M | B kn|nk". Made collectively on first
+// use, like an op's; `weight_kn` is this rank's B layout then, and rank 0's wins (the last field
+// says which the object runs; a call with the other one copies B).
 std::string describe_plan(const std::string& op, int64_t m, int64_t n, int64_t k,
                           at::ScalarType dtype, bool weight_kn, const std::string& group_name);
 

@@ -31,8 +31,16 @@ void init_group(const std::string& group_name, int64_t rank, int64_t world_size,
   }
 }
 
+// Collective over the group's ranks (the cached objects' destructors exchange with the peers); a
+// name never registered, or released already, is left alone.
 void release_group(const std::string& group_name) {
   GroupRegistry::instance().remove(group_name);
+}
+
+// Every group this process registered, in name order (see GroupRegistry::remove_all); nothing
+// when none is.
+void release_all() {
+  GroupRegistry::instance().remove_all();
 }
 
 bool has_group(const std::string& group_name) {
@@ -56,13 +64,15 @@ TORCH_LIBRARY(kiln, m) {
   m.def(
       "matmul_all_reduce_rmsnorm(Tensor A, Tensor B, Tensor weight, float eps, str group_name) "
       "-> Tensor");
-  // Bootstrap and introspection (the Python package's kiln.init_group and kiln.plan_of).
+  // Bootstrap, release and introspection (the Python package's kiln.init_group, kiln.release_group,
+  // kiln.release_all and kiln.plan_of).
   m.def("_nccl_unique_id() -> Tensor", &nccl_unique_id);
   m.def(
       "_init_group(str group_name, int rank, int world_size, int gpu_slot, int ranks_per_gpu, "
       "Tensor unique_id, float timeout_s) -> ()",
       &init_group);
   m.def("_release_group(str group_name) -> ()", &release_group);
+  m.def("_release_all() -> ()", &release_all);
   m.def("_has_group(str group_name) -> bool", &has_group);
   m.def(
       "_describe_plan(str op, int m, int n, int k, ScalarType dtype, bool weight_kn, "

@@ -53,6 +53,23 @@ WeightView weight_view(const std::string& op, const std::string& name, const at:
   return v;
 }
 
+// A cached overlap object runs B in the layout its first call fixed (rank 0's, on every rank). A
+// call whose B comes in the other layout pays, on each such call, a transposing copy of K x N
+// elements (2 x K x N x element bytes through HBM: 64 MiB for a 4096 x 4096 bf16 B, tens of
+// microseconds on an H100) and its allocation from PyTorch's caching allocator; no collective is
+// needed for it. A B that was in neither layout has been copied to K x N by weight_view already,
+// and is copied again when the object wants N x K. Passing B one way on every rank and call
+// avoids all of it.
+WeightView with_layout(const WeightView& w, overlap::WeightLayout layout) {
+  if (w.layout == layout) return w;
+  WeightView v = w;
+  v.layout = layout;
+  v.storage = layout == overlap::WeightLayout::kKN
+                  ? w.storage.contiguous()           // K x N row-major
+                  : w.storage.t().contiguous().t();  // K x N view of an N x K row-major copy
+  return v;
+}
+
 void refuse_graph_capture(const std::string& op) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   C10_CUDA_CHECK(cudaStreamIsCapturing(at::cuda::getCurrentCUDAStream().stream(), &status));

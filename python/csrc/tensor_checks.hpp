@@ -29,6 +29,8 @@ struct WeightView {
 };
 WeightView weight_view(const std::string& op, const std::string& name, const at::Tensor& b,
                        int64_t k);
+// `w` in `layout`: `w` itself when it is already, else a copy (see tensor_checks.cpp for the cost).
+WeightView with_layout(const WeightView& w, overlap::WeightLayout layout);
 
 // Refuses a capture in progress on `stream`: the runtime's waits on counters and its NCCL calls
 // per wave group are not graph-safe.

@@ -6,6 +6,7 @@ group's NCCL communicator: PyTorch does not expose it portably, and a second com
 kiln's per-wave-group calls out of the group's ordering.
 """
 import socket
+import sys
 
 import torch
 import torch.distributed as dist
@@ -61,6 +62,10 @@ def init_group(group=None, *, timeout_s: float = 300.0, ranks_per_gpu: int | Non
     the ``group_name`` the ops take. ``timeout_s`` bounds initialisation and every wait of kiln's
     collectives (a rank that never arrives is reported, not waited on forever). ``ranks_per_gpu``
     is found by comparing the ranks' GPUs; name it only to override that.
+
+    Call it from one thread, at setup: joining sets and unsets NCCL's environment variables
+    (NCCL_COMM_ID, NCCL_HOSTID), which is not safe while another thread initialises NCCL or
+    changes the environment.
     """
     group = _resolve(group)
     if timeout_s <= 0:
@@ -93,10 +98,43 @@ def init_group(group=None, *, timeout_s: float = 300.0, ranks_per_gpu: int | Non
 
 
 def release_group(group=None) -> None:
-    """Frees kiln's communicator and cached state for ``group`` (collective: every rank calls it)."""
-    group = _resolve(group)
-    torch.ops.kiln._release_group(group.group_name)
-    _sizes.pop(group.group_name, None)
+    """Frees kiln's communicator and cached state for ``group`` (default: the world).
+
+    ``group`` may also be a group's name. Collective: every rank of the group calls it (the cached
+    objects' destructors exchange with the peers); it waits for a kiln op running on the group in
+    another thread. A group never registered, or released already, is left alone. Ops named with
+    the group then raise ValueError until :func:`init_group` registers it again.
+    """
+    if group is None and not dist.is_initialized():
+        if _sizes:
+            raise RuntimeError(
+                "kiln.release_group: torch.distributed is no longer initialized, so the default "
+                "group cannot be named; release it before destroy_process_group, pass the group's "
+                "name, or call kiln.release_all()")
+        return  # nothing was initialised: nothing to release
+    name = group if isinstance(group, str) else _resolve(group).group_name
+    torch.ops.kiln._release_group(name)
+    _sizes.pop(name, None)
+
+
+def release_all() -> None:
+    """Frees every group's communicator and cached state; nothing when none was initialised.
+
+    Collective like :func:`release_group`: the groups go in name order, the same on every rank,
+    so ranks that share several groups do not wait on each other in a cycle. kiln calls it at
+    interpreter exit (atexit), so that communicators are finalised while CUDA and NCCL are still
+    up. A peer that died leaves this rank's release waiting until the group's ``timeout_s``.
+    """
+    torch.ops.kiln._release_all()
+    _sizes.clear()
+
+
+def _release_at_exit():
+    """release_all for atexit: a failure is reported, not raised (the process is ending)."""
+    try:
+        release_all()
+    except Exception as e:  # noqa: BLE001
+        print(f"kiln: releasing the groups at exit failed: {e}", file=sys.stderr)
 
 
 def group_size(group_name: str) -> int:

@@ -7,6 +7,7 @@ NaN before each case, so an output element the op never writes shows up.
 """
 import os
 import sys
+import tempfile
 import time
 import traceback
 import zlib
@@ -83,6 +84,15 @@ class Cases:
                     ref = sum(x.float() @ y.float() for x, y in zip(a, b))
                     q = m // self.world
                     check_close(got, ref[self.rank * q:(self.rank + 1) * q], f"RS {tag}")
+            if self.world > 1:
+                # Whole tiles per rank: the runtime writes the contiguous row blocks itself (no
+                # copy of A); rows that do not split into 64-row tiles per rank are reordered.
+                import kiln
+                plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
+                if m % (self.world * 256) == 0:
+                    assert "contiguous rows" in plan, f"RS {m}x{n}x{k}: {plan}"
+                if (m // self.world) % 64 != 0:
+                    assert "contiguous rows" not in plan, f"RS {m}x{n}x{k}: {plan}"
 
     def reduce_scatter_3d_and_avg(self):
         dtype, k, n = torch.bfloat16, 128, 256
@@ -233,10 +243,100 @@ class Cases:
                          lambda: torch.ops.symm_mem.fused_matmul_reduce_scatter(
                              a[self.rank], b[self.rank], "sum", 1, self.name), "routed to kiln")
 
+    def mixed_weight_layouts(self):
+        """B's layout differs between ranks: rank 0 passes an N x K matrix's .t() view, rank 1 a
+        contiguous K x N, and so on alternately; then every rank flips. No rank may hang or differ
+        from the reference, and the object made at the first call runs rank 0's layout (nk) on
+        every rank (the other layout is copied into it)."""
+        import kiln
+        dtype, m, n, k = torch.bfloat16, 768, 384, 192  # a shape no other case makes first
+        for flip in (False, True):
+            def layout_of(r):
+                return "nk" if (r % 2 == 0) != flip else "kn"
+            tag = ("mixed-layouts", m, n, k, flip)
+            a = self.all_operands(tag, (m, k), dtype)
+            b = [weight(zlib.crc32(repr((tag, "B", r)).encode()), k, n, dtype, layout_of(r))
+                 for r in range(self.world)]
+            mine = b[self.rank]
+            assert mine.is_contiguous() == (layout_of(self.rank) == "kn"), "test setup: B's layout"
+            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+            poison()
+            got = torch.ops.kiln.matmul_all_reduce(a[self.rank], mine, self.name)
+            check_close(got, ref, f"AR {tag} with B {layout_of(self.rank)} here")
+            poison()
+            got = torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], mine, "sum", 0,
+                                                             self.name)
+            q = m // self.world
+            check_close(got, ref[self.rank * q:(self.rank + 1) * q],
+                        f"RS {tag} with B {layout_of(self.rank)} here")
+        for op in ("ar", "rs"):
+            plan = kiln.plan_of(op, m, n, k, dtype, self.name, weight_kn=self.rank % 2 == 1)
+            assert "| B nk" in plan, f"{op}: the cached object is not rank 0's nk: {plan}"
+
+    def plan_failure_on_rank0(self):
+        """Rank 0's plan lookup fails (its KILN_PLAN_CACHE names a file that is not JSON; only
+        rank 0 looks up). Every rank raises ValueError with rank 0's reason, rather than waiting
+        for rank 0's broadcast, and the same shape runs afterwards (nothing half-made cached)."""
+        dtype, m, n, k = torch.bfloat16, 640, 256, 128  # a shape no other case makes
+        tag = ("rank0-plan-failure", m, n, k)
+        a = self.all_operands(tag, (m, k), dtype)
+        b = self.all_weights(tag, k, n, dtype, "kn")
+        name, rank = self.name, self.rank
+
+        def call():
+            return torch.ops.kiln.matmul_all_reduce(a[rank], b[rank], name)
+
+        saved = os.environ.get("KILN_PLAN_CACHE")
+        with tempfile.TemporaryDirectory() as tmp:
+            if rank == 0:
+                broken = os.path.join(tmp, "broken-plans.json")
+                with open(broken, "w") as f:
+                    f.write("{ this is not JSON")
+                os.environ["KILN_PLAN_CACHE"] = broken
+            try:
+                expect_error(ValueError, "not valid JSON", call, "rank 0's unreadable plan cache")
+                if self.world > 1:
+                    expect_error(ValueError, "rank 0's lookup failed", call,
+                                 "rank 0's unreadable plan cache, again")
+            finally:
+                if rank == 0:
+                    if saved is None:
+                        os.environ.pop("KILN_PLAN_CACHE", None)
+                    else:
+                        os.environ["KILN_PLAN_CACHE"] = saved
+        ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+        check_close(call(), ref, "AR after rank 0's lookup failed")
+
+    def release_and_reuse(self):
+        """After kiln.release_group the ops refuse the group with a ValueError naming
+        kiln.init_group; releasing again (release_group, release_all twice) does nothing; and
+        kiln.init_group registers the group again."""
+        import kiln
+        bf, name, ops = torch.bfloat16, self.name, torch.ops.kiln
+        a, b = operand(20, (256, 128), bf), weight(21, 128, 256, bf, "kn")
+        torch.cuda.synchronize()
+        kiln.release_group()
+        assert not ops._has_group(name), "still registered after kiln.release_group()"
+        for fragment in ("kiln.init_group", "released"):
+            expect_error(ValueError, fragment, lambda: ops.matmul_all_reduce(a, b, name),
+                         "AR on a released group")
+        expect_error(ValueError, "kiln.init_group",
+                     lambda: ops.fused_all_gather_matmul(a, [b], 0, name), "AG on a released group")
+        expect_error(ValueError, "kiln.init_group",
+                     lambda: kiln.plan_of("ar", 256, 256, 128, bf, name), "plan_of, released")
+        kiln.release_group()
+        kiln.release_group(name)
+        kiln.release_all()
+        kiln.release_all()
+        assert kiln.init_group(timeout_s=120) == name
+        check_close(ops.matmul_all_reduce(a, b, name), self.world * (a.float() @ b.float()),
+                    "AR after init_group again")
+
     def all(self):
         return [self.reduce_scatter_rows, self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
                 self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
-                self.compile, self.async_tp_hook]
+                self.compile, self.async_tp_hook, self.mixed_weight_layouts,
+                self.plan_failure_on_rank0, self.release_and_reuse]
 
 
 def main(rank, world, init_file, results):

@@ -1,8 +1,10 @@
 """kiln's PyTorch ops against PyTorch's serial computation, in worlds of 1, 2 and 4 ranks that
 share this machine's first GPU (the several-ranks mode: correct, not fast). Each world runs every
-case of rank_cases.py once; each test below reports one case of one world."""
+case of rank_cases.py once; each test_case reports one case of one world. test_exit_without_release
+checks kiln's release at interpreter exit in processes of their own."""
 import multiprocessing
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -57,3 +59,52 @@ def test_case(world, case):
         assert "setup" not in cases, f"rank {rank} setup failed:\n{cases['setup']}"
         assert case in cases, f"rank {rank} did not run {case}"
         assert cases[case] is None, f"rank {rank} of {world}:\n{cases[case]}"
+
+
+# A rank that registers a group, runs an op and exits without releasing it: kiln's atexit hook
+# releases it (a handler registered before kiln's runs after it, and reports what it finds).
+# Releasing before anything is registered does nothing.
+EXIT_WITHOUT_RELEASE = """
+import atexit, sys
+import torch
+import torch.distributed as dist
+rank, world, init_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+names = []
+def after_kiln():
+    registered = any(torch.ops.kiln._has_group(n) for n in names)
+    print("still registered at exit" if registered else "released at exit", flush=True)
+atexit.register(after_kiln)
+torch.cuda.set_device(0)
+dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
+import kiln
+kiln.release_all()
+kiln.release_group()
+names.append(kiln.init_group(timeout_s=120))
+a = torch.ones(256, 128, dtype=torch.bfloat16, device="cuda")
+b = torch.ones(128, 256, dtype=torch.bfloat16, device="cuda")
+assert torch.ops.kiln.matmul_all_reduce(a, b, names[0])[0, 0].item() == 128 * world
+torch.cuda.synchronize()
+print("ran", flush=True)
+"""
+
+
+@pytest.mark.parametrize("world", (1, 2))
+def test_exit_without_release(world):
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0")
+    with tempfile.TemporaryDirectory() as tmp:
+        init_file = os.path.join(tmp, "rendezvous")
+        ranks = [subprocess.Popen([sys.executable, "-c", EXIT_WITHOUT_RELEASE, str(r), str(world),
+                                   init_file], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for r in range(world)]
+        outputs = []
+        for p in ranks:
+            try:
+                outputs.append(p.communicate(timeout=300))
+            except subprocess.TimeoutExpired:
+                for q in ranks:
+                    q.kill()
+                pytest.fail(f"world {world}: a rank did not exit within 300 s (release at exit hung?)")
+    for rank, (p, (out, err)) in enumerate(zip(ranks, outputs)):
+        assert p.returncode == 0, f"rank {rank} exited with {p.returncode}:\n{err}"
+        assert "ran" in out and "released at exit" in out, f"rank {rank}: {out}\n{err}"
+        assert "releasing the groups at exit failed" not in err, f"rank {rank}:\n{err}"

@@ -27,6 +27,9 @@
 namespace kiln::bench {
 namespace {
 
+// Tries of the outside-work check before a candidate fails it (see its use).
+constexpr int kOutsideWorkTries = 3;
+
 roofline::Ceilings ceilings_for(const SuiteOptions& o, int device) {
   if (!o.profile.empty()) return roofline::ceilings_from_profile(core::find_profile(o.profile));
   cudaDeviceProp prop{};
@@ -257,24 +260,32 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           // The same batch again, timed twice: by events on the given stream and on the host
           // with a device-wide synchronisation. Both spans include start-up skew between the
           // ranks and host launch gaps; only work left on other streams makes the host's longer.
-          report(what + " outside-work check");
-          meet(comm, stream.get());
-          KILN_CUDA_CHECK(cudaDeviceSynchronize());
-          core::Event batch_start, batch_stop;
-          const auto start = std::chrono::steady_clock::now();
-          batch_start.record(stream.get());
-          for (int i = 0; i < o.iterations; ++i) (void)solve(s);
-          batch_stop.record(stream.get());
-          KILN_CUDA_CHECK(cudaDeviceSynchronize());
-          const double wall_us =
-              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                  .count();
-          const double stream_us = batch_stop.elapsed_ms_since(batch_start) * 1e3;
-          row.wall_us = max_over_ranks(comm, wall_us / o.iterations, stream.get());
-          row.stream_us = max_over_ranks(comm, stream_us / o.iterations, stream.get());
-          // On any rank, the host's span exceeds the stream's by more than a quarter plus the
-          // synchronisation's own cost (a few us per batch; 50 us allowed).
-          outside_work = max_over_ranks(comm, wall_us - 1.25 * stream_us - 50.0, stream.get()) > 0;
+          // A short batch (10 calls of a 10 us kernel) is within reach of one host hiccup, which
+          // failed a correct kernel once (H100, 2026-11-25: 399 against 151 us): up to three
+          // tries, and the check fails only if every try does. Work left on another stream is
+          // there every time. The decision is all-reduced per try, so every rank tries alike.
+          for (int attempt = 0; attempt < kOutsideWorkTries; ++attempt) {
+            report(what + " outside-work check");
+            meet(comm, stream.get());
+            KILN_CUDA_CHECK(cudaDeviceSynchronize());
+            core::Event batch_start, batch_stop;
+            const auto start = std::chrono::steady_clock::now();
+            batch_start.record(stream.get());
+            for (int i = 0; i < o.iterations; ++i) (void)solve(s);
+            batch_stop.record(stream.get());
+            KILN_CUDA_CHECK(cudaDeviceSynchronize());
+            const double wall_us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                    .count();
+            const double stream_us = batch_stop.elapsed_ms_since(batch_start) * 1e3;
+            row.wall_us = max_over_ranks(comm, wall_us / o.iterations, stream.get());
+            row.stream_us = max_over_ranks(comm, stream_us / o.iterations, stream.get());
+            // On any rank, the host's span exceeds the stream's by more than a quarter plus the
+            // synchronisation's own cost (a few us per batch; 50 us allowed).
+            outside_work =
+                max_over_ranks(comm, wall_us - 1.25 * stream_us - 50.0, stream.get()) > 0;
+            if (!outside_work) break;
+          }
         }
         row.reference_us = core::summarize(std::span<const float>(reference_samples));
         row.solution_us = core::summarize(std::span<const float>(solution_samples));

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "comm/broadcast_text.hpp"
@@ -43,6 +46,48 @@ PlanLookup lookup_for_this_device(overlap::OverlapOp op, const overlap::GemmShap
   return found;
 }
 
+// Rank 0's answer as lines: a status tag, then predicted us, plan and source ("ok"), or the
+// error's kind and message (kUsageErrorTag, kErrorTag).
+constexpr const char* kOkTag = "ok";
+constexpr const char* kUsageErrorTag = "usage-error";
+constexpr const char* kErrorTag = "error";
+// Room for the message inside broadcast_text's 4096 bytes, after the tag.
+constexpr std::size_t kMaxErrorBytes = 3072;
+
+std::string answer_wire(const PlanLookup& found) {
+  return fmt::format("{}\n{:.17g}\n{}\n{}", kOkTag, found.predicted_us,
+                     overlap::to_string(found.plan), found.source.substr(0, 2048));
+}
+
+std::string error_wire(const char* tag, const std::string& message) {
+  std::string text = message.substr(0, kMaxErrorBytes);
+  std::replace(text.begin(), text.end(), '\0', ' ');  // broadcast_text refuses NUL bytes
+  return fmt::format("{}\n{}", tag, text);
+}
+
+// Rank 0's answer on this rank; rank 0's error raised with the same kind and text on every rank.
+PlanLookup parse_wire(const std::string& wire, int rank) {
+  const std::size_t tag_end = wire.find('\n');
+  const std::string tag = wire.substr(0, tag_end);
+  const std::string rest = tag_end == std::string::npos ? "" : wire.substr(tag_end + 1);
+  if (tag == kUsageErrorTag || tag == kErrorTag) {
+    const std::string message = "automatic plan: rank 0's lookup failed: " + rest;
+    if (tag == kUsageErrorTag) throw UsageError(message);
+    throw Error(message);
+  }
+  const std::size_t first = rest.find('\n');
+  const std::size_t second = first == std::string::npos ? first : rest.find('\n', first + 1);
+  if (tag != kOkTag || second == std::string::npos) {
+    throw Error("automatic plan: rank 0's answer is malformed: " + wire);
+  }
+  PlanLookup found;
+  found.predicted_us = std::stod(rest.substr(0, first));
+  found.plan =
+      overlap::parse_plan(rest.substr(first + 1, second - first - 1), "rank 0's automatic plan");
+  found.source = rest.substr(second + 1) + (rank == 0 ? "" : " (rank 0's lookup)");
+  return found;
+}
+
 }  // namespace
 
 PlanKey current_plan_key(overlap::OverlapOp op, const overlap::GemmShape& shape, core::DType dtype,
@@ -65,24 +110,20 @@ PlanLookup automatic_plan(comm::Communicator& comm, overlap::OverlapOp op,
         fmt::format("shape {}x{}x{}: M, N and K must be positive", shape.m, shape.n, shape.k));
   }
   if (comm.size() == 1) return lookup_for_this_device(op, shape, dtype, 1, options);
-  // Rank 0 looks up; the others take its answer, as lines: predicted us, plan, source.
+  // Rank 0 looks up; the others take its answer. Rank 0 always reaches the broadcast, also when
+  // its lookup throws (a cache file it cannot parse): the others would otherwise wait in the
+  // broadcast for it. The wire then carries the error, and every rank raises it.
   std::string wire;
   if (comm.rank() == 0) {
-    const PlanLookup found = lookup_for_this_device(op, shape, dtype, comm.size(), options);
-    wire = fmt::format("{:.17g}\n{}\n{}", found.predicted_us, overlap::to_string(found.plan),
-                       found.source.substr(0, 2048));
+    try {
+      wire = answer_wire(lookup_for_this_device(op, shape, dtype, comm.size(), options));
+    } catch (const UsageError& e) {
+      wire = error_wire(kUsageErrorTag, e.what());
+    } catch (const std::exception& e) {
+      wire = error_wire(kErrorTag, e.what());
+    }
   }
-  wire = comm::broadcast_text(comm, wire, "automatic plan");
-  const std::size_t first = wire.find('\n'), second = wire.find('\n', first + 1);
-  if (first == std::string::npos || second == std::string::npos) {
-    throw Error("automatic plan: rank 0's answer is malformed: " + wire);
-  }
-  PlanLookup found;
-  found.predicted_us = std::stod(wire.substr(0, first));
-  found.plan =
-      overlap::parse_plan(wire.substr(first + 1, second - first - 1), "rank 0's automatic plan");
-  found.source = wire.substr(second + 1) + (comm.rank() == 0 ? "" : " (rank 0's lookup)");
-  return found;
+  return parse_wire(comm::broadcast_text(comm, wire, "automatic plan"), comm.rank());
 }
 
 }  // namespace kiln::tune

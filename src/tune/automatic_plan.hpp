@@ -21,7 +21,9 @@ PlanKey current_plan_key(overlap::OverlapOp op, const overlap::GemmShape& shape,
 
 // Rank 0's lookup for its device, broadcast to every rank of `comm` (collective over `comm`).
 // Throws kiln::UsageError for a non-positive shape, or when a cache or profile file exists but
-// cannot be parsed (naming the file).
+// cannot be parsed (naming the file). When rank 0's lookup throws, rank 0 broadcasts the error
+// instead of a plan, and every rank throws it: a UsageError stays one, anything else becomes
+// kiln::Error ("automatic plan: rank 0's lookup failed: ..."), so no rank is left waiting.
 PlanLookup automatic_plan(comm::Communicator& comm, overlap::OverlapOp op,
                           const overlap::GemmShape& shape, core::DType dtype,
                           const PlanLookupOptions& options = {});
