@@ -27,12 +27,13 @@ if step tests; then
 fi
 
 if step sanitizer; then
-  for plan in "tile=128x128 cap=8 raster=m swizzle=2 groups=each" \
-              "tile=128x192 cluster=2x1 kernel=pingpong cap=8 raster=m signal=deferred groups=each"; do
+  # SAN_PLANS (;-separated), SAN_SHAPE and TOOLS narrow it (racecheck is slow on big shapes).
+  IFS=';' read -ra plans <<< "${SAN_PLANS:-tile=128x128 cap=8 raster=m swizzle=2 groups=each;tile=128x192 cluster=2x1 kernel=pingpong cap=8 raster=m signal=deferred groups=each}"
+  for plan in "${plans[@]}"; do
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
       log="sanitizer-$tool-$(echo "$plan" | tr ' =' '_-' | cut -c1-40).txt"
-      timed 100 "$log" compute-sanitizer --tool $tool --report-api-errors no $k overlap bench -g 1 \
-        --op rs --shape 1024x1000x256 --plan "$plan" -w 1 -n 2 --rounds 1
+      timed "${SAN_LIMIT:-100}" "$log" compute-sanitizer --tool $tool --report-api-errors no $k overlap bench -g 1 \
+        --op rs --shape "${SAN_SHAPE:-1024x1000x256}" --plan "$plan" -w 1 -n 2 --rounds 1
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY|kiln-cr|^ *1024x" "$out/$log" | tail -3 | tee -a "$out/summary.txt"
     done
   done
