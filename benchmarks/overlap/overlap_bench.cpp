@@ -307,11 +307,10 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         final_variants.push_back({"decomposition " + name, decomposition(row.decomposition_chunks),
                                   &row.decomposition_us});
       }
-      // The same plan with contiguous row blocks, where it applies, rastered along M: its groups
-      // are tile-column ranges, which a raster along N would finish only at the very end.
+      // The same plan with contiguous row blocks, where it applies, rastered along M
+      // (overlap::contiguous_rows_plan).
       std::unique_ptr<overlap::GemmCollective> contiguous;
-      overlap::Plan contiguous_plan = chosen;
-      contiguous_plan.schedule.raster_along_n = false;
+      const overlap::Plan contiguous_plan = overlap::contiguous_rows_plan(chosen);
       row.has_contiguous = o.op == OverlapOp::kReduceScatter &&
                            overlap::GemmCollective::can_implement(
                                o.op, shape, o.dtype, contiguous_plan, world, device_sms, true)

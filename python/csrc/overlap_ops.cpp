@@ -54,7 +54,8 @@ int checked_int(const std::string& op, const char* what, int64_t v) {
 // that do not fit the padded shape's waves); a UsageError naming both reasons when neither can.
 // A ReduceScatter over several ranks whose M splits into whole tiles per rank gets PyTorch's
 // contiguous row blocks from the runtime itself (OverlapOptions::contiguous_rows: no copy of A),
-// with the plan rastered along M; any other reorders A's rows before the GEMM (padded_m rows).
+// with the plan rastered along M (overlap::contiguous_rows_plan); any other reorders A's rows
+// before the GEMM (padded_m rows).
 struct PreparedPlan {
   overlap::Plan plan;
   std::string source;
@@ -63,19 +64,14 @@ struct PreparedPlan {
   bool contiguous_rows = false;  // the runtime's contiguous row blocks
 };
 
-overlap::Plan rastered_along_m(overlap::Plan plan) {
-  plan.schedule.raster_along_n = false;
-  return plan;
-}
-
 PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
                           const overlap::GemmShape& shape, core::DType dtype, int world) {
   const auto [m, n, k] = shape;
   const int sms = overlap::current_device_sms();
   const auto contiguous = [&](const overlap::Plan& plan) {
     return op == overlap::OverlapOp::kReduceScatter && world > 1 &&
-           overlap::GemmCollective::can_implement(op, shape, dtype, rastered_along_m(plan), world,
-                                                  sms, true)
+           overlap::GemmCollective::can_implement(
+               op, shape, dtype, overlap::contiguous_rows_plan(plan), world, sms, true)
                .empty();
   };
   const auto rows_for = [&](const overlap::Plan& plan) {
@@ -108,7 +104,7 @@ PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
   }
   p.padded_m = rows_for(p.plan);
   p.contiguous_rows = contiguous(p.plan);
-  if (p.contiguous_rows) p.plan = rastered_along_m(p.plan);
+  if (p.contiguous_rows) p.plan = overlap::contiguous_rows_plan(p.plan);
   return p;
 }
 

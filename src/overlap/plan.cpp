@@ -260,4 +260,10 @@ ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& la
   return columns;
 }
 
+Plan contiguous_rows_plan(Plan plan) {
+  if (plan.schedule.raster_along_n) plan.schedule.swizzle = 8;
+  plan.schedule.raster_along_n = false;
+  return plan;
+}
+
 }  // namespace kiln::overlap

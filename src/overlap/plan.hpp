@@ -69,6 +69,13 @@ WaveGroups make_column_groups(const std::vector<int>& partition, const LaunchGeo
 // The epilogue's copy of the same groups.
 ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& launch);
 
+// The plan to run with contiguous row blocks in place of `plan`: rastered along M (its groups are
+// tile-column ranges, which a raster along N completes only at the end). A plan that was rastered
+// along N gets swizzle 8, bands of 8 tile columns: such plans are chosen for tall M, where a
+// raster along M with narrow bands streams all of A for every column (16384x8192x4096 on an H100:
+// 2075 against 1582 us with swizzle 1, docs/results/2026-11-25-contiguous-rows/).
+Plan contiguous_rows_plan(Plan plan);
+
 // Checks the plan's own fields (GEMM configuration built, cap 0 or a multiple of the cluster
 // size, swizzle a power of two in 1..8).
 void validate_plan(const Plan& plan, const std::string& argument);
