@@ -140,6 +140,10 @@ def run(args):
     rank, world = dist.get_rank(), dist.get_world_size()
     group = dist.group.WORLD
     import kiln
+    # Registers torch.ops.symm_mem (PyTorch's async-TP ops); the deprecated
+    # enable_symm_mem_for_group whose import used to do it is not needed in 2.11 (dec38f9, which
+    # left async-TP untimed: "no attribute 'fused_matmul_reduce_scatter'", H100 2026-11-25).
+    import torch.distributed._symmetric_memory  # noqa: F401
     name = kiln.init_group(group)
     shared = kiln_shares_gpu(group)
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16

@@ -127,9 +127,6 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
   }
   if (contiguous_rows) {
     if (op != OverlapOp::kReduceScatter) return "contiguous row blocks are a ReduceScatter layout";
-    if (plan.copy_engine) {
-      return "contiguous row blocks: comm=ce plans are not supported (use comm=nccl)";
-    }
     try {
       (void)slot_geometry(shape, plan.gemm.tile, LaunchGeometry{}, world, true);
     } catch (const UsageError& e) {
@@ -411,12 +408,12 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
   for (int step = 1; step < world; ++step) {
     const int r = (me + step) % world;
     if (op_ == OverlapOp::kReduceScatter) {
-      // Rank r's subtiles of the group: contiguous in the slot buffer, at the group's offset in
-      // the layout a ReduceScatter delivers.
-      const std::size_t bytes =
-          static_cast<std::size_t>(count) * geometry_.subtile_elements() * element;
-      exchange_->copy_to(r, first * geometry_.subtile_elements() * element, group_data + r * bytes,
-                         bytes, comm_stream_);
+      // Rank r's part of the group (its subtiles, or with contiguous rows its whole tiles):
+      // contiguous in the slot buffer, at the group's offset in the layout a ReduceScatter
+      // delivers.
+      const std::size_t bytes = static_cast<std::size_t>(geometry_.recv_elements(count)) * element;
+      exchange_->copy_to(r, static_cast<std::size_t>(geometry_.recv_elements(first)) * element,
+                         group_data + r * bytes, bytes, comm_stream_);
     } else {
       const std::size_t bytes =
           static_cast<std::size_t>(count) * geometry_.tile_elements() * element;

@@ -62,7 +62,7 @@ struct OverlapOptions {
   bool trace = false;  // record the per-group timeline (a timestamp kernel before the GEMM, events)
   // ReduceScatter only: rank j receives the contiguous rows [j*M/world, (j+1)*M/world) (PyTorch's
   // reduce_scatter_tensor layout) rather than the block-cyclic rows; needs M % (world*BM) == 0
-  // and an NCCL plan (slot_layout.hpp). Give it a plan with raster=m: its groups are tile-column
+  // (slot_layout.hpp). Give it a plan with raster=m: its groups are tile-column
   // ranges, which a raster along N completes only at the end of the GEMM (correct, no overlap).
   bool contiguous_rows = false;
   // Wraps the signaling GEMM the operation makes (make_signaling_gemm) before it is used: for

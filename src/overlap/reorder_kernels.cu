@@ -43,7 +43,18 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
   const int tile_row = row >> g.log2_rows_per_subtile;
   const int slot = __ldg(in.slot_of_tile + tile_row * g.tiles_n + col / g.tile_n);
   at.received = received_offset_of(g, slot, row, col);
-  if (in.own_slots != nullptr) {
+  if (in.own_slots != nullptr && g.contiguous_rows) {
+    // This rank's own tile (rank*tpr + tile_row, col / BN) in the slot buffer: its slot follows
+    // from its column group (the tables are per tile column in this layout, slot_layout.hpp).
+    const int tn = col / g.tile_n;
+    const int group = __ldg(in.wave_group + tn);
+    const int first = __ldg(in.group_first_slot + group);
+    const int count = __ldg(in.group_slot_count + group);
+    const int c0 = first / g.tiles_m;
+    const int own_slot =
+        contiguous_slot(g, in.rank * g.tiles_per_rank + tile_row, tn, c0, count / g.tiles_m);
+    at.own = slot_offset(g, own_slot, first, count, row & (g.tile_m - 1), col % g.tile_n);
+  } else if (in.own_slots != nullptr) {
     const int group = __ldg(in.wave_group + slot / in.grid_ctas);
     const int row_in_tile =
         (in.rank << g.log2_rows_per_subtile) + (row & (g.rows_per_subtile() - 1));
