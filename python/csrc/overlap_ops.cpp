@@ -54,8 +54,8 @@ int checked_int(const std::string& op, const char* what, int64_t v) {
 // that do not fit the padded shape's waves); a UsageError naming both reasons when neither can.
 // A ReduceScatter over several ranks whose M splits into whole tiles per rank gets PyTorch's
 // contiguous row blocks from the runtime itself (OverlapOptions::contiguous_rows: no copy of A),
-// with the plan rastered along M (overlap::contiguous_rows_plan); any other reorders A's rows
-// before the GEMM (padded_m rows).
+// rastered along M, unless that would slow a tall GEMM; any other reorders A's rows before the
+// GEMM (padded_m rows).
 struct PreparedPlan {
   overlap::Plan plan;
   std::string source;
@@ -68,8 +68,14 @@ PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
                           const overlap::GemmShape& shape, core::DType dtype, int world) {
   const auto [m, n, k] = shape;
   const int sms = overlap::current_device_sms();
+  // Not for a tall GEMM (M > N) whose plan is rastered along N: rastering such a GEMM along M, as
+  // the layout needs, cost 16384x8192x4096 29-31% (overlap::contiguous_rows_plan), several times
+  // the copy of A it saves (about 5% there). Plans rastered along M, and wide or square GEMMs,
+  // where the searches chose raster m as often as n (docs/results/2026-11-24-gemm-configs/), take
+  // the layout.
   const auto contiguous = [&](const overlap::Plan& plan) {
     return op == overlap::OverlapOp::kReduceScatter && world > 1 &&
+           (!plan.schedule.raster_along_n || m <= n) &&
            overlap::GemmCollective::can_implement(
                op, shape, dtype, overlap::contiguous_rows_plan(plan), world, sms, true)
                .empty();

@@ -261,7 +261,6 @@ ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& la
 }
 
 Plan contiguous_rows_plan(Plan plan) {
-  if (plan.schedule.raster_along_n) plan.schedule.swizzle = 8;
   plan.schedule.raster_along_n = false;
   return plan;
 }

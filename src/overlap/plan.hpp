@@ -70,10 +70,11 @@ WaveGroups make_column_groups(const std::vector<int>& partition, const LaunchGeo
 ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& launch);
 
 // The plan to run with contiguous row blocks in place of `plan`: rastered along M (its groups are
-// tile-column ranges, which a raster along N completes only at the end). A plan that was rastered
-// along N gets swizzle 8, bands of 8 tile columns: such plans are chosen for tall M, where a
-// raster along M with narrow bands streams all of A for every column (16384x8192x4096 on an H100:
-// 2075 against 1582 us with swizzle 1, docs/results/2026-11-25-contiguous-rows/).
+// tile-column ranges, which a raster along N completes only at the end). That is free where the
+// plan was rastered along M already, and not otherwise: 16384x8192x4096 (ping-pong 128x192, H100)
+// ran its GEMM at 1567 us rastered along N and 2024-2075 us along M, swizzle 8 or 1
+// (docs/results/2026-11-25-contiguous-rows/). Callers that can reorder A instead (the torch ops)
+// take contiguous row blocks only for plans rastered along M.
 Plan contiguous_rows_plan(Plan plan);
 
 // Checks the plan's own fields (GEMM configuration built, cap 0 or a multiple of the cluster
