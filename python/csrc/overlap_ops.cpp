@@ -4,13 +4,17 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "group_registry.hpp"
@@ -62,36 +66,43 @@ struct PreparedPlan {
   int padded_m = 0;
   bool fallback = false;         // the default instead of the tuner's
   bool contiguous_rows = false;  // the runtime's contiguous row blocks
+  // Either layout could win (a tall GEMM rastered along N): both are built and timed at
+  // creation (choose_layout_by_timing); padded_m is then the copy path's.
+  bool timed_choice = false;
 };
 
 PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
                           const overlap::GemmShape& shape, core::DType dtype, int world) {
   const auto [m, n, k] = shape;
   const int sms = overlap::current_device_sms();
-  // Not for a tall GEMM (M > N) whose plan is rastered along N: rastering such a GEMM along M, as
-  // the layout needs, cost 16384x8192x4096 29-31% (overlap::contiguous_rows_plan), several times
-  // the copy of A it saves (about 5% there). Plans rastered along M, and wide or square GEMMs,
-  // where the searches chose raster m as often as n (docs/results/2026-11-24-gemm-configs/), take
-  // the layout.
-  const auto contiguous = [&](const overlap::Plan& plan) {
+  // Plans rastered along M, and wide or square GEMMs, where the searches chose raster m as often
+  // as n (docs/results/2026-11-24-gemm-configs/), take the layout. A tall GEMM (M > N) whose plan
+  // is rastered along N may lose more to the raster along M the layout needs (16384x8192x4096:
+  // 29-31%, overlap::contiguous_rows_plan) than to the copy of A (10-11% there): it is timed.
+  const auto contiguous_runs = [&](const overlap::Plan& plan) {
     return op == overlap::OverlapOp::kReduceScatter && world > 1 &&
-           (!plan.schedule.raster_along_n || m <= n) &&
            overlap::GemmCollective::can_implement(
                op, shape, dtype, overlap::contiguous_rows_plan(plan), world, sms, true)
                .empty();
   };
-  const auto rows_for = [&](const overlap::Plan& plan) {
-    if (op != overlap::OverlapOp::kReduceScatter || world == 1 || contiguous(plan)) return m;
+  const auto contiguous = [&](const overlap::Plan& plan) {
+    return (!plan.schedule.raster_along_n || m <= n) && contiguous_runs(plan);
+  };
+  // The copy path: A's rows reordered (padded to whole tiles) for the block-cyclic layout.
+  const auto copy_rows = [&](const overlap::Plan& plan) {
+    if (op != overlap::OverlapOp::kReduceScatter || world == 1) return m;
     return overlap::contiguous_scatter_rows(m, world, plan.gemm.tile.m).padded_m;
   };
-  const auto why_not = [&](const overlap::Plan& plan) -> std::string {
-    if (contiguous(plan)) return "";
+  const auto copy_why_not = [&](const overlap::Plan& plan) -> std::string {
     try {
-      return overlap::GemmCollective::can_implement(op, {rows_for(plan), n, k}, dtype, plan, world,
+      return overlap::GemmCollective::can_implement(op, {copy_rows(plan), n, k}, dtype, plan, world,
                                                     sms);
     } catch (const UsageError& e) {
       return e.what();
     }
+  };
+  const auto why_not = [&](const overlap::Plan& plan) -> std::string {
+    return contiguous_runs(plan) ? "" : copy_why_not(plan);
   };
   PreparedPlan p{lookup.plan, lookup.source};
   if (const std::string why = why_not(p.plan); !why.empty()) {
@@ -108,8 +119,10 @@ PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
     p.source = fmt::format("default (the tuner's {} cannot: {})", lookup.source, why);
     p.fallback = true;
   }
-  p.padded_m = rows_for(p.plan);
-  p.contiguous_rows = contiguous(p.plan);
+  const bool copy_runs = copy_why_not(p.plan).empty();
+  p.contiguous_rows = contiguous(p.plan) || (contiguous_runs(p.plan) && !copy_runs);
+  p.timed_choice = !p.contiguous_rows && contiguous_runs(p.plan);
+  p.padded_m = p.contiguous_rows ? m : copy_rows(p.plan);
   if (p.contiguous_rows) p.plan = overlap::contiguous_rows_plan(p.plan);
   return p;
 }
@@ -162,6 +175,98 @@ void require_same_plan(const RankReports& reports, const std::string& what) {
   }
 }
 
+overlap::MatrixRef weight_ref(const WeightView& w, core::DType dtype);
+at::Tensor reorder_rows_for_scatter(const at::Tensor& a2, const overlap::ContiguousScatterRows& c);
+
+// This rank's GEMM time (us) of the two ReduceScatter layouts on random operands of `shape`: the
+// copy path (A's rows reordered, then the block-cyclic object's GEMM) and the contiguous object's
+// GEMM. Interleaved, medians of 5 after 2 warm-ups, CUDA events on the current stream; the GEMMs
+// alone (run_gemm_only): the collectives and reorders after them are alike in both layouts.
+std::pair<double, double> time_layouts(overlap::GemmCollective& copy,
+                                       overlap::GemmCollective& contiguous,
+                                       const overlap::GemmShape& shape, core::DType dtype,
+                                       overlap::WeightLayout layout, int world) {
+  const auto options = at::TensorOptions()
+                           .device(at::kCUDA, c10::cuda::current_device())
+                           .dtype(dtype == core::DType::kBf16 ? at::kBFloat16 : at::kHalf);
+  const at::Tensor a = at::randn({shape.m, shape.k}, options);
+  const bool nk = layout == overlap::WeightLayout::kNK;
+  const WeightView w{
+      nk ? at::randn({shape.n, shape.k}, options) : at::randn({shape.k, shape.n}, options), layout,
+      shape.k, shape.n};
+  const overlap::MatrixRef b = weight_ref(w, dtype);
+  const overlap::ContiguousScatterRows rows =
+      overlap::contiguous_scatter_rows(shape.m, world, copy.plan().gemm.tile.m);
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  constexpr int kWarmup = 2, kTimed = 5;
+  std::vector<cudaEvent_t> events(4 * (kWarmup + kTimed));
+  for (cudaEvent_t& e : events) C10_CUDA_CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < kWarmup + kTimed; ++i) {
+    C10_CUDA_CHECK(cudaEventRecord(events[4 * i], stream));
+    const at::Tensor reordered = reorder_rows_for_scatter(a, rows);
+    copy.run_gemm_only({reordered.data_ptr(), dtype, rows.padded_m, shape.k}, b, stream);
+    C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 1], stream));
+    C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 2], stream));
+    contiguous.run_gemm_only({a.data_ptr(), dtype, shape.m, shape.k}, b, stream);
+    C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 3], stream));
+  }
+  C10_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> copy_us, contiguous_us;
+  for (int i = kWarmup; i < kWarmup + kTimed; ++i) {
+    float ms = 0.0f;
+    C10_CUDA_CHECK(cudaEventElapsedTime(&ms, events[4 * i], events[4 * i + 1]));
+    copy_us.push_back(1e3f * ms);
+    C10_CUDA_CHECK(cudaEventElapsedTime(&ms, events[4 * i + 2], events[4 * i + 3]));
+    contiguous_us.push_back(1e3f * ms);
+  }
+  for (cudaEvent_t& e : events) C10_CUDA_CHECK(cudaEventDestroy(e));
+  const auto median = [](std::vector<float> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return static_cast<double>(v[v.size() / 2]);
+  };
+  return {median(copy_us), median(contiguous_us)};
+}
+
+// The timed choice between the copy path (`cached`, as built) and contiguous row blocks for a
+// tall GEMM rastered along N (PreparedPlan::timed_choice): each rank times both (time_layouts),
+// the times travel in the agreement, and every rank keeps the layout whose slowest rank is faster
+// (the same decision everywhere); the other object is dropped on every rank alike. The plan
+// source says which and why.
+void choose_layout_by_timing(Group& group, CachedCollective& cached,
+                             std::unique_ptr<overlap::GemmCollective>& contiguous,
+                             const overlap::GemmShape& shape, core::DType dtype,
+                             const std::string& what) {
+  std::pair<double, double> times;
+  StepReport timed = attempt([&] {
+    times = time_layouts(*cached.collective, *contiguous, shape, dtype, cached.layout,
+                         group.comm->size());
+  });
+  // Tenths of a microsecond, clamped into an int32.
+  const auto tenths = [](double us) {
+    return static_cast<std::int32_t>(std::clamp(us * 10.0, 0.0, 2.0e9));
+  };
+  timed.values = {tenths(times.first), tenths(times.second)};
+  const RankReports reports = group.agreement->require_all(timed, what + ": timing the layouts");
+  std::int32_t copy_worst = 0, contiguous_worst = 0;
+  for (const std::vector<std::int32_t>& v : reports.values) {
+    copy_worst = std::max(copy_worst, v[0]);
+    contiguous_worst = std::max(contiguous_worst, v[1]);
+  }
+  const std::string timing = fmt::format(
+      "GEMM {:.1f} us with contiguous rows (raster m) against {:.1f} us with the copy of A, "
+      "timed at creation, slowest rank",
+      contiguous_worst / 10.0, copy_worst / 10.0);
+  if (contiguous_worst <= copy_worst) {
+    cached.collective = std::move(contiguous);
+    cached.contiguous_rows = true;
+    cached.padded_m = shape.m;
+    cached.plan_source += "; contiguous rows: " + timing;
+  } else {
+    contiguous.reset();
+    cached.plan_source += "; copy of A: " + timing;
+  }
+}
+
 // The overlap object for (op, shape, dtype) on `group`, made in steps that every rank takes
 // together (every rank calls the op in the same order): rank 0's plan lookup, which
 // tune::automatic_plan broadcasts (or its error); this rank's preparation (the plan its device
@@ -193,15 +298,24 @@ CachedCollective create_collective(Group& group, overlap::OverlapOp op,
   cached.padded_m = prepared.padded_m;
   cached.plan_source = prepared.source;
   cached.contiguous_rows = prepared.contiguous_rows;
+  std::unique_ptr<overlap::GemmCollective> contiguous;  // the timed choice's other candidate
+  const overlap::Plan contiguous_plan = overlap::contiguous_rows_plan(prepared.plan);
   const StepReport built = attempt([&] {
     overlap::OverlapOptions options;
     options.contiguous_rows = prepared.contiguous_rows;
     cached.collective = std::make_unique<overlap::GemmCollective>(
         op, overlap::GemmShape{cached.padded_m, shape.n, shape.k}, dtype, cached.layout, comm,
         prepared.plan, options);
+    if (prepared.timed_choice) {
+      check_workspace_fits(op, shape, dtype, contiguous_plan, world, true);
+      options.contiguous_rows = true;
+      contiguous = std::make_unique<overlap::GemmCollective>(op, shape, dtype, cached.layout, comm,
+                                                             contiguous_plan, options);
+    }
   });
-  // A rank whose peers failed drops its object here (while unwinding), as they did theirs.
+  // A rank whose peers failed drops its objects here (while unwinding), as they did theirs.
   group.agreement->require_all(built, what);
+  if (prepared.timed_choice) choose_layout_by_timing(group, cached, contiguous, shape, dtype, what);
   return cached;
 }
 
