@@ -1,7 +1,8 @@
 // The evolution engine's path on a GPU, per generated family (issue 20): genomes -> generated
 // source -> nvcc (compiled ahead in parallel, as `kiln evolve run` does) -> `kiln bench candidate`
-// judging it. Map (kb1-19-relu), middle-dimension reduction (kb1-47, kb1-51) and whole-array sum
-// (reduce-sum-int32: every step of the reduction ladder) must be accepted with a time and U.
+// judging it. Map (kb1-19-relu), middle-dimension reduction (kb1-47, kb1-51), scan (kb1-89..93)
+// and whole-array sum (reduce-sum-int32: every step of the reduction ladder) must be accepted with
+// a time and U.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -126,6 +127,36 @@ TEST(EvolveGpu, MapFamilyGeneratesCompilesAndIsJudged) {
   vector.strategies = {"vector16-loads", "grid-stride", "persistent-grid"};
   vector.knobs = {{"vector16-loads.unroll", 2}, {"persistent-grid.blocks_per_sm", 2}};
   expect_accepted("kb1-19-relu", "small", {{"scalar", scalar}, {"vector", vector}});
+}
+
+// The scan family on the five cumulative problems: both work mappings, both team scans, both
+// load paths (vector16 with a partial last chunk: small rows are 2048 = 2 chunks of 1024 for a
+// 256-thread team of 4, and 2048 is not a multiple of 32 x 12 for the warp of 3 x 4).
+TEST(EvolveGpu, ScanFamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome block_tree;
+  block_tree.family = Family::kScan;
+  block_tree.strategies = {"vector16-loads", "row-per-block", "shared-tree"};
+  block_tree.knobs = {{"vector16-loads.unroll", 1}, {"row-per-block.threads", 256}};
+  Genome block_shuffle = block_tree;
+  block_shuffle.strategies = {"vector16-loads", "row-per-block", "warp-shuffle"};
+  block_shuffle.knobs = {{"vector16-loads.unroll", 2}, {"row-per-block.threads", 512}};
+  Genome warp_shuffle;
+  warp_shuffle.family = Family::kScan;
+  warp_shuffle.strategies = {"scalar-loads", "row-per-warp", "warp-shuffle"};
+  warp_shuffle.knobs = {{"scalar-loads.unroll", 4}, {"row-per-warp.warps_per_block", 4}};
+  Genome warp_tree = warp_shuffle;
+  warp_tree.strategies = {"vector16-loads", "row-per-warp", "shared-tree"};
+  warp_tree.knobs = {{"vector16-loads.unroll", 4}, {"row-per-warp.warps_per_block", 2}};
+  const std::vector<std::pair<std::string, Genome>> all = {{"block-tree", block_tree},
+                                                           {"block-shfl", block_shuffle},
+                                                           {"warp-shfl", warp_shuffle},
+                                                           {"warp-tree", warp_tree}};
+  for (const char* problem : {"kb1-89-cumsum", "kb1-91-cumsum-reverse", "kb1-92-cumsum-exclusive",
+                              "kb1-93-masked-cumsum"}) {
+    expect_accepted(problem, "small", all);
+  }
+  expect_accepted("kb1-90-cumprod", "small", {{"block-shfl", block_shuffle}});
 }
 
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {

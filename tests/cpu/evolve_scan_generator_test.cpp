@@ -1,0 +1,106 @@
+// The scan family's generator (issue 20) on the CPU: which problems it covers, that random genomes
+// of its allowed set generate, that the source follows the genome (team, load path, team scan,
+// the problem's variant), and that one genome per combination compiles with nvcc and loads.
+// The GPU test (EvolveGpu.ScanFamilyGeneratesCompilesAndIsJudged) judges them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/genome.hpp"
+#include "evolve/scan_generator.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+Genome scan_genome(std::vector<std::string> strategies) {
+  Genome g;
+  g.family = Family::kScan;
+  g.strategies = {strategies.begin(), strategies.end()};
+  return g;
+}
+
+TEST(EvolveScanGenerator, TheCumulativeProblemsOnly) {
+  EXPECT_FALSE(scan_kind_of("kb1-19-relu").has_value());
+  EXPECT_EQ(scan_kind_of("kb1-90-cumprod")->op, "prod");
+  EXPECT_TRUE(scan_kind_of("kb1-91-cumsum-reverse")->reverse);
+  EXPECT_TRUE(scan_kind_of("kb1-92-cumsum-exclusive")->exclusive);
+  EXPECT_TRUE(scan_kind_of("kb1-93-masked-cumsum")->masked);
+  EXPECT_EQ(generated_family("kb1-89-cumsum"), Family::kScan);
+  EXPECT_THROW(generate_scan_candidate(scan_genome({"scalar-loads", "row-per-warp", "shared-tree"}),
+                                       "kb1-19-relu"),
+               UsageError);
+}
+
+TEST(EvolveScanGenerator, RandomGenomesOfTheAllowedSetGenerate) {
+  const StrategySet& allowed = scan_generated_strategies();
+  Rng rng(11);
+  for (int i = 0; i < 200; ++i) {
+    const Genome g = random_genome(Family::kScan, rng, 0.5, &allowed);
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << s;
+    EXPECT_NO_THROW((void)generate_scan_candidate(g, "kb1-89-cumsum")) << g.describe();
+  }
+  // A strategy of the family this generator does not build is the genome's failure.
+  EXPECT_THROW(generate_scan_candidate(scan_genome({"scalar-loads", "split-row", "shared-tree"}),
+                                       "kb1-89-cumsum"),
+               UsageError);
+}
+
+TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
+  Genome warp = scan_genome({"scalar-loads", "row-per-warp", "warp-shuffle"});
+  warp.knobs = {{"scalar-loads.unroll", 4}, {"row-per-warp.warps_per_block", 8}};
+  const std::string w = generate_scan_candidate(warp, "kb1-91-cumsum-reverse");
+  EXPECT_NE(w.find("constexpr int kTeam = 32;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr int kTeamsPerBlock = 8;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr int kPerThread = 4;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr bool kReverse = true;"), std::string::npos);
+  EXPECT_NE(w.find("__shfl_down_sync"), std::string::npos);
+  EXPECT_EQ(w.find("reinterpret_cast<const float4*>"), std::string::npos);
+
+  Genome block = scan_genome({"vector16-loads", "row-per-block", "shared-tree"});
+  block.knobs = {{"vector16-loads.unroll", 2}, {"row-per-block.threads", 512}};
+  const std::string b = generate_scan_candidate(block, "kb1-90-cumprod");
+  EXPECT_NE(b.find("constexpr int kTeam = 512;"), std::string::npos);
+  EXPECT_NE(b.find("constexpr int kPerThread = 8;"), std::string::npos);
+  EXPECT_NE(b.find("a * b"), std::string::npos);
+  EXPECT_NE(b.find("kIdentity = 1.0f"), std::string::npos);
+  EXPECT_NE(b.find("reinterpret_cast<const float4*>"), std::string::npos);
+  EXPECT_EQ(b.find("__shfl_up_sync"), std::string::npos);
+  EXPECT_NE(generate_scan_candidate(block, "kb1-93-masked-cumsum").find("kMasked = true"),
+            std::string::npos);
+}
+
+TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_scan_generator";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> problems = {"kb1-89-cumsum", "kb1-90-cumprod",
+                                             "kb1-91-cumsum-reverse", "kb1-92-cumsum-exclusive",
+                                             "kb1-93-masked-cumsum"};
+  int index = 0;
+  for (const char* load : {"scalar-loads", "vector16-loads"}) {
+    for (const char* mapping : {"row-per-warp", "row-per-block"}) {
+      for (const char* reduction : {"shared-tree", "warp-shuffle"}) {
+        const Genome g = scan_genome({load, mapping, reduction});
+        const std::string& problem = problems[index % problems.size()];
+        const std::filesystem::path file = dir / fmt::format("scan_{}.cu", index++);
+        std::ofstream(file) << generate_scan_candidate(g, problem);
+        bench::CandidateBuild build;
+        ASSERT_NO_THROW(build =
+                            bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+            << problem << ": " << g.describe();
+        EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::evolve
