@@ -360,8 +360,8 @@ void register_evolve(CLI::App& app, Runner& run) {
       "candidate` on this machine's GPU");
   cmd->add_option("--problem", f->problem,
                   "a problem with a generator: kb1 map problems (e.g. kb1-19-relu), the "
-                  "middle-dimension reductions (kb1-47..49, 51..53), the cumulative scans "
-                  "(kb1-89..93), reduce-sum-int32")
+                  "middle-dimension reductions (kb1-47..49, 51..53), the poolings (kb1-41..46), "
+                  "the cumulative scans (kb1-89..93), reduce-sum-int32")
       ->required();
   cmd->add_option("--size", f->size,
                   "the problem's size preset (kb1: small|kb; "

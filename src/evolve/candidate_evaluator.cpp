@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 #include "evolve/map_generator.hpp"
+#include "evolve/pool_generator.hpp"
 #include "evolve/reduce_generator.hpp"
 #include "evolve/scan_generator.hpp"
 #include "evolve/sum_generator.hpp"
@@ -24,6 +25,7 @@ std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
   if (middle_reduction_of(problem) || whole_sum_element(problem)) return Family::kReduceAxis;
   if (scan_kind_of(problem)) return Family::kScan;
+  if (pool_window_of(problem)) return Family::kPooling;
   return std::nullopt;
 }
 
@@ -33,6 +35,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
     throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
+  if (*family == Family::kPooling) return pool_generated_strategies();
   return whole_sum_element(problem) ? sum_generated_strategies() : reduce_generated_strategies();
 }
 
@@ -42,6 +45,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
     throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
   if (*family == Family::kMap) return generate_map_candidate(genome, problem);
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
+  if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);
   return whole_sum_element(problem) ? generate_sum_candidate(genome, problem)
                                     : generate_reduce_candidate(genome, problem);
 }

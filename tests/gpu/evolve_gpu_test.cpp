@@ -1,8 +1,8 @@
 // The evolution engine's path on a GPU, per generated family (issue 20): genomes -> generated
 // source -> nvcc (compiled ahead in parallel, as `kiln evolve run` does) -> `kiln bench candidate`
-// judging it. Map (kb1-19-relu), middle-dimension reduction (kb1-47, kb1-51), scan (kb1-89..93)
-// and whole-array sum (reduce-sum-int32: every step of the reduction ladder) must be accepted with
-// a time and U.
+// judging it. Map (kb1-19-relu), middle-dimension reduction (kb1-47, kb1-51), scan (kb1-89..93),
+// pooling (kb1-41..46) and whole-array sum (reduce-sum-int32: every step of the reduction ladder)
+// must be accepted with a time and U.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -157,6 +157,23 @@ TEST(EvolveGpu, ScanFamilyGeneratesCompilesAndIsJudged) {
     expect_accepted(problem, "small", all);
   }
   expect_accepted("kb1-90-cumprod", "small", {{"block-shfl", block_shuffle}});
+}
+
+// The pooling family on the six kb1 poolings: a one-shot grid with scalar runs, and a grid-stride
+// walk with float4 runs of outputs.
+TEST(EvolveGpu, PoolingFamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome scalar;
+  scalar.family = Family::kPooling;
+  scalar.strategies = {"scalar-loads", "element-per-thread"};
+  scalar.knobs = {{"scalar-loads.unroll", 2}};
+  Genome vector = scalar;
+  vector.strategies = {"vector16-loads", "grid-stride"};
+  vector.knobs = {{"vector16-loads.unroll", 1}, {"grid-stride.blocks_per_sm", 8}};
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-43-maxpool-3d",
+                              "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"}) {
+    expect_accepted(problem, "small", {{"scalar", scalar}, {"vector", vector}});
+  }
 }
 
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {

@@ -1,0 +1,103 @@
+// The pooling family's generator (issue 20) on the CPU: which problems it covers and their
+// windows, random genomes of its allowed set, that the source follows the genome and the problem,
+// and that every load path x work mapping compiles with nvcc and loads, on each pooling problem.
+// The GPU test (EvolveGpu.PoolingFamilyGeneratesCompilesAndIsJudged) judges them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/genome.hpp"
+#include "evolve/pool_generator.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+Genome pool_genome(std::vector<std::string> strategies) {
+  Genome g;
+  g.family = Family::kPooling;
+  g.strategies = {strategies.begin(), strategies.end()};
+  return g;
+}
+
+TEST(EvolvePoolGenerator, ThePoolingProblemsAndTheirWindows) {
+  EXPECT_FALSE(pool_window_of("kb1-89-cumsum").has_value());
+  const PoolWindow w43 = pool_window_of("kb1-43-maxpool-3d").value();
+  EXPECT_TRUE(w43.max);
+  EXPECT_EQ(w43.dims, 3);
+  EXPECT_EQ(w43.kernel, 3);
+  EXPECT_EQ(w43.stride, 2);
+  EXPECT_EQ(w43.dilation, 3);
+  const PoolWindow w45 = pool_window_of("kb1-45-avgpool-2d").value();
+  EXPECT_FALSE(w45.max);
+  EXPECT_EQ(w45.stride, 11);
+  EXPECT_EQ(generated_family("kb1-41-maxpool-1d"), Family::kPooling);
+  EXPECT_THROW(
+      generate_pool_candidate(pool_genome({"scalar-loads", "element-per-thread"}), "kb1-19-relu"),
+      UsageError);
+}
+
+TEST(EvolvePoolGenerator, RandomGenomesOfTheAllowedSetGenerate) {
+  const StrategySet& allowed = pool_generated_strategies();
+  Rng rng(5);
+  for (int i = 0; i < 200; ++i) {
+    const Genome g = random_genome(Family::kPooling, rng, 0.5, &allowed);
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << s;
+    EXPECT_NO_THROW((void)generate_pool_candidate(g, "kb1-42-maxpool-2d")) << g.describe();
+  }
+  EXPECT_THROW(generate_pool_candidate(pool_genome({"cp-async-pipeline", "element-per-thread"}),
+                                       "kb1-42-maxpool-2d"),
+               UsageError);
+}
+
+TEST(EvolvePoolGenerator, SourceFollowsTheGenomeAndTheProblem) {
+  Genome vector = pool_genome({"vector16-loads", "grid-stride"});
+  vector.knobs = {
+      {"vector16-loads.unroll", 2}, {"grid-stride.threads", 128}, {"grid-stride.blocks_per_sm", 4}};
+  const std::string v = generate_pool_candidate(vector, "kb1-46-avgpool-3d");
+  EXPECT_NE(v.find("constexpr int kRun = 8;"), std::string::npos);
+  EXPECT_NE(v.find("constexpr bool kMax = false;"), std::string::npos);
+  EXPECT_NE(v.find("constexpr int kDims = 3;"), std::string::npos);
+  EXPECT_NE(v.find("reinterpret_cast<float4*>"), std::string::npos);
+  EXPECT_NE(v.find("static_cast<long long>(sms) * 4"), std::string::npos);
+  EXPECT_NE(v.find("__launch_bounds__(128)"), std::string::npos);
+  Genome scalar = pool_genome({"scalar-loads", "element-per-thread"});
+  scalar.knobs = {{"scalar-loads.unroll", 2}};
+  const std::string s = generate_pool_candidate(scalar, "kb1-41-maxpool-1d");
+  EXPECT_NE(s.find("constexpr int kRun = 2;"), std::string::npos);
+  EXPECT_NE(s.find("kKernel = 8, kStride = 1, kPadding = 4, kDilation = 3"), std::string::npos);
+  EXPECT_EQ(s.find("reinterpret_cast<float4*>"), std::string::npos);
+  EXPECT_NE(s.find("(items + 256 - 1) / 256"), std::string::npos);
+}
+
+TEST(EvolvePoolGenerator, EveryCombinationCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_pool_generator";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> problems = {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d",
+                                             "kb1-43-maxpool-3d", "kb1-44-avgpool-1d",
+                                             "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"};
+  const std::vector<std::vector<std::string>> genomes = {
+      {"scalar-loads", "element-per-thread"},
+      {"vector16-loads", "grid-stride"},
+      {"scalar-loads", "grid-stride", "persistent-grid"}};
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    const Genome g = pool_genome(genomes[p % genomes.size()]);
+    const std::filesystem::path file = dir / fmt::format("pool_{}.cu", p);
+    std::ofstream(file) << generate_pool_candidate(g, problems[p]);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << problems[p] << ": " << g.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::evolve
