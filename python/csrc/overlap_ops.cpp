@@ -3,6 +3,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -189,11 +190,15 @@ std::pair<double, double> time_layouts(overlap::GemmCollective& copy,
   const auto options = at::TensorOptions()
                            .device(at::kCUDA, c10::cuda::current_device())
                            .dtype(dtype == core::DType::kBf16 ? at::kBFloat16 : at::kHalf);
-  const at::Tensor a = at::randn({shape.m, shape.k}, options);
+  // A generator of its own: drawing from PyTorch's default one would shift the user's random
+  // stream at the op's first call.
+  at::Generator generator = at::cuda::detail::createCUDAGenerator(c10::cuda::current_device());
+  generator.set_current_seed(20261125);
+  const at::Tensor a = at::randn({shape.m, shape.k}, generator, options);
   const bool nk = layout == overlap::WeightLayout::kNK;
-  const WeightView w{
-      nk ? at::randn({shape.n, shape.k}, options) : at::randn({shape.k, shape.n}, options), layout,
-      shape.k, shape.n};
+  const WeightView w{nk ? at::randn({shape.n, shape.k}, generator, options)
+                        : at::randn({shape.k, shape.n}, generator, options),
+                     layout, shape.k, shape.n};
   const overlap::MatrixRef b = weight_ref(w, dtype);
   const overlap::ContiguousScatterRows rows =
       overlap::contiguous_scatter_rows(shape.m, world, copy.plan().gemm.tile.m);

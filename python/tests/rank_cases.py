@@ -340,11 +340,30 @@ class Cases:
         check_close(ops.matmul_all_reduce(a, b, name), self.world * (a.float() @ b.float()),
                     "AR after init_group again")
 
+    def first_call_keeps_the_random_stream(self):
+        """Creating an op's state (here a tall ReduceScatter, whose two layouts are timed on random
+        operands when several ranks run it) must not draw from PyTorch's random stream."""
+        dtype, m, n, k = torch.bfloat16, self.world * 768, 256, 128  # a shape no other case makes
+        tag = ("rng", m, n, k)
+        a = self.all_operands(tag, (m, k), dtype)
+        b = self.all_weights(tag, k, n, dtype, "nk")
+        torch.cuda.manual_seed(7)
+        expected = torch.randn(16, device="cuda")
+        torch.cuda.manual_seed(7)
+        got = torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], b[self.rank], "sum", 0,
+                                                         self.name)
+        after = torch.randn(16, device="cuda")
+        assert torch.equal(after, expected), "the op's first call drew from PyTorch's generator"
+        ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+        q = m // self.world
+        check_close(got, ref[self.rank * q:(self.rank + 1) * q], f"RS {tag}")
+
     def all(self):
         return [self.reduce_scatter_rows, self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
                 self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
                 self.compile, self.async_tp_hook, self.mixed_weight_layouts,
-                self.plan_failure_on_rank0, self.release_and_reuse]
+                self.plan_failure_on_rank0, self.release_and_reuse,
+                self.first_call_keeps_the_random_stream]
 
 
 def main(rank, world, init_file, results):
