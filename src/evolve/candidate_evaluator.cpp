@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 #include "evolve/map_generator.hpp"
+#include "evolve/norm_generator.hpp"
 #include "evolve/pool_generator.hpp"
 #include "evolve/reduce_generator.hpp"
 #include "evolve/scan_generator.hpp"
@@ -23,7 +24,8 @@ namespace kiln::evolve {
 
 std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
-  if (middle_reduction_of(problem) || whole_sum_element(problem)) return Family::kReduceAxis;
+  if (middle_reduction_of(problem) || whole_sum_element(problem) || norm_kind_of(problem))
+    return Family::kReduceAxis;
   if (scan_kind_of(problem)) return Family::kScan;
   if (pool_window_of(problem)) return Family::kPooling;
   return std::nullopt;
@@ -36,6 +38,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies();
+  if (norm_kind_of(problem)) return norm_generated_strategies(problem);
   return whole_sum_element(problem) ? sum_generated_strategies() : reduce_generated_strategies();
 }
 
@@ -46,6 +49,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
   if (*family == Family::kMap) return generate_map_candidate(genome, problem);
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
   if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);
+  if (norm_kind_of(problem)) return generate_norm_candidate(genome, problem);
   return whole_sum_element(problem) ? generate_sum_candidate(genome, problem)
                                     : generate_reduce_candidate(genome, problem);
 }

@@ -7,8 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,6 +176,50 @@ TEST(EvolveGpu, PoolingFamilyGeneratesCompilesAndIsJudged) {
                               "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"}) {
     expect_accepted(problem, "small", {{"scalar", scalar}, {"vector", vector}});
   }
+}
+
+// The normalisation family on its ten problems (kb1-23, 24, 33-40) at the small size: each work
+// mapping, one- and two-pass statistics, kept and re-read data, both load paths and block
+// combines. L1 and L2 rows are 4095 long (unaligned rows: the vector path's heads and tails).
+TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    Genome g;
+    g.family = Family::kReduceAxis;
+    g.strategies = std::move(strategies);
+    g.knobs = std::move(knobs);
+    return g;
+  };
+  const Genome block = genome({"scalar-loads", "row-per-block", "shared-tree"},
+                              {{"scalar-loads.unroll", 4}, {"row-per-block.threads", 512}});
+  const Genome split = genome({"vector16-loads", "split-row", "warp-shuffle"},
+                              {{"vector16-loads.unroll", 2}, {"split-row.splits", 8}});
+  const Genome cluster_kept =
+      genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+             {{"cluster-split-row.cluster", 4},
+              {"cluster-split-row.threads", 512},
+              {"keep-on-chip.max_row_kib", 192}});
+  const Genome cluster_online =
+      genome({"scalar-loads", "cluster-split-row", "shared-tree", "online-one-pass"},
+             {{"cluster-split-row.cluster", 8}});
+  const Genome split_online = genome({"vector16-loads", "split-row", "shared-tree", "online-one-pass"},
+                                     {{"split-row.splits", 16}, {"split-row.threads", 1024}});
+  for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax", "kb1-33-batchnorm",
+                              "kb1-34-instancenorm", "kb1-35-groupnorm", "kb1-40-layernorm"}) {
+    expect_accepted(problem, "small",
+                    {{"block", block},
+                     {"split", split},
+                     {"cl-kept", cluster_kept},
+                     {"cl-online", cluster_online},
+                     {"sp-online", split_online}});
+  }
+  for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
+    expect_accepted(problem, "small", {{"block", block}, {"split", split}, {"cl-kept", cluster_kept}});
+  expect_accepted(
+      "kb1-36-rmsnorm", "small",
+      {{"scalar", genome({"scalar-loads", "row-per-block", "warp-shuffle"}, {})},
+       {"vec-kept", genome({"vector16-loads", "row-per-block", "warp-shuffle", "keep-on-chip"},
+                           {{"row-per-block.threads", 256}})}});
 }
 
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {

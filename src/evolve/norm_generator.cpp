@@ -1,0 +1,742 @@
+// Normalisation-family code generation (see norm_generator.hpp). The semantics are the problems'
+// (problems/kb1_norms.cpp): eps 1e-5 for RMSNorm and the standardising norms, biased variance,
+// weight 1 and bias 0; L1 divides by mean |x|, L2 and Frobenius by the square root of the sum of
+// squares. Ideas: the online softmax (Milakov and Gimelshein, "Online normalizer calculation for
+// softmax", 2018), shifted sums for a one-pass variance (Chan, Golub and LeVeque, 1983), split
+// reductions combined in a fixed order as in kiln's hand-written kernels, and Hopper's distributed
+// shared memory for the cluster variant (CUDA C++ Programming Guide, thread block clusters). The
+// generated source is assembled from parts: the statistic, the block's combine, the load path and
+// the work mapping each contribute a piece.
+#include "evolve/norm_generator.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/error.hpp"
+
+namespace kiln::evolve {
+
+std::optional<NormKind> norm_kind_of(const std::string& problem) {
+  static const std::map<std::string, NormKind> kinds = {
+      {"kb1-23-softmax", {"softmax", "rows", false, true}},
+      {"kb1-24-log-softmax", {"log-softmax", "rows", false, true}},
+      {"kb1-33-batchnorm", {"standardize", "channels-outer", false, true}},
+      {"kb1-34-instancenorm", {"standardize", "instance", false, true}},
+      {"kb1-35-groupnorm", {"standardize", "group", false, true}},
+      {"kb1-36-rmsnorm", {"rms", "channels-strided", true, false}},
+      {"kb1-37-frobenius-norm", {"l2", "whole", false, false}},
+      {"kb1-38-l1-norm", {"l1", "rows", false, false}},
+      {"kb1-39-l2-norm", {"l2", "rows", false, false}},
+      {"kb1-40-layernorm", {"standardize", "sample", false, true}}};
+  const auto it = kinds.find(problem);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+const StrategySet& norm_generated_strategies(const std::string& problem) {
+  static const StrategySet two_statistics = {
+      "scalar-loads", "vector16-loads", "row-per-block",   "split-row",       "cluster-split-row",
+      "shared-tree",  "warp-shuffle",   "two-pass",        "online-one-pass", "keep-on-chip"};
+  static const StrategySet one_statistic = {
+      "scalar-loads", "vector16-loads", "row-per-block", "split-row", "cluster-split-row",
+      "shared-tree",  "warp-shuffle",   "keep-on-chip"};
+  // A thread per column: no block combine (the one reduction member only fills the group).
+  static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
+                                      "warp-shuffle", "keep-on-chip"};
+  const std::optional<NormKind> kind = norm_kind_of(problem);
+  if (!kind) throw UsageError(fmt::format("{}: not a normalisation problem", problem));
+  if (kind->strided) return strided;
+  return kind->two_statistics ? two_statistics : one_statistic;
+}
+
+namespace {
+
+void replace_all(std::string& text, const std::string& key, const std::string& value) {
+  for (std::size_t at = text.find(key); at != std::string::npos;
+       at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+}
+
+// --- The statistic: identity, per-element add, combine, what a pass hands the next one, the
+// factors and the map. `passes` is 1 (one read for the statistics) or 2.
+std::string statistic_part(const NormKind& kind, int passes) {
+  const std::string& op = kind.op;
+  std::string add, combine, identity, after, finish, map;
+  if (op == "softmax" || op == "log-softmax") {
+    if (passes == 1) {
+      identity = "return {-INFINITY, 0.0f};";
+      // The running maximum and the sum of exp(x - max), rescaled when the maximum grows.
+      add = R"(if (x > s.a) {
+    s.b = s.b * expf(s.a - x) + 1.0f;
+    s.a = x;
+  } else {
+    s.b += expf(x - s.a);
+  })";
+      combine = R"(if (p.a == -INFINITY) return q;
+  if (q.a == -INFINITY) return p;
+  const float m = fmaxf(p.a, q.a);
+  return {m, p.b * expf(p.a - m) + q.b * expf(q.a - m)};)";
+      after = "return t.a;";
+      finish = "const double m = t[0].a, sum = t[0].b;";
+    } else {
+      identity = "return {pass == 0 ? -INFINITY : 0.0f, 0.0f};";
+      add = R"(if (pass == 0)
+    s.a = fmaxf(s.a, x);
+  else
+    s.b += expf(x - c.prev);)";
+      combine = "return pass == 0 ? Stat{fmaxf(p.a, q.a), 0.0f} : Stat{0.0f, p.b + q.b};";
+      after = "return t.a;";
+      finish = "const double m = t[0].a, sum = t[1].b;";
+    }
+    if (op == "softmax") {
+      finish += "\n  return {static_cast<float>(m), static_cast<float>(1.0 / sum)};";
+      map = "return expf(x - f.f0) * f.f1;";
+    } else {
+      finish += "\n  return {static_cast<float>(m + log(sum)), 0.0f};";
+      map = "return x - f.f0;";
+    }
+  } else if (op == "standardize") {
+    identity = "return {0.0f, 0.0f};";
+    combine = "return {p.a + q.a, p.b + q.b};";
+    if (passes == 1) {
+      // Sums of x - shift, shift being the segment's first value: no cancellation of a large
+      // common offset in the variance.
+      add = R"(const float d = x - c.shift;
+  s.a += d;
+  s.b += d * d;)";
+      after = "return 0.0f;";
+      finish = R"(const double d = t[0].a / n;
+  const double mean = c.shift + d, var = t[0].b / n - d * d;)";
+    } else {
+      add = R"(if (pass == 0) {
+    s.a += x;
+  } else {
+    const float d = x - c.prev;
+    s.b += d * d;
+  })";
+      after = "return static_cast<float>(t.a / n);";
+      finish = "const double mean = c.prev, var = t[1].b / n;";
+    }
+    finish += "\n  return {static_cast<float>(mean), "
+              "static_cast<float>(1.0 / sqrt((var > 0.0 ? var : 0.0) + kEps))};";
+    map = "return (x - f.f0) * f.f1;";
+  } else {
+    identity = "return {0.0f, 0.0f};";
+    combine = "return {p.a + q.a, 0.0f};";
+    after = "return 0.0f;";
+    add = op == "l1" ? "s.a += fabsf(x);" : "s.a += x * x;";
+    if (op == "l1") finish = "return {static_cast<float>(n / t[0].a), 0.0f};";
+    if (op == "l2") finish = "return {static_cast<float>(1.0 / sqrt(t[0].a)), 0.0f};";
+    if (op == "rms") finish = "return {static_cast<float>(1.0 / sqrt(t[0].a / n + kEps)), 0.0f};";
+    map = "return x * f.f0;";
+  }
+  std::string part = R"(// --- The statistic ($OP, $PASSES pass(es) over the data) ---
+__device__ __forceinline__ Stat identity(int pass) {
+  (void)pass;
+  $IDENTITY
+}
+__device__ __forceinline__ void add(Stat& s, float x, int pass, const Context& c) {
+  (void)pass;
+  (void)c;
+  $ADD
+}
+__device__ __forceinline__ Stat combine(Stat p, Stat q, int pass) {
+  (void)pass;
+  $COMBINE
+}
+// What pass `pass`'s total hands the next pass (the maximum, or the mean).
+__device__ __forceinline__ float after_pass(Stat t, int pass, double n) {
+  (void)pass;
+  (void)n;
+  $AFTER
+}
+// The map's two factors from every pass's total over n elements.
+__device__ __forceinline__ Factors finish(const Stat* t, double n, const Context& c) {
+  (void)n;
+  (void)c;
+  $FINISH
+}
+__device__ __forceinline__ float map_one(float x, Factors f) { $MAP }
+)";
+  replace_all(part, "$OP", op);
+  replace_all(part, "$PASSES", std::to_string(passes));
+  replace_all(part, "$IDENTITY", identity);
+  replace_all(part, "$ADD", add);
+  replace_all(part, "$COMBINE", combine);
+  replace_all(part, "$AFTER", after);
+  replace_all(part, "$FINISH", finish);
+  replace_all(part, "$MAP", map);
+  return part;
+}
+
+// --- The block's combine: every thread gets the block's total, partials in a fixed order.
+std::string block_combine_part(bool shuffle) {
+  if (shuffle)
+    return R"(// --- Block combine: warp shuffles, warp totals through shared memory ---
+__device__ __forceinline__ Stat shuffle_down(Stat s, int by) {
+  return {__shfl_down_sync(0xffffffffu, s.a, by), __shfl_down_sync(0xffffffffu, s.b, by)};
+}
+__device__ Stat block_combine(Stat s, int pass) {
+  constexpr int kWarps = kThreads / 32;
+  __shared__ Stat warps[kWarps];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int by = 16; by > 0; by /= 2) s = combine(s, shuffle_down(s, by), pass);
+  __syncthreads();  // the previous call's readers are done with warps[]
+  if (lane == 0) warps[warp] = s;
+  __syncthreads();
+  if (warp == 0) {
+    s = lane < kWarps ? warps[lane] : identity(pass);
+    for (int by = 16; by > 0; by /= 2) s = combine(s, shuffle_down(s, by), pass);
+    if (lane == 0) warps[0] = s;
+  }
+  __syncthreads();
+  return warps[0];
+}
+)";
+  return R"(// --- Block combine: a tree in shared memory, sequential addressing ---
+__device__ Stat block_combine(Stat s, int pass) {
+  __shared__ Stat tree[kThreads];
+  __syncthreads();  // the previous call's readers are done with tree[]
+  tree[threadIdx.x] = s;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) tree[threadIdx.x] = combine(tree[threadIdx.x], tree[threadIdx.x + half], pass);
+    __syncthreads();
+  }
+  return tree[0];
+}
+)";
+}
+
+// --- The load path: visit() hands every element of x[lo, hi) this thread owns to f (filling the
+// kept copy when asked); transform() writes y[lo, hi) from x or from the kept copy. The kept copy
+// of a unit starts at its first element rounded down to 16 bytes (sbase), so its float4 slots line
+// up with x's.
+std::string load_part(bool vector) {
+  const std::string common = R"(template <bool kFromKept>
+__device__ __forceinline__ float load1(const float* __restrict__ x, const float* kept, long long sbase, long long j) {
+  return kFromKept ? kept[j - sbase] : __ldg(x + j);
+}
+)";
+  if (vector)
+    return common + R"(template <bool kFromKept>
+__device__ __forceinline__ float4 load4(const float* __restrict__ x, const float* kept, long long sbase, long long q) {
+  return kFromKept ? reinterpret_cast<const float4*>(kept)[q - sbase / 4]
+                   : __ldg(reinterpret_cast<const float4*>(x) + q);
+}
+// --- Load path: 16-byte vectors, a scalar head and tail where the range is not aligned ---
+template <bool kFromKept, bool kFill, class F>
+__device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, long long sbase, long long lo,
+                                      long long hi, bool aligned, F&& f) {
+  const long long head = aligned ? min(hi, (lo + 3) & ~3LL) : hi;
+  for (long long j = lo + threadIdx.x; j < head; j += kThreads) {
+    const float v = load1<kFromKept>(x, kept, sbase, j);
+    if (kFill) kept[j - sbase] = v;
+    f(v);
+  }
+  const long long q_begin = head >> 2, q_end = aligned ? max(q_begin, hi >> 2) : q_begin;
+  for (long long q = q_begin + threadIdx.x; q < q_end; q += static_cast<long long>(kThreads) * kUnroll) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long qq = q + static_cast<long long>(u) * kThreads;
+      if (qq < q_end) v[u] = load4<kFromKept>(x, kept, sbase, qq);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long qq = q + static_cast<long long>(u) * kThreads;
+      if (qq < q_end) {
+        if (kFill) reinterpret_cast<float4*>(kept)[qq - sbase / 4] = v[u];
+        f(v[u].x);
+        f(v[u].y);
+        f(v[u].z);
+        f(v[u].w);
+      }
+    }
+  }
+  for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads) {
+    const float v = load1<kFromKept>(x, kept, sbase, j);
+    if (kFill) kept[j - sbase] = v;
+    f(v);
+  }
+}
+template <bool kFromKept>
+__device__ __forceinline__ void transform(const float* __restrict__ x, const float* kept, long long sbase,
+                                          float* __restrict__ y, long long lo, long long hi, bool aligned,
+                                          Factors f) {
+  const long long head = aligned ? min(hi, (lo + 3) & ~3LL) : hi;
+  for (long long j = lo + threadIdx.x; j < head; j += kThreads) y[j] = map_one(load1<kFromKept>(x, kept, sbase, j), f);
+  const long long q_begin = head >> 2, q_end = aligned ? max(q_begin, hi >> 2) : q_begin;
+  for (long long q = q_begin + threadIdx.x; q < q_end; q += static_cast<long long>(kThreads) * kUnroll) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long qq = q + static_cast<long long>(u) * kThreads;
+      if (qq < q_end) v[u] = load4<kFromKept>(x, kept, sbase, qq);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long qq = q + static_cast<long long>(u) * kThreads;
+      if (qq < q_end)
+        reinterpret_cast<float4*>(y)[qq] =
+            make_float4(map_one(v[u].x, f), map_one(v[u].y, f), map_one(v[u].z, f), map_one(v[u].w, f));
+    }
+  }
+  for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads)
+    y[j] = map_one(load1<kFromKept>(x, kept, sbase, j), f);
+}
+)";
+  return common + R"(// --- Load path: one 4-byte load per element, kUnroll in flight per thread ---
+template <bool kFromKept, bool kFill, class F>
+__device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, long long sbase, long long lo,
+                                      long long hi, bool aligned, F&& f) {
+  (void)aligned;
+  for (long long j = lo + threadIdx.x; j < hi; j += static_cast<long long>(kThreads) * kUnroll) {
+    float v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long jj = j + static_cast<long long>(u) * kThreads;
+      if (jj < hi) v[u] = load1<kFromKept>(x, kept, sbase, jj);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long jj = j + static_cast<long long>(u) * kThreads;
+      if (jj < hi) {
+        if (kFill) kept[jj - sbase] = v[u];
+        f(v[u]);
+      }
+    }
+  }
+}
+template <bool kFromKept>
+__device__ __forceinline__ void transform(const float* __restrict__ x, const float* kept, long long sbase,
+                                          float* __restrict__ y, long long lo, long long hi, bool aligned,
+                                          Factors f) {
+  (void)aligned;
+  for (long long j = lo + threadIdx.x; j < hi; j += static_cast<long long>(kThreads) * kUnroll) {
+    float v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long jj = j + static_cast<long long>(u) * kThreads;
+      if (jj < hi) v[u] = load1<kFromKept>(x, kept, sbase, jj);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long jj = j + static_cast<long long>(u) * kThreads;
+      if (jj < hi) y[jj] = map_one(v[u], f);
+    }
+  }
+}
+)";
+}
+
+// --- Segments of contiguous runs: the unit's range and the walk over its runs.
+constexpr const char* kSegmentPart = R"(// A segment: `runs` runs of `run_len` contiguous elements, `run_stride` apart, the first at
+// s * seg_stride. Its elements are numbered 0 .. length - 1 run by run.
+struct View {
+  long long segments, length, seg_stride, runs, run_len, run_stride;
+};
+// Unit k's share of a segment: [lo, hi) of its elements, in multiples of 4 (float4 lanes).
+__device__ __host__ __forceinline__ long long unit_chunk(const View& v) {
+  return ((v.length + kParts - 1) / kParts + 3) & ~3LL;
+}
+// f(g0, g1) for each contiguous piece [g0, g1) of x holding elements [lo, hi) of segment s.
+template <class F>
+__device__ __forceinline__ void for_pieces(const View& v, long long s, long long lo, long long hi, F&& f) {
+  long long run = lo / v.run_len;
+  for (long long e = lo; e < hi; ++run) {
+    const long long run_end = min(hi, (run + 1) * v.run_len);
+    const long long g0 = s * v.seg_stride + run * v.run_stride + (e - run * v.run_len);
+    f(g0, g0 + (run_end - e));
+    e = run_end;
+  }
+}
+)";
+
+// The fused kernel of row-per-block (kParts = 1) and cluster-split-row: statistics, the
+// cluster's combine, then the map, in one launch; the unit's range optionally kept on chip.
+constexpr const char* kFusedKernel = R"(
+// The partial of each cluster block, combined by every block in rank order.
+__device__ __forceinline__ Stat parts_combine(Stat mine, int pass) {
+  if constexpr (!kCluster) {
+    (void)pass;
+    return mine;
+  } else {
+    __shared__ Stat slot[2];
+    cg::cluster_group cluster = cg::this_cluster();
+    if (threadIdx.x == 0) slot[pass] = mine;
+    cluster.sync();
+    Stat total = identity(pass);
+    for (int r = 0; r < kParts; ++r) total = combine(total, *cluster.map_shared_rank(&slot[pass], r), pass);
+    return total;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+                                                        bool aligned, bool keep) {
+  extern __shared__ float4 kept4[];
+  float* kept = reinterpret_cast<float*>(kept4);
+  const long long s = blockIdx.x / kParts;
+  const long long k = blockIdx.x % kParts;  // the block's rank in its cluster
+  const long long chunk = unit_chunk(v);
+  const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
+  const long long g_lo = s * v.seg_stride + lo;  // keep: one run (v.runs == 1)
+  const long long sbase = g_lo & ~3LL;
+  Context c{0.0f, __ldg(x + s * v.seg_stride)};
+  Stat totals[kPasses];
+  const double n = static_cast<double>(v.length);
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    Stat mine = identity(pass);
+    auto add_one = [&](float value) { add(mine, value, pass, c); };
+    if (keep && pass > 0) {
+      visit<true, false>(x, kept, sbase, g_lo, g_lo + (hi - lo), aligned, add_one);
+    } else if (keep) {
+      visit<false, true>(x, kept, sbase, g_lo, g_lo + (hi - lo), aligned, add_one);
+    } else {
+      for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
+    }
+    totals[pass] = parts_combine(block_combine(mine, pass), pass);
+    c.prev = after_pass(totals[pass], pass, n);
+  }
+  const Factors f = finish(totals, n, c);
+  if (keep) {
+    transform<true>(x, kept, sbase, y, g_lo, g_lo + (hi - lo), aligned, f);
+  } else {
+    for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
+  }
+  if constexpr (kCluster) cg::this_cluster().sync();  // peers may still read this block's slots
+}
+)";
+
+// split-row: a kernel per statistics pass writing each unit's partial, then the map kernel; each
+// block combines its segment's partials in order.
+constexpr const char* kSplitKernels = R"(
+// Segment s's context before pass `pass`, from the partials [pass][segment][unit] of earlier passes.
+__device__ Context context_before(const Stat* partials, const View& v, long long s, int pass, const float* x,
+                                  Stat* totals) {
+  Context c{0.0f, __ldg(x + s * v.seg_stride)};
+  for (int p = 0; p < pass; ++p) {
+    Stat t = identity(p);
+    for (int k = 0; k < kParts; ++k) t = combine(t, partials[(p * v.segments + s) * kParts + k], p);
+    totals[p] = t;
+    c.prev = after_pass(t, p, static_cast<double>(v.length));
+  }
+  return c;
+}
+
+__global__ void __launch_bounds__(kThreads) stats_kernel(const float* __restrict__ x, View v, bool aligned, int pass,
+                                                         Stat* partials) {
+  const long long s = blockIdx.x / kParts, k = blockIdx.x % kParts;
+  const long long chunk = unit_chunk(v);
+  const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
+  Stat totals[kPasses];
+  const Context c = context_before(partials, v, s, pass, x, totals);
+  Stat mine = identity(pass);
+  auto add_one = [&](float value) { add(mine, value, pass, c); };
+  for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, nullptr, 0, g0, g1, aligned, add_one); });
+  const Stat total = block_combine(mine, pass);
+  if (threadIdx.x == 0) partials[(pass * v.segments + s) * kParts + k] = total;
+}
+
+__global__ void __launch_bounds__(kThreads) map_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+                                                       bool aligned, const Stat* partials) {
+  const long long s = blockIdx.x / kParts, k = blockIdx.x % kParts;
+  const long long chunk = unit_chunk(v);
+  const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
+  Stat totals[kPasses];
+  const Context c = context_before(partials, v, s, kPasses, x, totals);
+  const Factors f = finish(totals, static_cast<double>(v.length), c);
+  for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, nullptr, 0, y, g0, g1, aligned, f); });
+}
+)";
+
+// The host side of the contiguous-segment mappings (both query the device once).
+constexpr const char* kHostStatics = R"(
+static int sms = 0, smem_optin = 0;
+)";
+constexpr const char* kSplitHost = R"(static Stat* partials = nullptr;
+static long long partials_capacity = 0;
+
+static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
+  const long long blocks = v.segments * kParts;
+  if (blocks > 2147483647LL) return 4;
+  const long long wanted = static_cast<long long>(kPasses) * v.segments * kParts;
+  if (wanted > partials_capacity) {
+    cudaFree(partials);
+    partials = nullptr;
+    partials_capacity = 0;
+    if (cudaMalloc(&partials, sizeof(Stat) * wanted) != cudaSuccess) return 5;
+    partials_capacity = wanted;
+  }
+  for (int pass = 0; pass < kPasses; ++pass)
+    stats_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, v, aligned, pass, partials);
+  map_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, v, aligned, partials);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+constexpr const char* kFusedHost = R"(static int smem_set = 0;  // the kernel's dynamic shared memory limit as set
+
+static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
+  const long long blocks = v.segments * kParts;
+  if (blocks > 2147483647LL) return 4;
+  // keep-on-chip: a unit's range (one run) in dynamic shared memory when it fits.
+  const long long chunk = unit_chunk(v);
+  const bool keep = kKeepFloats > 0 && v.runs == 1 && chunk <= kKeepFloats &&
+                    (chunk + 4) * 4 + 16384 <= smem_optin;
+  const int smem = keep ? static_cast<int>((chunk + 4) * 4) : 0;
+  if (smem > smem_set) {
+    if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+      return 6;
+    smem_set = smem;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = kParts;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = kCluster ? 1 : 0;
+  if (cudaLaunchKernelEx(&config, norm_kernel, x, y, v, aligned, keep) != cudaSuccess) return 1;
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+
+// RMSNorm over channels: segments are columns; a thread owns kVec adjacent columns.
+constexpr const char* kStridedKernel = R"(
+// Segment (p, r): x[(p * q + j) * r_len + r] for j < q. Columns kept in registers when q <= kKeepQ.
+template <int V>
+__global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restrict__ x, float* __restrict__ y,
+                                                           long long p_len, long long q, long long r_len) {
+  using Vec = typename std::conditional<V == 4, float4, float>::type;
+  const long long groups = p_len * (r_len / V);
+  const long long g = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (g >= groups) return;
+  const long long p = g / (r_len / V), r = (g % (r_len / V)) * V;
+  const Vec* xs = reinterpret_cast<const Vec*>(x + p * q * r_len + r);
+  Vec* ys = reinterpret_cast<Vec*>(y + p * q * r_len + r);
+  const long long step = r_len / V;  // one channel further, in Vec
+  constexpr int kKeepQ = kKeepRegisters / V;
+  float acc[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[i] = 0.0f;
+  const Context c{0.0f, 0.0f};
+  auto accumulate = [&](Vec v) {
+    const float* lanes = reinterpret_cast<const float*>(&v);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      Stat s{acc[i], 0.0f};
+      add(s, lanes[i], 0, c);
+      acc[i] = s.a;
+    }
+  };
+  // keep-on-chip: every load issued up front into registers, the map from them.
+  Vec held[kKeepQ > 0 ? kKeepQ : 1];
+  const bool keep = kKeepQ > 0 && q <= kKeepQ;
+  if (keep) {
+#pragma unroll
+    for (int h = 0; h < kKeepQ; ++h)
+      if (h < q) held[h] = __ldg(xs + h * step);
+#pragma unroll
+    for (int h = 0; h < kKeepQ; ++h)
+      if (h < q) accumulate(held[h]);
+  } else {
+    for (long long j = 0; j < q; j += kUnroll) {
+      Vec v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (j + u < q) v[u] = __ldg(xs + (j + u) * step);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (j + u < q) accumulate(v[u]);
+    }
+  }
+  Factors f[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const Stat t{acc[i], 0.0f};
+    f[i] = finish(&t, static_cast<double>(q), c);
+  }
+  auto map_vec = [&](Vec v) {
+    float* lanes = reinterpret_cast<float*>(&v);
+#pragma unroll
+    for (int i = 0; i < V; ++i) lanes[i] = map_one(lanes[i], f[i]);
+    return v;
+  };
+  if (keep) {
+#pragma unroll
+    for (int h = 0; h < kKeepQ; ++h)
+      if (h < q) ys[h * step] = map_vec(held[h]);
+    return;
+  }
+  for (long long j = 0; j < q; ++j) ys[j * step] = map_vec(__ldg(xs + j * step));
+}
+)";
+
+}  // namespace
+
+std::string generate_norm_candidate(const Genome& g, const std::string& problem) {
+  const std::optional<NormKind> kind = norm_kind_of(problem);
+  if (!kind) throw UsageError(fmt::format("{}: not a normalisation problem", problem));
+  require_translatable(g, Family::kReduceAxis, norm_generated_strategies(problem),
+                       "normalisation");
+  const bool vector = g.has("vector16-loads");
+  const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
+  const bool keep = g.has("keep-on-chip");
+  const bool cluster = g.has("cluster-split-row");
+  const bool split = g.has("split-row");
+  const int threads = split     ? g.knob("split-row", "threads")
+                      : cluster ? g.knob("cluster-split-row", "threads")
+                                : g.knob("row-per-block", "threads");
+  const int parts = split     ? g.knob("split-row", "splits")
+                    : cluster ? g.knob("cluster-split-row", "cluster")
+                              : 1;
+  // Two statistics take two passes unless one-pass is asked for; kept data is read twice on chip.
+  const int passes = kind->two_statistics && !g.has("online-one-pass") ? 2 : 1;
+  const long long keep_floats = keep ? g.knob("keep-on-chip", "max_row_kib") * 256LL : 0;
+  // Where a segment starts and how its runs lie, from the problem's dims (kb1_norms.cpp's view).
+  std::string view;
+  if (kind->view == "rows")
+    view = "View{rows, cols, cols, 1, cols, 0}";
+  else if (kind->view == "instance")
+    view = "View{batch * features, dim1 * dim2, dim1 * dim2, 1, dim1 * dim2, 0}";
+  else if (kind->view == "group")
+    view = "View{batch * 8, features / 8 * dim1 * dim2, features / 8 * dim1 * dim2, 1, "
+           "features / 8 * dim1 * dim2, 0}";
+  else if (kind->view == "sample")
+    view = "View{batch, features * dim1 * dim2, features * dim1 * dim2, 1, features * dim1 * dim2, "
+           "0}";
+  else if (kind->view == "whole")
+    view = "View{1, count, count, 1, count, 0}";
+  else if (kind->view == "channels-outer")
+    view = "View{features, batch * dim1 * dim2, dim1 * dim2, batch, dim1 * dim2, "
+           "features * dim1 * dim2}";
+  std::string mapping, kernels, run;
+  if (kind->strided) {
+    mapping = fmt::format("a thread per column ({} adjacent)", vector ? 4 : 1);
+    kernels = kStridedKernel;
+    run = fmt::format(R"(  const long long p_len = batch, q = features, r_len = dim1 * dim2;
+  const bool vec = {} && r_len % 4 == 0 && aligned;
+  const long long groups = p_len * (vec ? r_len / 4 : r_len);
+  const long long blocks = (groups + kThreads - 1) / kThreads;
+  if (blocks > 2147483647LL) return 4;
+  if (vec)
+    strided_kernel<4><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, p_len, q, r_len);
+  else
+    strided_kernel<1><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, p_len, q, r_len);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+)",
+                      vector ? "true" : "false");
+  } else {
+    mapping = split     ? fmt::format("{} blocks per segment, partials through global memory", parts)
+              : cluster ? fmt::format("a cluster of {} blocks per segment, partials through "
+                                      "distributed shared memory",
+                                      parts)
+                        : "a block per segment";
+    kernels = std::string(kSegmentPart) + (split ? kSplitKernels : kFusedKernel) + kHostStatics +
+              (split ? kSplitHost : kFusedHost);
+    run = fmt::format("  return run_segments(x, y, {}, aligned, stream);\n", view);
+  }
+  std::string source = R"(// Generated by kiln evolve for $PROBLEM ($OP over $VIEW segments); do not edit.
+// Genome $HASH: $DESCRIBE
+// Work mapping: $MAPPING; $PASSES statistics pass(es)$KEEP.
+#include <cuda_runtime.h>
+$CLUSTER_INCLUDE
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "kiln/candidate.h"
+
+constexpr int kThreads = $THREADS;
+constexpr int kUnroll = $UNROLL;  // loads in flight per thread and step
+constexpr int kParts = $PARTS;    // units (blocks) per segment
+constexpr bool kSplit = $SPLIT;   // units combine through global memory between kernels
+constexpr bool kCluster = $CLUSTER;  // units are a cluster's blocks
+constexpr int kPasses = $PASSES;  // statistics passes before the map
+constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of a unit kept in shared memory
+constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
+constexpr double kEps = 1e-5;
+
+struct Stat {
+  float a, b;
+};
+struct Factors {
+  float f0, f1;
+};
+// What the previous pass found (the maximum or the mean), and the segment's first value.
+struct Context {
+  float prev, shift;
+};
+
+$STATISTIC
+$BLOCK_COMBINE
+$LOAD
+$KERNELS
+extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
+
+extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
+  if (a->num_inputs < 1 || a->num_outputs < 1 || a->dtype != KILN_FP32) return 2;
+  long long rows = 0, cols = 0, batch = 0, features = 0, dim1 = 0, dim2 = 0;
+  for (int i = 0; i < a->num_dims; ++i) {
+    const char* name = a->dim_names[i];
+    if (std::strcmp(name, "rows") == 0) rows = a->dims[i];
+    if (std::strcmp(name, "cols") == 0) cols = a->dims[i];
+    if (std::strcmp(name, "batch") == 0) batch = a->dims[i];
+    if (std::strcmp(name, "features") == 0) features = a->dims[i];
+    if (std::strcmp(name, "dim1") == 0) dim1 = a->dims[i];
+    if (std::strcmp(name, "dim2") == 0) dim2 = a->dims[i];
+  }
+  const long long count = rows > 0 ? rows * cols : batch * features * dim1 * dim2;
+  if (count <= 0 || a->input_bytes[0] != static_cast<unsigned long long>(count) * sizeof(float) ||
+      a->output_bytes[0] != static_cast<unsigned long long>(count) * sizeof(float))
+    return 3;
+  const float* x = static_cast<const float*>(a->inputs[0]);
+  float* y = static_cast<float*>(a->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
+  const bool aligned = reinterpret_cast<unsigned long long>(x) % 16 == 0 &&
+                       reinterpret_cast<unsigned long long>(y) % 16 == 0;
+  (void)aligned;
+$DEVICE_QUERY$RUN}
+)";
+  const std::string device_query = kind->strided ? "" : R"(  if (sms == 0) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+      return 1;
+  }
+)";
+  replace_all(source, "$STATISTIC", statistic_part(*kind, passes));
+  replace_all(source, "$BLOCK_COMBINE", kind->strided ? "" : block_combine_part(g.has("warp-shuffle")));
+  replace_all(source, "$LOAD", kind->strided ? "" : load_part(vector));
+  replace_all(source, "$KERNELS", kernels);
+  replace_all(source, "$DEVICE_QUERY", device_query);
+  replace_all(source, "$RUN", run);
+  replace_all(source, "$CLUSTER_INCLUDE",
+              kind->strided ? "" : "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;");
+  replace_all(source, "$PROBLEM", problem);
+  replace_all(source, "$OP", kind->op);
+  replace_all(source, "$VIEW", kind->view);
+  replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
+  replace_all(source, "$DESCRIBE", g.describe());
+  replace_all(source, "$MAPPING", mapping);
+  replace_all(source, "$THREADS", std::to_string(threads));
+  replace_all(source, "$UNROLL", std::to_string(unroll));
+  replace_all(source, "$PARTS", std::to_string(parts));
+  replace_all(source, "$SPLIT", split ? "true" : "false");
+  replace_all(source, "$CLUSTER", cluster ? "true" : "false");
+  replace_all(source, "$PASSES", std::to_string(kind->strided ? 1 : passes));
+  replace_all(source, "$KEEP_FLOATS", std::to_string(kind->strided ? 0 : keep_floats));
+  replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
+  replace_all(source, "$KEEP", keep ? ", the data kept on chip where it fits" : "");
+  return source;
+}
+
+}  // namespace kiln::evolve

@@ -1,0 +1,161 @@
+// The normalisation family's generator (issue 20) on the CPU: which problems it covers and with
+// which allowed set, that random genomes of each allowed set generate, that the source follows the
+// genome (mapping, passes, keep-on-chip, load path, block combine) and the problem (statistic,
+// view), and that one genome per mapping and problem kind compiles with nvcc and loads. The GPU
+// test (EvolveGpu.NormFamilyGeneratesCompilesAndIsJudged) judges them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/genome.hpp"
+#include "evolve/norm_generator.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+Genome norm_genome(std::vector<std::string> strategies, std::map<std::string, int> knobs = {}) {
+  Genome g;
+  g.family = Family::kReduceAxis;
+  g.strategies = {strategies.begin(), strategies.end()};
+  g.knobs = std::move(knobs);
+  return g;
+}
+
+const std::vector<std::string>& norm_problems() {
+  static const std::vector<std::string> problems = {
+      "kb1-23-softmax",        "kb1-24-log-softmax", "kb1-33-batchnorm", "kb1-34-instancenorm",
+      "kb1-35-groupnorm",      "kb1-36-rmsnorm",     "kb1-37-frobenius-norm",
+      "kb1-38-l1-norm",        "kb1-39-l2-norm",     "kb1-40-layernorm"};
+  return problems;
+}
+
+TEST(EvolveNormGenerator, TheNormalisationProblemsOnly) {
+  EXPECT_FALSE(norm_kind_of("kb1-47-sum-reduction").has_value());
+  EXPECT_FALSE(norm_kind_of("kb1-95-cross-entropy-loss").has_value());
+  for (const std::string& p : norm_problems()) {
+    EXPECT_TRUE(norm_kind_of(p).has_value()) << p;
+    EXPECT_EQ(generated_family(p), Family::kReduceAxis) << p;
+    EXPECT_EQ(&generated_strategies(p), &norm_generated_strategies(p)) << p;
+  }
+  EXPECT_TRUE(norm_kind_of("kb1-36-rmsnorm")->strided);
+  EXPECT_TRUE(norm_kind_of("kb1-23-softmax")->two_statistics);
+  EXPECT_FALSE(norm_kind_of("kb1-39-l2-norm")->two_statistics);
+  // Passes only where there are two statistics; strided segments have one mapping.
+  EXPECT_TRUE(norm_generated_strategies("kb1-40-layernorm").count("online-one-pass"));
+  EXPECT_FALSE(norm_generated_strategies("kb1-38-l1-norm").count("online-one-pass"));
+  EXPECT_FALSE(norm_generated_strategies("kb1-36-rmsnorm").count("split-row"));
+  EXPECT_THROW(norm_generated_strategies("kb1-19-relu"), UsageError);
+  EXPECT_THROW(
+      generate_norm_candidate(norm_genome({"scalar-loads", "row-per-block", "shared-tree"}),
+                              "kb1-47-sum-reduction"),
+      UsageError);
+}
+
+TEST(EvolveNormGenerator, RandomGenomesOfEachAllowedSetGenerate) {
+  Rng rng(23);
+  for (const std::string& p : norm_problems()) {
+    const StrategySet& allowed = norm_generated_strategies(p);
+    for (int i = 0; i < 60; ++i) {
+      const Genome g = random_genome(Family::kReduceAxis, rng, 0.5, &allowed);
+      ASSERT_TRUE(violations(g).empty()) << g.describe();
+      for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << p << ": " << s;
+      EXPECT_NO_THROW((void)generate_norm_candidate(g, p)) << p << ": " << g.describe();
+    }
+  }
+  // A strategy outside the problem's set is the genome's failure, not silently ignored.
+  EXPECT_THROW(generate_norm_candidate(norm_genome({"scalar-loads", "split-row", "warp-shuffle"}),
+                                       "kb1-36-rmsnorm"),
+               UsageError);
+  EXPECT_THROW(
+      generate_norm_candidate(
+          norm_genome({"scalar-loads", "row-per-block", "shared-tree", "online-one-pass"}),
+          "kb1-39-l2-norm"),
+      UsageError);
+}
+
+TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
+  const Genome cluster = norm_genome(
+      {"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+      {{"vector16-loads.unroll", 2},
+       {"cluster-split-row.cluster", 8},
+       {"cluster-split-row.threads", 512},
+       {"keep-on-chip.max_row_kib", 192}});
+  const std::string c = generate_norm_candidate(cluster, "kb1-23-softmax");
+  EXPECT_NE(c.find("constexpr int kThreads = 512;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr int kParts = 8;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr bool kCluster = true;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr bool kSplit = false;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr long long kKeepFloats = 49152;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr int kPasses = 2;"), std::string::npos);  // kept: two passes on chip
+  EXPECT_NE(c.find("map_shared_rank"), std::string::npos);
+  EXPECT_NE(c.find("__shfl_down_sync"), std::string::npos);
+  EXPECT_NE(c.find("reinterpret_cast<const float4*>"), std::string::npos);
+  EXPECT_NE(c.find("expf(x - f.f0) * f.f1"), std::string::npos);
+
+  const Genome split = norm_genome({"scalar-loads", "split-row", "shared-tree", "online-one-pass"},
+                                   {{"scalar-loads.unroll", 4}, {"split-row.splits", 16}});
+  const std::string s = generate_norm_candidate(split, "kb1-40-layernorm");
+  EXPECT_NE(s.find("constexpr bool kSplit = true;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kParts = 16;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kPasses = 1;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr long long kKeepFloats = 0;"), std::string::npos);
+  EXPECT_NE(s.find("x - c.shift"), std::string::npos);  // the shifted one-pass variance
+  EXPECT_NE(s.find("stats_kernel"), std::string::npos);
+  EXPECT_EQ(s.find("map_shared_rank"), std::string::npos);
+  EXPECT_EQ(s.find("__shfl_down_sync"), std::string::npos);
+  EXPECT_EQ(s.find("reinterpret_cast<const float4*>"), std::string::npos);
+  EXPECT_NE(s.find("View{batch, features * dim1 * dim2"), std::string::npos);
+
+  const std::string b =
+      generate_norm_candidate(norm_genome({"scalar-loads", "row-per-block", "shared-tree"}),
+                              "kb1-33-batchnorm");
+  EXPECT_NE(b.find("constexpr int kPasses = 2;"), std::string::npos);  // absent: two passes
+  EXPECT_NE(b.find("View{features, batch * dim1 * dim2, dim1 * dim2, batch"), std::string::npos);
+
+  const std::string r = generate_norm_candidate(
+      norm_genome({"vector16-loads", "row-per-block", "warp-shuffle", "keep-on-chip"}),
+      "kb1-36-rmsnorm");
+  EXPECT_NE(r.find("strided_kernel<4>"), std::string::npos);
+  EXPECT_NE(r.find("constexpr int kKeepRegisters = 64;"), std::string::npos);
+  EXPECT_NE(r.find("kEps"), std::string::npos);
+}
+
+TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_norm_generator";
+  std::filesystem::create_directories(dir);
+  // Each mapping on a problem of each statistic, the other strategies varied between them.
+  const std::vector<std::pair<std::string, Genome>> cases = {
+      {"kb1-23-softmax",
+       norm_genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"})},
+      {"kb1-24-log-softmax",
+       norm_genome({"scalar-loads", "row-per-block", "shared-tree", "online-one-pass"})},
+      {"kb1-35-groupnorm", norm_genome({"vector16-loads", "split-row", "warp-shuffle"})},
+      {"kb1-40-layernorm",
+       norm_genome({"scalar-loads", "cluster-split-row", "shared-tree", "online-one-pass"})},
+      {"kb1-38-l1-norm", norm_genome({"vector16-loads", "row-per-block", "shared-tree"})},
+      {"kb1-37-frobenius-norm", norm_genome({"scalar-loads", "split-row", "warp-shuffle"})},
+      {"kb1-36-rmsnorm", norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"})},
+      {"kb1-36-rmsnorm",
+       norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},
+  };
+  int index = 0;
+  for (const auto& [problem, genome] : cases) {
+    const std::filesystem::path file = dir / fmt::format("norm_{}.cu", index++);
+    std::ofstream(file) << generate_norm_candidate(genome, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << problem << ": " << genome.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::evolve
