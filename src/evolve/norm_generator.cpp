@@ -2,7 +2,7 @@
 // (problems/kb1_norms.cpp): eps 1e-5 for RMSNorm and the standardising norms, biased variance,
 // weight 1 and bias 0; L1 divides by mean |x|, L2 and Frobenius by the square root of the sum of
 // squares. Ideas: the online softmax (Milakov and Gimelshein, "Online normalizer calculation for
-// softmax", 2018), shifted sums for a one-pass variance (Chan, Golub and LeVeque, 1983), split
+// softmax", 2018), Welford's one-pass variance with Chan, Golub and LeVeque's pairwise combine, split
 // reductions combined in a fixed order as in kiln's hand-written kernels, and Hopper's distributed
 // shared memory for the cluster variant (CUDA C++ Programming Guide, thread block clusters). The
 // generated source is assembled from parts: the statistic, the block's combine, the load path and
@@ -97,24 +97,29 @@ std::string statistic_part(const NormKind& kind, int passes) {
       map = "return x - f.f0;";
     }
   } else if (op == "standardize") {
-    identity = "return {0.0f, 0.0f};";
-    combine = "return {p.a + q.a, p.b + q.b};";
+    identity = "return {0.0f, 0.0f, 0.0f};";
     if (passes == 1) {
-      // Sums of x - shift, shift being the segment's first value: no cancellation of a large
-      // common offset in the variance.
-      add = R"(const float d = x - c.shift;
-  s.a += d;
-  s.b += d * d;)";
+      // Welford's running mean and sum of squared deviations per thread, Chan et al.'s pairwise
+      // combine across threads: no cancellation however far the values sit from zero.
+      add = R"(s.n += 1.0f;
+  const float d = x - s.a;
+  s.a += __fdividef(d, s.n);
+  s.b += d * (x - s.a);)";
+      combine = R"(if (p.n == 0.0f) return q;
+  if (q.n == 0.0f) return p;
+  const float n = p.n + q.n, d = q.a - p.a;
+  return {p.a + d * (q.n / n), p.b + q.b + d * d * (p.n / n) * q.n, n};)";
       after = "return 0.0f;";
-      finish = R"(const double d = t[0].a / n;
-  const double mean = c.shift + d, var = t[0].b / n - d * d;)";
+      finish = "const double mean = t[0].a, var = t[0].b / n;";
     } else {
+      combine = "return {p.a + q.a, p.b + q.b, 0.0f};";
       add = R"(if (pass == 0) {
     s.a += x;
   } else {
     const float d = x - c.prev;
     s.b += d * d;
   })";
+      // The mean pass 1 centred on, as pass 1 saw it.
       after = "return static_cast<float>(t.a / n);";
       finish = "const double mean = c.prev, var = t[1].b / n;";
     }
@@ -175,7 +180,8 @@ std::string block_combine_part(bool shuffle) {
   if (shuffle)
     return R"(// --- Block combine: warp shuffles, warp totals through shared memory ---
 __device__ __forceinline__ Stat shuffle_down(Stat s, int by) {
-  return {__shfl_down_sync(0xffffffffu, s.a, by), __shfl_down_sync(0xffffffffu, s.b, by)};
+  return {__shfl_down_sync(0xffffffffu, s.a, by), __shfl_down_sync(0xffffffffu, s.b, by),
+          __shfl_down_sync(0xffffffffu, s.n, by)};
 }
 __device__ Stat block_combine(Stat s, int pass) {
   constexpr int kWarps = kThreads / 32;
@@ -383,7 +389,7 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
   const long long g_lo = s * v.seg_stride + lo;  // keep: one run (v.runs == 1)
   const long long sbase = g_lo & ~3LL;
-  Context c{0.0f, __ldg(x + s * v.seg_stride)};
+  Context c{0.0f};
   Stat totals[kPasses];
   const double n = static_cast<double>(v.length);
 #pragma unroll
@@ -398,7 +404,7 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
       for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
     }
     totals[pass] = parts_combine(block_combine(mine, pass), pass);
-    c.prev = after_pass(totals[pass], pass, n);
+    if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
   }
   const Factors f = finish(totals, n, c);
   if (keep) {
@@ -416,12 +422,13 @@ constexpr const char* kSplitKernels = R"(
 // Segment s's context before pass `pass`, from the partials [pass][segment][unit] of earlier passes.
 __device__ Context context_before(const Stat* partials, const View& v, long long s, int pass, const float* x,
                                   Stat* totals) {
-  Context c{0.0f, __ldg(x + s * v.seg_stride)};
+  (void)x;
+  Context c{0.0f};
   for (int p = 0; p < pass; ++p) {
     Stat t = identity(p);
     for (int k = 0; k < kParts; ++k) t = combine(t, partials[(p * v.segments + s) * kParts + k], p);
     totals[p] = t;
-    c.prev = after_pass(t, p, static_cast<double>(v.length));
+    if (p + 1 < kPasses) c.prev = after_pass(t, p, static_cast<double>(v.length));
   }
   return c;
 }
@@ -526,12 +533,12 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restri
   float acc[V];
 #pragma unroll
   for (int i = 0; i < V; ++i) acc[i] = 0.0f;
-  const Context c{0.0f, 0.0f};
+  const Context c{0.0f};
   auto accumulate = [&](Vec v) {
     const float* lanes = reinterpret_cast<const float*>(&v);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-      Stat s{acc[i], 0.0f};
+      Stat s{acc[i], 0.0f, 0.0f};
       add(s, lanes[i], 0, c);
       acc[i] = s.a;
     }
@@ -560,7 +567,7 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restri
   Factors f[V];
 #pragma unroll
   for (int i = 0; i < V; ++i) {
-    const Stat t{acc[i], 0.0f};
+    const Stat t{acc[i], 0.0f, 0.0f};
     f[i] = finish(&t, static_cast<double>(q), c);
   }
   auto map_vec = [&](Vec v) {
@@ -664,15 +671,17 @@ constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
 constexpr double kEps = 1e-5;
 
+// a, b: the statistic (softmax: max, sum of exp; one-pass variance: mean, squared deviations);
+// n: the elements counted (one-pass variance only).
 struct Stat {
-  float a, b;
+  float a, b, n;
 };
 struct Factors {
   float f0, f1;
 };
-// What the previous pass found (the maximum or the mean), and the segment's first value.
+// What the previous pass found (the maximum or the mean).
 struct Context {
-  float prev, shift;
+  float prev;
 };
 
 $STATISTIC

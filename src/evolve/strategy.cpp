@@ -89,7 +89,7 @@ std::vector<Strategy> build_catalog() {
        "kernel or the last block to finish): parallelism when rows are few.",
        {F::kReduceAxis, F::kScan},
        R::kOccupancy,
-       {{"splits", {4, 2, 8, 16, 32}}, {"threads", {256, 512, 1024}}},
+       {{"splits", {4, 2, 8, 16, 32, 64, 128, 256}}, {"threads", {256, 512, 1024}}},
        {}},
       {"cluster-split-row",
        "work-mapping",
@@ -209,7 +209,8 @@ std::vector<Strategy> build_catalog() {
       {"online-one-pass",
        "passes",
        "Running statistics updated as data streams (online softmax: rescale the sum when the "
-       "maximum grows), so the data is read once for the statistics.",
+       "maximum grows; Welford's mean and squared deviations for a variance), so the data is "
+       "read once for the statistics.",
        {F::kReduceAxis, F::kAttention},
        R::kHbm,
        {},

@@ -204,6 +204,8 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
              {{"cluster-split-row.cluster", 8}});
   const Genome split_online = genome({"vector16-loads", "split-row", "shared-tree", "online-one-pass"},
                                      {{"split-row.splits", 16}, {"split-row.threads", 1024}});
+  const Genome split_wide = genome({"vector16-loads", "split-row", "shared-tree"},
+                                   {{"split-row.splits", 256}, {"split-row.threads", 1024}});
   for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax", "kb1-33-batchnorm",
                               "kb1-34-instancenorm", "kb1-35-groupnorm", "kb1-40-layernorm"}) {
     expect_accepted(problem, "small",
@@ -214,7 +216,8 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                      {"sp-online", split_online}});
   }
   for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
-    expect_accepted(problem, "small", {{"block", block}, {"split", split}, {"cl-kept", cluster_kept}});
+    expect_accepted(problem, "small",
+                    {{"block", block}, {"split", split}, {"split-wide", split_wide}, {"cl-kept", cluster_kept}});
   expect_accepted(
       "kb1-36-rmsnorm", "small",
       {{"scalar", genome({"scalar-loads", "row-per-block", "warp-shuffle"}, {})},
