@@ -60,20 +60,23 @@ for step in "$@"; do
         --torch-json "$o/torch-eager-norm-kb.json" --json "$o/suite-norm-kb.json" > "$o/suite-norm-kb.txt" 2>&1
       echo "suite exit $?" | tee -a "$summary"; grep -E "^kb1-" "$o/suite-norm-kb.txt" | tee -a "$summary" ;;
     evolve)
+      # Everything of a run goes into one archive ($OUT brings back at most 8 files).
+      keep=/tmp/evolve-norm-keep; rm -rf "$keep"; mkdir -p "$keep"
       for p in $EVOLVE_PROBLEMS; do
         run=/tmp/evolve-norm/$p; rm -rf "$run"
         start=$(date +%s)
         timeout "$EVOLVE_LIMIT" build/kiln evolve run --problem "$p" --size kb --budget "$BUDGET" \
           --population 8 --seed "$SEED" -w 3 -n 10 --trials 2 --timeout 60 --out "$run" \
-          > "$o/evolve-$p.txt" 2>&1
+          > "$keep/evolve-$p.txt" 2>&1
         echo "evolve $p exit $? in $(( $(date +%s) - start )) s" | tee -a "$summary"
-        tail -3 "$o/evolve-$p.txt" | tee -a "$summary"
-        mkdir -p "$o/evolve/$p"
-        for f in log.json report.json report.md progress.svg run.json; do
-          [ -f "$run/$f" ] && cp "$run/$f" "$o/evolve/$p/"
+        grep -E "^\[" "$keep/evolve-$p.txt" | tail -1 | tee -a "$summary"
+        grep -E "^# best" "$keep/evolve-$p.txt" | tee -a "$summary"
+        mkdir -p "$keep/$p"
+        for f in log.json report.json report.md progress.svg run.json best.cu; do
+          [ -f "$run/$f" ] && cp "$run/$f" "$keep/$p/"
         done
-        ls "$run"/best*.cu > /dev/null 2>&1 && cp "$run"/best*.cu "$o/evolve/$p/"
-      done ;;
+      done
+      tar -C "$keep" -czf "$o/evolve-${EVOLVE_TAG:-norm}.tar.gz" . ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
 done

@@ -379,16 +379,20 @@ __device__ __forceinline__ Stat parts_combine(Stat mine, int pass) {
   }
 }
 
+// keep: the first kept_floats - (g_lo - sbase) elements of the unit's range (one run) live in shared
+// memory from the first pass on; the rest is read from x each time.
 __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
-                                                        bool aligned, bool keep) {
+                                                        bool aligned, long long kept_floats) {
   extern __shared__ float4 kept4[];
   float* kept = reinterpret_cast<float*>(kept4);
   const long long s = blockIdx.x / kParts;
   const long long k = blockIdx.x % kParts;  // the block's rank in its cluster
   const long long chunk = unit_chunk(v);
   const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
-  const long long g_lo = s * v.seg_stride + lo;  // keep: one run (v.runs == 1)
+  const bool keep = kept_floats > 0;
+  const long long g_lo = s * v.seg_stride + lo, g_hi = g_lo + (hi - lo);  // keep: one run
   const long long sbase = g_lo & ~3LL;
+  const long long k_end = keep ? min(g_hi, sbase + kept_floats) : g_lo;  // kept: [g_lo, k_end)
   Context c{0.0f};
   Stat totals[kPasses];
   const double n = static_cast<double>(v.length);
@@ -396,10 +400,12 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   for (int pass = 0; pass < kPasses; ++pass) {
     Stat mine = identity(pass);
     auto add_one = [&](float value) { add(mine, value, pass, c); };
-    if (keep && pass > 0) {
-      visit<true, false>(x, kept, sbase, g_lo, g_lo + (hi - lo), aligned, add_one);
-    } else if (keep) {
-      visit<false, true>(x, kept, sbase, g_lo, g_lo + (hi - lo), aligned, add_one);
+    if (keep) {
+      if (pass > 0)
+        visit<true, false>(x, kept, sbase, g_lo, k_end, aligned, add_one);
+      else
+        visit<false, true>(x, kept, sbase, g_lo, k_end, aligned, add_one);
+      visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
     } else {
       for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
     }
@@ -408,7 +414,8 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   }
   const Factors f = finish(totals, n, c);
   if (keep) {
-    transform<true>(x, kept, sbase, y, g_lo, g_lo + (hi - lo), aligned, f);
+    transform<true>(x, kept, sbase, y, g_lo, k_end, aligned, f);
+    transform<false>(x, kept, 0, y, k_end, g_hi, aligned, f);
   } else {
     for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
   }
@@ -488,11 +495,16 @@ constexpr const char* kFusedHost = R"(static int smem_set = 0;  // the kernel's 
 static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
   const long long blocks = v.segments * kParts;
   if (blocks > 2147483647LL) return 4;
-  // keep-on-chip: a unit's range (one run) in dynamic shared memory when it fits.
-  const long long chunk = unit_chunk(v);
-  const bool keep = kKeepFloats > 0 && v.runs == 1 && chunk <= kKeepFloats &&
-                    (chunk + 4) * 4 + 16384 <= smem_optin;
-  const int smem = keep ? static_cast<int>((chunk + 4) * 4) : 0;
+  // keep-on-chip: as much of a unit's range (one run) as kKeepFloats and the device allow, in
+  // dynamic shared memory (+4: the range's start rounded down to 16 bytes).
+  long long kept_floats = 0;
+  if (kKeepFloats > 0 && v.runs == 1) {
+    kept_floats = unit_chunk(v) + 4 < kKeepFloats ? unit_chunk(v) + 4 : kKeepFloats;
+    const long long most = (smem_optin - 16384) / 4;  // room for the block's static arrays
+    if (kept_floats > most) kept_floats = most;
+    kept_floats = kept_floats >= 4 ? kept_floats & ~3LL : 0;
+  }
+  const int smem = static_cast<int>(kept_floats * 4);
   if (smem > smem_set) {
     if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;
@@ -510,7 +522,7 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   cluster[0].val.clusterDim.z = 1;
   config.attrs = cluster;
   config.numAttrs = kCluster ? 1 : 0;
-  if (cudaLaunchKernelEx(&config, norm_kernel, x, y, v, aligned, keep) != cudaSuccess) return 1;
+  if (cudaLaunchKernelEx(&config, norm_kernel, x, y, v, aligned, kept_floats) != cudaSuccess) return 1;
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";
@@ -604,7 +616,7 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   const int parts = split     ? g.knob("split-row", "splits")
                     : cluster ? g.knob("cluster-split-row", "cluster")
                               : 1;
-  // Two statistics take two passes unless one-pass is asked for; kept data is read twice on chip.
+  // Two statistics take two passes unless one-pass is asked for (kept data is re-read on chip).
   const int passes = kind->two_statistics && !g.has("online-one-pass") ? 2 : 1;
   const long long keep_floats = keep ? g.knob("keep-on-chip", "max_row_kib") * 256LL : 0;
   // Where a segment starts and how its runs lie, from the problem's dims (kb1_norms.cpp's view).

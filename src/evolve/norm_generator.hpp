@@ -10,9 +10,11 @@
 // thread-block cluster combining them through distributed shared memory in one kernel
 // (cluster-split-row). The strategies also choose the load path (scalar, or 16-byte vectors with
 // scalar heads and tails where a row is not aligned), the block's combine (a shared-memory tree or
-// warp shuffles), and how often the data is read: the statistics in two passes, in one pass (online
-// softmax; Welford's running mean and squared deviations for the variance), or a unit's range kept in
-// shared memory so HBM is read once (keep-on-chip, when the range fits). RMSNorm's segments are
+// warp shuffles), and how often the data is read: the statistics in two passes, in one pass
+// (online softmax; Welford's running mean and squared deviations for the variance), or two passes
+// with as much of a unit's range as fits kept in shared memory from the first read on, so only the
+// rest is read from HBM again (keep-on-chip; partial residency keeps the landscape smooth: a larger
+// cluster or budget keeps more, not all or nothing). RMSNorm's segments are
 // strided columns (64 channels apart by H*W): a thread owns a column (four with 16-byte loads),
 // keep-on-chip holds its values in registers. Partial results combine in a fixed order, so the
 // output is deterministic, as the judge requires.

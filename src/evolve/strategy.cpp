@@ -217,8 +217,8 @@ std::vector<Strategy> build_catalog() {
        {}},
       {"keep-on-chip",
        "passes",
-       "The row stays in registers or shared memory between the statistics and the map: one "
-       "read from HBM when the row fits.",
+       "The row, or as much of it as fits, stays in registers or shared memory between the "
+       "statistics and the map: what is kept is read from HBM once, the rest again.",
        {F::kReduceAxis},
        R::kHbm,
        {{"max_row_kib", {64, 32, 128, 192}}},
