@@ -505,6 +505,12 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
     kept_floats = kept_floats >= 4 ? kept_floats & ~3LL : 0;
   }
   const int smem = static_cast<int>(kept_floats * 4);
+  static bool non_portable_set = false;
+  if (kParts > 8 && !non_portable_set) {  // Hopper allows 16-block clusters when asked
+    if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      return 7;
+    non_portable_set = true;
+  }
   if (smem > smem_set) {
     if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;

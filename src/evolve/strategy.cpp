@@ -94,10 +94,10 @@ std::vector<Strategy> build_catalog() {
       {"cluster-split-row",
        "work-mapping",
        "A row split across the blocks of a thread-block cluster, combined through distributed "
-       "shared memory instead of global memory.",
+       "shared memory instead of global memory (16 blocks is Hopper's non-portable size).",
        {F::kReduceAxis},
        R::kL2,
-       {{"cluster", {2, 4, 8}}, {"threads", {256, 512, 1024}}},
+       {{"cluster", {2, 4, 8, 16}}, {"threads", {256, 512, 1024}}},
        {}},
       {"cutlass-sm90",
        "work-mapping",
@@ -221,7 +221,7 @@ std::vector<Strategy> build_catalog() {
        "statistics and the map: what is kept is read from HBM once, the rest again.",
        {F::kReduceAxis},
        R::kHbm,
-       {{"max_row_kib", {64, 32, 128, 192}}},
+       {{"max_row_kib", {64, 32, 96, 128, 192}}},
        {"split-row"}},
       // --- Independent options ---
       {"persistent-grid",

@@ -47,7 +47,9 @@ TEST(EvolveSearch, FindsTheLandscapesOptimum) {
   // = 0.62 * 1.45 * 1.1 * 1.03 > 1: capped at 1.
   for (std::uint64_t seed : {1, 2, 3}) {
     SearchOptions o;
-    o.budget = 150;
+    // 200: all of seeds 1-10 reach the optimum; at 150, 9 of 10 since the catalog grew (16-block
+    // clusters, 96 KiB residency, up to 256 splits), seed 1 among the misses.
+    o.budget = 200;
     o.seed = seed;
     const SearchResult r = search(Family::kReduceAxis, o, landscape);
     EXPECT_GE(r.best.evaluation.fitness(), 0.97)

@@ -202,6 +202,12 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
   const Genome cluster_online =
       genome({"scalar-loads", "cluster-split-row", "shared-tree", "online-one-pass"},
              {{"cluster-split-row.cluster", 8}});
+  // Hopper's non-portable 16-block cluster, a quarter of the row each at KernelBench's softmax size.
+  const Genome cluster16_kept =
+      genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+             {{"cluster-split-row.cluster", 16},
+              {"cluster-split-row.threads", 512},
+              {"keep-on-chip.max_row_kib", 96}});
   const Genome split_online = genome({"vector16-loads", "split-row", "shared-tree", "online-one-pass"},
                                      {{"split-row.splits", 16}, {"split-row.threads", 1024}});
   const Genome split_wide = genome({"vector16-loads", "split-row", "shared-tree"},
@@ -213,7 +219,8 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                      {"split", split},
                      {"cl-kept", cluster_kept},
                      {"cl-online", cluster_online},
-                     {"sp-online", split_online}});
+                     {"sp-online", split_online},
+                     {"cl16-kept", cluster16_kept}});
   }
   for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
     expect_accepted(problem, "small",
