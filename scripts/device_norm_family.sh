@@ -6,7 +6,8 @@
 #   sanitizer  memcheck, racecheck and synccheck on three generated kernels at size small
 #   eager      scripts/kb1_torch_eager.py and `kiln bench suite --torch-json` on NORM_PROBLEMS
 #   evolve     `kiln evolve run` per problem of EVOLVE_PROBLEMS (budget BUDGET, seed SEED, each cut
-#              at EVOLVE_LIMIT seconds); the run's log, report, best kernel and plot come back
+#              at EVOLVE_LIMIT seconds; POOL: a strategy pool file to seed from and add to); the
+#              run's log, report, best kernel and plot come back
 # Usage: bash scripts/device_norm_family.sh tests sanitizer eager evolve
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -67,6 +68,7 @@ for step in "$@"; do
         start=$(date +%s)
         timeout "$EVOLVE_LIMIT" build/kiln evolve run --problem "$p" --size kb --budget "$BUDGET" \
           --population 8 --seed "$SEED" -w 3 -n 10 --trials 2 --timeout 60 --out "$run" \
+          ${POOL:+--pool "$POOL"} \
           > "$keep/evolve-$p.txt" 2>&1
         echo "evolve $p exit $? in $(( $(date +%s) - start )) s" | tee -a "$summary"
         grep -E "^\[" "$keep/evolve-$p.txt" | tail -1 | tee -a "$summary"
@@ -76,6 +78,7 @@ for step in "$@"; do
           [ -f "$run/$f" ] && cp "$run/$f" "$keep/$p/"
         done
       done
+      [ -n "${POOL:-}" ] && cp "$POOL" "$keep/pool-after.json"
       tar -C "$keep" -czf "$o/evolve-${EVOLVE_TAG:-norm}.tar.gz" . ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
