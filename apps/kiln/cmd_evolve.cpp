@@ -193,8 +193,8 @@ int run_evolve(const RunFlags& f) {
   } else if (f.seed_naive) {
     seeds.push_back(evolve::naive_sum_genome());
   } else if (!f.random) {
-    for (const evolve::Genome& g : pool.retrieve(key, *family, f.population / 2))
-      if (evolve::violations(g).empty()) seeds.push_back(g);
+    seeds = evolve::pool_seeds(pool, key, *family, f.population / 2, f.problem, so.allowed,
+                               f.seed ^ 0x9e3779b97f4a7c15ull);
   }
   nlohmann::json seeds_json = nlohmann::json::array();
   for (const evolve::Genome& g : seeds) seeds_json.push_back(g.to_json());
@@ -361,7 +361,8 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--problem", f->problem,
                   "a problem with a generator: kb1 map problems (e.g. kb1-19-relu), the "
                   "middle-dimension reductions (kb1-47..49, 51..53), the poolings (kb1-41..46), "
-                  "the cumulative scans (kb1-89..93), softmax and the norms (kb1-23, 24, 33..40), reduce-sum-int32")
+                  "the cumulative scans (kb1-89..93), softmax and the norms (kb1-23, 24, 33..40), "
+                  "reduce-sum-int32")
       ->required();
   cmd->add_option("--size", f->size,
                   "the problem's size preset (kb1: small|kb; "

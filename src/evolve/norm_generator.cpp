@@ -2,11 +2,11 @@
 // (problems/kb1_norms.cpp): eps 1e-5 for RMSNorm and the standardising norms, biased variance,
 // weight 1 and bias 0; L1 divides by mean |x|, L2 and Frobenius by the square root of the sum of
 // squares. Ideas: the online softmax (Milakov and Gimelshein, "Online normalizer calculation for
-// softmax", 2018), Welford's one-pass variance with Chan, Golub and LeVeque's pairwise combine, split
-// reductions combined in a fixed order as in kiln's hand-written kernels, and Hopper's distributed
-// shared memory for the cluster variant (CUDA C++ Programming Guide, thread block clusters). The
-// generated source is assembled from parts: the statistic, the block's combine, the load path and
-// the work mapping each contribute a piece.
+// softmax", 2018), Welford's one-pass variance with Chan, Golub and LeVeque's pairwise combine,
+// split reductions combined in a fixed order as in kiln's hand-written kernels, and Hopper's
+// distributed shared memory for the cluster variant (CUDA C++ Programming Guide, thread block
+// clusters). The generated source is assembled from parts: the statistic, the block's combine, the
+// load path and the work mapping each contribute a piece.
 #include "evolve/norm_generator.hpp"
 
 #include <fmt/format.h>
@@ -36,11 +36,11 @@ std::optional<NormKind> norm_kind_of(const std::string& problem) {
 
 const StrategySet& norm_generated_strategies(const std::string& problem) {
   static const StrategySet two_statistics = {
-      "scalar-loads", "vector16-loads", "row-per-block",   "split-row",       "cluster-split-row",
-      "shared-tree",  "warp-shuffle",   "two-pass",        "online-one-pass", "keep-on-chip"};
-  static const StrategySet one_statistic = {
-      "scalar-loads", "vector16-loads", "row-per-block", "split-row", "cluster-split-row",
-      "shared-tree",  "warp-shuffle",   "keep-on-chip"};
+      "scalar-loads", "vector16-loads", "row-per-block", "split-row",       "cluster-split-row",
+      "shared-tree",  "warp-shuffle",   "two-pass",      "online-one-pass", "keep-on-chip"};
+  static const StrategySet one_statistic = {"scalar-loads", "vector16-loads",    "row-per-block",
+                                            "split-row",    "cluster-split-row", "shared-tree",
+                                            "warp-shuffle", "keep-on-chip"};
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
@@ -123,8 +123,9 @@ std::string statistic_part(const NormKind& kind, int passes) {
       after = "return static_cast<float>(t.a / n);";
       finish = "const double mean = c.prev, var = t[1].b / n;";
     }
-    finish += "\n  return {static_cast<float>(mean), "
-              "static_cast<float>(1.0 / sqrt((var > 0.0 ? var : 0.0) + kEps))};";
+    finish +=
+        "\n  return {static_cast<float>(mean), "
+        "static_cast<float>(1.0 / sqrt((var > 0.0 ? var : 0.0) + kEps))};";
     map = "return (x - f.f0) * f.f1;";
   } else {
     identity = "return {0.0f, 0.0f};";
@@ -338,7 +339,8 @@ __device__ __forceinline__ void transform(const float* __restrict__ x, const flo
 }
 
 // --- Segments of contiguous runs: the unit's range and the walk over its runs.
-constexpr const char* kSegmentPart = R"(// A segment: `runs` runs of `run_len` contiguous elements, `run_stride` apart, the first at
+constexpr const char* kSegmentPart =
+    R"(// A segment: `runs` runs of `run_len` contiguous elements, `run_stride` apart, the first at
 // s * seg_stride. Its elements are numbered 0 .. length - 1 run by run.
 struct View {
   long long segments, length, seg_stride, runs, run_len, run_stride;
@@ -490,7 +492,8 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";
-constexpr const char* kFusedHost = R"(static int smem_set = 0;  // the kernel's dynamic shared memory limit as set
+constexpr const char* kFusedHost =
+    R"(static int smem_set = 0;  // the kernel's dynamic shared memory limit as set
 
 static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
   const long long blocks = v.segments * kParts;
@@ -609,8 +612,7 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restri
 std::string generate_norm_candidate(const Genome& g, const std::string& problem) {
   const std::optional<NormKind> kind = norm_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a normalisation problem", problem));
-  require_translatable(g, Family::kReduceAxis, norm_generated_strategies(problem),
-                       "normalisation");
+  require_translatable(g, Family::kReduceAxis, norm_generated_strategies(problem), "normalisation");
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const bool keep = g.has("keep-on-chip");
@@ -632,16 +634,19 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   else if (kind->view == "instance")
     view = "View{batch * features, dim1 * dim2, dim1 * dim2, 1, dim1 * dim2, 0}";
   else if (kind->view == "group")
-    view = "View{batch * 8, features / 8 * dim1 * dim2, features / 8 * dim1 * dim2, 1, "
-           "features / 8 * dim1 * dim2, 0}";
+    view =
+        "View{batch * 8, features / 8 * dim1 * dim2, features / 8 * dim1 * dim2, 1, "
+        "features / 8 * dim1 * dim2, 0}";
   else if (kind->view == "sample")
-    view = "View{batch, features * dim1 * dim2, features * dim1 * dim2, 1, features * dim1 * dim2, "
-           "0}";
+    view =
+        "View{batch, features * dim1 * dim2, features * dim1 * dim2, 1, features * dim1 * dim2, "
+        "0}";
   else if (kind->view == "whole")
     view = "View{1, count, count, 1, count, 0}";
   else if (kind->view == "channels-outer")
-    view = "View{features, batch * dim1 * dim2, dim1 * dim2, batch, dim1 * dim2, "
-           "features * dim1 * dim2}";
+    view =
+        "View{features, batch * dim1 * dim2, dim1 * dim2, batch, dim1 * dim2, "
+        "features * dim1 * dim2}";
   std::string mapping, kernels, run;
   if (kind->strided) {
     mapping = fmt::format("a thread per column ({} adjacent)", vector ? 4 : 1);
@@ -659,16 +664,18 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
 )",
                       vector ? "true" : "false");
   } else {
-    mapping = split     ? fmt::format("{} blocks per segment, partials through global memory", parts)
-              : cluster ? fmt::format("a cluster of {} blocks per segment, partials through "
-                                      "distributed shared memory",
-                                      parts)
+    mapping = split ? fmt::format("{} blocks per segment, partials through global memory", parts)
+              : cluster ? fmt::format(
+                              "a cluster of {} blocks per segment, partials through "
+                              "distributed shared memory",
+                              parts)
                         : "a block per segment";
     kernels = std::string(kSegmentPart) + (split ? kSplitKernels : kFusedKernel) + kHostStatics +
               (split ? kSplitHost : kFusedHost);
     run = fmt::format("  return run_segments(x, y, {}, aligned, stream);\n", view);
   }
-  std::string source = R"(// Generated by kiln evolve for $PROBLEM ($OP over $VIEW segments); do not edit.
+  std::string source =
+      R"(// Generated by kiln evolve for $PROBLEM ($OP over $VIEW segments); do not edit.
 // Genome $HASH: $DESCRIBE
 // Work mapping: $MAPPING; $PASSES statistics pass(es)$KEEP.
 #include <cuda_runtime.h>
@@ -741,13 +748,15 @@ $DEVICE_QUERY$RUN}
   }
 )";
   replace_all(source, "$STATISTIC", statistic_part(*kind, passes));
-  replace_all(source, "$BLOCK_COMBINE", kind->strided ? "" : block_combine_part(g.has("warp-shuffle")));
+  replace_all(source, "$BLOCK_COMBINE",
+              kind->strided ? "" : block_combine_part(g.has("warp-shuffle")));
   replace_all(source, "$LOAD", kind->strided ? "" : load_part(vector));
   replace_all(source, "$KERNELS", kernels);
   replace_all(source, "$DEVICE_QUERY", device_query);
   replace_all(source, "$RUN", run);
-  replace_all(source, "$CLUSTER_INCLUDE",
-              kind->strided ? "" : "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;");
+  replace_all(
+      source, "$CLUSTER_INCLUDE",
+      kind->strided ? "" : "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;");
   replace_all(source, "$PROBLEM", problem);
   replace_all(source, "$OP", kind->op);
   replace_all(source, "$VIEW", kind->view);

@@ -18,7 +18,8 @@ std::string size_class_of(double roof_us) {
 
 void StrategyPool::add(const PoolEntry& entry) {
   for (PoolEntry& e : entries_) {
-    if (e.key == entry.key && e.genome.hash() == entry.genome.hash()) {
+    if (e.key == entry.key && e.problem == entry.problem &&
+        e.genome.hash() == entry.genome.hash()) {
       if (entry.fitness > e.fitness) e = entry;
       return;
     }
@@ -26,18 +27,22 @@ void StrategyPool::add(const PoolEntry& entry) {
   entries_.push_back(entry);
 }
 
-std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, int count) const {
-  // Match levels: all five fields, then without arch, dtype, size class, binding in turn.
-  const auto matches = [&](const PoolKey& k, int level) {
+std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, int count,
+                                           const std::string& problem) const {
+  // Match levels: the same problem (-1), all five fields, then without arch, dtype, size class,
+  // binding in turn.
+  const auto matches = [&](const PoolEntry& e, int level) {
+    const PoolKey& k = e.key;
+    if (level < 0) return !problem.empty() && e.problem == problem;
     return k.category == key.category && (level >= 4 || k.binding == key.binding) &&
            (level >= 3 || k.size_class == key.size_class) && (level >= 2 || k.dtype == key.dtype) &&
            (level >= 1 || k.arch == key.arch);
   };
   std::vector<Genome> out;
-  for (int level = 0; level <= 4 && static_cast<int>(out.size()) < count; ++level) {
+  for (int level = -1; level <= 4 && static_cast<int>(out.size()) < count; ++level) {
     std::vector<const PoolEntry*> found;
     for (const PoolEntry& e : entries_)
-      if (e.genome.family == family && matches(e.key, level)) found.push_back(&e);
+      if (e.genome.family == family && matches(e, level)) found.push_back(&e);
     std::sort(found.begin(), found.end(), [](const PoolEntry* a, const PoolEntry* b) {
       return a->fitness != b->fitness ? a->fitness > b->fitness
                                       : a->genome.hash() < b->genome.hash();
@@ -49,6 +54,19 @@ std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, in
     }
   }
   return out;
+}
+
+std::vector<Genome> pool_seeds(const StrategyPool& pool, const PoolKey& key, Family family,
+                               int count, const std::string& problem, const StrategySet& allowed,
+                               std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Genome> seeds;
+  for (const Genome& found : pool.retrieve(key, family, count, problem)) {
+    const Genome g = allowed.empty() ? found : repair(found, rng, &allowed);
+    if (violations(g).empty() && std::find(seeds.begin(), seeds.end(), g) == seeds.end())
+      seeds.push_back(g);
+  }
+  return seeds;
 }
 
 nlohmann::json StrategyPool::to_json() const {

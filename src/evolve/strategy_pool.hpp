@@ -1,8 +1,9 @@
 // The strategy pool (issue 20): what worked, kept across runs for retrieval. Entries are keyed by
 // (problem category, binding resource, size class, dtype, architecture) and hold genomes with
-// their measured fitness (U) and speedup. Retrieval backs off field by field (architecture
-// first, then dtype, size class, binding) when the exact key has nothing, so a new problem
-// starts from what worked on its nearest neighbours. A JSON file (the CLI's --pool).
+// their measured fitness (U) and speedup. Retrieval takes what was measured on the same problem
+// first (a category holds problems whose best kernels differ: a softmax winner is a poor batch-norm
+// seed), then backs off field by field (architecture first, then dtype, size class, binding), so
+// a new problem starts from what worked on its nearest neighbours. A JSON file (the CLI's --pool).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,10 +34,12 @@ struct PoolEntry {
 
 class StrategyPool {
  public:
-  // Keeps the entry; an entry of the same key and genome hash keeps the better fitness.
+  // Keeps the entry; an entry of the same key, problem and genome hash keeps the better fitness.
   void add(const PoolEntry& entry);
-  // Up to `count` genomes of `family` for `key`, best first, backing off as described above.
-  std::vector<Genome> retrieve(const PoolKey& key, Family family, int count) const;
+  // Up to `count` genomes of `family` for `key`, best first: first those measured on `problem`
+  // itself (any key), then backing off as described above. `problem` empty: no preference.
+  std::vector<Genome> retrieve(const PoolKey& key, Family family, int count,
+                               const std::string& problem = "") const;
   std::size_t size() const { return entries_.size(); }
 
   nlohmann::json to_json() const;
@@ -48,5 +51,12 @@ class StrategyPool {
  private:
   std::vector<PoolEntry> entries_;
 };
+
+// A run's seeds from the pool: retrieve(key, family, count, problem), each genome repaired to
+// `allowed` (the strategies the problem's generator implements: a neighbour's winner may use one
+// this generator lacks) with an Rng of `seed`, duplicates after repair dropped.
+std::vector<Genome> pool_seeds(const StrategyPool& pool, const PoolKey& key, Family family,
+                               int count, const std::string& problem, const StrategySet& allowed,
+                               std::uint64_t seed);
 
 }  // namespace kiln::evolve

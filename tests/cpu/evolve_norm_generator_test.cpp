@@ -30,9 +30,9 @@ Genome norm_genome(std::vector<std::string> strategies, std::map<std::string, in
 
 const std::vector<std::string>& norm_problems() {
   static const std::vector<std::string> problems = {
-      "kb1-23-softmax",        "kb1-24-log-softmax", "kb1-33-batchnorm", "kb1-34-instancenorm",
-      "kb1-35-groupnorm",      "kb1-36-rmsnorm",     "kb1-37-frobenius-norm",
-      "kb1-38-l1-norm",        "kb1-39-l2-norm",     "kb1-40-layernorm"};
+      "kb1-23-softmax",   "kb1-24-log-softmax", "kb1-33-batchnorm",      "kb1-34-instancenorm",
+      "kb1-35-groupnorm", "kb1-36-rmsnorm",     "kb1-37-frobenius-norm", "kb1-38-l1-norm",
+      "kb1-39-l2-norm",   "kb1-40-layernorm"};
   return problems;
 }
 
@@ -73,20 +73,19 @@ TEST(EvolveNormGenerator, RandomGenomesOfEachAllowedSetGenerate) {
   EXPECT_THROW(generate_norm_candidate(norm_genome({"scalar-loads", "split-row", "warp-shuffle"}),
                                        "kb1-36-rmsnorm"),
                UsageError);
-  EXPECT_THROW(
-      generate_norm_candidate(
-          norm_genome({"scalar-loads", "row-per-block", "shared-tree", "online-one-pass"}),
-          "kb1-39-l2-norm"),
-      UsageError);
+  EXPECT_THROW(generate_norm_candidate(
+                   norm_genome({"scalar-loads", "row-per-block", "shared-tree", "online-one-pass"}),
+                   "kb1-39-l2-norm"),
+               UsageError);
 }
 
 TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
-  const Genome cluster = norm_genome(
-      {"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
-      {{"vector16-loads.unroll", 2},
-       {"cluster-split-row.cluster", 8},
-       {"cluster-split-row.threads", 512},
-       {"keep-on-chip.max_row_kib", 192}});
+  const Genome cluster =
+      norm_genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+                  {{"vector16-loads.unroll", 2},
+                   {"cluster-split-row.cluster", 8},
+                   {"cluster-split-row.threads", 512},
+                   {"keep-on-chip.max_row_kib", 192}});
   const std::string c = generate_norm_candidate(cluster, "kb1-23-softmax");
   EXPECT_NE(c.find("constexpr int kThreads = 512;"), std::string::npos);
   EXPECT_NE(c.find("constexpr int kParts = 8;"), std::string::npos);
@@ -113,9 +112,8 @@ TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_EQ(s.find("reinterpret_cast<const float4*>"), std::string::npos);
   EXPECT_NE(s.find("View{batch, features * dim1 * dim2"), std::string::npos);
 
-  const std::string b =
-      generate_norm_candidate(norm_genome({"scalar-loads", "row-per-block", "shared-tree"}),
-                              "kb1-33-batchnorm");
+  const std::string b = generate_norm_candidate(
+      norm_genome({"scalar-loads", "row-per-block", "shared-tree"}), "kb1-33-batchnorm");
   EXPECT_NE(b.find("constexpr int kPasses = 2;"), std::string::npos);  // absent: two passes
   EXPECT_NE(b.find("View{features, batch * dim1 * dim2, dim1 * dim2, batch"), std::string::npos);
 

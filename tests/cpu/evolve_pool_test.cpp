@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "evolve/strategy_pool.hpp"
@@ -22,11 +24,11 @@ TEST(EvolvePool, KeepsTheBestAndRetrievesWithBackOff) {
   const Genome c = random_genome(Family::kScan, rng);
   ASSERT_NE(a, b);
   pool.add({key("memory", "sm_90"), a, 0.7, 1.2, "kb1-19-relu"});
-  pool.add({key("memory", "sm_90"), a, 0.9, 1.3, "kb1-19-relu"});  // same genome: better kept
-  pool.add({key("memory", "sm_90"), a, 0.5, 1.0, "kb1-20-leaky-relu"});
+  pool.add({key("memory", "sm_90"), a, 0.9, 1.3, "kb1-19-relu"});        // same genome: better kept
+  pool.add({key("memory", "sm_90"), a, 0.5, 1.0, "kb1-20-leaky-relu"});  // another problem's
   pool.add({key("memory", "sm_80"), b, 0.95, 1.4, "kb1-21-sigmoid"});
   pool.add({key("memory", "sm_90"), c, 0.8, 2.0, "kb1-89-cumsum"});
-  EXPECT_EQ(pool.size(), 3u);
+  EXPECT_EQ(pool.size(), 4u);
   // Exact key first (a), then the other architecture (b); never another family.
   const std::vector<Genome> found = pool.retrieve(key("memory", "sm_90"), Family::kMap, 5);
   ASSERT_EQ(found.size(), 2u);
@@ -38,6 +40,56 @@ TEST(EvolvePool, KeepsTheBestAndRetrievesWithBackOff) {
   PoolKey other = key("memory", "sm_90");
   other.category = "collective";
   EXPECT_TRUE(pool.retrieve(other, Family::kMap, 5).empty());
+}
+
+// Call 7 of docs/results/2026-11-25-norm-family: batch-norm's seeds were four other problems'
+// winners, ranked above its own entry by U measured elsewhere.
+TEST(EvolvePool, TheProblemsOwnEntriesComeFirstAndSeedsFitTheGenerator) {
+  auto reduce = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    Genome g;
+    g.family = Family::kReduceAxis;
+    g.strategies = std::move(strategies);
+    g.knobs = std::move(knobs);
+    return g;
+  };
+  const Genome softmax_best =
+      reduce({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+             {{"cluster-split-row.cluster", 16}, {"keep-on-chip.max_row_kib", 64}});
+  const Genome batchnorm_best =
+      reduce({"vector16-loads", "cluster-split-row", "warp-shuffle", "online-one-pass"},
+             {{"cluster-split-row.cluster", 2}});
+  StrategyPool pool;
+  pool.add({key("memory", "sm_90"), softmax_best, 0.79, 1.8, "kb1-23-softmax"});
+  pool.add({key("memory", "sm_90"), batchnorm_best, 0.59, 2.1, "kb1-33-batchnorm"});
+  const std::vector<Genome> own =
+      pool.retrieve(key("memory", "sm_90"), Family::kReduceAxis, 2, "kb1-33-batchnorm");
+  ASSERT_EQ(own.size(), 2u);
+  EXPECT_EQ(own[0], batchnorm_best);  // its own, though another problem's U is higher
+  EXPECT_EQ(own[1], softmax_best);
+  EXPECT_EQ(pool.retrieve(key("memory", "sm_90"), Family::kReduceAxis, 2)[0], softmax_best);
+  // Another key of the same problem still counts as its own.
+  EXPECT_EQ(pool.retrieve(key("compute", "sm_100"), Family::kReduceAxis, 1, "kb1-33-batchnorm")[0],
+            batchnorm_best);
+
+  // A middle-dimension reduction's generator has no cluster, vector or keep strategies: the
+  // seeds are repaired into its set, reproducibly, and duplicates after repair are dropped.
+  const StrategySet middle = {"scalar-loads", "row-per-warp", "row-per-block", "split-row",
+                              "shared-tree"};
+  const std::vector<Genome> seeds = pool_seeds(pool, key("memory", "sm_90"), Family::kReduceAxis, 4,
+                                               "kb1-47-sum-reduction", middle, 7);
+  ASSERT_FALSE(seeds.empty());
+  for (const Genome& g : seeds) {
+    EXPECT_TRUE(violations(g).empty()) << g.describe();
+    for (const std::string& s : g.strategies) EXPECT_TRUE(middle.count(s)) << g.describe();
+  }
+  EXPECT_EQ(seeds, pool_seeds(pool, key("memory", "sm_90"), Family::kReduceAxis, 4,
+                              "kb1-47-sum-reduction", middle, 7));
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    for (std::size_t j = i + 1; j < seeds.size(); ++j) EXPECT_NE(seeds[i], seeds[j]);
+  // No allowed set: the pool's genomes as they are.
+  EXPECT_EQ(
+      pool_seeds(pool, key("memory", "sm_90"), Family::kReduceAxis, 2, "kb1-23-softmax", {}, 7)[0],
+      softmax_best);
 }
 
 TEST(EvolvePool, FilesRoundTripAndBrokenOnesAreNamed) {

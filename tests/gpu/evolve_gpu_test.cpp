@@ -202,14 +202,16 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
   const Genome cluster_online =
       genome({"scalar-loads", "cluster-split-row", "shared-tree", "online-one-pass"},
              {{"cluster-split-row.cluster", 8}});
-  // Hopper's non-portable 16-block cluster, a quarter of the row each at KernelBench's softmax size.
+  // Hopper's non-portable 16-block cluster, a quarter of the row each at KernelBench's softmax
+  // size.
   const Genome cluster16_kept =
       genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
              {{"cluster-split-row.cluster", 16},
               {"cluster-split-row.threads", 512},
               {"keep-on-chip.max_row_kib", 96}});
-  const Genome split_online = genome({"vector16-loads", "split-row", "shared-tree", "online-one-pass"},
-                                     {{"split-row.splits", 16}, {"split-row.threads", 1024}});
+  const Genome split_online =
+      genome({"vector16-loads", "split-row", "shared-tree", "online-one-pass"},
+             {{"split-row.splits", 16}, {"split-row.threads", 1024}});
   const Genome split_wide = genome({"vector16-loads", "split-row", "shared-tree"},
                                    {{"split-row.splits", 256}, {"split-row.threads", 1024}});
   for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax", "kb1-33-batchnorm",
@@ -224,7 +226,10 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
   }
   for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
     expect_accepted(problem, "small",
-                    {{"block", block}, {"split", split}, {"split-wide", split_wide}, {"cl-kept", cluster_kept}});
+                    {{"block", block},
+                     {"split", split},
+                     {"split-wide", split_wide},
+                     {"cl-kept", cluster_kept}});
   expect_accepted(
       "kb1-36-rmsnorm", "small",
       {{"scalar", genome({"scalar-loads", "row-per-block", "warp-shuffle"}, {})},
