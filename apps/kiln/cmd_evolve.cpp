@@ -116,11 +116,8 @@ void write_atomically(const std::filesystem::path& path, const nlohmann::json& v
 int run_evolve(const RunFlags& f) {
   const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
   if (!family)
-    throw UsageError(
-        fmt::format("--problem {}: no kernel generator for it yet (map: kb1-5, kb1-19..32, "
-                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; whole-array "
-                    "sum: reduce-sum-int32)",
-                    f.problem));
+    throw UsageError(fmt::format("--problem {}: no kernel generator for it yet ({})", f.problem,
+                                 evolve::generated_problems_text()));
   if (f.seed_naive && !evolve::whole_sum_element(f.problem))
     throw UsageError(
         fmt::format("--seed-naive: only for whole-array sums (reduce-sum-int32), "

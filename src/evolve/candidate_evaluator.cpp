@@ -22,6 +22,12 @@
 
 namespace kiln::evolve {
 
+std::string generated_problems_text() {
+  return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
+         "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
+         "kb1-89..93; whole-array sum: reduce-sum-int32";
+}
+
 std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
   if (middle_reduction_of(problem) || whole_sum_element(problem) || norm_kind_of(problem))
@@ -157,11 +163,8 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
 
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
   if (!generated_family(o.problem))
-    throw UsageError(
-        fmt::format("--problem {}: no kernel generator for it yet (map: kb1-5, kb1-19..32, "
-                    "kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; whole-array sum: "
-                    "reduce-sum-int32)",
-                    o.problem));
+    throw UsageError(fmt::format("--problem {}: no kernel generator for it yet ({})", o.problem,
+                                 generated_problems_text()));
   std::filesystem::create_directories(o.folder);
   return [o](const Genome& genome) {
     const std::string stem = stem_of(o, genome);

@@ -48,6 +48,8 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
 
 // The source a genome becomes for `problem` (by the problem's family's generator).
 std::string generate_candidate(const Genome& genome, const std::string& problem);
+// The problems with a generator, in words (for the "no generator" usage error).
+std::string generated_problems_text();
 // The family of a problem kiln can generate kernels for; none otherwise.
 std::optional<Family> generated_family(const std::string& problem);
 // The strategies the problem's generator implements (the search's allowed set).
