@@ -8,6 +8,8 @@
 #   evolve     `kiln evolve run` per problem of EVOLVE_PROBLEMS (budget BUDGET, seed SEED, each cut
 #              at EVOLVE_LIMIT seconds; POOL: a strategy pool file to seed from and add to); the
 #              run's log, report, best kernel and plot come back
+# NORM_PROBLEMS and EVOLVE_PROBLEMS may name any problems with a generator (e.g. the losses,
+# kb1-94..96 and 98..100); the sanitizer step picks norm kernels only.
 # Usage: bash scripts/device_norm_family.sh tests sanitizer eager evolve
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

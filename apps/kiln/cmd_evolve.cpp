@@ -359,7 +359,7 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "a problem with a generator: kb1 map problems (e.g. kb1-19-relu), the "
                   "middle-dimension reductions (kb1-47..49, 51..53), the poolings (kb1-41..46), "
                   "the cumulative scans (kb1-89..93), softmax and the norms (kb1-23, 24, 33..40), "
-                  "reduce-sum-int32")
+                  "the losses (kb1-94..96, 98..100), reduce-sum-int32")
       ->required();
   cmd->add_option("--size", f->size,
                   "the problem's size preset (kb1: small|kb; "

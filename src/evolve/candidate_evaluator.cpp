@@ -13,6 +13,7 @@
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
+#include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/norm_generator.hpp"
 #include "evolve/pool_generator.hpp"
@@ -25,12 +26,13 @@ namespace kiln::evolve {
 std::string generated_problems_text() {
   return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
          "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
-         "kb1-89..93; whole-array sum: reduce-sum-int32";
+         "kb1-89..93; losses: kb1-94..96, kb1-98..100; whole-array sum: reduce-sum-int32";
 }
 
 std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
-  if (middle_reduction_of(problem) || whole_sum_element(problem) || norm_kind_of(problem))
+  if (middle_reduction_of(problem) || whole_sum_element(problem) || norm_kind_of(problem) ||
+      loss_kind_of(problem))
     return Family::kReduceAxis;
   if (scan_kind_of(problem)) return Family::kScan;
   if (pool_window_of(problem)) return Family::kPooling;
@@ -45,6 +47,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies();
   if (norm_kind_of(problem)) return norm_generated_strategies(problem);
+  if (loss_kind_of(problem)) return loss_generated_strategies(problem);
   return whole_sum_element(problem) ? sum_generated_strategies() : reduce_generated_strategies();
 }
 
@@ -56,6 +59,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
   if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);
   if (norm_kind_of(problem)) return generate_norm_candidate(genome, problem);
+  if (loss_kind_of(problem)) return generate_loss_candidate(genome, problem);
   return whole_sum_element(problem) ? generate_sum_candidate(genome, problem)
                                     : generate_reduce_candidate(genome, problem);
 }

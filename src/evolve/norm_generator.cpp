@@ -14,6 +14,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "evolve/source_text.hpp"
 
 namespace kiln::evolve {
 
@@ -51,12 +52,6 @@ const StrategySet& norm_generated_strategies(const std::string& problem) {
 }
 
 namespace {
-
-void replace_all(std::string& text, const std::string& key, const std::string& value) {
-  for (std::size_t at = text.find(key); at != std::string::npos;
-       at = text.find(key, at + value.size()))
-    text.replace(at, key.size(), value);
-}
 
 // --- The statistic: identity, per-element add, combine, what a pass hands the next one, the
 // factors and the map. `passes` is 1 (one read for the statistics) or 2.

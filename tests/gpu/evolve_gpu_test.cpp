@@ -237,6 +237,43 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                            {{"row-per-block.threads", 256}})}});
 }
 
+// The loss family on its six problems (kb1-94..96, 98..100) at the small size: each work mapping
+// (a warp, a block per row; tiles of the flat array where the term allows), one-shot and
+// persistent grids, both completions, both load paths and block combines.
+TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    Genome g;
+    g.family = Family::kReduceAxis;
+    g.strategies = std::move(strategies);
+    g.knobs = std::move(knobs);
+    return g;
+  };
+  const Genome warp = genome({"vector16-loads", "row-per-warp", "warp-shuffle"},
+                             {{"vector16-loads.unroll", 2}, {"row-per-warp.warps_per_block", 8}});
+  const Genome block_last =
+      genome({"scalar-loads", "row-per-block", "shared-tree", "last-block-combine"},
+             {{"scalar-loads.unroll", 4}, {"row-per-block.threads", 512}});
+  const Genome warp_persistent = genome(
+      {"scalar-loads", "row-per-warp", "shared-tree", "persistent-grid", "last-block-combine"},
+      {{"persistent-grid.blocks_per_sm", 2}});
+  const Genome tiles = genome(
+      {"vector16-loads", "block-tiles", "warp-shuffle", "persistent-grid", "last-block-combine"},
+      {{"vector16-loads.unroll", 4}, {"block-tiles.threads", 256}});
+  const Genome tiles_two_kernels =
+      genome({"scalar-loads", "block-tiles", "shared-tree"}, {{"block-tiles.threads", 1024}});
+  const std::vector<std::pair<std::string, Genome>> rows = {
+      {"warp", warp}, {"block-last", block_last}, {"warp-pers", warp_persistent}};
+  std::vector<std::pair<std::string, Genome>> flat = rows;
+  flat.push_back({"tiles", tiles});
+  flat.push_back({"tiles-2k", tiles_two_kernels});
+  for (const char* problem : {"kb1-94-mse-loss", "kb1-96-huber-loss", "kb1-98-kl-div-loss"})
+    expect_accepted(problem, "small", flat);
+  for (const char* problem :
+       {"kb1-95-cross-entropy-loss", "kb1-99-triplet-margin-loss", "kb1-100-hinge-loss"})
+    expect_accepted(problem, "small", rows);
+}
+
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome warp;

@@ -1,0 +1,142 @@
+// The loss family's generator (issue 20) on the CPU: which problems it covers and with which
+// allowed set, that random genomes of each set generate, that the source follows the genome
+// (mapping, completion, load path, grid) and the problem (term, inputs, scale), and that one genome
+// per mapping and loss compiles with nvcc and loads. The GPU test
+// (EvolveGpu.LossFamilyGeneratesCompilesAndIsJudged) judges them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/genome.hpp"
+#include "evolve/loss_generator.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+Genome loss_genome(std::vector<std::string> strategies, std::map<std::string, int> knobs = {}) {
+  Genome g;
+  g.family = Family::kReduceAxis;
+  g.strategies = {strategies.begin(), strategies.end()};
+  g.knobs = std::move(knobs);
+  return g;
+}
+
+const std::vector<std::string>& loss_problems() {
+  static const std::vector<std::string> problems = {
+      "kb1-94-mse-loss",    "kb1-95-cross-entropy-loss",  "kb1-96-huber-loss",
+      "kb1-98-kl-div-loss", "kb1-99-triplet-margin-loss", "kb1-100-hinge-loss"};
+  return problems;
+}
+
+TEST(EvolveLossGenerator, TheLossProblemsOnly) {
+  EXPECT_FALSE(loss_kind_of("kb1-23-softmax").has_value());
+  for (const std::string& p : loss_problems()) {
+    EXPECT_TRUE(loss_kind_of(p).has_value()) << p;
+    EXPECT_EQ(generated_family(p), Family::kReduceAxis) << p;
+    EXPECT_EQ(&generated_strategies(p), &loss_generated_strategies(p)) << p;
+  }
+  EXPECT_TRUE(loss_kind_of("kb1-95-cross-entropy-loss")->per_row);
+  EXPECT_TRUE(loss_kind_of("kb1-100-hinge-loss")->needs_column);
+  // Tiles of the flat array only where the term needs neither its row nor its column.
+  EXPECT_TRUE(loss_generated_strategies("kb1-96-huber-loss").count("block-tiles"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-99-triplet-margin-loss").count("block-tiles"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-100-hinge-loss").count("block-tiles"));
+  // Float atomics would make the scalar depend on timing.
+  EXPECT_FALSE(loss_generated_strategies("kb1-94-mse-loss").count("atomic-combine"));
+  EXPECT_THROW(loss_generated_strategies("kb1-19-relu"), UsageError);
+  EXPECT_THROW(generate_loss_candidate(loss_genome({"scalar-loads", "row-per-warp", "shared-tree"}),
+                                       "kb1-23-softmax"),
+               UsageError);
+}
+
+TEST(EvolveLossGenerator, RandomGenomesOfEachAllowedSetGenerate) {
+  Rng rng(29);
+  for (const std::string& p : loss_problems()) {
+    const StrategySet& allowed = loss_generated_strategies(p);
+    for (int i = 0; i < 60; ++i) {
+      const Genome g = random_genome(Family::kReduceAxis, rng, 0.5, &allowed);
+      ASSERT_TRUE(violations(g).empty()) << g.describe();
+      for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << p << ": " << s;
+      EXPECT_NO_THROW((void)generate_loss_candidate(g, p)) << p << ": " << g.describe();
+    }
+  }
+  EXPECT_THROW(generate_loss_candidate(loss_genome({"scalar-loads", "block-tiles", "shared-tree"}),
+                                       "kb1-95-cross-entropy-loss"),
+               UsageError);
+}
+
+TEST(EvolveLossGenerator, SourceFollowsTheGenomeAndTheProblem) {
+  const Genome tiles = loss_genome(
+      {"vector16-loads", "block-tiles", "warp-shuffle", "last-block-combine", "persistent-grid"},
+      {{"vector16-loads.unroll", 2},
+       {"block-tiles.threads", 512},
+       {"persistent-grid.blocks_per_sm", 2}});
+  const std::string t = generate_loss_candidate(tiles, "kb1-98-kl-div-loss");
+  EXPECT_NE(t.find("constexpr int kThreads = 512;"), std::string::npos);
+  EXPECT_NE(t.find("constexpr bool kTiles = true;"), std::string::npos);
+  EXPECT_NE(t.find("constexpr int kUnroll = 2;"), std::string::npos);
+  EXPECT_NE(t.find("constexpr int kBlocksPerSm = 2;"), std::string::npos);
+  EXPECT_NE(t.find("constexpr bool kLastBlock = true;"), std::string::npos);
+  EXPECT_NE(t.find("x1 * logf(x1 / x0)"), std::string::npos);
+  EXPECT_NE(t.find("g.scale = 1.0 / static_cast<double>(rows);"), std::string::npos);
+  EXPECT_NE(t.find("__shfl_down_sync"), std::string::npos);
+
+  const Genome warp = loss_genome({"scalar-loads", "row-per-warp", "shared-tree"},
+                                  {{"row-per-warp.warps_per_block", 8}});
+  const std::string w = generate_loss_candidate(warp, "kb1-95-cross-entropy-loss");
+  EXPECT_NE(w.find("constexpr int kThreads = 256;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr int kTeam = 32;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr bool kLastBlock = false;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr bool kPerRow = true;"), std::string::npos);
+  EXPECT_NE(w.find("constexpr int kBlocksPerSm = 0;"), std::string::npos);
+  EXPECT_NE(w.find("g.targets = static_cast<const long long*>(a->inputs[1]);"), std::string::npos);
+  EXPECT_NE(w.find("log(static_cast<double>(row.b))"), std::string::npos);
+
+  const std::string h = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-block", "shared-tree"}), "kb1-100-hinge-loss");
+  EXPECT_NE(h.find("__ldg(g.in1 + j)"), std::string::npos);  // the target of the column
+  EXPECT_NE(h.find("reinterpret_cast<const float4*>(g.in1) + qq"), std::string::npos);
+  EXPECT_NE(h.find("static_cast<unsigned long long>(cols) * sizeof(float)"), std::string::npos);
+  const std::string triplet =
+      generate_loss_candidate(loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle"}),
+                              "kb1-99-triplet-margin-loss");
+  EXPECT_NE(triplet.find("g.in2 = static_cast<const float*>(a->inputs[2]);"), std::string::npos);
+  EXPECT_NE(triplet.find("+ 1e-6f"), std::string::npos);
+}
+
+TEST(EvolveLossGenerator, EveryMappingCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_loss_generator";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, Genome>> cases = {
+      {"kb1-94-mse-loss", loss_genome({"vector16-loads", "block-tiles", "warp-shuffle",
+                                       "last-block-combine", "persistent-grid"})},
+      {"kb1-95-cross-entropy-loss", loss_genome({"vector16-loads", "row-per-warp", "shared-tree"})},
+      {"kb1-96-huber-loss", loss_genome({"scalar-loads", "row-per-block", "warp-shuffle"})},
+      {"kb1-98-kl-div-loss", loss_genome({"scalar-loads", "block-tiles", "shared-tree"})},
+      {"kb1-99-triplet-margin-loss",
+       loss_genome({"scalar-loads", "row-per-block", "shared-tree", "last-block-combine"})},
+      {"kb1-100-hinge-loss",
+       loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle", "persistent-grid"})},
+  };
+  int index = 0;
+  for (const auto& [problem, genome] : cases) {
+    const std::filesystem::path file = dir / fmt::format("loss_{}.cu", index++);
+    std::ofstream(file) << generate_loss_candidate(genome, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << problem << ": " << genome.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::evolve
