@@ -4,7 +4,14 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 shopt -s nullglob
+for packed in carry/*.tar.xz; do
+  if command -v xz >/dev/null; then xz -dc "$packed" | tar -xf -; else
+    python3 -c 'import tarfile,sys; tarfile.open(sys.argv[1], "r:xz").extractall(".")' "$packed"
+  fi
+  echo "unpacked $(basename "$packed" .tar.xz | sed -e 's/^dir__//' -e 's/__/\//g')/"
+done
 for packed in carry/*.xz; do
+  case $packed in *.tar.xz) continue ;; esac
   name=$(basename "$packed" .xz); to=${name//__//}
   mkdir -p "$(dirname "$to")"
   if command -v xz >/dev/null; then xz -dc "$packed" > "$to"; else

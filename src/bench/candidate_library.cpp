@@ -46,6 +46,27 @@ std::string nvcc_path() {
   return "nvcc";
 }
 
+// CUTLASS's headers for a candidate that includes them (the evolution engine's matmul kernels):
+// KILN_CUTLASS_INCLUDE_DIR, else the repository's .deps/cutlass-*/include beside this binary's
+// build folder (where the setup script puts them; a device call carries that folder), else the
+// headers kiln was built with. Empty when none is found.
+std::string cutlass_include_dir() {
+  if (const char* dir = std::getenv("KILN_CUTLASS_INCLUDE_DIR")) return dir;
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const auto deps = exe.parent_path().parent_path() / ".deps";
+    if (std::filesystem::is_directory(deps, error))
+      for (const auto& entry : std::filesystem::directory_iterator(deps, error))
+        if (entry.path().filename().string().rfind("cutlass-", 0) == 0 &&
+            std::filesystem::is_regular_file(entry.path() / "include" / "cutlass" / "cutlass.h"))
+          return (entry.path() / "include").string();
+  }
+  if (std::filesystem::is_regular_file(std::string(KILN_CUTLASS_INCLUDE) + "/cutlass/cutlass.h"))
+    return KILN_CUTLASS_INCLUDE;
+  return "";
+}
+
 }  // namespace
 
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
@@ -59,15 +80,27 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   build.library =
       (std::filesystem::path(output_dir) / (std::filesystem::path(source).stem().string() + ".so"))
           .string();
-  build.command =
-      fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{} -o {} {}",
-                  timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
-                  quote(build.library), quote(source));
-  // A library built from the same source by the same command is reused (the evolution engine
-  // compiles a generation's candidates ahead, in parallel, before judging them one by one).
   std::ifstream text(source, std::ios::binary);
   const std::string content((std::istreambuf_iterator<char>(text)),
                             std::istreambuf_iterator<char>());
+  // CUTLASS's headers only for a source that includes them, so that every other command (and
+  // the reuse below) stays what it was.
+  std::string extra_include;
+  if (content.find("#include \"cutlass/") != std::string::npos ||
+      content.find("#include <cutlass/") != std::string::npos) {
+    const std::string cutlass = cutlass_include_dir();
+    if (cutlass.empty())
+      throw UsageError("--source " + source +
+                       ": includes CUTLASS, whose headers were not found (set "
+                       "KILN_CUTLASS_INCLUDE_DIR to a CUTLASS include folder)");
+    extra_include = " -I" + quote(cutlass);
+  }
+  build.command =
+      fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{}{} -o {} {}",
+                  timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
+                  extra_include, quote(build.library), quote(source));
+  // A library built from the same source by the same command is reused (the evolution engine
+  // compiles a generation's candidates ahead, in parallel, before judging them one by one).
   std::uint64_t key = 0xcbf29ce484222325ull;
   for (const unsigned char c : build.command + '\0' + content) key = (key ^ c) * 0x100000001b3ull;
   const std::string key_path = build.library + ".key";

@@ -15,6 +15,7 @@
 #include "core/run_command.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
+#include "evolve/matmul_generator.hpp"
 #include "evolve/norm_generator.hpp"
 #include "evolve/pool_generator.hpp"
 #include "evolve/reduce_generator.hpp"
@@ -26,7 +27,9 @@ namespace kiln::evolve {
 std::string generated_problems_text() {
   return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
          "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
-         "kb1-89..93; losses: kb1-94..96, kb1-98..100; whole-array sum: reduce-sum-int32";
+         "kb1-89..93; losses: kb1-94..96, kb1-98..100; general matmuls: kb1-1..3, kb1-6..11, "
+         "kb1-13, "
+         "kb1-16..18; whole-array sum: reduce-sum-int32";
 }
 
 std::optional<Family> generated_family(const std::string& problem) {
@@ -35,6 +38,7 @@ std::optional<Family> generated_family(const std::string& problem) {
       loss_kind_of(problem))
     return Family::kReduceAxis;
   if (scan_kind_of(problem)) return Family::kScan;
+  if (matmul_kind_of(problem)) return Family::kMatmul;
   if (pool_window_of(problem)) return Family::kPooling;
   return std::nullopt;
 }
@@ -46,6 +50,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies();
+  if (*family == Family::kMatmul) return matmul_generated_strategies();
   if (norm_kind_of(problem)) return norm_generated_strategies(problem);
   if (loss_kind_of(problem)) return loss_generated_strategies(problem);
   return whole_sum_element(problem) ? sum_generated_strategies() : reduce_generated_strategies();
@@ -58,6 +63,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
   if (*family == Family::kMap) return generate_map_candidate(genome, problem);
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
   if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);
+  if (*family == Family::kMatmul) return generate_matmul_candidate(genome, problem);
   if (norm_kind_of(problem)) return generate_norm_candidate(genome, problem);
   if (loss_kind_of(problem)) return generate_loss_candidate(genome, problem);
   return whole_sum_element(problem) ? generate_sum_candidate(genome, problem)

@@ -109,6 +109,21 @@ std::vector<Strategy> build_catalog() {
         {"cluster_m", {1, 2}},
         {"stages", {4, 3, 5}}},
        {}},
+      {"cutlass-sm80-mma",
+       "work-mapping",
+       "CUTLASS 2.x multistage GEMM: cp.async pipelines into shared memory, warp tiles of "
+       "mma.sync tensor-core instructions (the Ampere path, which runs on Hopper without TMA or "
+       "wgmma), a tile swizzle for L2 reuse and serial split-K for products with little M x N.",
+       {F::kMatmul},
+       R::kCompute,
+       {{"tile_m", {128, 64, 256}},
+        {"tile_n", {128, 64, 256}},
+        {"tile_k", {16, 32}},
+        {"warp", {64, 32}},
+        {"stages", {3, 4, 5}},
+        {"swizzle", {8, 1, 2, 4}},
+        {"split_k", {1, 2, 4, 8, 16}}},
+       {}},
       // --- How partial results are combined ---
       {"shared-tree",
        "reduction",
@@ -335,7 +350,8 @@ std::vector<std::string> required_groups(Family family) {
     case Family::kScan:
       return {"load-path", "work-mapping", "reduction"};
     case Family::kMatmul:
-      return {"work-mapping"};
+      // fp32 products need a stated precision path (3xTF32 on tensor cores is the only one yet).
+      return {"work-mapping", "precision"};
     case Family::kAttention:
       return {"work-mapping", "passes"};
   }

@@ -274,6 +274,30 @@ TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
     expect_accepted(problem, "small", rows);
 }
 
+// The matmul family (CUTLASS 2.x, 3xTF32) on its thirteen general products at the small size:
+// the default tile everywhere, a small tile with serial split-K where K is long or sizes are
+// irregular. The device needs CUTLASS's headers (.deps/cutlass-*/include, carried by
+// scripts/pack_carry.sh, or KILN_CUTLASS_INCLUDE_DIR). Each candidate compiles for ~20 s.
+TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome plain;
+  plain.family = Family::kMatmul;
+  plain.strategies = {"cutlass-sm80-mma", "tf32x3"};
+  Genome split = plain;
+  split.knobs = {{"cutlass-sm80-mma.tile_m", 64},
+                 {"cutlass-sm80-mma.tile_n", 64},
+                 {"cutlass-sm80-mma.warp", 32},
+                 {"cutlass-sm80-mma.split_k", 4}};
+  for (const char* problem :
+       {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-3-batched-matmul", "kb1-7-matmul-small-k",
+        "kb1-9-tall-skinny-matmul", "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul",
+        "kb1-13-symmetric-matmul", "kb1-16-matmul-transposed-a", "kb1-17-matmul-transposed-b",
+        "kb1-18-matmul-transposed-both"})
+    expect_accepted(problem, "small", {{"plain", plain}});
+  for (const char* problem : {"kb1-6-matmul-large-k", "kb1-8-matmul-irregular"})
+    expect_accepted(problem, "small", {{"plain", plain}, {"split-k", split}});
+}
+
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome warp;

@@ -1,0 +1,43 @@
+// Strategy-to-kernel translation for the general fp32 products of KernelBench level 1 (issue 20):
+// kb1-1, 2, 3 (batched), 6 (large K), 7 (small K), 8 (irregular sizes), 9 (tall-skinny), 10 and 11
+// (3-D and 4-D tensors folded into rows), 13 (symmetric operands, a plain product) and 16-18
+// (transposed operands). The generated candidate instantiates CUTLASS 2.x's universal GEMM with
+// the genome's tile, warp tile, pipeline depth, swizzle and split-K, on tensor cores with 3xTF32
+// (each fp32 operand as a TF32 big part plus a TF32 remainder: fp32 accuracy at a third of the
+// TF32 rate; NVIDIA, "Fast and accurate FP32 via 3xTF32", CUTLASS example 27). The
+// operands' layouts (which one is transposed) are the problem's, fixed at generation; an
+// irregular problem also gets an instantiation for unaligned leading dimensions.
+// Not covered: kb1-4 (matrix-vector), kb1-12 (diagonal scaling), kb1-14/15 (triangular outputs).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "evolve/genome.hpp"
+
+namespace kiln::evolve {
+
+struct MatmulKind {
+  std::string shape;       // how the dims give (batch, m, n, k): "square", "mkn", "batched",
+                           // "tall-skinny", "3d", "4d"
+  bool a_t = false;        // A stored k x m
+  bool b_t = false;        // B stored n x k
+  bool irregular = false;  // leading dimensions need not be multiples of 4
+};
+std::optional<MatmulKind> matmul_kind_of(const std::string& problem);
+
+// The strategies this generator implements (the search's allowed set).
+const StrategySet& matmul_generated_strategies();
+
+// The candidate source for `problem` from `genome` (a valid matmul genome of the allowed set).
+// Throws kiln::UsageError when either is not.
+std::string generate_matmul_candidate(const Genome& genome, const std::string& problem);
+
+// The CUTLASS configuration a genome's knobs come to (always a valid one: warp tiles grow when a
+// tile would need more than 16 warps, stages shrink to fit 200 KiB of shared memory).
+struct MatmulConfig {
+  int tile_m, tile_n, tile_k, warp_m, warp_n, stages, swizzle, split_k;
+};
+MatmulConfig matmul_config_of(const Genome& genome);
+
+}  // namespace kiln::evolve

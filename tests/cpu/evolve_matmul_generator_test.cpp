@@ -1,0 +1,132 @@
+// The matmul family's generator (issue 20) on the CPU: which problems it covers, that every
+// genome's knobs come to a valid CUTLASS configuration, that the source follows the genome and the
+// problem (layouts, shape, alignment instantiations), and that an aligned and an irregular
+// candidate compile with nvcc against CUTLASS and load. The GPU test
+// (EvolveGpu.MatmulFamilyGeneratesCompilesAndIsJudged) judges them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
+#include "evolve/genome.hpp"
+#include "evolve/matmul_generator.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+Genome matmul_genome(std::map<std::string, int> knobs = {}) {
+  Genome g;
+  g.family = Family::kMatmul;
+  g.strategies = {"cutlass-sm80-mma", "tf32x3"};
+  g.knobs = std::move(knobs);
+  return g;
+}
+
+TEST(EvolveMatmulGenerator, TheGeneralProductsOnly) {
+  for (const char* p : {"kb1-1-square-matmul", "kb1-3-batched-matmul", "kb1-8-matmul-irregular",
+                        "kb1-11-4d-tensor-matmul", "kb1-18-matmul-transposed-both"}) {
+    EXPECT_TRUE(matmul_kind_of(p).has_value()) << p;
+    EXPECT_EQ(generated_family(p), Family::kMatmul) << p;
+  }
+  // Matrix-vector, diagonal and triangular products need other kernels.
+  for (const char* p : {"kb1-4-matvec", "kb1-12-diag-matmul", "kb1-14-upper-triangular-matmul",
+                        "kb1-15-lower-triangular-matmul"}) {
+    EXPECT_FALSE(matmul_kind_of(p).has_value()) << p;
+    EXPECT_FALSE(generated_family(p).has_value()) << p;
+  }
+  EXPECT_TRUE(matmul_kind_of("kb1-16-matmul-transposed-a")->a_t);
+  EXPECT_TRUE(matmul_kind_of("kb1-17-matmul-transposed-b")->b_t);
+  EXPECT_TRUE(matmul_kind_of("kb1-8-matmul-irregular")->irregular);
+  EXPECT_THROW(generate_matmul_candidate(matmul_genome(), "kb1-19-relu"), UsageError);
+  // A precision path is required: no genome without one translates.
+  Genome no_precision = matmul_genome();
+  no_precision.strategies = {"cutlass-sm80-mma"};
+  EXPECT_FALSE(violations(no_precision).empty());
+  EXPECT_THROW(generate_matmul_candidate(no_precision, "kb1-2-matmul"), UsageError);
+}
+
+TEST(EvolveMatmulGenerator, EveryGenomeComesToAValidConfiguration) {
+  const StrategySet& allowed = matmul_generated_strategies();
+  Rng rng(31);
+  for (int i = 0; i < 400; ++i) {
+    const Genome g = random_genome(Family::kMatmul, rng, 0.5, &allowed);
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    const MatmulConfig c = matmul_config_of(g);
+    EXPECT_EQ(c.tile_m % c.warp_m, 0) << g.describe();
+    EXPECT_EQ(c.tile_n % c.warp_n, 0) << g.describe();
+    EXPECT_LE((c.tile_m / c.warp_m) * (c.tile_n / c.warp_n), 16) << g.describe();
+    EXPECT_LE(c.stages * (c.tile_m + c.tile_n) * c.tile_k * 4, 200 * 1024) << g.describe();
+    EXPECT_GE(c.stages, 2) << g.describe();
+    EXPECT_NO_THROW((void)generate_matmul_candidate(g, "kb1-2-matmul")) << g.describe();
+  }
+  const MatmulConfig big = matmul_config_of(matmul_genome({{"cutlass-sm80-mma.tile_m", 256},
+                                                           {"cutlass-sm80-mma.tile_n", 256},
+                                                           {"cutlass-sm80-mma.tile_k", 32},
+                                                           {"cutlass-sm80-mma.warp", 32},
+                                                           {"cutlass-sm80-mma.stages", 5}}));
+  EXPECT_EQ((big.tile_m / big.warp_m) * (big.tile_n / big.warp_n), 16);
+  EXPECT_EQ(big.stages, 3);  // 3 x 512 x 32 x 4 B = 192 KiB
+}
+
+TEST(EvolveMatmulGenerator, SourceFollowsTheGenomeAndTheProblem) {
+  const Genome g = matmul_genome({{"cutlass-sm80-mma.tile_m", 64},
+                                  {"cutlass-sm80-mma.tile_n", 128},
+                                  {"cutlass-sm80-mma.tile_k", 32},
+                                  {"cutlass-sm80-mma.warp", 32},
+                                  {"cutlass-sm80-mma.stages", 4},
+                                  {"cutlass-sm80-mma.swizzle", 2},
+                                  {"cutlass-sm80-mma.split_k", 4}});
+  const std::string a = generate_matmul_candidate(g, "kb1-16-matmul-transposed-a");
+  EXPECT_NE(a.find("cutlass::gemm::GemmShape<64, 128, 32>, cutlass::gemm::GemmShape<32, 32, 32>"),
+            std::string::npos);
+  EXPECT_NE(a.find("GemmIdentityThreadblockSwizzle<2>, 4, 4"), std::string::npos);
+  EXPECT_NE(a.find("float, cutlass::layout::ColumnMajor, float, cutlass::layout::RowMajor"),
+            std::string::npos);  // A transposed, B not
+  EXPECT_NE(a.find("cutlass::arch::OpMultiplyAddFastF32"), std::string::npos);
+  EXPECT_NE(a.find("const long long lda = m, ldb = n, ldc = n;"), std::string::npos);
+  EXPECT_NE(a.find("batch > 1 ? 1 : 4"), std::string::npos);
+  EXPECT_EQ(a.find("GemmUnaligned"), std::string::npos);
+
+  const std::string irregular = generate_matmul_candidate(g, "kb1-8-matmul-irregular");
+  EXPECT_NE(irregular.find("using GemmUnaligned"), std::string::npos);
+  EXPECT_NE(irregular.find("return run<GemmUnaligned>"), std::string::npos);
+
+  const std::string batched = generate_matmul_candidate(g, "kb1-3-batched-matmul");
+  EXPECT_NE(batched.find("dim(a, \"batch\")"), std::string::npos);
+  const std::string four = generate_matmul_candidate(g, "kb1-11-4d-tensor-matmul");
+  EXPECT_NE(four.find("m = dim(a, \"b\") * dim(a, \"i\") * dim(a, \"j\")"), std::string::npos);
+  const std::string both = generate_matmul_candidate(g, "kb1-18-matmul-transposed-both");
+  EXPECT_NE(both.find("const long long lda = m, ldb = k, ldc = n;"), std::string::npos);
+}
+
+TEST(EvolveMatmulGenerator, AlignedAndIrregularCandidatesCompileAndLoad) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_generator";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, Genome>> cases = {
+      {"kb1-17-matmul-transposed-b", matmul_genome()},
+      {"kb1-8-matmul-irregular", matmul_genome({{"cutlass-sm80-mma.tile_m", 64},
+                                                {"cutlass-sm80-mma.tile_n", 64},
+                                                {"cutlass-sm80-mma.warp", 32}})},
+  };
+  int index = 0;
+  for (const auto& [problem, genome] : cases) {
+    const std::filesystem::path file = dir / fmt::format("matmul_{}.cu", index++);
+    std::ofstream(file) << generate_matmul_candidate(genome, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 600))
+        << problem << ": " << genome.describe();
+    EXPECT_NE(build.command.find("cutlass"), std::string::npos);  // CUTLASS's headers added
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::evolve
