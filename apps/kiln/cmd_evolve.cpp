@@ -359,8 +359,8 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "a problem with a generator: kb1 map problems (e.g. kb1-19-relu), the "
                   "middle-dimension reductions (kb1-47..49, 51..53), the poolings (kb1-41..46), "
                   "the cumulative scans (kb1-89..93), softmax and the norms (kb1-23, 24, 33..40), "
-                  "the losses (kb1-94..96, 98..100), the general matmuls (kb1-1..3, 6..11, 13, "
-                  "16..18), reduce-sum-int32")
+                  "the losses (kb1-94..96, 98..100), the general matmuls (kb1-1..3, 6..11, "
+                  "13..18), reduce-sum-int32")
       ->required();
   cmd->add_option("--size", f->size,
                   "the problem's size preset (kb1: small|kb; "

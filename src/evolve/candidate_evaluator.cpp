@@ -27,9 +27,8 @@ namespace kiln::evolve {
 std::string generated_problems_text() {
   return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
          "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
-         "kb1-89..93; losses: kb1-94..96, kb1-98..100; general matmuls: kb1-1..3, kb1-6..11, "
-         "kb1-13, "
-         "kb1-16..18; whole-array sum: reduce-sum-int32";
+         "kb1-89..93; losses: kb1-94..96, kb1-98..100; matmuls: kb1-1..3, kb1-6..11, "
+         "kb1-13..18; whole-array sum: reduce-sum-int32";
 }
 
 std::optional<Family> generated_family(const std::string& problem) {

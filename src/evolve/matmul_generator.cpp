@@ -25,6 +25,12 @@ std::optional<MatmulKind> matmul_kind_of(const std::string& problem) {
       {"kb1-10-3d-tensor-matmul", {"3d"}},
       {"kb1-11-4d-tensor-matmul", {"4d"}},
       {"kb1-13-symmetric-matmul", {"square"}},
+      // Products of two upper (lower) triangular matrices are upper (lower) triangular, so the
+      // plain product is triu / tril(A @ B) exactly: each term off the triangle has a zero factor
+      // (and 3xTF32 splits 0 into 0 + 0). The zero blocks are still computed: skipping them is
+      // the exploit-structure strategy's work, not generated yet.
+      {"kb1-14-upper-triangular-matmul", {"square"}},
+      {"kb1-15-lower-triangular-matmul", {"square"}},
       {"kb1-16-matmul-transposed-a", {"mkn", true, false}},
       {"kb1-17-matmul-transposed-b", {"mkn", false, true}},
       {"kb1-18-matmul-transposed-both", {"mkn", true, true}}};

@@ -274,7 +274,7 @@ TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
     expect_accepted(problem, "small", rows);
 }
 
-// The matmul family (CUTLASS 2.x, 3xTF32) on its thirteen general products at the small size:
+// The matmul family (CUTLASS 2.x, 3xTF32) on its fifteen products at the small size:
 // the default tile everywhere, a small tile with serial split-K where K is long or sizes are
 // irregular. The device needs CUTLASS's headers (.deps/cutlass-*/include, carried by
 // scripts/pack_carry.sh, or KILN_CUTLASS_INCLUDE_DIR). Each candidate compiles for ~20 s.
@@ -291,8 +291,9 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
   for (const char* problem :
        {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-3-batched-matmul", "kb1-7-matmul-small-k",
         "kb1-9-tall-skinny-matmul", "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul",
-        "kb1-13-symmetric-matmul", "kb1-16-matmul-transposed-a", "kb1-17-matmul-transposed-b",
-        "kb1-18-matmul-transposed-both"})
+        "kb1-13-symmetric-matmul", "kb1-14-upper-triangular-matmul",
+        "kb1-15-lower-triangular-matmul", "kb1-16-matmul-transposed-a",
+        "kb1-17-matmul-transposed-b", "kb1-18-matmul-transposed-both"})
     expect_accepted(problem, "small", {{"plain", plain}});
   for (const char* problem : {"kb1-6-matmul-large-k", "kb1-8-matmul-irregular"})
     expect_accepted(problem, "small", {{"plain", plain}, {"split-k", split}});
