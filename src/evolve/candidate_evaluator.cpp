@@ -13,6 +13,7 @@
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
+#include "evolve/blas2_generator.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/matmul_generator.hpp"
@@ -28,11 +29,14 @@ std::string generated_problems_text() {
   return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
          "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
          "kb1-89..93; losses: kb1-94..96, kb1-98..100; matmuls: kb1-1..3, kb1-6..11, "
-         "kb1-13..18; whole-array sum: reduce-sum-int32";
+         "kb1-13..18; matrix-vector and row scaling: kb1-4, kb1-12; whole-array sum: "
+         "reduce-sum-int32";
 }
 
 std::optional<Family> generated_family(const std::string& problem) {
   if (map_expression(problem)) return Family::kMap;
+  if (const std::optional<std::string> blas2 = blas2_kind_of(problem))
+    return *blas2 == "matvec" ? Family::kReduceAxis : Family::kMap;
   if (middle_reduction_of(problem) || whole_sum_element(problem) || norm_kind_of(problem) ||
       loss_kind_of(problem))
     return Family::kReduceAxis;
@@ -46,6 +50,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   const std::optional<Family> family = generated_family(problem);
   if (!family)
     throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
+  if (blas2_kind_of(problem)) return blas2_generated_strategies(problem);
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies();
@@ -59,6 +64,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
   const std::optional<Family> family = generated_family(problem);
   if (!family)
     throw UsageError(fmt::format("{}: no kernel generator for this problem yet", problem));
+  if (blas2_kind_of(problem)) return generate_blas2_candidate(genome, problem);
   if (*family == Family::kMap) return generate_map_candidate(genome, problem);
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
   if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);

@@ -299,6 +299,32 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
     expect_accepted(problem, "small", {{"plain", plain}, {"split-k", split}});
 }
 
+// The matrix-vector product (kb1-4) and the row scaling (kb1-12) at the small size: a warp and a
+// block per row, a one-shot grid and a grid-stride walk, both load paths.
+TEST(EvolveGpu, Blas2FamilyGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  auto genome = [](Family family, std::set<std::string> strategies,
+                   std::map<std::string, int> knobs) {
+    Genome g;
+    g.family = family;
+    g.strategies = std::move(strategies);
+    g.knobs = std::move(knobs);
+    return g;
+  };
+  expect_accepted(
+      "kb1-4-matvec", "small",
+      {{"warp", genome(Family::kReduceAxis, {"vector16-loads", "row-per-warp", "warp-shuffle"},
+                       {{"vector16-loads.unroll", 4}})},
+       {"block-tree", genome(Family::kReduceAxis, {"scalar-loads", "row-per-block", "shared-tree"},
+                             {{"row-per-block.threads", 512}})},
+       {"block-shfl",
+        genome(Family::kReduceAxis, {"vector16-loads", "row-per-block", "warp-shuffle"}, {})}});
+  expect_accepted("kb1-12-diag-matmul", "small",
+                  {{"one-shot", genome(Family::kMap, {"vector16-loads", "element-per-thread"}, {})},
+                   {"stride", genome(Family::kMap, {"scalar-loads", "grid-stride"},
+                                     {{"scalar-loads.unroll", 4}})}});
+}
+
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome warp;
