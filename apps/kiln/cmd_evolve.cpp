@@ -360,7 +360,8 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "middle-dimension reductions (kb1-47..49, 51..53), the poolings (kb1-41..46), "
                   "the cumulative scans (kb1-89..93), softmax and the norms (kb1-23, 24, 33..40), "
                   "the losses (kb1-94..96, 98..100), the general matmuls (kb1-1..3, 6..11, "
-                  "13..18), matrix-vector and row scaling (kb1-4, 12), reduce-sum-int32")
+                  "13..18), matrix-vector and row scaling (kb1-4, 12), attention (kb1-97), "
+                  "reduce-sum-int32")
       ->required();
   cmd->add_option("--size", f->size,
                   "the problem's size preset (kb1: small|kb; "

@@ -13,6 +13,7 @@
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
+#include "evolve/attention_generator.hpp"
 #include "evolve/blas2_generator.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
@@ -29,7 +30,8 @@ std::string generated_problems_text() {
   return "map: kb1-5, kb1-19..32, kb1-88; middle-dimension reductions: kb1-47..49, kb1-51..53; "
          "softmax and norms: kb1-23, kb1-24, kb1-33..40; poolings: kb1-41..46; scans: "
          "kb1-89..93; losses: kb1-94..96, kb1-98..100; matmuls: kb1-1..3, kb1-6..11, "
-         "kb1-13..18; matrix-vector and row scaling: kb1-4, kb1-12; whole-array sum: "
+         "kb1-13..18; matrix-vector and row scaling: kb1-4, kb1-12; attention: kb1-97; whole-array "
+         "sum: "
          "reduce-sum-int32";
 }
 
@@ -42,6 +44,7 @@ std::optional<Family> generated_family(const std::string& problem) {
     return Family::kReduceAxis;
   if (scan_kind_of(problem)) return Family::kScan;
   if (matmul_kind_of(problem)) return Family::kMatmul;
+  if (is_attention_problem(problem)) return Family::kAttention;
   if (pool_window_of(problem)) return Family::kPooling;
   return std::nullopt;
 }
@@ -55,6 +58,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies();
   if (*family == Family::kMatmul) return matmul_generated_strategies();
+  if (*family == Family::kAttention) return attention_generated_strategies();
   if (norm_kind_of(problem)) return norm_generated_strategies(problem);
   if (loss_kind_of(problem)) return loss_generated_strategies(problem);
   return whole_sum_element(problem) ? sum_generated_strategies() : reduce_generated_strategies();
@@ -69,6 +73,7 @@ std::string generate_candidate(const Genome& genome, const std::string& problem)
   if (*family == Family::kScan) return generate_scan_candidate(genome, problem);
   if (*family == Family::kPooling) return generate_pool_candidate(genome, problem);
   if (*family == Family::kMatmul) return generate_matmul_candidate(genome, problem);
+  if (*family == Family::kAttention) return generate_attention_candidate(genome, problem);
   if (norm_kind_of(problem)) return generate_norm_candidate(genome, problem);
   if (loss_kind_of(problem)) return generate_loss_candidate(genome, problem);
   return whole_sum_element(problem) ? generate_sum_candidate(genome, problem)

@@ -67,11 +67,8 @@ MatmulConfig matmul_config_of(const Genome& g) {
   return c;
 }
 
-namespace {
-
-// The instantiation of one alignment (elements per access of A, B and C).
-std::string gemm_type(const std::string& name, const MatmulKind& kind, const MatmulConfig& c,
-                      int alignment) {
+std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool b_column_major,
+                              const MatmulConfig& c, int alignment) {
   return fmt::format(
       R"(using {name} = cutlass::gemm::device::GemmUniversal<
     float, {layout_a}, float, {layout_b}, float, cutlass::layout::RowMajor, float,
@@ -83,12 +80,16 @@ std::string gemm_type(const std::string& name, const MatmulKind& kind, const Mat
     {alignment}, cutlass::arch::OpMultiplyAddFastF32>;
 )",
       fmt::arg("name", name),
-      fmt::arg("layout_a", kind.a_t ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor"),
-      fmt::arg("layout_b", kind.b_t ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor"),
+      fmt::arg("layout_a",
+               a_column_major ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor"),
+      fmt::arg("layout_b",
+               b_column_major ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor"),
       fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("tk", c.tile_k),
       fmt::arg("wm", c.warp_m), fmt::arg("wn", c.warp_n), fmt::arg("alignment", alignment),
       fmt::arg("swizzle", c.swizzle), fmt::arg("stages", c.stages));
 }
+
+namespace {
 
 // (batch, m, n, k) from the problem's dims, as problems/kb1_matmul.cpp views them.
 std::string shape_code(const MatmulKind& kind) {
@@ -193,8 +194,8 @@ std::string generate_matmul_candidate(const Genome& g, const std::string& proble
   if (!kind) throw UsageError(fmt::format("{}: not a general matmul problem", problem));
   require_translatable(g, Family::kMatmul, matmul_generated_strategies(), "matmul");
   const MatmulConfig c = matmul_config_of(g);
-  std::string types = gemm_type("GemmAligned", *kind, c, 4);
-  if (kind->irregular) types += gemm_type("GemmUnaligned", *kind, c, 1);
+  std::string types = cutlass_gemm_type("GemmAligned", kind->a_t, kind->b_t, c, 4);
+  if (kind->irregular) types += cutlass_gemm_type("GemmUnaligned", kind->a_t, kind->b_t, c, 1);
   std::string source = kSource;
   replace_all(source, "$TYPES", types);
   replace_all(source, "$SHAPE", shape_code(*kind));

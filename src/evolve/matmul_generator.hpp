@@ -1,13 +1,13 @@
 // Strategy-to-kernel translation for the general fp32 products of KernelBench level 1 (issue 20):
 // kb1-1, 2, 3 (batched), 6 (large K), 7 (small K), 8 (irregular sizes), 9 (tall-skinny), 10 and 11
 // (3-D and 4-D tensors folded into rows), 13 (symmetric operands), 14 and 15 (triangular
-// operands, whose plain product is already triangular) and 16-18 (transposed operands). The generated candidate instantiates CUTLASS 2.x's universal GEMM with
-// the genome's tile, warp tile, pipeline depth, swizzle and split-K, on tensor cores with 3xTF32
-// (each fp32 operand as a TF32 big part plus a TF32 remainder: fp32 accuracy at a third of the
-// TF32 rate; NVIDIA, "Fast and accurate FP32 via 3xTF32", CUTLASS example 27). The
-// operands' layouts (which one is transposed) are the problem's, fixed at generation; an
-// irregular problem also gets an instantiation for unaligned leading dimensions.
-// Not covered: kb1-4 (matrix-vector), kb1-12 (diagonal scaling).
+// operands, whose plain product is already triangular) and 16-18 (transposed operands). The
+// generated candidate instantiates CUTLASS 2.x's universal GEMM with the genome's tile, warp tile,
+// pipeline depth, swizzle and split-K, on tensor cores with 3xTF32 (each fp32 operand as a TF32 big
+// part plus a TF32 remainder: fp32 accuracy at a third of the TF32 rate; NVIDIA, "Fast and accurate
+// FP32 via 3xTF32", CUTLASS example 27). The operands' layouts (which one is transposed) are the
+// problem's, fixed at generation; an irregular problem also gets an instantiation for unaligned
+// leading dimensions. Not covered: kb1-4 (matrix-vector), kb1-12 (diagonal scaling).
 #pragma once
 
 #include <optional>
@@ -39,5 +39,11 @@ struct MatmulConfig {
   int tile_m, tile_n, tile_k, warp_m, warp_n, stages, swizzle, split_k;
 };
 MatmulConfig matmul_config_of(const Genome& genome);
+
+// `using NAME = cutlass::gemm::device::GemmUniversal<...>;` for fp32 operands (A and B row- or
+// column-major, C row-major), 3xTF32 tensor cores, the configuration `c` and `alignment` floats
+// per access. Shared with the attention generator.
+std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool b_column_major,
+                              const MatmulConfig& c, int alignment);
 
 }  // namespace kiln::evolve

@@ -114,7 +114,7 @@ std::vector<Strategy> build_catalog() {
        "CUTLASS 2.x multistage GEMM: cp.async pipelines into shared memory, warp tiles of "
        "mma.sync tensor-core instructions (the Ampere path, which runs on Hopper without TMA or "
        "wgmma), a tile swizzle for L2 reuse and serial split-K for products with little M x N.",
-       {F::kMatmul},
+       {F::kMatmul, F::kAttention},
        R::kCompute,
        {{"tile_m", {128, 64, 256}},
         {"tile_n", {128, 64, 256}},
@@ -353,7 +353,7 @@ std::vector<std::string> required_groups(Family family) {
       // fp32 products need a stated precision path (3xTF32 on tensor cores is the only one yet).
       return {"work-mapping", "precision"};
     case Family::kAttention:
-      return {"work-mapping", "passes"};
+      return {"work-mapping", "passes", "precision"};
   }
   return {};
 }

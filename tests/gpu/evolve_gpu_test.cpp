@@ -325,6 +325,20 @@ TEST(EvolveGpu, Blas2FamilyGeneratesCompilesAndIsJudged) {
                                      {{"scalar-loads.unroll", 4}})}});
 }
 
+// Attention (kb1-97) at the small size (32 x 32 heads, seq 128, d 64): two CUTLASS 3xTF32 GEMMs
+// around the row softmax, two tile configurations.
+TEST(EvolveGpu, AttentionGeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome plain;
+  plain.family = Family::kAttention;
+  plain.strategies = {"cutlass-sm80-mma", "tf32x3", "two-pass"};
+  Genome small = plain;
+  small.knobs = {{"cutlass-sm80-mma.tile_m", 64},
+                 {"cutlass-sm80-mma.tile_n", 64},
+                 {"cutlass-sm80-mma.warp", 32}};
+  expect_accepted("kb1-97-sdpa", "small", {{"128x128", plain}, {"64x64", small}});
+}
+
 TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome warp;
