@@ -18,6 +18,7 @@
 #include "bench/candidate_library.hpp"
 #include "bench/problem.hpp"
 #include "bench/suite_plot.hpp"
+#include "bench/torch_baseline.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
@@ -26,6 +27,7 @@
 #include "evolve/export.hpp"
 #include "evolve/report_plot.hpp"
 #include "evolve/search.hpp"
+#include "evolve/set_summary.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
 #include "evolve/sum_generator.hpp"
@@ -272,6 +274,62 @@ int run_evolve(const RunFlags& f) {
   return result.best.evaluation.correct ? 0 : 1;
 }
 
+// `kiln evolve set`: run_evolve on every matched problem with a generator, each in OUT/<problem>,
+// one pool between them; a problem with a report is done, one with a log is resumed. The summary
+// (OUT/summary.json, summary.md) is rewritten after each problem, so a cut set keeps it.
+int run_evolve_set(const RunFlags& base, const std::vector<std::string>& patterns,
+                   const std::string& torch_json) {
+  std::vector<std::string> names;
+  for (const bench::Problem* p :
+       bench::select_problems(problems::problem_registry(), patterns, "--problems"))
+    if (evolve::generated_family(p->name())) names.push_back(p->name());
+  if (names.empty())
+    throw UsageError(fmt::format("--problems {}: none of the problems matched has a generator ({})",
+                                 fmt::join(patterns, " "), evolve::generated_problems_text()));
+  // Every problem's judge needs the GPU: without one the set fails once, not once per problem.
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
+    throw Error("kiln evolve set: no CUDA GPU is visible (every problem is judged on one)");
+  const std::map<std::string, double> eager =
+      torch_json.empty() ? std::map<std::string, double>{} : bench::load_torch_baseline(torch_json);
+  const std::filesystem::path out(base.out);
+  std::filesystem::create_directories(out);
+  std::vector<evolve::SetRow> rows;
+  int errors = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    RunFlags f = base;
+    f.problem = names[i];
+    f.out = (out / names[i]).string();
+    const bool done = std::filesystem::exists(std::filesystem::path(f.out) / "report.json");
+    f.resume = !done && std::filesystem::exists(std::filesystem::path(f.out) / "log.json");
+    fmt::print("# [{}/{}] {}{}\n", i + 1, names.size(), names[i],
+               done       ? ": done (report.json present)"
+               : f.resume ? ": resuming"
+                          : "");
+    std::fflush(stdout);
+    std::string error;
+    if (!done) {
+      try {
+        run_evolve(f);
+      } catch (const std::exception& e) {
+        error = e.what();
+        ++errors;
+        fmt::print("# {}: {}\n", names[i], error);
+      }
+    }
+    const auto it = eager.find(bench::torch_baseline_key(names[i], f.size));
+    evolve::SetRow row = evolve::set_row_from_run(
+        names[i], f.out, it == eager.end() ? std::nullopt : std::optional<double>(it->second));
+    if (!error.empty()) row.error = error + (row.error.empty() ? "" : "; " + row.error);
+    rows.push_back(row);
+    const nlohmann::json summary = evolve::summarize_set(rows);
+    write_atomically(out / "summary.json", summary);
+    std::ofstream(out / "summary.md") << evolve::summary_markdown(summary);
+  }
+  fmt::print("{}", evolve::summary_markdown(evolve::summarize_set(rows)));
+  return errors > 0 ? 1 : 0;  // a problem whose run stopped on an error (a loss is not one)
+}
+
 // `kiln evolve show DIR`: a finished or interrupted run's best kernels, from its log.
 int show_run(const std::string& dir, int top) {
   const std::filesystem::path log_path = std::filesystem::path(dir) / "log.json";
@@ -393,6 +451,41 @@ void register_evolve(CLI::App& app, Runner& run) {
                 "judge every genome in its own launch (default: each generation's genomes in one "
                 "launch, a genome whose batch stopped at a crash judged again alone)");
   cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
+
+  auto sf = std::make_shared<RunFlags>();
+  auto patterns = std::make_shared<std::vector<std::string>>();
+  auto torch_json = std::make_shared<std::string>();
+  CLI::App* set = evolve->add_subcommand(
+      "set",
+      "`evolve run` on every problem of a set that has a generator (OUT/<problem> each, one pool), "
+      "then a summary against the roofline and PyTorch eager (OUT/summary.json, summary.md)");
+  set->add_option("--problems", *patterns, "shell-style globs of problem names, e.g. 'kb1-*'")
+      ->required();
+  set->add_option("--size", sf->size, "the problems' size preset")->capture_default_str();
+  set->add_option("--budget", sf->budget, "evaluations per problem")->capture_default_str();
+  set->add_option("--population", sf->population, "population size")->capture_default_str();
+  set->add_option("--seed", sf->seed, "random seed")->capture_default_str();
+  set->add_option("--out", sf->out,
+                  "folder: a run folder per problem; a problem with a report is done, one with a "
+                  "log is resumed")
+      ->required();
+  set->add_option("--pool", sf->pool, "the strategy pool (default as for `evolve run`)");
+  set->add_option("--torch-json", *torch_json,
+                  "PyTorch eager's times from scripts/kb1_torch_eager.py on this device: adds the "
+                  "speedup and the headroom to the summary");
+  set->add_option("-w,--warmup_iters", sf->warmup, "judge: warm-up calls")->capture_default_str();
+  set->add_option("-n,--iters", sf->iterations, "judge: timed calls")->capture_default_str();
+  set->add_option("--trials", sf->trials, "judge: correctness trials")->capture_default_str();
+  set->add_option("--timeout", sf->timeout, "judge: seconds any wait may take")
+      ->capture_default_str();
+  set->callback([sf, patterns, torch_json, &run]() {
+    run = [sf, patterns, torch_json](const Invocation&) {
+      // Settings that would fail every problem fail the set at once.
+      KILN_REQUIRE(sf->budget >= 1 && sf->budget <= 100000,
+                   fmt::format("--budget {}: accepted range 1..100000", sf->budget));
+      return run_evolve_set(*sf, *patterns, *torch_json);
+    };
+  });
 }
 
 }  // namespace kiln::app

@@ -1,0 +1,158 @@
+// The summary of an evolve run over a problem set (see set_summary.hpp).
+#include "evolve/set_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "evolve/search.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+double geomean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  double log_sum = 0.0;
+  for (const double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
+                        std::optional<double> eager_us) {
+  SetRow row;
+  row.problem = problem;
+  row.eager_us = eager_us;
+  const std::filesystem::path dir(run_dir);
+  try {
+    if (std::ifstream report{dir / "report.json"}) {
+      const nlohmann::json r = nlohmann::json::parse(report);
+      const Evaluation best = Evaluation::from_json(r.at("best").at("evaluation"), "report.json");
+      row.accepted = best.correct;
+      row.best_u = best.fitness();
+      row.best_us = best.us;
+      row.roof_us = best.roof_us;
+      row.evaluations = r.at("evaluations").get<int>();
+      row.seconds = r.at("seconds").get<double>();
+      row.genome = Genome::from_json(r.at("best").at("genome"), "report.json").describe();
+      return row;
+    }
+    // Cut before its report: the best of the log so far.
+    std::ifstream log_file(dir / "log.json");
+    if (!log_file) {
+      row.error = "no report.json or log.json";
+      return row;
+    }
+    const nlohmann::json log = nlohmann::json::parse(log_file);
+    row.evaluations = static_cast<int>(log.size());
+    row.error = "cut before its report (best of the log so far)";
+    for (const auto& entry : log) {
+      const Evaluation e = Evaluation::from_json(entry.at("evaluation"), "log.json");
+      if (e.roof_us > 0) row.roof_us = e.roof_us;
+      if (e.correct && e.fitness() > row.best_u) {
+        row.accepted = true;
+        row.best_u = e.fitness();
+        row.best_us = e.us;
+        row.genome = Genome::from_json(entry.at("genome"), "log.json").describe();
+      }
+    }
+  } catch (const std::exception& e) {
+    row.error = fmt::format("unreadable run folder: {}", e.what());
+  }
+  return row;
+}
+
+nlohmann::json summarize_set(const std::vector<SetRow>& rows) {
+  nlohmann::json out;
+  out["rows"] = nlohmann::json::array();
+  std::vector<double> us, speedups, headrooms;
+  int at_08 = 0, evaluations = 0;
+  double seconds = 0.0;
+  for (const SetRow& r : rows) {
+    nlohmann::json j = {
+        {"problem", r.problem}, {"accepted", r.accepted}, {"u", r.best_u},
+        {"us", r.best_us},      {"roof_us", r.roof_us},   {"evaluations", r.evaluations},
+        {"seconds", r.seconds}, {"genome", r.genome},     {"error", r.error}};
+    // A problem that lost counts in U's statistics with U 0 (it is reported, not dropped).
+    us.push_back(r.accepted ? r.best_u : 0.0);
+    at_08 += r.accepted && r.best_u >= 0.8 ? 1 : 0;
+    evaluations += r.evaluations;
+    seconds += r.seconds;
+    if (r.eager_us && *r.eager_us > 0 && r.roof_us > 0) {
+      j["eager_us"] = *r.eager_us;
+      j["headroom"] = *r.eager_us / r.roof_us;
+      if (r.accepted) {
+        j["speedup"] = *r.eager_us / r.best_us;
+        speedups.push_back(*r.eager_us / r.best_us);
+        headrooms.push_back(*r.eager_us / r.roof_us);
+      }
+    }
+    out["rows"].push_back(j);
+  }
+  std::vector<double> positive;
+  for (const double u : us)
+    if (u > 0) positive.push_back(u);
+  out["problems"] = rows.size();
+  out["accepted"] = positive.size();
+  out["median_u"] = median(us);
+  out["geomean_u_accepted"] = geomean(positive);
+  out["share_u_at_least_0.8"] = rows.empty() ? 0.0 : static_cast<double>(at_08) / rows.size();
+  if (!speedups.empty()) {
+    out["geomean_speedup_over_eager"] = geomean(speedups);
+    out["geomean_headroom"] = geomean(headrooms);
+    out["share_of_headroom"] = geomean(speedups) / geomean(headrooms);
+  }
+  out["evaluations"] = evaluations;
+  out["seconds"] = seconds;
+  out["evaluations_per_second"] = seconds > 0 ? evaluations / seconds : 0.0;
+  return out;
+}
+
+std::string summary_markdown(const nlohmann::json& s) {
+  std::string md =
+      "| problem | U | time (us) | T_roof (us) | eager (us) | speedup | headroom | evaluations | "
+      "best genome / what happened |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : s.at("rows")) {
+    const auto number = [&](const char* key, const char* format) {
+      return r.contains(key) ? fmt::format(fmt::runtime(format), r.at(key).get<double>())
+                             : std::string("-");
+    };
+    std::string what = r.at("genome").get<std::string>();
+    if (!r.at("error").get<std::string>().empty())
+      what = r.at("error").get<std::string>() + (what.empty() ? "" : ": " + what);
+    md += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.at("problem").get<std::string>(),
+        r.at("accepted").get<bool>() ? fmt::format("{:.3f}", r.at("u").get<double>())
+                                     : "none accepted",
+        r.at("accepted").get<bool>() ? number("us", "{:.1f}") : "-", number("roof_us", "{:.1f}"),
+        number("eager_us", "{:.1f}"), number("speedup", "{:.2f}x"), number("headroom", "{:.2f}x"),
+        r.at("evaluations").get<int>(), what);
+  }
+  md += fmt::format(
+      "\n{} problems, {} with an accepted kernel; median U {:.3f} (problems without one count as "
+      "0), geometric-mean U {:.3f} over the accepted, U >= 0.8 on {:.0f}%",
+      s.at("problems").get<int>(), s.at("accepted").get<int>(), s.at("median_u").get<double>(),
+      s.at("geomean_u_accepted").get<double>(), 100.0 * s.at("share_u_at_least_0.8").get<double>());
+  if (s.contains("share_of_headroom"))
+    md += fmt::format(
+        "; {:.2f}x over PyTorch eager (geometric mean) of a {:.2f}x headroom: {:.0f}%",
+        s.at("geomean_speedup_over_eager").get<double>(), s.at("geomean_headroom").get<double>(),
+        100.0 * s.at("share_of_headroom").get<double>());
+  md += fmt::format("; {} evaluations in {:.0f} s ({:.2f} per second).\n",
+                    s.at("evaluations").get<int>(), s.at("seconds").get<double>(),
+                    s.at("evaluations_per_second").get<double>());
+  return md;
+}
+
+}  // namespace kiln::evolve

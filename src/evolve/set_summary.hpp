@@ -1,0 +1,35 @@
+// The summary of an evolve run over a problem set (issue 20's yardstick): per problem the best
+// accepted kernel's U and time, PyTorch eager's time when given, the speedup and the headroom
+// (eager / T_roof); over the set the median and geometric-mean U, the share of problems at U >=
+// 0.8, the geometric-mean speedup against the geometric-mean headroom, and the evaluations per
+// second. Problems that lost (no accepted kernel, or an error) are listed with the rest.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::evolve {
+
+struct SetRow {
+  std::string problem;
+  std::string error;      // why the run did not finish (empty when it did)
+  bool accepted = false;  // a correct kernel was found
+  double best_u = 0.0, best_us = 0.0, roof_us = 0.0;
+  std::optional<double> eager_us;  // PyTorch eager, same device, when known
+  int evaluations = 0;
+  double seconds = 0.0;
+  std::string genome;  // the best genome, described
+};
+
+// A row from a run folder's report.json (or its log.json when the run was cut before the
+// report); `eager_us` from the caller. A folder with neither is a row with `error` set.
+SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
+                        std::optional<double> eager_us);
+
+// The summary as JSON (rows and aggregates) and as a Markdown table.
+nlohmann::json summarize_set(const std::vector<SetRow>& rows);
+std::string summary_markdown(const nlohmann::json& summary);
+
+}  // namespace kiln::evolve

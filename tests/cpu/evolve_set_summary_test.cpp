@@ -1,0 +1,97 @@
+// The problem-set summary of `kiln evolve set` (issue 20's yardstick) on recorded run folders: a
+// finished run (report.json), a run cut before its report (log.json only), a run that found no
+// accepted kernel, and a folder with nothing; the aggregates count the losers (U 0 in the median)
+// and the speedup and headroom only where PyTorch eager's time is known.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "evolve/genome.hpp"
+#include "evolve/search.hpp"
+#include "evolve/set_summary.hpp"
+
+namespace kiln::evolve {
+namespace {
+
+nlohmann::json evaluation(bool correct, double us, double roof_us) {
+  Evaluation e;
+  e.correct = correct;
+  e.us = us;
+  e.roof_us = roof_us;
+  e.binding = "memory";
+  if (!correct) e.failure = "wrong";
+  return e.to_json();
+}
+
+Genome map_genome() {
+  Genome g;
+  g.family = Family::kMap;
+  g.strategies = {"scalar-loads", "grid-stride"};
+  return g;
+}
+
+TEST(EvolveSetSummary, RowsFromRunFoldersAndTheAggregates) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_set_summary";
+  std::filesystem::remove_all(root);
+  for (const char* d : {"done", "cut", "lost", "empty"})
+    std::filesystem::create_directories(root / d);
+  // done: U 0.8 (80 us against a 64 us roof), 20 evaluations in 10 s.
+  std::ofstream(root / "done" / "report.json") << nlohmann::json{
+      {"evaluations", 20},
+      {"seconds", 10.0},
+      {"best",
+       {{"genome", map_genome().to_json()},
+        {"evaluation",
+         evaluation(true, 80.0, 64.0)}}}}.dump();
+  // cut: a log of two, the better U 0.5.
+  nlohmann::json log = nlohmann::json::array();
+  log.push_back(
+      {{"genome", map_genome().to_json()}, {"evaluation", evaluation(true, 200.0, 100.0)}});
+  log.push_back(
+      {{"genome", map_genome().to_json()}, {"evaluation", evaluation(false, 0.0, 100.0)}});
+  std::ofstream(root / "cut" / "log.json") << log.dump();
+  std::ofstream(root / "lost" / "report.json") << nlohmann::json{
+      {"evaluations", 5},
+      {"seconds", 5.0},
+      {"best",
+       {{"genome", map_genome().to_json()},
+        {"evaluation",
+         evaluation(false, 0.0, 50.0)}}}}.dump();
+
+  const SetRow done = set_row_from_run("p-done", (root / "done").string(), 160.0);
+  EXPECT_TRUE(done.accepted);
+  EXPECT_NEAR(done.best_u, 0.8, 1e-12);
+  EXPECT_TRUE(done.error.empty());
+  const SetRow cut = set_row_from_run("p-cut", (root / "cut").string(), std::nullopt);
+  EXPECT_TRUE(cut.accepted);
+  EXPECT_NEAR(cut.best_u, 0.5, 1e-12);
+  EXPECT_EQ(cut.evaluations, 2);
+  EXPECT_NE(cut.error.find("cut before its report"), std::string::npos);
+  const SetRow lost = set_row_from_run("p-lost", (root / "lost").string(), 100.0);
+  EXPECT_FALSE(lost.accepted);
+  const SetRow empty = set_row_from_run("p-empty", (root / "empty").string(), std::nullopt);
+  EXPECT_FALSE(empty.accepted);
+  EXPECT_NE(empty.error.find("no report.json"), std::string::npos);
+
+  const nlohmann::json s = summarize_set({done, cut, lost, empty});
+  EXPECT_EQ(s.at("problems").get<int>(), 4);
+  EXPECT_EQ(s.at("accepted").get<int>(), 2);
+  EXPECT_NEAR(s.at("median_u").get<double>(), 0.25, 1e-12);  // 0, 0, 0.5, 0.8
+  EXPECT_NEAR(s.at("geomean_u_accepted").get<double>(), std::sqrt(0.8 * 0.5), 1e-12);
+  EXPECT_NEAR(s.at("share_u_at_least_0.8").get<double>(), 0.25, 1e-12);
+  // Only "done" has both eager and an accepted kernel: 2x of a 2.5x headroom.
+  EXPECT_NEAR(s.at("geomean_speedup_over_eager").get<double>(), 2.0, 1e-12);
+  EXPECT_NEAR(s.at("share_of_headroom").get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(s.at("evaluations").get<int>(), 27);
+  const std::string md = summary_markdown(s);
+  EXPECT_NE(md.find("| p-lost | none accepted |"), std::string::npos);
+  EXPECT_NE(md.find("| p-done | 0.800 | 80.0 | 64.0 | 160.0 | 2.00x | 2.50x | 20 |"),
+            std::string::npos);
+  EXPECT_NE(md.find("4 problems, 2 with an accepted kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::evolve
