@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Device calls for issue 20's problem-set run. The set's state lives in evolve-set/ (git-ignored):
+# each call brings back evolve-set.tar.gz (logs, reports, best kernels, the pool, PyTorch eager's
+# times; no compiled candidates), which the next call carries in again, so `kiln evolve set`
+# resumes where the last call stopped (a cut problem from its log, without recompiling).
+#   here, after a call:  rm -rf evolve-set && mkdir evolve-set &&
+#                        tar -xzf /work/.device/N/evolve-set.tar.gz -C evolve-set
+#   next call:           carry ["carry", "evolve-set"]
+# Steps (arguments, in order):
+#   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
+#   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS, once (kept in evolve-set/eager.json)
+#   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, cut at SET_LIMIT seconds
+# Needs CUTLASS's headers for the matmul and attention candidates: pack them with
+#   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
+set -uo pipefail
+set -f  # PATTERNS are kiln's globs, not the shell's
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null 2>&1
+o=${OUT:-out}; mkdir -p "$o" evolve-set
+summary="$o/summary.txt"
+PATTERNS=${PATTERNS:-"kb1-*"}; SIZE=${SIZE:-kb}; BUDGET=${BUDGET:-100}; SET_LIMIT=${SET_LIMIT:-420}
+[ $# -gt 0 ] || { echo "usage: $0 tests|eager|set ..." >&2; exit 2; }
+echo "device_evolve_set: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
+for step in "$@"; do
+  case $step in
+    tests)
+      timeout 560 build/kiln_gpu_tests \
+        --gtest_filter="${EVOLVE_TESTS:-EvolveGpu.LossFamily*:EvolveGpu.Blas2*:EvolveGpu.Attention*:EvolveGpu.MatmulFamily*}" \
+        > "$o/tests-evolve.txt" 2>&1
+      echo "tests exit $?" | tee -a "$summary"
+      grep -E "^\[ +(OK|FAILED) |U [0-9]" "$o/tests-evolve.txt" | tee -a "$summary" ;;
+    eager)
+      if [ -f evolve-set/eager.json ]; then echo "eager: kept from an earlier call" | tee -a "$summary"; else
+        # shellcheck disable=SC2086
+        timeout 500 python3 scripts/kb1_torch_eager.py --problems $PATTERNS --size "$SIZE" \
+          --json evolve-set/eager.json > "$o/torch-eager.txt" 2>&1
+        echo "eager exit $?" | tee -a "$summary"; tail -3 "$o/torch-eager.txt" | tee -a "$summary"
+      fi ;;
+    set)
+      eager=(); [ -f evolve-set/eager.json ] && eager=(--torch-json evolve-set/eager.json)
+      # shellcheck disable=SC2086
+      timeout "$SET_LIMIT" build/kiln evolve set --problems $PATTERNS --size "$SIZE" \
+        --budget "$BUDGET" --population 8 --seed "${SEED:-1}" "${eager[@]}" \
+        --pool evolve-set/pool.json --out evolve-set/runs -w 3 -n 10 --trials 2 --timeout 60 \
+        > "$o/set-$(date +%H%M%S).txt" 2>&1
+      echo "set exit $? (124: cut by SET_LIMIT; the next call resumes)" | tee -a "$summary"
+      [ -f evolve-set/runs/summary.md ] && cp evolve-set/runs/summary.md "$o/summary.md" ;;
+    *) echo "unknown step $step" | tee -a "$summary" ;;
+  esac
+done
+# The state for the next call, without compiled candidates (they are rebuilt when needed).
+tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' -C evolve-set .
+ls -la "$o/evolve-set.tar.gz" | tee -a "$summary"
