@@ -95,14 +95,20 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
                      evaluation.us,
                      evaluation.roof_us,
                      evaluation.binding};
-    std::ofstream(k.source_path)
-        << fmt::format(
-               "// Exported by `kiln evolve export` from {}: {} at size {} on {}.\n"
-               "// Judged: {:.1f} us, T_roof {:.1f} us, U {:.3f} ({}-bound). Build: nvcc -O3 "
-               "-arch=sm_90a -shared -Xcompiler -fPIC -I. {}.cu\n",
-               run, problem, size, c.device, evaluation.us, evaluation.roof_us,
-               evaluation.fitness(), evaluation.binding, name)
-        << generate_candidate(genome, problem);
+    const std::string source = generate_candidate(genome, problem);
+    // The matmul and attention kernels instantiate CUTLASS: the build line names its headers.
+    const bool cutlass = source.find("#include \"cutlass/") != std::string::npos;
+    const std::string build =
+        fmt::format("nvcc -std=c++17 -O3 -arch=sm_90a -shared -Xcompiler -fPIC -I.{} {}.cu",
+                    cutlass ? " -I<CUTLASS 4.x>/include" : "", name);
+    std::ofstream(k.source_path) << fmt::format(
+                                        "// Exported by `kiln evolve export` from {}: {} at size "
+                                        "{} on {}.\n// Judged: {:.1f} us, T_roof {:.1f} us, U "
+                                        "{:.3f} ({}-bound). Build: {}\n",
+                                        run, problem, size, c.device, evaluation.us,
+                                        evaluation.roof_us, evaluation.fitness(),
+                                        evaluation.binding, build)
+                                 << source;
     nlohmann::json strategies = nlohmann::json::array();
     for (const std::string& s : genome.strategies) {
       const Strategy& strategy = find_strategy(s);
@@ -125,7 +131,9 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
         {"describe", genome.describe()},
         {"strategies", strategies},
         {"evaluation", evaluation.to_json()},
-        {"source", std::filesystem::path(k.source_path).filename().string()}};
+        {"source", std::filesystem::path(k.source_path).filename().string()},
+        {"build", build},
+        {"needs_cutlass", cutlass}};
     std::ofstream(k.json_path) << record.dump(1) << "\n";
     exported.push_back(k);
   }

@@ -136,6 +136,8 @@ TEST(EvolveExport, TheBestKernelOfARecordedRunCompilesOnItsOwn) {
                          std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("U 0.932"), std::string::npos);
   EXPECT_NE(text.find("atomicAdd(out, total)"), std::string::npos);
+  EXPECT_FALSE(record.at("needs_cutlass").get<bool>());
+  EXPECT_EQ(record.at("build").get<std::string>().find("CUTLASS"), std::string::npos);
   // Standalone: compiled with only the exported folder on the include path (KILN_INCLUDE_DIR).
   ASSERT_EQ(setenv("KILN_INCLUDE_DIR", out.c_str(), 1), 0);
   bench::CandidateBuild build;
@@ -156,6 +158,40 @@ TEST(EvolveExport, TheBestKernelOfARecordedRunCompilesOnItsOwn) {
                UsageError);
   EXPECT_FALSE(std::filesystem::exists(out / "partial"));
   EXPECT_THROW(export_runs({}, out.string(), header), UsageError);
+}
+
+// A matmul run's kernel instantiates CUTLASS: its export says so in the build line and the JSON.
+TEST(EvolveExport, AMatmulKernelNamesCutlassInItsBuildLine) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_export_matmul";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "run");
+  Genome g;
+  g.family = Family::kMatmul;
+  g.strategies = {"cutlass-sm80-mma", "tf32x3"};
+  Evaluation e;
+  e.correct = true;
+  e.us = 2000.0;
+  e.roof_us = 800.0;
+  e.binding = "compute";
+  std::ofstream(dir / "run" / "run.json")
+      << nlohmann::json{{"problem", "kb1-2-matmul"}, {"size", "kb"}, {"device", "test"}}.dump();
+  std::ofstream(dir / "run" / "log.json")
+      << nlohmann::json::array({{{"genome", g.to_json()}, {"evaluation", e.to_json()}}}).dump();
+  const std::filesystem::path repo(KILN_TEST_SOURCE_DIR);
+  const std::vector<ExportedKernel> k =
+      export_runs({(dir / "run").string()}, (dir / "out").string(),
+                  (repo / "include/kiln/candidate.h").string());
+  ASSERT_EQ(k.size(), 1u);
+  const nlohmann::json record = nlohmann::json::parse(std::ifstream(k[0].json_path));
+  EXPECT_TRUE(record.at("needs_cutlass").get<bool>());
+  EXPECT_NE(record.at("build").get<std::string>().find("-I<CUTLASS 4.x>/include"),
+            std::string::npos);
+  std::ifstream source(k[0].source_path);
+  const std::string text((std::istreambuf_iterator<char>(source)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Build: nvcc"), std::string::npos);
+  EXPECT_NE(text.find("#include \"cutlass/gemm/device/gemm_universal.h\""), std::string::npos);
 }
 
 }  // namespace
