@@ -17,18 +17,10 @@
 #include "evolve/blas2_generator.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
-
-Genome genome_of(Family family, std::set<std::string> strategies,
-                 std::map<std::string, int> knobs = {}) {
-  Genome g;
-  g.family = family;
-  g.strategies = std::move(strategies);
-  g.knobs = std::move(knobs);
-  return g;
-}
 
 TEST(EvolveBlas2Generator, TheTwoProblemsAndTheirFamilies) {
   EXPECT_EQ(blas2_kind_of("kb1-4-matvec"), "matvec");
@@ -72,9 +64,6 @@ TEST(EvolveBlas2Generator, RandomGenomesGenerateAndFollowTheGenome) {
 }
 
 TEST(EvolveBlas2Generator, EveryMappingCompilesAndLoads) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_blas2_generator";
-  std::filesystem::create_directories(dir);
   const std::vector<std::pair<std::string, Genome>> cases = {
       {"kb1-4-matvec",
        genome_of(Family::kReduceAxis, {"vector16-loads", "row-per-warp", "warp-shuffle"})},
@@ -85,15 +74,8 @@ TEST(EvolveBlas2Generator, EveryMappingCompilesAndLoads) {
       {"kb1-12-diag-matmul", genome_of(Family::kMap, {"vector16-loads", "element-per-thread"})},
       {"kb1-12-diag-matmul", genome_of(Family::kMap, {"scalar-loads", "grid-stride"})},
   };
-  int index = 0;
-  for (const auto& [problem, genome] : cases) {
-    const std::filesystem::path file = dir / fmt::format("blas2_{}.cu", index++);
-    std::ofstream(file) << generate_blas2_candidate(genome, problem);
-    bench::CandidateBuild build;
-    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
-        << problem << ": " << genome.describe();
-    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
-  }
+  expect_compiles_and_loads("kiln_evolve_blas2_generator", "blas2", cases,
+                            generate_blas2_candidate);
 }
 
 }  // namespace

@@ -17,16 +17,13 @@
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
 #include "evolve/loss_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
 
-Genome loss_genome(std::vector<std::string> strategies, std::map<std::string, int> knobs = {}) {
-  Genome g;
-  g.family = Family::kReduceAxis;
-  g.strategies = {strategies.begin(), strategies.end()};
-  g.knobs = std::move(knobs);
-  return g;
+Genome loss_genome(std::set<std::string> strategies, std::map<std::string, int> knobs = {}) {
+  return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
 }
 
 const std::vector<std::string>& loss_problems() {
@@ -113,9 +110,6 @@ TEST(EvolveLossGenerator, SourceFollowsTheGenomeAndTheProblem) {
 }
 
 TEST(EvolveLossGenerator, EveryMappingCompilesAndLoads) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_loss_generator";
-  std::filesystem::create_directories(dir);
   const std::vector<std::pair<std::string, Genome>> cases = {
       {"kb1-94-mse-loss", loss_genome({"vector16-loads", "block-tiles", "warp-shuffle",
                                        "last-block-combine", "persistent-grid"})},
@@ -127,15 +121,7 @@ TEST(EvolveLossGenerator, EveryMappingCompilesAndLoads) {
       {"kb1-100-hinge-loss",
        loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle", "persistent-grid"})},
   };
-  int index = 0;
-  for (const auto& [problem, genome] : cases) {
-    const std::filesystem::path file = dir / fmt::format("loss_{}.cu", index++);
-    std::ofstream(file) << generate_loss_candidate(genome, problem);
-    bench::CandidateBuild build;
-    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
-        << problem << ": " << genome.describe();
-    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
-  }
+  expect_compiles_and_loads("kiln_evolve_loss_generator", "loss", cases, generate_loss_candidate);
 }
 
 }  // namespace

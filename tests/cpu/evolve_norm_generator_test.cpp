@@ -16,16 +16,13 @@
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
 #include "evolve/norm_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
 
-Genome norm_genome(std::vector<std::string> strategies, std::map<std::string, int> knobs = {}) {
-  Genome g;
-  g.family = Family::kReduceAxis;
-  g.strategies = {strategies.begin(), strategies.end()};
-  g.knobs = std::move(knobs);
-  return g;
+Genome norm_genome(std::set<std::string> strategies, std::map<std::string, int> knobs = {}) {
+  return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
 }
 
 const std::vector<std::string>& norm_problems() {
@@ -126,9 +123,6 @@ TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
 }
 
 TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_norm_generator";
-  std::filesystem::create_directories(dir);
   // Each mapping on a problem of each statistic, the other strategies varied between them.
   const std::vector<std::pair<std::string, Genome>> cases = {
       {"kb1-23-softmax",
@@ -144,15 +138,7 @@ TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
       {"kb1-36-rmsnorm",
        norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},
   };
-  int index = 0;
-  for (const auto& [problem, genome] : cases) {
-    const std::filesystem::path file = dir / fmt::format("norm_{}.cu", index++);
-    std::ofstream(file) << generate_norm_candidate(genome, problem);
-    bench::CandidateBuild build;
-    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
-        << problem << ": " << genome.describe();
-    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
-  }
+  expect_compiles_and_loads("kiln_evolve_norm_generator", "norm", cases, generate_norm_candidate);
 }
 
 }  // namespace

@@ -42,6 +42,16 @@ CandidateEvaluatorOptions options(const std::string& problem, const std::string&
 }
 
 // Judges every genome (compiled ahead on every core) and expects each accepted.
+// A genome of `family` with these strategies and knob values (the rest at their defaults).
+Genome genome_of(Family family, std::set<std::string> strategies,
+                 std::map<std::string, int> knobs = {}) {
+  Genome g;
+  g.family = family;
+  g.strategies = std::move(strategies);
+  g.knobs = std::move(knobs);
+  return g;
+}
+
 void expect_accepted(const std::string& problem, const std::string& size,
                      const std::vector<std::pair<std::string, Genome>>& genomes) {
   const CandidateEvaluatorOptions o = options(problem, size);
@@ -184,11 +194,7 @@ TEST(EvolveGpu, PoolingFamilyGeneratesCompilesAndIsJudged) {
 TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
-    Genome g;
-    g.family = Family::kReduceAxis;
-    g.strategies = std::move(strategies);
-    g.knobs = std::move(knobs);
-    return g;
+    return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
   };
   const Genome block = genome({"scalar-loads", "row-per-block", "shared-tree"},
                               {{"scalar-loads.unroll", 4}, {"row-per-block.threads", 512}});
@@ -243,11 +249,7 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
 TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
-    Genome g;
-    g.family = Family::kReduceAxis;
-    g.strategies = std::move(strategies);
-    g.knobs = std::move(knobs);
-    return g;
+    return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
   };
   const Genome warp = genome({"vector16-loads", "row-per-warp", "warp-shuffle"},
                              {{"vector16-loads.unroll", 2}, {"row-per-warp.warps_per_block", 8}});
@@ -303,26 +305,20 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
 // block per row, a one-shot grid and a grid-stride walk, both load paths.
 TEST(EvolveGpu, Blas2FamilyGeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
-  auto genome = [](Family family, std::set<std::string> strategies,
-                   std::map<std::string, int> knobs) {
-    Genome g;
-    g.family = family;
-    g.strategies = std::move(strategies);
-    g.knobs = std::move(knobs);
-    return g;
-  };
   expect_accepted(
       "kb1-4-matvec", "small",
-      {{"warp", genome(Family::kReduceAxis, {"vector16-loads", "row-per-warp", "warp-shuffle"},
-                       {{"vector16-loads.unroll", 4}})},
-       {"block-tree", genome(Family::kReduceAxis, {"scalar-loads", "row-per-block", "shared-tree"},
-                             {{"row-per-block.threads", 512}})},
+      {{"warp", genome_of(Family::kReduceAxis, {"vector16-loads", "row-per-warp", "warp-shuffle"},
+                          {{"vector16-loads.unroll", 4}})},
+       {"block-tree",
+        genome_of(Family::kReduceAxis, {"scalar-loads", "row-per-block", "shared-tree"},
+                  {{"row-per-block.threads", 512}})},
        {"block-shfl",
-        genome(Family::kReduceAxis, {"vector16-loads", "row-per-block", "warp-shuffle"}, {})}});
-  expect_accepted("kb1-12-diag-matmul", "small",
-                  {{"one-shot", genome(Family::kMap, {"vector16-loads", "element-per-thread"}, {})},
-                   {"stride", genome(Family::kMap, {"scalar-loads", "grid-stride"},
-                                     {{"scalar-loads.unroll", 4}})}});
+        genome_of(Family::kReduceAxis, {"vector16-loads", "row-per-block", "warp-shuffle"}, {})}});
+  expect_accepted(
+      "kb1-12-diag-matmul", "small",
+      {{"one-shot", genome_of(Family::kMap, {"vector16-loads", "element-per-thread"}, {})},
+       {"stride",
+        genome_of(Family::kMap, {"scalar-loads", "grid-stride"}, {{"scalar-loads.unroll", 4}})}});
 }
 
 // Attention (kb1-97) at the small size (32 x 32 heads, seq 128, d 64): two CUTLASS 3xTF32 GEMMs
