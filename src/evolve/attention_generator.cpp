@@ -55,27 +55,10 @@ __global__ void __launch_bounds__(256) softmax_rows(float* __restrict__ s, long 
   for (long long j = lane; j < seq; j += 32) r[j] = expf(r[j] - m) * inverse;
 }
 
-static long long dim(const KilnCandidateArgs* a, const char* name) {
-  for (int i = 0; i < a->num_dims; ++i)
-    if (std::strcmp(a->dim_names[i], name) == 0) return a->dims[i];
-  return 0;
-}
-
+$HELPERS
+// The scores of every head, kept between calls and grown when needed.
 static float* scores = nullptr;
 static size_t scores_bytes = 0;
-
-template <class Gemm>
-static int batched(const float* A, const float* B, float* C, int m, int n, int k, int batch, float alpha,
-                   long long stride_a, long long stride_b, long long stride_c, long long lda, long long ldb,
-                   long long ldc, cudaStream_t stream) {
-  typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched, {m, n, k}, batch, {alpha, 0.0f},
-                                A, B, C, C, stride_a, stride_b, stride_c, stride_c, lda, ldb, ldc, ldc);
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
-  if (Gemm::get_workspace_size(args) != 0) return 6;  // batched mode needs none
-  if (gemm.initialize(args, nullptr, stream) != cutlass::Status::kSuccess) return 7;
-  return gemm(stream) == cutlass::Status::kSuccess ? 0 : 8;
-}
 
 extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
 
@@ -105,13 +88,15 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   const int s = static_cast<int>(seq), dd = static_cast<int>(d), h = static_cast<int>(heads);
   // S (seq x seq) = scale * Q (seq x d) K^T: K's rows are the columns of a d x seq operand.
-  int status = batched<GemmScores>(q, k, scores, s, s, dd, h, scale, seq * d, seq * d, seq * seq, d, d, seq,
-                                   stream);
+  constexpr auto kBatched = cutlass::gemm::GemmUniversalMode::kBatched;
+  int status = run_gemm<GemmScores>(kBatched, s, s, dd, h, scale, q, k, scores, seq * d, seq * d,
+                                    seq * seq, d, d, seq, stream);
   if (status != 0) return status;
   const long long rows = heads * seq;
   softmax_rows<<<static_cast<unsigned>((rows + 7) / 8), 256, 0, stream>>>(scores, rows, seq);
   // O (seq x d) = P (seq x seq) V (seq x d).
-  status = batched<GemmOutput>(scores, v, o, s, dd, s, h, 1.0f, seq * seq, seq * d, seq * d, seq, d, d, stream);
+  status = run_gemm<GemmOutput>(kBatched, s, dd, s, h, 1.0f, scores, v, o, seq * seq, seq * d,
+                                seq * d, seq, d, d, stream);
   if (status != 0) return status;
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
@@ -128,6 +113,7 @@ std::string generate_attention_candidate(const Genome& g, const std::string& pro
   replace_all(source, "$TYPES",
               cutlass_gemm_type("GemmScores", false, true, c, 4) +
                   cutlass_gemm_type("GemmOutput", false, false, c, 4));
+  replace_all(source, "$HELPERS", cutlass_host_helpers());
   replace_all(source, "$PROBLEM", problem);
   replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
   replace_all(source, "$DESCRIBE", g.describe());

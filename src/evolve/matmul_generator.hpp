@@ -46,4 +46,9 @@ MatmulConfig matmul_config_of(const Genome& genome);
 std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool b_column_major,
                               const MatmulConfig& c, int alignment);
 
+// Host-side source shared by the generated CUTLASS candidates: `dim(args, name)` and
+// `run_gemm<Gemm>(mode, m, n, k, count, alpha, A, B, C, strides, leading dimensions, stream)`
+// (workspace kept between calls); 0 on success, else the step that failed (5-8) or 1.
+std::string cutlass_host_helpers();
+
 }  // namespace kiln::evolve
