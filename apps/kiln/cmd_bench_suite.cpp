@@ -207,6 +207,7 @@ struct CandidateFlags {
   std::string problem, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
   std::vector<std::string> sources;
   bool json_per_source = false;
+  bool skip_reference_timing = false;
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
   double timeout = 60.0, time_limit = 1800.0;
@@ -241,6 +242,9 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
   cmd->add_flag("--json-per-source", f.json_per_source,
                 "write each candidate's results beside its source (X.cu -> X.json); required "
                 "with several --source");
+  cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,
+                "do not time the reference (its time and the speedup over it read 0): for a "
+                "search that ranks candidates by U alone");
   cmd->add_option("--floor-scale", f.floor_scale,
                   "multiply the time floor by this (> 0; the judge's own tests raise it to see a "
                   "correct candidate rejected as impossibly fast)")
@@ -257,6 +261,7 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   o.iterations = f.iterations;
   o.trials = f.trials;
   o.floor_scale = f.floor_scale;
+  o.time_reference = !f.skip_reference_timing;
   KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
                "--trials and -n must be >= 1 and -w >= 0");
   KILN_REQUIRE(f.floor_scale > 0 && f.floor_scale <= 1e6,

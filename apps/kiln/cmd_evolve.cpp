@@ -244,6 +244,21 @@ int run_evolve(const RunFlags& f) {
   report["cache_hits"] = result.cache_hits;
   report["seconds"] = seconds;
   report["evaluations_per_second"] = result.history.empty() ? 0.0 : result.history.size() / seconds;
+  if (eo.batch) {
+    // Where this run's time went (the part not here is the search's own and lone judgements).
+    const std::lock_guard lock(eo.batch->mutex);
+    report["engine_seconds"] = {{"compile", eo.batch->compile_seconds},
+                                {"judge", eo.batch->judge_seconds},
+                                {"judge_phases", eo.batch->judge_phase_seconds}};
+    fmt::print("# time: compiling {:.1f} s, judging {:.1f} s (", eo.batch->compile_seconds,
+               eo.batch->judge_seconds);
+    double phases = 0.0;
+    for (const auto& [phase, phase_seconds] : eo.batch->judge_phase_seconds) {
+      fmt::print("{} {:.1f}, ", phase, phase_seconds);
+      phases += phase_seconds;
+    }
+    fmt::print("launches {:.1f})\n", eo.batch->judge_seconds - phases);
+  }
   report["best"] = {{"genome", result.best.genome.to_json()},
                     {"evaluation", result.best.evaluation.to_json()},
                     {"origin", result.best.origin}};
@@ -274,6 +289,17 @@ int run_evolve(const RunFlags& f) {
   return result.best.evaluation.correct ? 0 : 1;
 }
 
+// The budget of a finished run in `dir` (its report.json), 0 when there is none or it is
+// unreadable (then the run is resumed from its log, or started).
+int finished_budget(const std::string& dir) {
+  std::ifstream file(std::filesystem::path(dir) / "report.json");
+  if (!file) return 0;
+  const nlohmann::json report = nlohmann::json::parse(file, nullptr, false);
+  if (report.is_discarded() || !report.contains("budget") || !report["budget"].is_number_integer())
+    return 0;
+  return report["budget"].get<int>();
+}
+
 // `kiln evolve set`: run_evolve on every matched problem with a generator, each in OUT/<problem>,
 // one pool between them; a problem with a report is done, one with a log is resumed. The summary
 // (OUT/summary.json, summary.md) is rewritten after each problem, so a cut set keeps it.
@@ -300,10 +326,12 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
     RunFlags f = base;
     f.problem = names[i];
     f.out = (out / names[i]).string();
-    const bool done = std::filesystem::exists(std::filesystem::path(f.out) / "report.json");
+    // Done: a report of at least this budget. A smaller one (an earlier pass of a set run at a
+    // growing budget) is resumed: its log is retraced, then the search goes on.
+    const bool done = finished_budget(f.out) >= f.budget;
     f.resume = !done && std::filesystem::exists(std::filesystem::path(f.out) / "log.json");
     fmt::print("# [{}/{}] {}{}\n", i + 1, names.size(), names[i],
-               done       ? ": done (report.json present)"
+               done       ? ": done (report.json of this budget present)"
                : f.resume ? ": resuming"
                           : "");
     std::fflush(stdout);

@@ -43,6 +43,10 @@ roofline::Ceilings ceilings_for(const SuiteOptions& o, int device) {
 }
 
 // True on every rank when `ok` holds on every rank.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 bool all_ranks(comm::Communicator& comm, bool ok, cudaStream_t stream) {
   return max_over_ranks(comm, ok ? 0.0 : 1.0, stream) == 0.0;
 }
@@ -132,6 +136,8 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
       // KernelBench's problems are fp32 whatever -d says.
       const core::DType dtype = problem->fixed_dtype().value_or(o.dtype);
       context.dtype = dtype;
+      report(problem->name() + " " + size.name + " setup");
+      const auto setup_start = std::chrono::steady_clock::now();
       std::unique_ptr<ProblemRun> run;
       try {
         run = problem->start(size, context);
@@ -161,6 +167,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
       comm.wait(stream.get(), problem->name() + " reference");
       const std::string reference_check = run->check_reference();
       const bool reference_ok = all_ranks(comm, reference_check.empty(), stream.get());
+      const double setup_seconds = seconds_since(setup_start);
       const auto solutions =
           candidate ? std::vector<std::string>{o.candidate_name} : problem->solutions();
       // A candidate's arguments are the same for every call but the call count: built once,
@@ -221,6 +228,13 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         row.reference_check =
             reference_ok ? ""
                          : (reference_check.empty() ? "failed on another rank" : reference_check);
+        row.phase_seconds["setup"] = setup_seconds;
+        auto phase_start = std::chrono::steady_clock::now();
+        // Host seconds since the last phase ended, under `phase`.
+        const auto end_phase = [&](const char* phase) {
+          row.phase_seconds[phase] += seconds_since(phase_start);
+          phase_start = std::chrono::steady_clock::now();
+        };
         const std::string what = fmt::format("{} {} {}", row.problem, row.size, row.solution);
         // Correctness: guarded calls (guarded_call.hpp) with fresh inputs per trial (the problem
         // mixes in the rank), each called twice to check that the output is deterministic.
@@ -234,6 +248,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             row.failure = fmt::format("trial {}: {}", trial, r.failure);
           correct = all_ranks(comm, r.failure.empty(), stream.get()) && correct;
         }
+        end_phase("trials");
         // Timing. The reference (trusted) back to back on the last trial's inputs; the solution
         // by guarded calls, each on fresh inputs and checked (a solution that works only on some
         // calls, or only when calls are far apart, fails here).
@@ -241,9 +256,12 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         meet(comm, stream.get());
         run->make_inputs(core::mix64(o.seed + o.trials));
         run->poison_outputs();
-        const auto reference_samples = samples_over_ranks(
-            comm, stream.get(), o.warmup, o.iterations, [&](int) { run->reference(); },
-            what + " reference timing");
+        const auto reference_samples =
+            o.time_reference ? samples_over_ranks(
+                                   comm, stream.get(), o.warmup, o.iterations,
+                                   [&](int) { run->reference(); }, what + " reference timing")
+                             : std::vector<float>{};
+        end_phase("reference_timing");
         std::string timing_error;
         std::vector<float> solution_samples;
         for (int i = 0; i < o.warmup + o.iterations; ++i) {
@@ -255,6 +273,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           if (i >= o.warmup) solution_samples.push_back(r.us);
         }
         max_over_ranks(comm, solution_samples, stream.get());
+        end_phase("timed_calls");
         bool outside_work = false;
         if (candidate) {
           // The same batch again, timed twice: by events on the given stream and on the host
@@ -286,8 +305,10 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
                 max_over_ranks(comm, wall_us - 1.25 * stream_us - 50.0, stream.get()) > 0;
             if (!outside_work) break;
           }
+          end_phase("outside_work");
         }
-        row.reference_us = core::summarize(std::span<const float>(reference_samples));
+        if (o.time_reference)
+          row.reference_us = core::summarize(std::span<const float>(reference_samples));
         row.solution_us = core::summarize(std::span<const float>(solution_samples));
         if (!timing_error.empty() && row.failure.empty()) row.failure = timing_error;
         correct = all_ranks(comm, timing_error.empty(), stream.get()) && correct;
@@ -301,7 +322,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           }
           row.correct = false;
         }
-        row.speedup = row.reference_us.median / row.solution_us.median;
+        row.speedup = o.time_reference ? row.reference_us.median / row.solution_us.median : 0.0;
         row.roof_us = roof.seconds * 1e6;
         row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
         row.binding = roofline::resource_name(roof.binding);
@@ -391,7 +412,8 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"speedup_vs_torch",
            r.torch_us > 0 && r.solution_us.median > 0 ? r.torch_us / r.solution_us.median : 0.0},
           {"wall_us", r.wall_us},
-          {"stream_us", r.stream_us}};
+          {"stream_us", r.stream_us},
+          {"phase_seconds", r.phase_seconds}};
 }
 
 nlohmann::json suite_metrics(const std::vector<SuiteRow>& rows) {

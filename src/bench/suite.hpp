@@ -38,6 +38,10 @@ struct SuiteOptions {
   std::map<std::string, double> torch_us;
   // The time floor times this (1: the hardware's; the judge's tests raise it).
   double floor_scale = 1.0;
+  // False: the reference is not timed (its median and the speedup over it read 0). The
+  // evolution engine ranks candidates by U alone; at KernelBench's sizes the trusted references
+  // (double accumulators) can cost more than the candidate's own timed calls.
+  bool time_reference = true;
   // Called with the step's name at every point the suite passes regularly (trial, timing
   // phase); a stall watchdog (core/stall_watchdog.hpp) restarts its clock there. May be empty.
   std::function<void(const std::string&)> progress;
@@ -66,6 +70,10 @@ struct SuiteRow {
   // synchronisation (work left on other streams shows here) and the given stream's events.
   double wall_us = 0.0;
   double stream_us = 0.0;
+  // Where the judgement's own time went, in host seconds: "setup" (inputs, the reference and its
+  // check on the host; shared by the rows of one problem size), "trials", "reference_timing",
+  // "timed_calls", "outside_work". The evolution engine reports them (issue 20's engine speed).
+  std::map<std::string, double> phase_seconds;
 };
 
 // Runs the suite on this rank (collective over `comm`); `on_row` is called on every rank after

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -97,7 +98,8 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
       fmt::format("'{}' bench candidate --problem {} --sizes {} -g 1", o.kiln, o.problem, o.size);
   for (const std::string& source : sources) command += fmt::format(" --source '{}'", source);
   command += fmt::format(
-      " --build-dir '{}' -w {} -n {} --trials {} --timeout {} --time-limit {} --json-per-source",
+      " --build-dir '{}' -w {} -n {} --trials {} --timeout {} --time-limit {} --json-per-source"
+      " --skip-reference-timing",
       o.folder, o.warmup, o.iterations, o.trials, o.timeout_seconds,
       4 * o.timeout_seconds * static_cast<int>(sources.size()));
   return command;
@@ -127,6 +129,23 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
   return e;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Adds a verdict's judge phases (its rows' phase_seconds) to `total`; a verdict without them
+// (an older judge) adds nothing.
+void add_phase_seconds(const std::string& json_path, std::map<std::string, double>& total) {
+  std::ifstream json(json_path);
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.contains("rows")) return;
+  for (const auto& row : j.at("rows")) {
+    if (!row.contains("phase_seconds") || !row.at("phase_seconds").is_object()) continue;
+    for (const auto& [phase, seconds] : row.at("phase_seconds").items())
+      if (seconds.is_number()) total[phase] += seconds.get<double>();
+  }
+}
+
 }  // namespace
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
@@ -154,10 +173,15 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
         }
       }
     };
+    const auto compile_start = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
     for (std::thread& t : pool) t.join();
     if (!o.batch) return;
+    {
+      const std::lock_guard lock(o.batch->mutex);
+      o.batch->compile_seconds += seconds_since(compile_start);
+    }
     // The batch judged in one launch; only verdicts written by this launch count.
     std::vector<std::string> sources;
     std::vector<Genome> judged;
@@ -171,13 +195,19 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     if (sources.empty()) return;
     std::string output;
     const std::string command = judge_command(o, sources);
+    const auto judge_start = std::chrono::steady_clock::now();
     (void)core::run_command(command, output);
+    const double judge_seconds = seconds_since(judge_start);
     std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
         << command << "\n"
         << output;
     const std::lock_guard lock(o.batch->mutex);
-    for (const Genome& g : judged)
-      if (std::filesystem::exists(stem_of(o, g) + ".json")) o.batch->judged.insert(g.hash());
+    o.batch->judge_seconds += judge_seconds;
+    for (const Genome& g : judged) {
+      if (!std::filesystem::exists(stem_of(o, g) + ".json")) continue;
+      o.batch->judged.insert(g.hash());
+      add_phase_seconds(stem_of(o, g) + ".json", o.batch->judge_phase_seconds);
+    }
   };
 }
 

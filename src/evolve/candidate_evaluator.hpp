@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,9 +20,15 @@ namespace kiln::evolve {
 
 // Genomes whose verdicts a batch judgement wrote (their hashes), shared by the preparer that
 // judges a batch in one launch and the evaluator that then reads each verdict instead of judging.
+// Also where the engine's time went (wall seconds): compiling batches, judging them (the child
+// process's whole span), and the judge's own phases summed over candidates (SuiteRow::
+// phase_seconds; the rest of a launch is process start, CUDA context and loading libraries).
 struct BatchVerdicts {
   std::mutex mutex;
   std::set<std::uint64_t> judged;
+  double compile_seconds = 0.0;
+  double judge_seconds = 0.0;
+  std::map<std::string, double> judge_phase_seconds;
 };
 
 struct CandidateEvaluatorOptions {

@@ -41,7 +41,6 @@ CandidateEvaluatorOptions options(const std::string& problem, const std::string&
   return o;
 }
 
-// Judges every genome (compiled ahead on every core) and expects each accepted.
 // A genome of `family` with these strategies and knob values (the rest at their defaults).
 Genome genome_of(Family family, std::set<std::string> strategies,
                  std::map<std::string, int> knobs = {}) {
@@ -52,21 +51,39 @@ Genome genome_of(Family family, std::set<std::string> strategies,
   return g;
 }
 
-void expect_accepted(const std::string& problem, const std::string& size,
-                     const std::vector<std::pair<std::string, Genome>>& genomes) {
-  const CandidateEvaluatorOptions o = options(problem, size);
-  std::vector<Genome> batch;
-  for (const auto& [name, g] : genomes) batch.push_back(g);
-  candidate_preparer(o, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))(batch);
-  const Evaluator evaluate = candidate_evaluator(o);
-  for (const auto& [name, g] : genomes) {
-    const Evaluation e = evaluate(g);
-    EXPECT_TRUE(e.correct) << problem << " " << name << " (" << g.describe() << "): " << e.failure;
-    EXPECT_GT(e.us, 0.0) << problem << " " << name;
-    EXPECT_GT(e.fitness(), 0.0) << problem << " " << name;
-    std::printf("%-22s %-10s U %.3f  %9.1f us  %s\n", problem.c_str(), name.c_str(), e.fitness(),
-                e.us, g.describe().c_str());
+using NamedGenomes = std::vector<std::pair<std::string, Genome>>;
+
+// Judges every genome of every problem and expects each accepted. All problems' genomes are
+// compiled first, together on every core (CUTLASS candidates take ~20 s each to compile), then
+// judged problem by problem.
+void expect_all_accepted(const std::string& size,
+                         const std::vector<std::pair<std::string, NamedGenomes>>& problems) {
+  std::vector<std::thread> compiling;
+  for (const auto& [problem, genomes] : problems) {
+    std::vector<Genome> batch;
+    for (const auto& [name, g] : genomes) batch.push_back(g);
+    compiling.emplace_back([o = options(problem, size), batch] {
+      candidate_preparer(o, static_cast<int>(batch.size()))(batch);
+    });
   }
+  for (std::thread& t : compiling) t.join();
+  for (const auto& [problem, genomes] : problems) {
+    const Evaluator evaluate = candidate_evaluator(options(problem, size));
+    for (const auto& [name, g] : genomes) {
+      const Evaluation e = evaluate(g);
+      EXPECT_TRUE(e.correct) << problem << " " << name << " (" << g.describe()
+                             << "): " << e.failure;
+      EXPECT_GT(e.us, 0.0) << problem << " " << name;
+      EXPECT_GT(e.fitness(), 0.0) << problem << " " << name;
+      std::printf("%-22s %-10s U %.3f  %9.1f us  %s\n", problem.c_str(), name.c_str(), e.fitness(),
+                  e.us, g.describe().c_str());
+    }
+  }
+}
+
+void expect_accepted(const std::string& problem, const std::string& size,
+                     const NamedGenomes& genomes) {
+  expect_all_accepted(size, {{problem, genomes}});
 }
 
 // Several candidates judged in one launch (`kiln evolve run`'s default): each gets its own verdict
@@ -290,15 +307,17 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
                  {"cutlass-sm80-mma.tile_n", 64},
                  {"cutlass-sm80-mma.warp", 32},
                  {"cutlass-sm80-mma.split_k", 4}};
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
   for (const char* problem :
        {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-3-batched-matmul", "kb1-7-matmul-small-k",
         "kb1-9-tall-skinny-matmul", "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul",
         "kb1-13-symmetric-matmul", "kb1-14-upper-triangular-matmul",
         "kb1-15-lower-triangular-matmul", "kb1-16-matmul-transposed-a",
         "kb1-17-matmul-transposed-b", "kb1-18-matmul-transposed-both"})
-    expect_accepted(problem, "small", {{"plain", plain}});
+    problems.push_back({problem, {{"plain", plain}}});
   for (const char* problem : {"kb1-6-matmul-large-k", "kb1-8-matmul-irregular"})
-    expect_accepted(problem, "small", {{"plain", plain}, {"split-k", split}});
+    problems.push_back({problem, {{"plain", plain}, {"split-k", split}}});
+  expect_all_accepted("small", problems);
 }
 
 // The matrix-vector product (kb1-4) and the row scaling (kb1-12) at the small size: a warp and a
