@@ -8,8 +8,9 @@
 #   next call:           carry ["carry", "evolve-set"]
 # Steps (arguments, in order):
 #   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
-#   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS, once (kept in evolve-set/eager.json)
-#   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, cut at SET_LIMIT seconds
+#   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS (new rows merged into evolve-set/eager.json)
+#   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, POPULATION (16), TIMING
+#          (screen), into evolve-set/RUNS (runs), cut at SET_LIMIT seconds
 # Needs CUTLASS's headers for the matmul and attention candidates: pack them with
 #   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
 set -uo pipefail
@@ -20,6 +21,7 @@ source scripts/device_env.sh > /dev/null 2>&1
 o=${OUT:-out}; mkdir -p "$o" evolve-set
 summary="$o/summary.txt"
 PATTERNS=${PATTERNS:-"kb1-*"}; SIZE=${SIZE:-kb}; BUDGET=${BUDGET:-100}; SET_LIMIT=${SET_LIMIT:-420}
+RUNS=${RUNS:-runs}; POPULATION=${POPULATION:-16}; TIMING=${TIMING:-screen}
 [ $# -gt 0 ] || { echo "usage: $0 tests|eager|set ..." >&2; exit 2; }
 echo "device_evolve_set: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
 for step in "$@"; do
@@ -31,21 +33,23 @@ for step in "$@"; do
       echo "tests exit $?" | tee -a "$summary"
       grep -E "^\[ +(OK|FAILED) |U [0-9]" "$o/tests-evolve.txt" | tee -a "$summary" ;;
     eager)
-      if [ -f evolve-set/eager.json ]; then echo "eager: kept from an earlier call" | tee -a "$summary"; else
-        # shellcheck disable=SC2086
-        timeout 500 python3 scripts/kb1_torch_eager.py --problems $PATTERNS --size "$SIZE" \
-          --json evolve-set/eager.json > "$o/torch-eager.txt" 2>&1
-        echo "eager exit $?" | tee -a "$summary"; tail -3 "$o/torch-eager.txt" | tee -a "$summary"
-      fi ;;
+      # PyTorch eager's times for PATTERNS, merged into evolve-set/eager.json (rows already
+      # there are kept: every speedup of a set is against one measurement per problem).
+      # shellcheck disable=SC2086
+      timeout 500 python3 scripts/kb1_torch_eager.py --problems $PATTERNS --size "$SIZE" \
+        --json "$o/eager-new.json" > "$o/torch-eager.txt" 2>&1
+      echo "eager exit $?" | tee -a "$summary"; tail -3 "$o/torch-eager.txt" | tee -a "$summary"
+      python3 scripts/merge_eager_json.py evolve-set/eager.json "$o/eager-new.json" | tee -a "$summary" ;;
     set)
       eager=(); [ -f evolve-set/eager.json ] && eager=(--torch-json evolve-set/eager.json)
       # shellcheck disable=SC2086
       timeout "$SET_LIMIT" build/kiln evolve set --problems $PATTERNS --size "$SIZE" \
-        --budget "$BUDGET" --population 8 --seed "${SEED:-1}" "${eager[@]}" \
-        --pool evolve-set/pool.json --out evolve-set/runs -w 3 -n 10 --trials 2 --timeout 60 \
+        --budget "$BUDGET" --population "$POPULATION" --seed "${SEED:-1}" "${eager[@]}" \
+        --pool evolve-set/pool.json --out "evolve-set/$RUNS" -w 3 -n 10 --trials 2 --timeout 60 \
+        --timing "$TIMING" \
         > "$o/set-$(date +%H%M%S).txt" 2>&1
       echo "set exit $? (124: cut by SET_LIMIT; the next call resumes)" | tee -a "$summary"
-      [ -f evolve-set/runs/summary.md ] && cp evolve-set/runs/summary.md "$o/summary.md" ;;
+      [ -f "evolve-set/$RUNS/summary.md" ] && cp "evolve-set/$RUNS/summary.md" "$o/summary.md" ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
 done

@@ -208,6 +208,7 @@ struct CandidateFlags {
   std::vector<std::string> sources;
   bool json_per_source = false;
   bool skip_reference_timing = false;
+  std::string timing = "guarded";
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
   double timeout = 60.0, time_limit = 1800.0;
@@ -242,6 +243,12 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
   cmd->add_flag("--json-per-source", f.json_per_source,
                 "write each candidate's results beside its source (X.cu -> X.json); required "
                 "with several --source");
+  cmd->add_option("--timing", f.timing,
+                  "guarded: every timed call on fresh inputs, fingerprinted and checked (the "
+                  "verdict); screen: calls back to back on one set of inputs after an L2 flush, "
+                  "the last one checked (a search's ranking of its own kernels, never a verdict "
+                  "on an outside one)")
+      ->capture_default_str();
   cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,
                 "do not time the reference (its time and the speedup over it read 0): for a "
                 "search that ranks candidates by U alone");
@@ -262,6 +269,9 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   o.trials = f.trials;
   o.floor_scale = f.floor_scale;
   o.time_reference = !f.skip_reference_timing;
+  KILN_REQUIRE(f.timing == "guarded" || f.timing == "screen",
+               fmt::format("--timing {}: accepted values are guarded and screen", f.timing));
+  o.screen_timing = f.timing == "screen";
   KILN_REQUIRE(o.trials >= 1 && o.warmup >= 0 && o.iterations >= 1,
                "--trials and -n must be >= 1 and -w >= 0");
   KILN_REQUIRE(f.floor_scale > 0 && f.floor_scale <= 1e6,
@@ -299,8 +309,12 @@ int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
   core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
   watchdog.progress("connecting the ranks");
   comm::Communicator comm(info, f.timeout);
+  // Each problem size is set up once for the whole batch (declared after the communicator, so
+  // destroyed before it).
+  const auto runs = std::make_shared<bench::ProblemRunCache>();
   for (const BatchEntry& entry : entries) {
     bench::SuiteOptions o = options;
+    o.runs = runs;
     o.candidate_library = entry.library;
     o.candidate_name = entry.name;
     SuiteFlags flags = f;

@@ -24,6 +24,7 @@
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
 #include "evolve/candidate_evaluator.hpp"
+#include "evolve/confirmation.hpp"
 #include "evolve/export.hpp"
 #include "evolve/report_plot.hpp"
 #include "evolve/search.hpp"
@@ -55,6 +56,8 @@ int list_strategies() {
 struct RunFlags {
   std::string problem, size = "small", out, pool;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
+  int confirm = 3;
+  std::string timing = "screen";
   std::uint64_t seed = 1;
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
 };
@@ -69,7 +72,7 @@ nlohmann::json run_identity(const RunFlags& f) {
   return {{"problem", f.problem},       {"size", f.size},      {"seed", f.seed},
           {"random", f.random},         {"device", prop.name}, {"warmup", f.warmup},
           {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population},
-          {"seed_naive", f.seed_naive}};
+          {"seed_naive", f.seed_naive}, {"timing", f.timing}};
 }
 
 // The default pool: $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
@@ -166,6 +169,7 @@ int run_evolve(const RunFlags& f) {
   eo.iterations = f.iterations;
   eo.trials = f.trials;
   eo.timeout_seconds = f.timeout;
+  eo.timing = f.timing;
   if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
   evolve::SearchOptions so;
   so.budget = f.budget;
@@ -214,7 +218,7 @@ int run_evolve(const RunFlags& f) {
   }
   const auto start = std::chrono::steady_clock::now();
   int evaluated = 0;
-  double best = 0.0;
+  double best_so_far = 0.0;
   std::vector<evolve::Individual> so_far;
   const evolve::SearchResult result = evolve::search(
       *family, so, evolve::resuming_evaluator(checkpoint, evolve::candidate_evaluator(eo)), seeds,
@@ -222,18 +226,57 @@ int run_evolve(const RunFlags& f) {
         ++evaluated;
         so_far.push_back(i);
         write_atomically(log_path, evolve::history_to_log(so_far));  // the checkpoint
-        best = std::max(best, i.evaluation.fitness());
+        best_so_far = std::max(best_so_far, i.evaluation.fitness());
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         fmt::print(
             "[{:>4}/{}] {:>6.1f} s  U {:.3f}  best {:.3f}  {:<24} {}{}\n", evaluated, f.budget,
-            seconds, i.evaluation.fitness(), best, i.origin, i.genome.describe(),
+            seconds, i.evaluation.fitness(), best_so_far, i.origin, i.genome.describe(),
             i.evaluation.correct ? "" : "  REJECTED: " + i.evaluation.failure.substr(0, 120));
         std::fflush(stdout);
       });
-  const double seconds =
+  const double search_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_atomically(log_path, evolve::history_to_log(result.history));
+  // The run's result: its best screened kernels judged again with guarded timing (the verdict
+  // an outside kernel gets), the best of those confirmed; a guarded run's best as it stands.
+  evolve::Individual best = result.best;
+  nlohmann::json confirmations = nlohmann::json::array();
+  if (f.timing == "screen" && f.confirm > 0) {
+    const std::vector<evolve::Individual> top = evolve::best_accepted(result.history, f.confirm);
+    evolve::CandidateEvaluatorOptions co = eo;
+    co.timing = "guarded";
+    co.batch = std::make_shared<evolve::BatchVerdicts>();
+    std::vector<evolve::Genome> genomes;
+    for (const evolve::Individual& i : top) genomes.push_back(i.genome);
+    fmt::print("# confirming the {} best with guarded timing\n", genomes.size());
+    std::fflush(stdout);
+    if (!genomes.empty())
+      evolve::candidate_preparer(
+          co, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))(genomes);
+    const std::vector<evolve::Confirmed> confirmed =
+        evolve::confirm(top, evolve::candidate_evaluator(co));
+    for (const evolve::Confirmed& c : confirmed) {
+      confirmations.push_back({{"genome", c.screened.genome.to_json()},
+                               {"screened", c.screened.evaluation.to_json()},
+                               {"confirmed", c.confirmed.to_json()}});
+      fmt::print("# screened U {:.3f}, confirmed U {:.3f}{}: {}\n", c.screened.evaluation.fitness(),
+                 c.confirmed.fitness(),
+                 c.confirmed.correct ? "" : " REJECTED: " + c.confirmed.failure.substr(0, 120),
+                 c.screened.genome.describe());
+    }
+    const int chosen = evolve::best_confirmed(confirmed);
+    if (chosen >= 0) {
+      best = confirmed[chosen].screened;
+      best.evaluation = confirmed[chosen].confirmed;
+    } else if (!confirmed.empty()) {
+      // None survived: the run has no accepted kernel, and says why with the first one's verdict.
+      best = confirmed.front().screened;
+      best.evaluation = confirmed.front().confirmed;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   nlohmann::json report;
   report["problem"] = f.problem;
   report["size"] = f.size;
@@ -259,9 +302,15 @@ int run_evolve(const RunFlags& f) {
     }
     fmt::print("launches {:.1f})\n", eo.batch->judge_seconds - phases);
   }
-  report["best"] = {{"genome", result.best.genome.to_json()},
-                    {"evaluation", result.best.evaluation.to_json()},
-                    {"origin", result.best.origin}};
+  report["search_seconds"] = search_seconds;
+  report["timing"] = f.timing;
+  report["best"] = {{"genome", best.genome.to_json()},
+                    {"evaluation", best.evaluation.to_json()},
+                    {"origin", best.origin}};
+  report["search_best"] = {{"genome", result.best.genome.to_json()},
+                           {"evaluation", result.best.evaluation.to_json()},
+                           {"origin", result.best.origin}};
+  report["confirmations"] = confirmations;
   for (const auto& [cell, individual] : result.archive)
     report["archive"][cell] = {{"genome", individual.genome.describe()},
                                {"fitness", individual.evaluation.fitness()}};
@@ -271,22 +320,23 @@ int run_evolve(const RunFlags& f) {
       fmt::format("kiln evolve {} {}, seed {}{}: best U accepted so far", f.problem, f.size, f.seed,
                   f.random ? ", random search" : ""));
   std::ofstream(std::filesystem::path(f.out) / "best.cu")
-      << evolve::generate_candidate(result.best.genome, f.problem);
+      << evolve::generate_candidate(best.genome, f.problem);
   // What worked goes back to the pool: the best and every elite of the archive.
   if (!f.random) {
     for (const auto& [cell, individual] : result.archive)
       pool.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
     pool.save(pool_path);
   }
-  fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us): {}\n",
-             result.best.evaluation.fitness(), result.best.evaluation.us,
-             result.best.evaluation.roof_us, result.best.genome.describe());
+  fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us{}): {}\n", best.evaluation.fitness(),
+             best.evaluation.us, best.evaluation.roof_us,
+             f.timing == "screen" && f.confirm > 0 ? ", guarded timing" : "",
+             best.genome.describe());
   fmt::print(
       "# {} evaluations in {:.1f} s ({:.2f} per second), {} cache hits; wrote {}/log.json, "
       "report.json, best.cu\n",
       result.history.size(), seconds, result.history.size() / std::max(seconds, 1e-9),
       result.cache_hits, f.out);
-  return result.best.evaluation.correct ? 0 : 1;
+  return best.evaluation.correct ? 0 : 1;
 }
 
 // The budget of a finished run in `dir` (its report.json), 0 when there is none or it is
@@ -475,6 +525,17 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "judge: seconds any wait may take")
       ->capture_default_str();
+  cmd->add_option("--timing", f->timing,
+                  "judge's timing during the search: screen (calls back to back after an L2 "
+                  "flush; the best --confirm kernels are judged again with guarded timing) or "
+                  "guarded (every timed call on fresh, checked inputs)")
+      ->check(CLI::IsMember({"screen", "guarded"}))
+      ->capture_default_str();
+  cmd->add_option("--confirm", f->confirm,
+                  "with --timing screen: how many of the best kernels to judge again with guarded "
+                  "timing (the best confirmed one is the result)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_flag("--judge-alone", f->judge_alone,
                 "judge every genome in its own launch (default: each generation's genomes in one "
                 "launch, a genome whose batch stopped at a crash judged again alone)");
@@ -505,6 +566,12 @@ void register_evolve(CLI::App& app, Runner& run) {
   set->add_option("-n,--iters", sf->iterations, "judge: timed calls")->capture_default_str();
   set->add_option("--trials", sf->trials, "judge: correctness trials")->capture_default_str();
   set->add_option("--timeout", sf->timeout, "judge: seconds any wait may take")
+      ->capture_default_str();
+  set->add_option("--timing", sf->timing, "as for `evolve run`: screen or guarded")
+      ->check(CLI::IsMember({"screen", "guarded"}))
+      ->capture_default_str();
+  set->add_option("--confirm", sf->confirm, "as for `evolve run`")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   set->callback([sf, patterns, torch_json, &run]() {
     run = [sf, patterns, torch_json](const Invocation&) {

@@ -12,6 +12,7 @@
 #include "bench/guarded_call.hpp"
 #include "bench/judge_guards.hpp"
 #include "bench/problem.hpp"
+#include "bench/screened_timing.hpp"
 #include "bench/torch_baseline.hpp"
 #include "comm/rank_timing.hpp"
 
@@ -110,8 +111,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
     }
   }
   const roofline::Ceilings ceilings = ceilings_for(o, comm.device());
-  core::Stream stream;
-  RankContext context{comm, stream.get(), o.dtype};
+  // A run cache brings its own stream: the runs it keeps were started on it.
+  core::Stream own_stream;
+  const cudaStream_t stream_handle = o.runs ? o.runs->stream.get() : own_stream.get();
   cudaDeviceProp prop{};
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, comm.device()));
   const double l2_bytes = static_cast<double>(prop.l2CacheSize);
@@ -135,38 +137,65 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
       // 16-byte vectors on 3 ranks) says so on every rank alike: the row is skipped, not the suite.
       // KernelBench's problems are fp32 whatever -d says.
       const core::DType dtype = problem->fixed_dtype().value_or(o.dtype);
-      context.dtype = dtype;
       report(problem->name() + " " + size.name + " setup");
       const auto setup_start = std::chrono::steady_clock::now();
-      std::unique_ptr<ProblemRun> run;
-      try {
-        run = problem->start(size, context);
-      } catch (const UsageError& e) {
-        for (const std::string& solution : problem->solutions()) {
-          SuiteRow row;
-          row.problem = problem->name();
-          row.category = category_name(problem->category());
-          row.size = size.name;
-          row.solution = solution;
-          row.skipped = e.what();
-          rows.push_back(row);
-          on_row(row);
+      // A run kept from an earlier call (a batch of candidates) is set up and checked already.
+      const std::string run_key =
+          fmt::format("{}/{}/{}", problem->name(), size.name, core::dtype_name(dtype));
+      ProblemRunCache::Entry* cached = nullptr;
+      if (o.runs) {
+        const auto it = o.runs->entries.find(run_key);
+        if (it != o.runs->entries.end()) cached = &it->second;
+      }
+      std::unique_ptr<RankContext> own_context;
+      std::unique_ptr<ProblemRun> own_run;
+      ProblemRun* run = cached ? cached->run.get() : nullptr;
+      if (!cached) {
+        own_context = std::make_unique<RankContext>(RankContext{comm, stream_handle, dtype});
+        try {
+          own_run = problem->start(size, *own_context);
+        } catch (const UsageError& e) {
+          for (const std::string& solution : problem->solutions()) {
+            SuiteRow row;
+            row.problem = problem->name();
+            row.category = category_name(problem->category());
+            row.size = size.name;
+            row.solution = solution;
+            row.skipped = e.what();
+            rows.push_back(row);
+            on_row(row);
+          }
+          continue;
         }
-        continue;
+        run = own_run.get();
       }
       const roofline::RooflineResult roof =
           roofline::evaluate(problem->cost(size, dtype, comm.size()), ceilings);
       const std::optional<roofline::CostModel> floor_model =
           problem->floor_cost(size, dtype, comm.size());
-      // The reference's own check, on the first trial's inputs.
-      report(problem->name() + " " + size.name + " reference check");
-      run->make_inputs(o.seed);
-      meet(comm, stream.get());
-      run->poison_outputs();
-      run->reference();
-      comm.wait(stream.get(), problem->name() + " reference");
-      const std::string reference_check = run->check_reference();
-      const bool reference_ok = all_ranks(comm, reference_check.empty(), stream.get());
+      std::string reference_check;
+      bool reference_ok = true;
+      if (cached) {
+        reference_check = cached->reference_check;
+        reference_ok = cached->reference_ok;
+      } else {
+        // The reference's own check, on the first trial's inputs.
+        report(problem->name() + " " + size.name + " reference check");
+        run->make_inputs(o.seed);
+        meet(comm, stream_handle);
+        run->poison_outputs();
+        run->reference();
+        comm.wait(stream_handle, problem->name() + " reference");
+        reference_check = run->check_reference();
+        reference_ok = all_ranks(comm, reference_check.empty(), stream_handle);
+        if (o.runs) {
+          ProblemRunCache::Entry& entry = o.runs->entries[run_key];
+          entry.context = std::move(own_context);
+          entry.run = std::move(own_run);
+          entry.reference_check = reference_check;
+          entry.reference_ok = reference_ok;
+        }
+      }
       const double setup_seconds = seconds_since(setup_start);
       const auto solutions =
           candidate ? std::vector<std::string>{o.candidate_name} : problem->solutions();
@@ -206,7 +235,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         args.scratch = scratch->local();
         args.peer_scratch = peer_scratch.data();
         args.scratch_bytes = kCandidateScratchBytes;
-        args.stream = stream.get();
+        args.stream = stream_handle;
       }
       // Runs solution s, or the candidate; returns "" or why the call failed (never throws, so
       // the ranks stay in step through the collectives that follow).
@@ -240,39 +269,55 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         // mixes in the rank), each called twice to check that the output is deterministic.
         bool correct = true;
         GuardedCaller caller(
-            comm, stream.get(), *run, [&] { return solve(s); }, what);
+            comm, stream_handle, *run, [&] { return solve(s); }, what);
         for (int trial = 0; trial < o.trials; ++trial) {
           report(fmt::format("{} trial {}", what, trial));
           const GuardedCaller::Outcome r = caller.call(core::mix64(o.seed + 1 + trial), true);
           if (!r.failure.empty() && row.failure.empty())
             row.failure = fmt::format("trial {}: {}", trial, r.failure);
-          correct = all_ranks(comm, r.failure.empty(), stream.get()) && correct;
+          correct = all_ranks(comm, r.failure.empty(), stream_handle) && correct;
         }
         end_phase("trials");
         // Timing. The reference (trusted) back to back on the last trial's inputs; the solution
         // by guarded calls, each on fresh inputs and checked (a solution that works only on some
         // calls, or only when calls are far apart, fails here).
         report(what + " reference timing");
-        meet(comm, stream.get());
+        meet(comm, stream_handle);
         run->make_inputs(core::mix64(o.seed + o.trials));
         run->poison_outputs();
         const auto reference_samples =
             o.time_reference ? samples_over_ranks(
-                                   comm, stream.get(), o.warmup, o.iterations,
+                                   comm, stream_handle, o.warmup, o.iterations,
                                    [&](int) { run->reference(); }, what + " reference timing")
                              : std::vector<float>{};
         end_phase("reference_timing");
         std::string timing_error;
         std::vector<float> solution_samples;
-        for (int i = 0; i < o.warmup + o.iterations; ++i) {
-          if (i % 10 == 0) report(fmt::format("{} timing, call {}", what, i));
-          const GuardedCaller::Outcome r =
-              caller.call(core::mix64(o.seed + 1000003 + static_cast<std::uint64_t>(i)), false);
-          if (!r.failure.empty() && timing_error.empty())
-            timing_error = fmt::format("timed call {}: {}", i, r.failure);
-          if (i >= o.warmup) solution_samples.push_back(r.us);
+        if (o.screen_timing) {
+          report(what + " screened timing");
+          meet(comm, stream_handle);
+          run->make_inputs(core::mix64(o.seed + 1000003));
+          run->poison_outputs();
+          solution_samples = screened_samples(
+              comm, stream_handle, o.warmup, o.iterations, static_cast<std::size_t>(l2_bytes),
+              [&] { return solve(s); }, timing_error, what + " screened timing");
+          // The last call's outputs, against the reference on the same inputs.
+          run->reference();
+          comm.wait(stream_handle, what + " reference");
+          if (const std::string mismatch = run->compare();
+              !mismatch.empty() && timing_error.empty())
+            timing_error = "screened calls: " + mismatch;
+        } else {
+          for (int i = 0; i < o.warmup + o.iterations; ++i) {
+            if (i % 10 == 0) report(fmt::format("{} timing, call {}", what, i));
+            const GuardedCaller::Outcome r =
+                caller.call(core::mix64(o.seed + 1000003 + static_cast<std::uint64_t>(i)), false);
+            if (!r.failure.empty() && timing_error.empty())
+              timing_error = fmt::format("timed call {}: {}", i, r.failure);
+            if (i >= o.warmup) solution_samples.push_back(r.us);
+          }
+          max_over_ranks(comm, solution_samples, stream_handle);
         }
-        max_over_ranks(comm, solution_samples, stream.get());
         end_phase("timed_calls");
         bool outside_work = false;
         if (candidate) {
@@ -285,24 +330,24 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           // there every time. The decision is all-reduced per try, so every rank tries alike.
           for (int attempt = 0; attempt < kOutsideWorkTries; ++attempt) {
             report(what + " outside-work check");
-            meet(comm, stream.get());
+            meet(comm, stream_handle);
             KILN_CUDA_CHECK(cudaDeviceSynchronize());
             core::Event batch_start, batch_stop;
             const auto start = std::chrono::steady_clock::now();
-            batch_start.record(stream.get());
+            batch_start.record(stream_handle);
             for (int i = 0; i < o.iterations; ++i) (void)solve(s);
-            batch_stop.record(stream.get());
+            batch_stop.record(stream_handle);
             KILN_CUDA_CHECK(cudaDeviceSynchronize());
             const double wall_us =
                 std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
                     .count();
             const double stream_us = batch_stop.elapsed_ms_since(batch_start) * 1e3;
-            row.wall_us = max_over_ranks(comm, wall_us / o.iterations, stream.get());
-            row.stream_us = max_over_ranks(comm, stream_us / o.iterations, stream.get());
+            row.wall_us = max_over_ranks(comm, wall_us / o.iterations, stream_handle);
+            row.stream_us = max_over_ranks(comm, stream_us / o.iterations, stream_handle);
             // On any rank, the host's span exceeds the stream's by more than a quarter plus the
             // synchronisation's own cost (a few us per batch; 50 us allowed).
             outside_work =
-                max_over_ranks(comm, wall_us - 1.25 * stream_us - 50.0, stream.get()) > 0;
+                max_over_ranks(comm, wall_us - 1.25 * stream_us - 50.0, stream_handle) > 0;
             if (!outside_work) break;
           }
           end_phase("outside_work");
@@ -311,7 +356,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           row.reference_us = core::summarize(std::span<const float>(reference_samples));
         row.solution_us = core::summarize(std::span<const float>(solution_samples));
         if (!timing_error.empty() && row.failure.empty()) row.failure = timing_error;
-        correct = all_ranks(comm, timing_error.empty(), stream.get()) && correct;
+        correct = all_ranks(comm, timing_error.empty(), stream_handle) && correct;
         row.correct = correct && reference_ok;
         if (outside_work) {
           if (row.failure.empty()) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,9 +17,24 @@
 #include "comm/communicator.hpp"
 #include "core/dtype.hpp"
 #include "core/stats.hpp"
+#include "core/stream.hpp"
 #include "roofline/roofline.hpp"
 
 namespace kiln::bench {
+
+// Problem runs kept across run_suite calls on one communicator (a batch of candidates judged one
+// after another in one process): each problem size is allocated, set up and its reference
+// checked once, not once per candidate. Destroy it before the communicator.
+struct ProblemRunCache {
+  struct Entry {
+    std::unique_ptr<RankContext> context;  // the run may keep a reference to it
+    std::unique_ptr<ProblemRun> run;       // destroyed first
+    std::string reference_check;
+    bool reference_ok = true;
+  };
+  core::Stream stream;  // the runs were started on it
+  std::map<std::string, Entry> entries;
+};
 
 struct SuiteOptions {
   std::vector<std::string> problems;  // globs; empty: all
@@ -42,6 +58,13 @@ struct SuiteOptions {
   // evolution engine ranks candidates by U alone; at KernelBench's sizes the trusted references
   // (double accumulators) can cost more than the candidate's own timed calls.
   bool time_reference = true;
+  // True: the solution's timed calls are screened (screened_timing.hpp: back to back on one set
+  // of inputs, the last call's outputs compared once) instead of guarded. Correctness trials, the
+  // floor and the outside-work check are unchanged. For a search's ranking only.
+  bool screen_timing = false;
+  // Set: runs are taken from and kept in it (see ProblemRunCache); the candidate's scratch is
+  // still its own, zeroed, per call of run_suite.
+  std::shared_ptr<ProblemRunCache> runs;
   // Called with the step's name at every point the suite passes regularly (trial, timing
   // phase); a stall watchdog (core/stall_watchdog.hpp) restarts its clock there. May be empty.
   std::function<void(const std::string&)> progress;

@@ -99,9 +99,9 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
   for (const std::string& source : sources) command += fmt::format(" --source '{}'", source);
   command += fmt::format(
       " --build-dir '{}' -w {} -n {} --trials {} --timeout {} --time-limit {} --json-per-source"
-      " --skip-reference-timing",
+      " --skip-reference-timing --timing {}",
       o.folder, o.warmup, o.iterations, o.trials, o.timeout_seconds,
-      4 * o.timeout_seconds * static_cast<int>(sources.size()));
+      4 * o.timeout_seconds * static_cast<int>(sources.size()), o.timing);
   return command;
 }
 

@@ -38,6 +38,9 @@ struct CandidateEvaluatorOptions {
   std::string folder;  // where sources, libraries and JSON go
   int warmup = 5, iterations = 20, trials = 3;
   int timeout_seconds = 60;
+  // The judge's --timing: "guarded" (the verdict) or "screen" (a search's cheap ranking of its
+  // own kernels; bench/screened_timing.hpp).
+  std::string timing = "guarded";
   // Set: the preparer also judges each batch in one `kiln bench candidate` launch (several
   // --source), and the evaluator takes those verdicts; a genome the batch did not judge through
   // (it stopped at a crash) is judged alone as before. Null: every genome judged alone.

@@ -64,6 +64,20 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
         best = &entry;
       }
     }
+    // A finished run's result is its report's best (with --timing screen, the best kernel the
+    // guarded judge confirmed, which need not be the log's best screened figure).
+    nlohmann::json reported;
+    if (std::filesystem::exists(dir / "report.json")) {
+      const nlohmann::json report = read_json(dir / "report.json", run);
+      if (report.contains("best")) {
+        const Evaluation e = Evaluation::from_json(report["best"].at("evaluation"), run);
+        if (e.fitness() <= 0)
+          throw UsageError(fmt::format("{}: its reported best was rejected by the judge ({})", run,
+                                       e.failure.substr(0, 200)));
+        reported = report["best"];
+        best = &reported;
+      }
+    }
     if (best == nullptr)
       throw UsageError(
           fmt::format("{}: no kernel of its {} evaluations was accepted", run, log.size()));

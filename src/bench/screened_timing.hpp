@@ -1,0 +1,30 @@
+// Screened timing: a cheap ranking figure for kiln's own generated kernels during a search
+// (issue 20's engine speed), not a verdict. The judge's own timing (guarded calls) regenerates
+// the inputs, fingerprints them, runs the reference and compares before and after every timed
+// call: at KernelBench's sizes that moves ~75 GB per 4 ms call. Screened timing calls the
+// solution back to back on one set of inputs, each call after a write of twice the L2 (so no call
+// reads the last one's data from L2), events around the call alone, one wait at the end; the
+// outputs of the last call are compared once by the caller. A search ranks with it and confirms
+// its best kernels with guarded timing before reporting them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+
+namespace kiln::bench {
+
+// Per-call times in microseconds (warm-up dropped), each the maximum over ranks. `call` returns ""
+// or why it failed; the first failure goes to `failure` (the later calls still run, so that every
+// rank takes the same collectives). Collective over `comm`.
+std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,
+                                    int iterations, std::size_t l2_bytes,
+                                    const std::function<std::string()>& call, std::string& failure,
+                                    const std::string& what);
+
+}  // namespace kiln::bench
