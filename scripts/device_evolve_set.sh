@@ -27,7 +27,7 @@ echo "device_evolve_set: $* on $(nvidia-smi --query-gpu=name,driver_version --fo
 for step in "$@"; do
   case $step in
     tests)
-      timeout 560 build/kiln_gpu_tests \
+      timeout "${TESTS_LIMIT:-560}" build/kiln_gpu_tests \
         --gtest_filter="${EVOLVE_TESTS:-EvolveGpu.LossFamily*:EvolveGpu.Blas2*:EvolveGpu.Attention*:EvolveGpu.MatmulFamily*}" \
         > "$o/tests-evolve.txt" 2>&1
       echo "tests exit $?" | tee -a "$summary"
