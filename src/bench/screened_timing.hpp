@@ -5,7 +5,9 @@
 // solution back to back on one set of inputs, each call after a write of twice the L2 (so no call
 // reads the last one's data from L2), events around the call alone, one wait at the end; the
 // outputs of the last call are compared once by the caller. A search ranks with it and confirms
-// its best kernels with guarded timing before reporting them.
+// its best kernels with guarded timing before reporting them. The first call is timed alone:
+// a kernel so slow that the calls asked for would take more than ~0.3 s gets fewer (at least 3
+// timed), so a hopeless candidate costs a search little.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,7 +21,8 @@
 
 namespace kiln::bench {
 
-// Per-call times in microseconds (warm-up dropped), each the maximum over ranks. `call` returns ""
+// Per-call times in microseconds (the first call and the warm-up dropped; `iterations` of them, or
+// fewer for a slow kernel), each the maximum over ranks. `call` returns ""
 // or why it failed; the first failure goes to `failure` (the later calls still run, so that every
 // rank takes the same collectives). Collective over `comm`.
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,
