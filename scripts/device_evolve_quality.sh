@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Device calls for issue 20's search-quality and sanitizer criteria. Steps (arguments, in order):
+#   compare    guided (strategy crossover + roofline guidance) against plain random search
+#              (`--random`) over the same genomes, same budget, seeds 1..3, on COMPARE_PROBLEMS at
+#              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone);
+#              compare.md: each run's best U (guarded, confirmed) and the median per mode
+#   sanitizer  compute-sanitizer memcheck on the evolved best kernels of SAN_PROBLEMS
+#              (evolve-set/screen/<problem>/best.cu, carried in) judged at size small
+# Usage: bash scripts/device_evolve_quality.sh compare sanitizer
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null 2>&1
+o=${OUT:-out}; mkdir -p "$o"
+summary="$o/summary-quality.txt"
+COMPARE_PROBLEMS=${COMPARE_PROBLEMS:-"kb1-23-softmax kb1-45-avgpool-2d"}
+COMPARE_SIZE=${COMPARE_SIZE:-small}; COMPARE_BUDGET=${COMPARE_BUDGET:-16}
+SAN_PROBLEMS=${SAN_PROBLEMS:-"kb1-95-cross-entropy-loss kb1-89-cumsum kb1-45-avgpool-2d kb1-4-matvec kb1-2-matmul"}
+echo "device_evolve_quality: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
+for step in "$@"; do
+  case $step in
+    compare)
+      dir=/tmp/evolve-compare; rm -rf "$dir"; mkdir -p "$dir" "$o/compare"
+      for p in $COMPARE_PROBLEMS; do
+        for seed in 1 2 3; do
+          for mode in guided random; do
+            flag=(); [ "$mode" = random ] && flag=(--random)
+            timeout 200 build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
+              --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" \
+              --pool "$dir/pool-$p-$mode-$seed.json" --out "$dir/$p/$mode-$seed" \
+              -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1
+            echo "$p $mode seed $seed: exit $? $(tail -2 "$o/compare/$p-$mode-$seed.txt" | head -1)" | tee -a "$summary"
+            cp "$dir/$p/$mode-$seed/log.json" "$o/compare/$p-$mode-$seed-log.json" 2>/dev/null
+            cp "$dir/$p/$mode-$seed/report.json" "$o/compare/$p-$mode-$seed-report.json" 2>/dev/null
+          done
+        done
+      done
+      python3 - "$dir" "$o/compare.md" <<'PY' | tee -a "$summary"
+import json, os, statistics, sys
+root, out = sys.argv[1], sys.argv[2]
+lines = ["| problem | mode | best U per seed (1, 2, 3; guarded) | median | search's best screened U per seed |",
+         "|---|---|---|---|---|"]
+for p in sorted(os.listdir(root)):
+    if not os.path.isdir(os.path.join(root, p)):
+        continue
+    for mode in ("guided", "random"):
+        best, screened = [], []
+        for seed in (1, 2, 3):
+            path = os.path.join(root, p, f"{mode}-{seed}", "report.json")
+            if not os.path.exists(path):
+                best.append(None); screened.append(None); continue
+            r = json.load(open(path))
+            e = r["best"]["evaluation"]
+            best.append(e["roof_us"] / e["us"] if e.get("correct") and e.get("us") else 0.0)
+            s = r["search_best"]["evaluation"]
+            screened.append(s["roof_us"] / s["us"] if s.get("correct") and s.get("us") else 0.0)
+        have = [b for b in best if b is not None]
+        med = f"{statistics.median(have):.3f}" if have else "-"
+        fmt = lambda v: ", ".join("-" if x is None else f"{x:.3f}" for x in v)
+        lines.append(f"| {p} | {mode} | {fmt(best)} | {med} | {fmt(screened)} |")
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+      ;;
+    sanitizer)
+      mkdir -p "$o/sanitizer"
+      for p in $SAN_PROBLEMS; do
+        src=evolve-set/screen/$p/best.cu
+        [ -f "$src" ] || { echo "sanitizer: $src missing" | tee -a "$summary"; continue; }
+        timeout 150 compute-sanitizer --tool memcheck --target-processes all --report-api-errors no \
+          build/kiln bench candidate --problem "$p" --sizes small --source "$src" \
+          --build-dir /tmp/kiln-san -w 1 -n 2 --trials 1 --timeout 120 > "$o/sanitizer/$p.txt" 2>&1
+        echo "sanitizer memcheck $p: exit $? $(grep -h 'ERROR SUMMARY' "$o/sanitizer/$p.txt" | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' "$o/sanitizer/$p.txt" | tail -1)" | tee -a "$summary"
+      done ;;
+    *) echo "unknown step $step" | tee -a "$summary" ;;
+  esac
+done
