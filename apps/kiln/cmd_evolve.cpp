@@ -408,6 +408,34 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   return errors > 0 ? 1 : 0;  // a problem whose run stopped on an error (a loss is not one)
 }
 
+// `kiln evolve summary`: the set summary rebuilt from the run folders in OUT, without a GPU (a
+// set run over several calls, or with parts at other settings). A matched problem without a
+// folder is listed as not run, and counts as a loss.
+int summarize_set_folder(const std::string& dir, const std::vector<std::string>& patterns,
+                         const std::string& size, const std::string& torch_json) {
+  std::vector<std::string> names;
+  for (const bench::Problem* p :
+       bench::select_problems(problems::problem_registry(), patterns, "--problems"))
+    if (evolve::generated_family(p->name())) names.push_back(p->name());
+  if (!std::filesystem::is_directory(dir))
+    throw UsageError(fmt::format("--out {}: no such folder", dir));
+  std::map<std::string, double> eager_by_problem;
+  if (!torch_json.empty()) {
+    const std::map<std::string, double> eager = bench::load_torch_baseline(torch_json);
+    for (const std::string& name : names)
+      if (const auto it = eager.find(bench::torch_baseline_key(name, size)); it != eager.end())
+        eager_by_problem[name] = it->second;
+  }
+  const std::vector<evolve::SetRow> rows =
+      evolve::set_rows_from_folder(dir, names, eager_by_problem);
+  const nlohmann::json summary = evolve::summarize_set(rows);
+  const std::filesystem::path out(dir);
+  write_atomically(out / "summary.json", summary);
+  std::ofstream(out / "summary.md") << evolve::summary_markdown(summary);
+  fmt::print("{}", evolve::summary_markdown(summary));
+  return 0;
+}
+
 // `kiln evolve show DIR`: a finished or interrupted run's best kernels, from its log.
 int show_run(const std::string& dir, int top) {
   const std::filesystem::path log_path = std::filesystem::path(dir) / "log.json";
@@ -484,6 +512,27 @@ void register_evolve(CLI::App& app, Runner& run) {
                               "kiln evolve export: where the evolved kernels sit on the roofline");
       fmt::print("# wrote {} and a progress plot per kernel\n", (out / "roofline.svg").string());
       return 0;
+    };
+  });
+  struct SummaryFlags {
+    std::vector<std::string> patterns;
+    std::string out, size = "kb", torch_json;
+  };
+  auto summary = std::make_shared<SummaryFlags>();
+  CLI::App* summary_cmd = evolve->add_subcommand(
+      "summary",
+      "rebuild an `evolve set` folder's summary.json and summary.md from its run folders (no GPU; "
+      "matched problems without a folder are listed as not run)");
+  summary_cmd->add_option("--out", summary->out, "the set's --out folder")->required();
+  summary_cmd->add_option("--problems", summary->patterns, "shell-style globs, e.g. 'kb1-*'")
+      ->required();
+  summary_cmd->add_option("--size", summary->size, "the set's size preset")->capture_default_str();
+  summary_cmd->add_option("--torch-json", summary->torch_json,
+                          "PyTorch eager's times (scripts/kb1_torch_eager.py --json)");
+  summary_cmd->callback([summary, &run]() {
+    run = [summary](const Invocation&) {
+      return summarize_set_folder(summary->out, summary->patterns, summary->size,
+                                  summary->torch_json);
     };
   });
   auto f = std::make_shared<RunFlags>();

@@ -73,6 +73,26 @@ SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
   return row;
 }
 
+std::vector<SetRow> set_rows_from_folder(const std::string& dir,
+                                         const std::vector<std::string>& problems,
+                                         const std::map<std::string, double>& eager_us) {
+  std::vector<SetRow> rows;
+  for (const std::string& problem : problems) {
+    const auto it = eager_us.find(problem);
+    const std::filesystem::path run = std::filesystem::path(dir) / problem;
+    SetRow row =
+        set_row_from_run(problem, run.string(),
+                         it == eager_us.end() ? std::nullopt : std::optional<double>(it->second));
+    if (!std::filesystem::exists(run))
+      row.error = "not run";
+    else if (!std::filesystem::exists(run / "log.json") &&
+             !std::filesystem::exists(run / "report.json"))
+      row.error = "started, cut before its first evaluation";
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 nlohmann::json summarize_set(const std::vector<SetRow>& rows) {
   nlohmann::json out;
   out["rows"] = nlohmann::json::array();

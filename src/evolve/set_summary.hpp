@@ -5,6 +5,7 @@
 // second. Problems that lost (no accepted kernel, or an error) are listed with the rest.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,6 +28,13 @@ struct SetRow {
 // report); `eager_us` from the caller. A folder with neither is a row with `error` set.
 SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
                         std::optional<double> eager_us);
+
+// Rows for `problems` from their folders under `dir` (dir/<problem>, as `kiln evolve set` writes
+// them), eager times by problem name where known. A problem without a folder is "not run"; one
+// whose folder holds neither a log nor a report was "started, cut before its first evaluation".
+std::vector<SetRow> set_rows_from_folder(const std::string& dir,
+                                         const std::vector<std::string>& problems,
+                                         const std::map<std::string, double>& eager_us);
 
 // The summary as JSON (rows and aggregates) and as a Markdown table.
 nlohmann::json summarize_set(const std::vector<SetRow>& rows);

@@ -93,5 +93,36 @@ TEST(EvolveSetSummary, RowsFromRunFoldersAndTheAggregates) {
   EXPECT_NE(md.find("4 problems, 2 with an accepted kernel"), std::string::npos);
 }
 
+// `kiln evolve summary`: a set folder read back, with the problems it never reached listed.
+TEST(EvolveSetSummary, AFolderGivesEveryProblemARowIncludingTheUnrun) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_set_folder";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "p-done");
+  std::filesystem::create_directories(root / "p-started");
+  std::ofstream(root / "p-done" / "report.json") << nlohmann::json{
+      {"evaluations", 16},
+      {"seconds", 8.0},
+      {"best",
+       {{"genome", map_genome().to_json()},
+        {"evaluation", evaluation(true, 50.0, 40.0)}}}}.dump();
+  const std::vector<SetRow> rows = set_rows_from_folder(
+      root.string(), {"p-done", "p-started", "p-unrun"}, {{"p-done", 100.0}, {"p-unrun", 7.0}});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[0].accepted);
+  EXPECT_NEAR(rows[0].best_u, 0.8, 1e-12);
+  ASSERT_TRUE(rows[0].eager_us.has_value());
+  EXPECT_DOUBLE_EQ(*rows[0].eager_us, 100.0);
+  EXPECT_FALSE(rows[1].accepted);
+  EXPECT_EQ(rows[1].error, "started, cut before its first evaluation");
+  EXPECT_FALSE(rows[2].accepted);
+  EXPECT_EQ(rows[2].error, "not run");
+  const nlohmann::json s = summarize_set(rows);
+  EXPECT_EQ(s.at("problems").get<int>(), 3);
+  EXPECT_EQ(s.at("accepted").get<int>(), 1);
+  EXPECT_NEAR(s.at("median_u").get<double>(), 0.0, 1e-12);  // 0, 0, 0.8
+  EXPECT_NE(summary_markdown(s).find("| p-unrun | none accepted |"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::evolve
