@@ -95,10 +95,17 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
                        "KILN_CUTLASS_INCLUDE_DIR to a CUTLASS include folder)");
     extra_include = " -I" + quote(cutlass);
   }
-  build.command =
-      fmt::format("timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC -I{}{} -o {} {}",
-                  timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()),
-                  extra_include, quote(build.library), quote(source));
+  // -fno-gnu-unique: g++ makes template static members (and statics of inline functions)
+  // STB_GNU_UNIQUE, which the dynamic linker shares across every library of the process whatever
+  // RTLD_LOCAL says. Two candidates judged in one process that instantiate the same CUTLASS GEMM
+  // then shared GemmUniversalBase's "device properties initialised" flag, and the second one's
+  // kernel never had its shared-memory limit raised: its launch failed (H100, 2026-11-25). Plain
+  // weak symbols stay in their own library.
+  build.command = fmt::format(
+      "timeout {} {} -std=c++17 -O3 -arch={} -shared -Xcompiler -fPIC "
+      "-Xcompiler -fno-gnu-unique -I{}{} -o {} {}",
+      timeout_seconds, quote(nvcc_path()), arch, quote(candidate_include_dir()), extra_include,
+      quote(build.library), quote(source));
   // A library built from the same source by the same command is reused (the evolution engine
   // compiles a generation's candidates ahead, in parallel, before judging them one by one).
   std::uint64_t key = 0xcbf29ce484222325ull;

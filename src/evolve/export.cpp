@@ -112,9 +112,12 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
     const std::string source = generate_candidate(genome, problem);
     // The matmul and attention kernels instantiate CUTLASS: the build line names its headers.
     const bool cutlass = source.find("#include \"cutlass/") != std::string::npos;
-    const std::string build =
-        fmt::format("nvcc -std=c++17 -O3 -arch=sm_90a -shared -Xcompiler -fPIC -I.{} {}.cu",
-                    cutlass ? " -I<CUTLASS 4.x>/include" : "", name);
+    // The judge's own flags (-fno-gnu-unique: kernels loaded side by side keep their own
+    // template statics; bench/candidate_library.cpp).
+    const std::string build = fmt::format(
+        "nvcc -std=c++17 -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Xcompiler -fno-gnu-unique "
+        "-I.{} {}.cu",
+        cutlass ? " -I<CUTLASS 4.x>/include" : "", name);
     std::ofstream(k.source_path) << fmt::format(
                                         "// Exported by `kiln evolve export` from {}: {} at size "
                                         "{} on {}.\n// Judged: {:.1f} us, T_roof {:.1f} us, U "

@@ -44,17 +44,34 @@ const StrategySet& matmul_generated_strategies() {
   return generated;
 }
 
+namespace {
+constexpr int kMaxWarps = 8;
+constexpr int kMaxWarpTile = 64;
+}  // namespace
+
 MatmulConfig matmul_config_of(const Genome& g) {
   MatmulConfig c{};
   c.tile_m = g.knob("cutlass-sm80-mma", "tile_m");
   c.tile_n = g.knob("cutlass-sm80-mma", "tile_n");
   c.tile_k = g.knob("cutlass-sm80-mma", "tile_k");
+  // A block of at most kMaxWarps warps whose warp tiles are at most 64 x 64: a 3xTF32 warp tile
+  // keeps warp_m * warp_n / 32 accumulators a thread plus its split fragments, and 512 threads
+  // of 64 x 64 tiles cannot be resident (65536 registers an SM): such launches failed on the
+  // H100 (256 x 256 tiles, 2026-11-25). 512 threads on a 64-row tile also leave CUTLASS's load
+  // maps less than one 16-byte vector a thread (a static assertion). So the block tile is at
+  // most 8 x 64 x 64: 256 x 256 becomes 256 x 128.
+  while (c.tile_m * c.tile_n > kMaxWarps * kMaxWarpTile * kMaxWarpTile) {
+    if (c.tile_n >= c.tile_m)
+      c.tile_n /= 2;
+    else
+      c.tile_m /= 2;
+  }
   const int warp = g.knob("cutlass-sm80-mma", "warp");
   c.warp_m = std::min(warp, c.tile_m);
   c.warp_n = std::min(warp, c.tile_n);
-  // At most 16 warps (512 threads) a block: larger warp tiles where the block tile is large.
-  while ((c.tile_m / c.warp_m) * (c.tile_n / c.warp_n) > 16) {
-    if (c.warp_m <= c.warp_n && c.warp_m < c.tile_m)
+  // Larger warp tiles where the block tile would need more warps.
+  while ((c.tile_m / c.warp_m) * (c.tile_n / c.warp_n) > kMaxWarps) {
+    if (c.warp_m <= c.warp_n && c.warp_m < std::min(c.tile_m, kMaxWarpTile))
       c.warp_m *= 2;
     else
       c.warp_n *= 2;

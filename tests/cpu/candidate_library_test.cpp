@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "bench/candidate_library.hpp"
@@ -56,6 +57,31 @@ TEST(CandidateLibrary, RefusesWhatCannotRunNamingWhy) {
               compile_candidate(kCandidates + "missing.cu", scratch_dir(), "sm_90a", 300);
             }).find("no such file"),
             std::string::npos);
+}
+
+// Two candidates loaded in one process (a batch judgement) keep their own template statics, even
+// when both instantiate the same template: with g++'s default STB_GNU_UNIQUE the second library
+// would read the first one's (CUTLASS's "device properties initialised" flag, H100 2026-11-25).
+TEST(CandidateLibrary, TwoLibrariesOfOneTemplateKeepTheirOwnStatics) {
+  const std::filesystem::path dir = std::filesystem::path(scratch_dir()) / "unique";
+  std::filesystem::create_directories(dir);
+  const std::string source =
+      "#include \"kiln/candidate.h\"\n"
+      "template <int N> struct Calls { static int count; };\n"
+      "template <int N> int Calls<N>::count = 0;\n"
+      "extern \"C\" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }\n"
+      "extern \"C\" int kiln_candidate_run(const KilnCandidateArgs*) { return ++Calls<7>::count; "
+      "}\n";
+  for (const char* stem : {"first", "second"})
+    std::ofstream(dir / (std::string(stem) + ".cu")) << source;
+  const CandidateLibrary first(
+      compile_candidate((dir / "first.cu").string(), dir.string(), "sm_90a", 300).library);
+  const CandidateLibrary second(
+      compile_candidate((dir / "second.cu").string(), dir.string(), "sm_90a", 300).library);
+  KilnCandidateArgs args{};
+  EXPECT_EQ(first.entry()(&args), 1);
+  EXPECT_EQ(first.entry()(&args), 2);
+  EXPECT_EQ(second.entry()(&args), 1) << "the second library counted on the first one's static";
 }
 
 }  // namespace

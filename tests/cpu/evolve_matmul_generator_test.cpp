@@ -59,7 +59,14 @@ TEST(EvolveMatmulGenerator, EveryGenomeComesToAValidConfiguration) {
     const MatmulConfig c = matmul_config_of(g);
     EXPECT_EQ(c.tile_m % c.warp_m, 0) << g.describe();
     EXPECT_EQ(c.tile_n % c.warp_n, 0) << g.describe();
-    EXPECT_LE((c.tile_m / c.warp_m) * (c.tile_n / c.warp_n), 16) << g.describe();
+    // Resident and loadable: at most 8 warps, warp tiles at most 64 x 64, and CUTLASS's load
+    // maps at least one 16-byte vector a thread for both operand tiles.
+    const int warps = (c.tile_m / c.warp_m) * (c.tile_n / c.warp_n);
+    EXPECT_LE(warps, 8) << g.describe();
+    EXPECT_LE(c.warp_m, 64) << g.describe();
+    EXPECT_LE(c.warp_n, 64) << g.describe();
+    EXPECT_GE(c.tile_m * c.tile_k, warps * 32 * 4) << g.describe();
+    EXPECT_GE(c.tile_n * c.tile_k, warps * 32 * 4) << g.describe();
     EXPECT_LE(c.stages * (c.tile_m + c.tile_n) * c.tile_k * 4, 200 * 1024) << g.describe();
     EXPECT_GE(c.stages, 2) << g.describe();
     EXPECT_NO_THROW((void)generate_matmul_candidate(g, "kb1-2-matmul")) << g.describe();
@@ -69,8 +76,20 @@ TEST(EvolveMatmulGenerator, EveryGenomeComesToAValidConfiguration) {
                                                            {"cutlass-sm80-mma.tile_k", 32},
                                                            {"cutlass-sm80-mma.warp", 32},
                                                            {"cutlass-sm80-mma.stages", 5}}));
-  EXPECT_EQ((big.tile_m / big.warp_m) * (big.tile_n / big.warp_n), 16);
-  EXPECT_EQ(big.stages, 3);  // 3 x 512 x 32 x 4 B = 192 KiB
+  // 256 x 256 (16 warps of 64 x 64 would not be resident) becomes 256 x 128 in 8 warps of 64 x 64.
+  EXPECT_EQ(big.tile_m, 256);
+  EXPECT_EQ(big.tile_n, 128);
+  EXPECT_EQ(big.warp_m, 64);
+  EXPECT_EQ(big.warp_n, 64);
+  EXPECT_EQ(big.stages, 4);  // 4 x 384 x 32 x 4 B = 192 KiB
+  // 64 x 256 with 32 x 32 warps (16 warps: a static assertion in CUTLASS's load map) becomes
+  // 8 warps of 64 x 32.
+  const MatmulConfig wide = matmul_config_of(matmul_genome({{"cutlass-sm80-mma.tile_m", 64},
+                                                            {"cutlass-sm80-mma.tile_n", 256},
+                                                            {"cutlass-sm80-mma.tile_k", 16},
+                                                            {"cutlass-sm80-mma.warp", 32}}));
+  EXPECT_EQ(wide.warp_m, 64);
+  EXPECT_EQ(wide.warp_n, 32);
 }
 
 TEST(EvolveMatmulGenerator, SourceFollowsTheGenomeAndTheProblem) {
@@ -113,6 +132,13 @@ TEST(EvolveMatmulGenerator, AlignedAndIrregularCandidatesCompileAndLoad) {
       {"kb1-8-matmul-irregular", matmul_genome({{"cutlass-sm80-mma.tile_m", 64},
                                                 {"cutlass-sm80-mma.tile_n", 64},
                                                 {"cutlass-sm80-mma.warp", 32}})},
+      // nvcc refused this genome when it meant 16 warps (CUTLASS's load map; H100 set run,
+      // 2026-11-25); it is 8 warps of 64 x 32 now.
+      {"kb1-2-matmul", matmul_genome({{"cutlass-sm80-mma.tile_m", 64},
+                                      {"cutlass-sm80-mma.tile_n", 256},
+                                      {"cutlass-sm80-mma.tile_k", 16},
+                                      {"cutlass-sm80-mma.warp", 32},
+                                      {"cutlass-sm80-mma.stages", 5}})},
   };
   int index = 0;
   for (const auto& [problem, genome] : cases) {
