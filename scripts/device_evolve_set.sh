@@ -10,7 +10,8 @@
 #   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
 #   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS (new rows merged into evolve-set/eager.json)
 #   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, POPULATION (16), TIMING
-#          (screen), into evolve-set/RUNS (runs), cut at SET_LIMIT seconds
+#          (screen), into evolve-set/RUNS (runs), cut at SET_LIMIT seconds; POOL_FROM: pools to
+#          merge into evolve-set/pool.json first
 # Needs CUTLASS's headers for the matmul and attention candidates: pack them with
 #   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
 set -uo pipefail
@@ -41,6 +42,12 @@ for step in "$@"; do
       echo "eager exit $?" | tee -a "$summary"; tail -3 "$o/torch-eager.txt" | tee -a "$summary"
       python3 scripts/merge_eager_json.py evolve-set/eager.json "$o/eager-new.json" | tee -a "$summary" ;;
     set)
+      # POOL_FROM: earlier runs' pools (e.g. docs/results/*/pool*.json) merged into the set's own
+      # first, so that retrieval starts from everything measured so far.
+      if [ -n "${POOL_FROM:-}" ]; then
+        # shellcheck disable=SC2086
+        build/kiln evolve merge-pools evolve-set/pool.json $POOL_FROM --out evolve-set/pool.json | tail -1 | tee -a "$summary"
+      fi
       eager=(); [ -f evolve-set/eager.json ] && eager=(--torch-json evolve-set/eager.json)
       # shellcheck disable=SC2086
       timeout "$SET_LIMIT" build/kiln evolve set --problems $PATTERNS --size "$SIZE" \

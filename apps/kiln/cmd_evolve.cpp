@@ -514,6 +514,30 @@ void register_evolve(CLI::App& app, Runner& run) {
       return 0;
     };
   });
+  auto merge = std::make_shared<std::pair<std::vector<std::string>, std::string>>();
+  CLI::App* merge_cmd = evolve->add_subcommand(
+      "merge-pools",
+      "merge strategy pools (JSON) into one: each genome measured on a problem kept once, at its "
+      "best U (no GPU)");
+  merge_cmd->add_option("pools", merge->first, "the pools to merge (a missing file is empty)")
+      ->required();
+  merge_cmd
+      ->add_option("--out", merge->second,
+                   "the merged pool (may be one of the inputs; written atomically)")
+      ->required();
+  merge_cmd->callback([merge, &run]() {
+    run = [merge](const Invocation&) {
+      evolve::StrategyPool merged;
+      for (const std::string& path : merge->first) {
+        const evolve::StrategyPool pool = evolve::StrategyPool::load(path);
+        fmt::print("# {}: {} entries\n", path, pool.size());
+        merged.merge(pool);
+      }
+      merged.save(merge->second);
+      fmt::print("# wrote {}: {} entries\n", merge->second, merged.size());
+      return 0;
+    };
+  });
   struct SummaryFlags {
     std::vector<std::string> patterns;
     std::string out, size = "kb", torch_json;

@@ -27,6 +27,10 @@ void StrategyPool::add(const PoolEntry& entry) {
   entries_.push_back(entry);
 }
 
+void StrategyPool::merge(const StrategyPool& other) {
+  for (const PoolEntry& e : other.entries_) add(e);
+}
+
 std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, int count,
                                            const std::string& problem) const {
   // Match levels: the same problem (-1), all five fields, then without arch, dtype, size class,

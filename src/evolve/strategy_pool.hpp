@@ -36,6 +36,8 @@ class StrategyPool {
  public:
   // Keeps the entry; an entry of the same key, problem and genome hash keeps the better fitness.
   void add(const PoolEntry& entry);
+  // Every entry of `other` added as by add(): pools of separate runs become one.
+  void merge(const StrategyPool& other);
   // Up to `count` genomes of `family` for `key`, best first: first those measured on `problem`
   // itself (any key), then backing off as described above. `problem` empty: no preference.
   std::vector<Genome> retrieve(const PoolKey& key, Family family, int count,

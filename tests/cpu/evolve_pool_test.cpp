@@ -42,6 +42,29 @@ TEST(EvolvePool, KeepsTheBestAndRetrievesWithBackOff) {
   EXPECT_TRUE(pool.retrieve(other, Family::kMap, 5).empty());
 }
 
+// Pools of separate runs (a set run's and an earlier family study's) become one seed source.
+TEST(EvolvePool, MergedPoolsKeepEachEntryOnceAtItsBest) {
+  Rng rng(5);
+  const Genome a = random_genome(Family::kReduceAxis, rng), b = random_genome(Family::kMap, rng);
+  ASSERT_NE(a, b);
+  StrategyPool first, second;
+  first.add({key("memory", "sm_90"), a, 0.6, 1.2, "kb1-23-softmax"});
+  first.add({key("memory", "sm_90"), b, 0.9, 1.1, "kb1-19-relu"});
+  second.add({key("memory", "sm_90"), a, 0.79, 1.8, "kb1-23-softmax"});  // better, same entry
+  second.add({key("memory", "sm_90"), a, 0.5, 1.1, "kb1-24-log-softmax"});
+  first.merge(second);
+  EXPECT_EQ(first.size(), 3u);
+  const std::vector<Genome> softmax =
+      first.retrieve(key("memory", "sm_90"), Family::kReduceAxis, 1, "kb1-23-softmax");
+  ASSERT_EQ(softmax.size(), 1u);
+  EXPECT_EQ(softmax[0], a);
+  const nlohmann::json j = first.to_json();
+  double best = 0.0;
+  for (const auto& e : j.at("entries"))
+    if (e.value("problem", "") == "kb1-23-softmax") best = std::max(best, e.value("fitness", 0.0));
+  EXPECT_DOUBLE_EQ(best, 0.79);
+}
+
 // Call 7 of docs/results/2026-11-25-norm-family: batch-norm's seeds were four other problems'
 // winners, ranked above its own entry by U measured elsewhere.
 TEST(EvolvePool, TheProblemsOwnEntriesComeFirstAndSeedsFitTheGenerator) {
