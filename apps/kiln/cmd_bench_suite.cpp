@@ -246,7 +246,8 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
   cmd->add_option("--timing", f.timing,
                   "guarded: every timed call on fresh inputs, fingerprinted and checked (the "
                   "verdict); screen: calls back to back on one set of inputs after an L2 flush, "
-                  "the last one checked, no outside-work check (a search's ranking of its own "
+                  "then one more on poisoned outputs checked, no outside-work check (a search's "
+                  "ranking of its own "
                   "kernels, never a verdict on an outside one)")
       ->capture_default_str();
   cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,

@@ -4,10 +4,10 @@
 // call: at KernelBench's sizes that moves ~75 GB per 4 ms call. Screened timing calls the
 // solution back to back on one set of inputs, each call after a write of twice the L2 (so no call
 // reads the last one's data from L2), events around the call alone, one wait at the end; the
-// outputs of the last call are compared once by the caller. A search ranks with it and confirms
-// its best kernels with guarded timing before reporting them. The first call is timed alone:
-// a kernel so slow that the calls asked for would take more than ~0.3 s gets fewer (at least 3
-// timed), so a hopeless candidate costs a search little.
+// caller then poisons the outputs, calls once more and compares that call's output. A search ranks
+// with it and confirms its best kernels with guarded timing before reporting them. The first call
+// is timed alone: a kernel so slow that the calls asked for would take more than ~0.3 s gets fewer
+// (at least 3 timed), so a hopeless candidate costs a search little.
 #pragma once
 
 #include <cuda_runtime.h>

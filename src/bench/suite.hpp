@@ -59,9 +59,9 @@ struct SuiteOptions {
   // (double accumulators) can cost more than the candidate's own timed calls.
   bool time_reference = true;
   // True: the solution's timed calls are screened (screened_timing.hpp: back to back on one set
-  // of inputs, the last call's outputs compared once) instead of guarded, and the outside-work
-  // check is skipped. Correctness trials and the floor are unchanged. For a search's ranking of
-  // its own kernels only: what it reports is judged again without it.
+  // of inputs, then one more call on poisoned outputs, compared) instead of guarded, and the
+  // outside-work check is skipped. Correctness trials and the floor are unchanged. For a search's
+  // ranking of its own kernels only: what it reports is judged again without it.
   bool screen_timing = false;
   // Set: runs are taken from and kept in it (see ProblemRunCache); the candidate's scratch is
   // still its own, zeroed, per call of run_suite.

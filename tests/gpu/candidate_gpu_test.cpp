@@ -30,13 +30,15 @@ struct Judgement {
   std::string problem = "allgather", sizes = "1M", extra;
   int world = 2;
   int timeout = 20;
+  int trials = 3;
 };
 
 Verdict judge(const std::string& candidate, const Judgement& j = {}) {
   const std::string command =
       (build_dir() / "kiln").string() + " bench candidate --problem " + j.problem + " --sizes " +
       j.sizes + " -g " + std::to_string(j.world) + kiln::testing::ranks_per_gpu_flag(j.world) +
-      " --trials 3 -w 2 -n 5 --timeout " + std::to_string(j.timeout) + " --source " +
+      " --trials " + std::to_string(j.trials) + " -w 2 -n 5 --timeout " +
+      std::to_string(j.timeout) + " --source " +
       (build_dir().parent_path() / "tests" / "candidates" / candidate).string() + " " + j.extra;
   Verdict v;
   const auto start = std::chrono::steady_clock::now();
@@ -175,6 +177,22 @@ TEST(CandidateGpu, Kb1CheatsAreRejectedWithTheirReason) {
     for (const std::string& r : c.reasons) reason = reason || has(v, r);
     EXPECT_TRUE(reason) << c.file << ": none of the expected reasons in\n" << v.output;
   }
+}
+
+// Screened timing (a search's ranking of its own kernels): a correct kernel is accepted with a
+// time, and one that stops working after its correctness trial is caught by the comparison of
+// the last screened call's output (one trial: the first-calls cheat passes it).
+TEST(CandidateGpu, Kb1ScreenedTimingAcceptsTheCorrectAndChecksTheLastCall) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Judgement j = kb1("kb1-19-relu");
+  j.trials = 1;
+  j.extra = "--timing screen --skip-reference-timing";
+  const Verdict correct = judge("kb1_relu_correct.cu", j);
+  EXPECT_EQ(correct.exit_code, 0) << correct.output;
+  EXPECT_TRUE(has(correct, "accepted")) << correct.output;
+  const Verdict cheat = judge("kb1_cheat_first_calls.cu", j);
+  EXPECT_NE(cheat.exit_code, 0) << cheat.output;
+  EXPECT_TRUE(has(cheat, "screened calls:")) << cheat.output;
 }
 
 TEST(CandidateGpu, Kb1TimeBelowTheFloorIsRejected) {
