@@ -115,7 +115,8 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
     // The judge's own flags (-fno-gnu-unique: kernels loaded side by side keep their own
     // template statics; bench/candidate_library.cpp).
     const std::string build = fmt::format(
-        "nvcc -std=c++17 -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Xcompiler -fno-gnu-unique "
+        "nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -shared -Xcompiler -fPIC "
+        "-Xcompiler -fno-gnu-unique "
         "-I.{} {}.cu",
         cutlass ? " -I<CUTLASS 4.x>/include" : "", name);
     std::ofstream(k.source_path) << fmt::format(

@@ -33,6 +33,9 @@ TEST(CandidateLibrary, CompilesAndLoadsACorrectCandidate) {
   const CandidateBuild build =
       compile_candidate(kCandidates + "allgather_pull.cu", scratch_dir(), "sm_90a", 300);
   EXPECT_TRUE(std::filesystem::is_regular_file(build.library)) << build.log;
+  // Machine code for the judge's architecture alone (no second compile for PTX).
+  EXPECT_NE(build.command.find("-gencode arch=compute_90a,code=sm_90a"), std::string::npos)
+      << build.command;
   const CandidateLibrary library(build.library);
   EXPECT_NE(library.entry(), nullptr);
 }
