@@ -7,8 +7,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "evolve/candidate_evaluator.hpp"
 #include "evolve/search.hpp"
+#include "evolve/strategy.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -33,6 +36,8 @@ SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
                         std::optional<double> eager_us) {
   SetRow row;
   row.problem = problem;
+  if (const std::optional<Family> family = generated_family(problem))
+    row.family = family_name(*family);
   row.eager_us = eager_us;
   const std::filesystem::path dir(run_dir);
   try {
@@ -93,36 +98,26 @@ std::vector<SetRow> set_rows_from_folder(const std::string& dir,
   return rows;
 }
 
-nlohmann::json summarize_set(const std::vector<SetRow>& rows) {
-  nlohmann::json out;
-  out["rows"] = nlohmann::json::array();
-  std::vector<double> us, speedups, headrooms;
+namespace {
+
+// The set's aggregates over `rows` (a problem that lost counts in U's statistics with U 0: it is
+// reported, not dropped).
+nlohmann::json aggregates(const std::vector<SetRow>& rows) {
+  std::vector<double> us, positive, speedups, headrooms;
   int at_08 = 0, evaluations = 0;
   double seconds = 0.0;
   for (const SetRow& r : rows) {
-    nlohmann::json j = {
-        {"problem", r.problem}, {"accepted", r.accepted}, {"u", r.best_u},
-        {"us", r.best_us},      {"roof_us", r.roof_us},   {"evaluations", r.evaluations},
-        {"seconds", r.seconds}, {"genome", r.genome},     {"error", r.error}};
-    // A problem that lost counts in U's statistics with U 0 (it is reported, not dropped).
     us.push_back(r.accepted ? r.best_u : 0.0);
+    if (r.accepted && r.best_u > 0) positive.push_back(r.best_u);
     at_08 += r.accepted && r.best_u >= 0.8 ? 1 : 0;
     evaluations += r.evaluations;
     seconds += r.seconds;
-    if (r.eager_us && *r.eager_us > 0 && r.roof_us > 0) {
-      j["eager_us"] = *r.eager_us;
-      j["headroom"] = *r.eager_us / r.roof_us;
-      if (r.accepted) {
-        j["speedup"] = *r.eager_us / r.best_us;
-        speedups.push_back(*r.eager_us / r.best_us);
-        headrooms.push_back(*r.eager_us / r.roof_us);
-      }
+    if (r.accepted && r.eager_us && *r.eager_us > 0 && r.roof_us > 0) {
+      speedups.push_back(*r.eager_us / r.best_us);
+      headrooms.push_back(*r.eager_us / r.roof_us);
     }
-    out["rows"].push_back(j);
   }
-  std::vector<double> positive;
-  for (const double u : us)
-    if (u > 0) positive.push_back(u);
+  nlohmann::json out;
   out["problems"] = rows.size();
   out["accepted"] = positive.size();
   out["median_u"] = median(us);
@@ -136,6 +131,37 @@ nlohmann::json summarize_set(const std::vector<SetRow>& rows) {
   out["evaluations"] = evaluations;
   out["seconds"] = seconds;
   out["evaluations_per_second"] = seconds > 0 ? evaluations / seconds : 0.0;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json summarize_set(const std::vector<SetRow>& rows) {
+  nlohmann::json out = aggregates(rows);
+  out["rows"] = nlohmann::json::array();
+  std::map<std::string, std::vector<SetRow>> by_family;
+  for (const SetRow& r : rows) {
+    nlohmann::json j = {{"problem", r.problem},
+                        {"family", r.family},
+                        {"accepted", r.accepted},
+                        {"u", r.best_u},
+                        {"us", r.best_us},
+                        {"roof_us", r.roof_us},
+                        {"evaluations", r.evaluations},
+                        {"seconds", r.seconds},
+                        {"genome", r.genome},
+                        {"error", r.error}};
+    if (r.eager_us && *r.eager_us > 0 && r.roof_us > 0) {
+      j["eager_us"] = *r.eager_us;
+      j["headroom"] = *r.eager_us / r.roof_us;
+      if (r.accepted) j["speedup"] = *r.eager_us / r.best_us;
+    }
+    out["rows"].push_back(j);
+    by_family[r.family.empty() ? "-" : r.family].push_back(r);
+  }
+  out["families"] = nlohmann::json::object();
+  for (const auto& [family, family_rows] : by_family)
+    out["families"][family] = aggregates(family_rows);
   return out;
 }
 
@@ -172,6 +198,21 @@ std::string summary_markdown(const nlohmann::json& s) {
   md += fmt::format("; {} evaluations in {:.0f} s ({:.2f} per second).\n",
                     s.at("evaluations").get<int>(), s.at("seconds").get<double>(),
                     s.at("evaluations_per_second").get<double>());
+  if (s.contains("families") && !s.at("families").empty()) {
+    md +=
+        "\n| family | problems | accepted | median U | U >= 0.8 | speedup over eager | headroom | "
+        "evaluations/s |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& [family, f] : s.at("families").items()) {
+      const auto ratio = [&](const char* key) {
+        return f.contains(key) ? fmt::format("{:.2f}x", f.at(key).get<double>()) : std::string("-");
+      };
+      md += fmt::format(
+          "| {} | {} | {} | {:.3f} | {:.0f}% | {} | {} | {:.2f} |\n", family,
+          f.at("problems").get<int>(), f.at("accepted").get<int>(), f.at("median_u").get<double>(),
+          100.0 * f.at("share_u_at_least_0.8").get<double>(), ratio("geomean_speedup_over_eager"),
+          ratio("geomean_headroom"), f.at("evaluations_per_second").get<double>());
+    }
+  }
   return md;
 }
 

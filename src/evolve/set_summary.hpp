@@ -15,6 +15,7 @@ namespace kiln::evolve {
 
 struct SetRow {
   std::string problem;
+  std::string family;     // the generator's family ("map", "reduce-axis", ...; "" if none)
   std::string error;      // why the run did not finish (empty when it did)
   bool accepted = false;  // a correct kernel was found
   double best_u = 0.0, best_us = 0.0, roof_us = 0.0;
@@ -36,7 +37,8 @@ std::vector<SetRow> set_rows_from_folder(const std::string& dir,
                                          const std::vector<std::string>& problems,
                                          const std::map<std::string, double>& eager_us);
 
-// The summary as JSON (rows and aggregates) and as a Markdown table.
+// The summary as JSON (rows, aggregates over the set and per family: problems, accepted, median
+// U, share at U >= 0.8, geometric-mean speedup and headroom) and as Markdown tables.
 nlohmann::json summarize_set(const std::vector<SetRow>& rows);
 std::string summary_markdown(const nlohmann::json& summary);
 

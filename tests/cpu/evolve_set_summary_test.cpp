@@ -124,5 +124,41 @@ TEST(EvolveSetSummary, AFolderGivesEveryProblemARowIncludingTheUnrun) {
   EXPECT_NE(summary_markdown(s).find("| p-unrun | none accepted |"), std::string::npos);
 }
 
+// The issue reports per family: each family's aggregates come from its own rows only.
+TEST(EvolveSetSummary, FamiliesAreSummarisedApart) {
+  const auto row = [](const char* problem, double u, std::optional<double> eager) {
+    SetRow r;
+    r.problem = problem;
+    r.accepted = u > 0;
+    r.best_u = u;
+    r.roof_us = 100.0;
+    r.best_us = u > 0 ? 100.0 / u : 0.0;
+    r.eager_us = eager;
+    r.evaluations = 10;
+    r.seconds = 5.0;
+    return r;
+  };
+  std::vector<SetRow> rows = {row("kb1-19-relu", 0.9, 200.0), row("kb1-20-leaky-relu", 0.7, 140.0),
+                              row("kb1-23-softmax", 0.5, 400.0),
+                              row("kb1-24-log-softmax", 0.0, std::nullopt)};
+  // Families as set_row_from_run names them.
+  for (SetRow& r : rows)
+    r.family = set_row_from_run(r.problem, "/nonexistent", std::nullopt).family;
+  EXPECT_EQ(rows[0].family, "map");
+  EXPECT_EQ(rows[2].family, "reduce-axis");
+  const nlohmann::json s = summarize_set(rows);
+  const nlohmann::json& map = s.at("families").at("map");
+  EXPECT_EQ(map.at("problems").get<int>(), 2);
+  EXPECT_NEAR(map.at("median_u").get<double>(), 0.8, 1e-12);
+  EXPECT_NEAR(map.at("share_u_at_least_0.8").get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(map.at("geomean_speedup_over_eager").get<double>(), std::sqrt(1.8 * 0.98), 1e-12);
+  const nlohmann::json& norm = s.at("families").at("reduce-axis");
+  EXPECT_EQ(norm.at("problems").get<int>(), 2);
+  EXPECT_EQ(norm.at("accepted").get<int>(), 1);
+  EXPECT_NEAR(norm.at("median_u").get<double>(), 0.25, 1e-12);  // 0 and 0.5
+  EXPECT_NE(summary_markdown(s).find("| map | 2 | 2 | 0.800 | 50% | "), std::string::npos)
+      << summary_markdown(s);
+}
+
 }  // namespace
 }  // namespace kiln::evolve
