@@ -6,6 +6,7 @@
 #   here, after a call:  rm -rf evolve-set && mkdir evolve-set &&
 #                        tar -xzf /work/.device/N/evolve-set.tar.gz -C evolve-set
 #   next call:           carry ["carry", "evolve-set"]
+# (evolve-set/RUNS/build-cache, the compiled libraries shared between problems, stays behind too.)
 # Steps (arguments, in order):
 #   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
 #   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS (new rows merged into evolve-set/eager.json)
@@ -61,5 +62,5 @@ for step in "$@"; do
   esac
 done
 # The state for the next call, without compiled candidates (they are rebuilt when needed).
-tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' -C evolve-set .
+tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' --exclude='build-cache' -C evolve-set .
 ls -la "$o/evolve-set.tar.gz" | tee -a "$summary"

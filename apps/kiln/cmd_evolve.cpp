@@ -54,7 +54,7 @@ int list_strategies() {
 }
 
 struct RunFlags {
-  std::string problem, size = "small", out, pool;
+  std::string problem, size = "small", out, pool, build_cache;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   int confirm = 3;
   std::string timing = "screen";
@@ -170,6 +170,7 @@ int run_evolve(const RunFlags& f) {
   eo.trials = f.trials;
   eo.timeout_seconds = f.timeout;
   eo.timing = f.timing;
+  eo.build_cache = f.build_cache;
   if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
   evolve::SearchOptions so;
   so.budget = f.budget;
@@ -376,6 +377,9 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
     RunFlags f = base;
     f.problem = names[i];
     f.out = (out / names[i]).string();
+    // One build cache for the set: problems of one kind (square, transposed, ... matmuls) generate
+    // the same kernels under other names.
+    if (f.build_cache.empty()) f.build_cache = (out / "build-cache").string();
     // Done: a report of at least this budget. A smaller one (an earlier pass of a set run at a
     // growing budget) is resumed: its log is retraced, then the search goes on.
     const bool done = finished_budget(f.out) >= f.budget;
@@ -598,6 +602,9 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "judge: seconds any wait may take")
       ->capture_default_str();
+  cmd->add_option("--build-cache", f->build_cache,
+                  "a folder of compiled candidates by code and flags, shared with other runs "
+                  "(default: none; `evolve set` uses OUT/build-cache)");
   cmd->add_option("--timing", f->timing,
                   "judge's timing during the search: screen (calls back to back after an L2 "
                   "flush; the best --confirm kernels are judged again with guarded timing) or "

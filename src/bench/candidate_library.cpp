@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "core/error.hpp"
@@ -82,10 +83,30 @@ std::string arch_flags(const std::string& arch) {
   return fmt::format("-gencode arch=compute_{0},code=sm_{0}", arch.substr(3));
 }
 
+// `text` with every line that holds only a // comment emptied (its newline kept, so that
+// __LINE__ and so the binary stay the same): the code a compiler sees.
+std::string without_comment_lines(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::size_t first = text.find_first_not_of(" \t", start);
+    const bool comment =
+        first != std::string::npos && first + 1 < end && text.compare(first, 2, "//") == 0;
+    if (!comment) out.append(text, start, end - start);
+    if (end < text.size()) out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
-                                 const std::string& arch, int timeout_seconds) {
+                                 const std::string& arch, int timeout_seconds,
+                                 const std::string& shared_cache) {
   if (!std::filesystem::is_regular_file(source)) {
     throw UsageError("--source " + source + ": no such file");
   }
@@ -136,6 +157,27 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     }
   }
   std::filesystem::remove(key_path);
+  // The shared cache: the same code (full-line comments aside) compiled with the same flags by
+  // another run, e.g. another problem's identical CUTLASS GEMM in a set run.
+  std::filesystem::path cached;
+  if (!shared_cache.empty()) {
+    const std::string flags =
+        fmt::format("{} -std=c++17 -O3 {} -Xcompiler -fno-gnu-unique -I{}{}", nvcc_path(),
+                    arch_flags(arch), candidate_include_dir(), extra_include);
+    std::uint64_t code_key = 0xcbf29ce484222325ull;
+    for (const unsigned char c : flags + '\0' + without_comment_lines(content))
+      code_key = (code_key ^ c) * 0x100000001b3ull;
+    cached = std::filesystem::path(shared_cache) / fmt::format("{:016x}.so", code_key);
+    std::error_code error;
+    if (std::filesystem::is_regular_file(cached, error) &&
+        std::filesystem::copy_file(cached, build.library,
+                                   std::filesystem::copy_options::overwrite_existing, error)) {
+      std::ofstream(key_path) << key_text;
+      build.log = "(copied from the build cache " + shared_cache +
+                  ": the same code, comments aside, by the same flags)";
+      return build;
+    }
+  }
   const int code = core::run_command(build.command, build.log);
   if (code == 124) {
     throw UsageError(
@@ -146,6 +188,17 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
         fmt::format("--source {}: nvcc failed (exit {}):\n{}", source, code, build.log));
   }
   std::ofstream(key_path) << key_text;
+  if (!cached.empty()) {
+    // Into the cache under a temporary name, then renamed: a parallel compile of the same code
+    // never reads half a library. A failure here only costs the next run a compile.
+    std::error_code error;
+    std::filesystem::create_directories(cached.parent_path(), error);
+    const std::filesystem::path partial =
+        cached.string() + fmt::format(".{}.tmp", std::hash<std::string>{}(build.library));
+    if (std::filesystem::copy_file(build.library, partial,
+                                   std::filesystem::copy_options::overwrite_existing, error))
+      std::filesystem::rename(partial, cached, error);
+  }
   return build;
 }
 

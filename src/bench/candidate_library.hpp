@@ -18,9 +18,14 @@ struct CandidateBuild {
 
 // Compiles `source` into `output_dir` (created if needed) for `arch` (e.g. "sm_90a"). Throws
 // kiln::UsageError with nvcc's messages when the source does not compile, or when nvcc runs
-// longer than `timeout_seconds`.
+// longer than `timeout_seconds`. A library built there from the same source by the same command
+// is reused. `shared_cache` (a folder; empty: none) holds libraries by their code and flags
+// across output folders: a source whose code, full-line comments aside, was compiled with the
+// same flags before is copied from there instead of compiled (the evolution engine's set runs,
+// where problems of one kind generate the same CUTLASS GEMM under another name).
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
-                                 const std::string& arch, int timeout_seconds);
+                                 const std::string& arch, int timeout_seconds,
+                                 const std::string& shared_cache = "");
 
 // The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
 // the build directory of this binary (<repo>/build/kiln -> <repo>/include), else the source tree

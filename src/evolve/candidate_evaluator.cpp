@@ -167,7 +167,8 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           const std::string source = generate_candidate(unique[i], o.problem);
           std::ofstream(stem + ".cu") << source;
           generated[i] = 1;
-          (void)bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout);
+          (void)bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
+                                         o.build_cache);
         } catch (const std::exception&) {
           // A genome the generator refuses or nvcc rejects: the judge reports it.
         }

@@ -36,6 +36,9 @@ struct CandidateEvaluatorOptions {
   std::string problem;  // e.g. "kb1-19-relu"
   std::string size = "small";
   std::string folder;  // where sources, libraries and JSON go
+  // Libraries by code and flags, shared across runs (bench::compile_candidate's shared_cache);
+  // empty: none.
+  std::string build_cache;
   int warmup = 5, iterations = 20, trials = 3;
   int timeout_seconds = 60;
   // The judge's --timing: "guarded" (the verdict) or "screen" (a search's cheap ranking of its

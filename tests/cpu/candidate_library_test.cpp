@@ -87,5 +87,41 @@ TEST(CandidateLibrary, TwoLibrariesOfOneTemplateKeepTheirOwnStatics) {
   EXPECT_EQ(second.entry()(&args), 1) << "the second library counted on the first one's static";
 }
 
+// The shared build cache: the same code under other comments (another problem's name, another
+// genome's description) is copied, not compiled; other code is compiled.
+TEST(CandidateLibrary, TheSharedCacheReusesTheSameCodeOnly) {
+  const std::filesystem::path dir = std::filesystem::path(scratch_dir()) / "shared-cache";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string cache = (dir / "cache").string();
+  const auto write = [&](const char* stem, const std::string& comment, int value) {
+    std::ofstream(dir / (std::string(stem) + ".cu"))
+        << "// " << comment << "\n"
+        << "#include \"kiln/candidate.h\"\n"
+        << "extern \"C\" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; "
+           "}\n"
+        << "  // " << comment << ", indented\n"
+        << "extern \"C\" int kiln_candidate_run(const KilnCandidateArgs*) { return " << value
+        << "; }\n";
+    return (dir / (std::string(stem) + ".cu")).string();
+  };
+  const CandidateBuild first = compile_candidate(write("square", "for kb1-1", 41),
+                                                 (dir / "a").string(), "sm_90a", 300, cache);
+  EXPECT_EQ(first.log.find("copied"), std::string::npos) << first.log;
+  const CandidateBuild same = compile_candidate(write("symmetric", "for kb1-13", 41),
+                                                (dir / "b").string(), "sm_90a", 300, cache);
+  EXPECT_NE(same.log.find("copied from the build cache"), std::string::npos) << same.log;
+  KilnCandidateArgs args{};
+  EXPECT_EQ(CandidateLibrary(same.library).entry()(&args), 41);
+  const CandidateBuild other = compile_candidate(write("other", "for kb1-13", 42),
+                                                 (dir / "c").string(), "sm_90a", 300, cache);
+  EXPECT_EQ(other.log.find("copied"), std::string::npos) << other.log;
+  EXPECT_EQ(CandidateLibrary(other.library).entry()(&args), 42);
+  // Without the cache nothing is shared.
+  const CandidateBuild alone =
+      compile_candidate(write("alone", "for kb1-14", 41), (dir / "d").string(), "sm_90a", 300);
+  EXPECT_EQ(alone.log.find("copied"), std::string::npos) << alone.log;
+}
+
 }  // namespace
 }  // namespace kiln::bench

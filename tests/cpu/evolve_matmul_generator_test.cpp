@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,31 @@ TEST(EvolveMatmulGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(four.find("m = dim(a, \"b\") * dim(a, \"i\") * dim(a, \"j\")"), std::string::npos);
   const std::string both = generate_matmul_candidate(g, "kb1-18-matmul-transposed-both");
   EXPECT_NE(both.find("const long long lda = m, ldb = k, ldc = n;"), std::string::npos);
+}
+
+// Problems of one kind generate the same code (their names only in comments), so a set run's
+// shared build cache compiles each CUTLASS GEMM once (bench::compile_candidate's shared_cache).
+TEST(EvolveMatmulGenerator, ProblemsOfOneKindShareTheirCode) {
+  const auto code = [](const std::string& source) {
+    std::string out;
+    std::istringstream lines(source);
+    for (std::string line; std::getline(lines, line);)
+      out += (line.find_first_not_of(' ') != std::string::npos &&
+                      line.compare(line.find_first_not_of(' '), 2, "//") == 0
+                  ? std::string()
+                  : line) +
+             "\n";
+    return out;
+  };
+  const Genome g = matmul_genome();
+  const std::string square = code(generate_matmul_candidate(g, "kb1-1-square-matmul"));
+  for (const char* p : {"kb1-13-symmetric-matmul", "kb1-14-upper-triangular-matmul",
+                        "kb1-15-lower-triangular-matmul"})
+    EXPECT_EQ(code(generate_matmul_candidate(g, p)), square) << p;
+  EXPECT_EQ(code(generate_matmul_candidate(g, "kb1-6-matmul-large-k")),
+            code(generate_matmul_candidate(g, "kb1-2-matmul")));
+  EXPECT_NE(code(generate_matmul_candidate(g, "kb1-16-matmul-transposed-a")),
+            code(generate_matmul_candidate(g, "kb1-2-matmul")));
 }
 
 TEST(EvolveMatmulGenerator, AlignedAndIrregularCandidatesCompileAndLoad) {
