@@ -43,11 +43,11 @@ roofline::Ceilings ceilings_for(const SuiteOptions& o, int device) {
   return roofline::ceilings_from_profile(*profile);
 }
 
-// True on every rank when `ok` holds on every rank.
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// True on every rank when `ok` holds on every rank.
 bool all_ranks(comm::Communicator& comm, bool ok, cudaStream_t stream) {
   return max_over_ranks(comm, ok ? 0.0 : 1.0, stream) == 0.0;
 }
