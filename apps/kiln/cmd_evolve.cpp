@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
+#include "core/wall_clock.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/confirmation.hpp"
 #include "evolve/export.hpp"
@@ -228,16 +229,14 @@ int run_evolve(const RunFlags& f) {
         so_far.push_back(i);
         write_atomically(log_path, evolve::history_to_log(so_far));  // the checkpoint
         best_so_far = std::max(best_so_far, i.evaluation.fitness());
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = core::seconds_since(start);
         fmt::print(
             "[{:>4}/{}] {:>6.1f} s  U {:.3f}  best {:.3f}  {:<24} {}{}\n", evaluated, f.budget,
             seconds, i.evaluation.fitness(), best_so_far, i.origin, i.genome.describe(),
             i.evaluation.correct ? "" : "  REJECTED: " + i.evaluation.failure.substr(0, 120));
         std::fflush(stdout);
       });
-  const double search_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double search_seconds = core::seconds_since(start);
   write_atomically(log_path, evolve::history_to_log(result.history));
   // The run's result: its best screened kernels judged again with guarded timing (the verdict
   // an outside kernel gets), the best of those confirmed; a guarded run's best as it stands.
@@ -276,8 +275,7 @@ int run_evolve(const RunFlags& f) {
       best.evaluation = confirmed.front().confirmed;
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = core::seconds_since(start);
   nlohmann::json report;
   report["problem"] = f.problem;
   report["size"] = f.size;

@@ -23,6 +23,7 @@
 #include "core/stream.hpp"
 #include "core/table.hpp"
 #include "core/test_values.hpp"
+#include "core/wall_clock.hpp"
 #include "roofline/metrics.hpp"
 
 namespace kiln::bench {
@@ -41,10 +42,6 @@ roofline::Ceilings ceilings_for(const SuiteOptions& o, int device) {
         fmt::format("no hardware profile matches '{}'; name one with --profile", prop.name));
   }
   return roofline::ceilings_from_profile(*profile);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // True on every rank when `ok` holds on every rank.
@@ -196,7 +193,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           entry.reference_ok = reference_ok;
         }
       }
-      const double setup_seconds = seconds_since(setup_start);
+      const double setup_seconds = core::seconds_since(setup_start);
       const auto solutions =
           candidate ? std::vector<std::string>{o.candidate_name} : problem->solutions();
       // A candidate's arguments are the same for every call but the call count: built once,
@@ -261,7 +258,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         auto phase_start = std::chrono::steady_clock::now();
         // Host seconds since the last phase ended, under `phase`.
         const auto end_phase = [&](const char* phase) {
-          row.phase_seconds[phase] += seconds_since(phase_start);
+          row.phase_seconds[phase] += core::seconds_since(phase_start);
           phase_start = std::chrono::steady_clock::now();
         };
         const std::string what = fmt::format("{} {} {}", row.problem, row.size, row.solution);

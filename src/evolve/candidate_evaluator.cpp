@@ -14,6 +14,7 @@
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
+#include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
 #include "evolve/blas2_generator.hpp"
 #include "evolve/loss_generator.hpp"
@@ -129,10 +130,6 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
   return e;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Adds a verdict's judge phases (its rows' phase_seconds) to `total`; a verdict without them
 // (an older judge) adds nothing.
 void add_phase_seconds(const std::string& json_path, std::map<std::string, double>& total) {
@@ -181,7 +178,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     if (!o.batch) return;
     {
       const std::lock_guard lock(o.batch->mutex);
-      o.batch->compile_seconds += seconds_since(compile_start);
+      o.batch->compile_seconds += core::seconds_since(compile_start);
     }
     // The batch judged in one launch; only verdicts written by this launch count.
     std::vector<std::string> sources;
@@ -198,7 +195,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     const std::string command = judge_command(o, sources);
     const auto judge_start = std::chrono::steady_clock::now();
     (void)core::run_command(command, output);
-    const double judge_seconds = seconds_since(judge_start);
+    const double judge_seconds = core::seconds_since(judge_start);
     std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
         << command << "\n"
         << output;
