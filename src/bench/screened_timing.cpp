@@ -19,6 +19,17 @@ constexpr int kFewestScreenedCalls = 3;
 
 }  // namespace
 
+ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds) {
+  const double affordable_calls = kScreenSeconds / std::max(first_call_seconds, 1e-9);
+  if (affordable_calls >= warmup + iterations) return {warmup, iterations};
+  const int affordable = static_cast<int>(affordable_calls);
+  // Never more than asked (the caller's events are sized for that), at least
+  // kFewestScreenedCalls timed, and the warm-up only from what is left.
+  const int timed =
+      std::max(std::min(kFewestScreenedCalls, iterations), std::min(iterations, affordable));
+  return {std::clamp(affordable - timed, 0, warmup), timed};
+}
+
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                     int iterations, std::size_t l2_bytes,
                                     const std::function<std::string()>& call, std::string& failure,
@@ -41,12 +52,9 @@ std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t strea
   comm.wait(stream, what);
   const double first_seconds = std::max(
       1e-6, comm::max_over_ranks(comm, 1e-3 * stops[0].elapsed_ms_since(starts[0]), stream));
-  const int affordable = static_cast<int>(kScreenSeconds / first_seconds);
-  if (affordable < warmup + iterations) {
-    iterations = std::max(kFewestScreenedCalls, std::min(iterations, affordable));
-    warmup = std::clamp(affordable - iterations, 0, warmup);
-  }
-  warmup += 1;  // the first call
+  const ScreenedCounts counts = screened_counts(warmup, iterations, first_seconds);
+  warmup = counts.warmup + 1;  // the first call is one more
+  iterations = counts.iterations;
   const int calls = warmup + iterations;
   for (int i = 1; i < calls; ++i) enqueue(i);
   comm.wait(stream, what);

@@ -21,6 +21,14 @@
 
 namespace kiln::bench {
 
+// How many warm-up and timed calls follow a first call of `first_call_seconds` (asked: `warmup`
+// and `iterations`): all when they fit in about 0.3 s, else fewer, never more than asked and at
+// least 3 timed (or `iterations`, when fewer were asked).
+struct ScreenedCounts {
+  int warmup = 0, iterations = 0;
+};
+ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds);
+
 // Per-call times in microseconds (the first call and the warm-up dropped; `iterations` of them, or
 // fewer for a slow kernel), each the maximum over ranks. `call` returns ""
 // or why it failed; the first failure goes to `failure` (the later calls still run, so that every

@@ -1,0 +1,41 @@
+// Screened timing's call counts (bench/screened_timing.hpp), without a GPU: a fast kernel gets
+// every call asked for, a slow one fewer, never more than asked and at least 3 timed.
+#include "bench/screened_timing.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::bench {
+namespace {
+
+TEST(ScreenedTiming, SlowKernelsGetFewerCallsNeverMoreThanAsked) {
+  // 4 ms a call: 3 + 10 calls fit in 0.3 s.
+  ScreenedCounts c = screened_counts(3, 10, 0.004);
+  EXPECT_EQ(c.warmup, 3);
+  EXPECT_EQ(c.iterations, 10);
+  // 48 ms: 6 calls fit; all 6 timed, no warm-up left.
+  c = screened_counts(3, 10, 0.048);
+  EXPECT_EQ(c.iterations, 6);
+  EXPECT_EQ(c.warmup, 0);
+  // 24 ms: 12 fit: 10 timed, 2 warm-up.
+  c = screened_counts(3, 10, 0.024);
+  EXPECT_EQ(c.iterations, 10);
+  EXPECT_EQ(c.warmup, 2);
+  // 2 s (one block over a 2G-element tensor): the fewest, 3 timed.
+  c = screened_counts(3, 10, 2.0);
+  EXPECT_EQ(c.iterations, 3);
+  EXPECT_EQ(c.warmup, 0);
+  // One timed call asked for: never more, however slow.
+  c = screened_counts(0, 1, 2.0);
+  EXPECT_EQ(c.iterations, 1);
+  EXPECT_EQ(c.warmup, 0);
+  c = screened_counts(5, 2, 1.0);
+  EXPECT_EQ(c.iterations, 2);
+  EXPECT_EQ(c.warmup, 0);
+  // A zero-length first call (a do-nothing kernel) is not a division by zero.
+  c = screened_counts(3, 10, 0.0);
+  EXPECT_EQ(c.iterations, 10);
+  EXPECT_EQ(c.warmup, 3);
+}
+
+}  // namespace
+}  // namespace kiln::bench
