@@ -152,7 +152,9 @@ int run_evolve(const RunFlags& f) {
   const nlohmann::json identity = run_identity(f);
   nlohmann::json checkpoint = nlohmann::json::array();
   if (f.resume) {
-    const nlohmann::json recorded = nlohmann::json::parse(std::ifstream(run_path));
+    nlohmann::json recorded = nlohmann::json::parse(std::ifstream(run_path));
+    // Runs recorded before --timing existed were judged with guarded timing.
+    if (recorded.is_object() && !recorded.contains("timing")) recorded["timing"] = "guarded";
     if (recorded != identity) {
       throw UsageError(fmt::format("--resume: {} was a different run ({}); this one is {}", f.out,
                                    recorded.dump(), identity.dump()));
@@ -242,21 +244,33 @@ int run_evolve(const RunFlags& f) {
   // an outside kernel gets), the best of those confirmed; a guarded run's best as it stands.
   evolve::Individual best = result.best;
   nlohmann::json confirmations = nlohmann::json::array();
+  std::set<std::uint64_t> rejected_by_confirmation;
   if (f.timing == "screen" && f.confirm > 0) {
-    const std::vector<evolve::Individual> top = evolve::best_accepted(result.history, f.confirm);
+    // The best --confirm first; when the guarded judge rejects them all, the next ones, up to
+    // three rounds.
+    const std::vector<evolve::Individual> ranked =
+        evolve::best_accepted(result.history, 3 * f.confirm);
     evolve::CandidateEvaluatorOptions co = eo;
     co.timing = "guarded";
-    co.batch = std::make_shared<evolve::BatchVerdicts>();
-    std::vector<evolve::Genome> genomes;
-    for (const evolve::Individual& i : top) genomes.push_back(i.genome);
-    fmt::print("# confirming the {} best with guarded timing\n", genomes.size());
-    std::fflush(stdout);
-    if (!genomes.empty())
+    std::vector<evolve::Confirmed> confirmed;
+    for (std::size_t from = 0; from < ranked.size() && evolve::best_confirmed(confirmed) < 0;
+         from += static_cast<std::size_t>(f.confirm)) {
+      const std::vector<evolve::Individual> round(
+          ranked.begin() + static_cast<std::ptrdiff_t>(from),
+          ranked.begin() + static_cast<std::ptrdiff_t>(std::min(
+                               ranked.size(), from + static_cast<std::size_t>(f.confirm))));
+      co.batch = std::make_shared<evolve::BatchVerdicts>();
+      std::vector<evolve::Genome> genomes;
+      for (const evolve::Individual& i : round) genomes.push_back(i.genome);
+      fmt::print("# confirming {} of the best with guarded timing\n", genomes.size());
+      std::fflush(stdout);
       evolve::candidate_preparer(
           co, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))(genomes);
-    const std::vector<evolve::Confirmed> confirmed =
-        evolve::confirm(top, evolve::candidate_evaluator(co));
+      for (evolve::Confirmed& c : evolve::confirm(round, evolve::candidate_evaluator(co)))
+        confirmed.push_back(std::move(c));
+    }
     for (const evolve::Confirmed& c : confirmed) {
+      if (!c.confirmed.correct) rejected_by_confirmation.insert(c.screened.genome.hash());
       confirmations.push_back({{"genome", c.screened.genome.to_json()},
                                {"screened", c.screened.evaluation.to_json()},
                                {"confirmed", c.confirmed.to_json()}});
@@ -323,7 +337,8 @@ int run_evolve(const RunFlags& f) {
   // What worked goes back to the pool: the best and every elite of the archive.
   if (!f.random) {
     for (const auto& [cell, individual] : result.archive)
-      pool.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
+      if (!rejected_by_confirmation.count(individual.genome.hash()))  // the verdict stands
+        pool.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
     pool.save(pool_path);
   }
   fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us{}): {}\n", best.evaluation.fitness(),
@@ -611,7 +626,8 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--confirm", f->confirm,
                   "with --timing screen: how many of the best kernels to judge again with guarded "
-                  "timing (the best confirmed one is the result)")
+                  "timing (the best confirmed one is the result; when the judge rejects them all, "
+                  "the next ones, up to three rounds)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   cmd->add_flag("--judge-alone", f->judge_alone,

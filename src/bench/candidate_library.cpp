@@ -1,8 +1,10 @@
 // Compiling and loading outside candidates (see candidate_library.hpp).
 #include "bench/candidate_library.hpp"
 
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -84,7 +86,9 @@ std::string arch_flags(const std::string& arch) {
 }
 
 // `text` with every line that holds only a // comment emptied (its newline kept, so that
-// __LINE__ and so the binary stay the same): the code a compiler sees.
+// __LINE__ and so the binary stay the same): the code a compiler sees. Not a C++ lexer: a comment
+// line ending in a backslash continues onto the next, and a raw string may hold // lines. Neither
+// occurs in generated code, and a false match could only pair two sources differing there.
 std::string without_comment_lines(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -161,9 +165,12 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   // another run, e.g. another problem's identical CUTLASS GEMM in a set run.
   std::filesystem::path cached;
   if (!shared_cache.empty()) {
+    // The flags, the candidate ABI and the CUDA this kiln was built with (a cache kept across
+    // kiln or toolkit versions is not read), then the code.
     const std::string flags =
-        fmt::format("{} -std=c++17 -O3 {} -Xcompiler -fno-gnu-unique -I{}{}", nvcc_path(),
-                    arch_flags(arch), candidate_include_dir(), extra_include);
+        fmt::format("{} -std=c++17 -O3 {} -Xcompiler -fno-gnu-unique -I{}{} abi {} cudart {}",
+                    nvcc_path(), arch_flags(arch), candidate_include_dir(), extra_include,
+                    KILN_CANDIDATE_ABI_VERSION, CUDART_VERSION);
     std::uint64_t code_key = 0xcbf29ce484222325ull;
     for (const unsigned char c : flags + '\0' + without_comment_lines(content))
       code_key = (code_key ^ c) * 0x100000001b3ull;
@@ -194,7 +201,8 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     std::error_code error;
     std::filesystem::create_directories(cached.parent_path(), error);
     const std::filesystem::path partial =
-        cached.string() + fmt::format(".{}.tmp", std::hash<std::string>{}(build.library));
+        cached.string() +
+        fmt::format(".{}.{}.tmp", getpid(), std::hash<std::string>{}(build.library));
     if (std::filesystem::copy_file(build.library, partial,
                                    std::filesystem::copy_options::overwrite_existing, error))
       std::filesystem::rename(partial, cached, error);

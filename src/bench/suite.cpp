@@ -186,6 +186,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         reference_check = run->check_reference();
         reference_ok = all_ranks(comm, reference_check.empty(), stream_handle);
         if (o.runs) {
+          // One run kept at a time: a batch over several sizes would otherwise hold them all
+          // (KernelBench's sizes take tens of GB each).
+          o.runs->entries.clear();
           ProblemRunCache::Entry& entry = o.runs->entries[run_key];
           entry.context = std::move(own_context);
           entry.run = std::move(own_run);
@@ -293,6 +296,9 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         if (o.screen_timing) {
           report(what + " screened timing");
           meet(comm, stream_handle);
+          // The stream is shared by a batch's candidates: no access-policy window or persisting
+          // carve-out an earlier one left applies to this one's calls.
+          reset_l2_state(stream_handle);
           run->make_inputs(core::mix64(o.seed + 1000003));
           run->poison_outputs();
           solution_samples = screened_samples(

@@ -23,8 +23,9 @@
 namespace kiln::bench {
 
 // Problem runs kept across run_suite calls on one communicator (a batch of candidates judged one
-// after another in one process): each problem size is allocated, set up and its reference
-// checked once, not once per candidate. Destroy it before the communicator.
+// after another in one process): a problem size is allocated, set up and its reference checked
+// once, not once per candidate. It keeps the last run only (sizes alternate in a multi-size
+// batch, and each may take tens of GB). Destroy it before the communicator.
 struct ProblemRunCache {
   struct Entry {
     std::unique_ptr<RankContext> context;  // the run may keep a reference to it

@@ -69,7 +69,8 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
     nlohmann::json reported;
     if (std::filesystem::exists(dir / "report.json")) {
       const nlohmann::json report = read_json(dir / "report.json", run);
-      if (report.contains("best")) {
+      // Not when a resumed pass at a larger budget was cut after it (its log is longer).
+      if (report.contains("best") && report.value("evaluations", std::size_t{0}) >= log.size()) {
         const Evaluation e = Evaluation::from_json(report["best"].at("evaluation"), run);
         if (e.fitness() <= 0)
           throw UsageError(fmt::format("{}: its reported best was rejected by the judge ({})", run,

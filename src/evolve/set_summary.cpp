@@ -41,8 +41,12 @@ SetRow set_row_from_run(const std::string& problem, const std::string& run_dir,
   row.eager_us = eager_us;
   const std::filesystem::path dir(run_dir);
   try {
-    if (std::ifstream report{dir / "report.json"}) {
-      const nlohmann::json r = nlohmann::json::parse(report);
+    // A report, unless a resumed pass at a larger budget was cut after it (its log is longer).
+    std::size_t logged = 0;
+    if (std::ifstream log_file{dir / "log.json"}) logged = nlohmann::json::parse(log_file).size();
+    std::ifstream report{dir / "report.json"};
+    const nlohmann::json r = report ? nlohmann::json::parse(report) : nlohmann::json::object();
+    if (report && r.value("evaluations", std::size_t{0}) >= logged) {
       const Evaluation best = Evaluation::from_json(r.at("best").at("evaluation"), "report.json");
       row.accepted = best.correct;
       row.best_u = best.fitness();

@@ -124,6 +124,32 @@ TEST(EvolveSetSummary, AFolderGivesEveryProblemARowIncludingTheUnrun) {
   EXPECT_NE(summary_markdown(s).find("| p-unrun | none accepted |"), std::string::npos);
 }
 
+// A done problem resumed at a larger budget and cut before its new report: its longer log, not
+// the old report, is what it reached.
+TEST(EvolveSetSummary, ALogLongerThanItsReportIsACutResume) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_set_resumed";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  std::ofstream(root / "report.json") << nlohmann::json{
+      {"evaluations", 1},
+      {"seconds", 1.0},
+      {"best",
+       {{"genome", map_genome().to_json()},
+        {"evaluation",
+         evaluation(true, 200.0, 100.0)}}}}.dump();
+  nlohmann::json log = nlohmann::json::array();
+  log.push_back(
+      {{"genome", map_genome().to_json()}, {"evaluation", evaluation(true, 200.0, 100.0)}});
+  log.push_back(
+      {{"genome", map_genome().to_json()}, {"evaluation", evaluation(true, 125.0, 100.0)}});
+  std::ofstream(root / "log.json") << log.dump();
+  const SetRow row = set_row_from_run("p", root.string(), std::nullopt);
+  EXPECT_EQ(row.evaluations, 2);
+  EXPECT_NEAR(row.best_u, 0.8, 1e-12);
+  EXPECT_NE(row.error.find("cut before its report"), std::string::npos);
+}
+
 // The issue reports per family: each family's aggregates come from its own rows only.
 TEST(EvolveSetSummary, FamiliesAreSummarisedApart) {
   const auto row = [](const char* problem, double u, std::optional<double> eager) {
