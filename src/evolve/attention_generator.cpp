@@ -114,13 +114,7 @@ std::string generate_attention_candidate(const Genome& g, const std::string& pro
               cutlass_gemm_type("GemmScores", false, true, c, 4) +
                   cutlass_gemm_type("GemmOutput", false, false, c, 4));
   replace_all(source, "$HELPERS", cutlass_host_helpers());
-  replace_all(source, "$PROBLEM", problem);
-  replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
-  replace_all(source, "$DESCRIBE", g.describe());
-  replace_all(source, "$TILE", fmt::format("{}x{}x{}", c.tile_m, c.tile_n, c.tile_k));
-  replace_all(source, "$WARP", fmt::format("{}x{}", c.warp_m, c.warp_n));
-  replace_all(source, "$STAGES", std::to_string(c.stages));
-  replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
+  fill_cutlass_header(source, g, c, problem);
   return source;
 }
 

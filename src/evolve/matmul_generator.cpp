@@ -106,6 +106,17 @@ std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool
       fmt::arg("swizzle", c.swizzle), fmt::arg("stages", c.stages));
 }
 
+void fill_cutlass_header(std::string& source, const Genome& g, const MatmulConfig& c,
+                         const std::string& problem) {
+  replace_all(source, "$PROBLEM", problem);
+  replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
+  replace_all(source, "$DESCRIBE", g.describe());
+  replace_all(source, "$TILE", fmt::format("{}x{}x{}", c.tile_m, c.tile_n, c.tile_k));
+  replace_all(source, "$WARP", fmt::format("{}x{}", c.warp_m, c.warp_n));
+  replace_all(source, "$STAGES", std::to_string(c.stages));
+  replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
+}
+
 std::string cutlass_host_helpers() {
   return R"(// The problem's dimension `name` (0 when absent).
 static long long dim(const KilnCandidateArgs* a, const char* name) {
@@ -241,13 +252,7 @@ std::string generate_matmul_candidate(const Genome& g, const std::string& proble
           ? "  return run<GemmUnaligned>(A, B, C, batch, m, n, k, lda, ldb, ldc, split_k, "
             "stream);\n"
           : "  return 4;  // leading dimensions not multiples of 4: no instantiation here\n");
-  replace_all(source, "$PROBLEM", problem);
-  replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
-  replace_all(source, "$DESCRIBE", g.describe());
-  replace_all(source, "$TILE", fmt::format("{}x{}x{}", c.tile_m, c.tile_n, c.tile_k));
-  replace_all(source, "$WARP", fmt::format("{}x{}", c.warp_m, c.warp_n));
-  replace_all(source, "$STAGES", std::to_string(c.stages));
-  replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
+  fill_cutlass_header(source, g, c, problem);
   replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
   replace_all(source, "$A_LAYOUT", kind->a_t ? "stored k x m" : "m x k");
   replace_all(source, "$B_LAYOUT", kind->b_t ? "stored n x k" : "k x n");

@@ -46,6 +46,11 @@ MatmulConfig matmul_config_of(const Genome& genome);
 std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool b_column_major,
                               const MatmulConfig& c, int alignment);
 
+// The header comment's fields of a generated CUTLASS source ($PROBLEM, $HASH, $DESCRIBE, $TILE,
+// $WARP, $STAGES, $SWIZZLE), shared by the matmul and attention generators.
+void fill_cutlass_header(std::string& source, const Genome& g, const MatmulConfig& c,
+                         const std::string& problem);
+
 // Host-side source shared by the generated CUTLASS candidates: `dim(args, name)` and
 // `run_gemm<Gemm>(mode, m, n, k, count, alpha, A, B, C, strides, leading dimensions, stream)`
 // (workspace kept between calls); 0 on success, else the step that failed (5-8) or 1.

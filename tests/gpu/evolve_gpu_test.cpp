@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../cpu/evolve_generator_test_support.hpp"  // genome_of
 #include "core/run_command.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/sum_ladder.hpp"
@@ -39,16 +40,6 @@ CandidateEvaluatorOptions options(const std::string& problem, const std::string&
   o.trials = 2;
   o.timeout_seconds = 30;
   return o;
-}
-
-// A genome of `family` with these strategies and knob values (the rest at their defaults).
-Genome genome_of(Family family, std::set<std::string> strategies,
-                 std::map<std::string, int> knobs = {}) {
-  Genome g;
-  g.family = family;
-  g.strategies = std::move(strategies);
-  g.knobs = std::move(knobs);
-  return g;
 }
 
 using NamedGenomes = std::vector<std::pair<std::string, Genome>>;
