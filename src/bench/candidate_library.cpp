@@ -15,7 +15,11 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
 
+#include "bench/candidate_unit.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 
@@ -106,6 +110,76 @@ std::string without_comment_lines(const std::string& text) {
   return out;
 }
 
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t key = 0xcbf29ce484222325ull;
+  for (const unsigned char c : text) key = (key ^ c) * 0x100000001b3ull;
+  return key;
+}
+
+// One lock per unit object path: the engine compiles a generation's candidates on several
+// threads, and candidates of one configuration share their unit, which is built once.
+std::mutex& unit_lock(const std::string& object) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::mutex>> locks;
+  const std::lock_guard<std::mutex> hold(guard);
+  auto& lock = locks[object];
+  if (!lock) lock = std::make_unique<std::mutex>();
+  return *lock;
+}
+
+// How a candidate's separate unit (candidate_unit.hpp) becomes an object: compiled by
+// `compile_flags` into `folder`, named by its code (comment lines aside) and those flags, so that
+// an object built there before is used as it is.
+struct UnitObject {
+  std::string object, unit_source, compile_flags, command;
+  int timeout_seconds = 0;
+  // The compile into `partial` (then renamed to the object, so no reader sees half of one).
+  std::string compile_to(const std::string& partial) const {
+    return fmt::format("timeout {} {} -c -o {} {}", timeout_seconds, compile_flags, quote(partial),
+                       quote(unit_source));
+  }
+};
+UnitObject plan_unit_object(const std::string& unit, const std::string& compile_flags,
+                            const std::filesystem::path& folder, int timeout_seconds) {
+  const std::string key = fmt::format(
+      "{:016x}",
+      fnv1a(compile_flags +
+            fmt::format(" abi {} cudart {}", KILN_CANDIDATE_ABI_VERSION, CUDART_VERSION) + '\0' +
+            without_comment_lines(unit)));
+  UnitObject u;
+  u.object = (folder / (key + ".o")).string();
+  u.unit_source = (folder / (key + ".cu")).string();
+  u.compile_flags = compile_flags;
+  u.timeout_seconds = timeout_seconds;
+  // The record (a library's key is made from it, so it names no process-specific file).
+  u.command = u.compile_to(u.object + ".partial") + " && mv " + quote(u.object + ".partial") + " " +
+              quote(u.object);
+  return u;
+}
+
+// Builds the planned object unless it exists; throws as compile_candidate does.
+void build_unit_object(const UnitObject& u, const std::string& unit, const std::string& source,
+                       int timeout_seconds) {
+  const std::lock_guard<std::mutex> hold(unit_lock(u.object));
+  if (std::filesystem::is_regular_file(u.object)) return;
+  std::filesystem::create_directories(std::filesystem::path(u.object).parent_path());
+  std::ofstream(u.unit_source, std::ios::binary) << unit;
+  const std::string partial = fmt::format("{}.{}.partial", u.object, getpid());
+  std::string log;
+  const int code = core::run_command(u.compile_to(partial), log);
+  if (code == 124)
+    throw UsageError(fmt::format("--source {}: nvcc ran longer than {} s on its kiln-unit", source,
+                                 timeout_seconds));
+  if (code != 0)
+    throw UsageError(
+        fmt::format("--source {}: nvcc failed on its kiln-unit (exit {}):\n{}", source, code, log));
+  std::error_code error;
+  std::filesystem::rename(partial, u.object, error);
+  if (error)
+    throw UsageError(fmt::format("--source {}: cannot keep its unit object {}: {}", source,
+                                 u.object, error.message()));
+}
+
 }  // namespace
 
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
@@ -146,10 +220,35 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       "-Xcompiler -fno-gnu-unique -I{}{} -o {} {}",
       timeout_seconds, quote(nvcc_path()), arch_flags(arch), quote(candidate_include_dir()),
       extra_include, quote(build.library), quote(source));
+  // A marked separate unit: its object from the unit cache (the shared cache's, else the output
+  // folder's), then the rest compiled and the two linked.
+  const std::string whole_file_command = build.command;
+  const std::optional<SplitCandidateSource> split =
+      split_candidate_unit(content, "--source " + source);
+  UnitObject unit;
+  std::string rest_source;
+  if (split) {
+    const std::string compile_flags = fmt::format(
+        "{} -std=c++17 -O3 {} -Xcompiler -fPIC -Xcompiler -fno-gnu-unique -I{}{}",
+        quote(nvcc_path()), arch_flags(arch), quote(candidate_include_dir()), extra_include);
+    const std::filesystem::path units =
+        std::filesystem::path(shared_cache.empty() ? output_dir : shared_cache) / "units";
+    unit = plan_unit_object(split->unit, compile_flags, units, timeout_seconds);
+    rest_source = (std::filesystem::path(output_dir) /
+                   (std::filesystem::path(source).stem().string() + ".rest.cu"))
+                      .string();
+    const std::string rest_object = rest_source + ".o";
+    build.command =
+        fmt::format("{} && timeout {} {} -c -o {} {} && timeout {} {} {} -shared -o {} {} {}",
+                    unit.command, timeout_seconds, compile_flags, quote(rest_object),
+                    quote(rest_source), timeout_seconds, quote(nvcc_path()), arch_flags(arch),
+                    quote(build.library), quote(rest_object), quote(unit.object));
+  }
   // A library built from the same source by the same command is reused (the evolution engine
-  // compiles a generation's candidates ahead, in parallel, before judging them one by one).
-  std::uint64_t key = 0xcbf29ce484222325ull;
-  for (const unsigned char c : build.command + '\0' + content) key = (key ^ c) * 0x100000001b3ull;
+  // compiles a generation's candidates ahead, in parallel, before judging them one by one). The
+  // key is the whole-file command's: a source with a unit links the same code in two steps, and
+  // a judge that finds its library built with the unit in another folder's cache reuses it.
+  const std::uint64_t key = fnv1a(whole_file_command + '\0' + content);
   const std::string key_path = build.library + ".key";
   const std::string key_text = fmt::format("{:016x}", key);
   if (std::filesystem::is_regular_file(build.library)) {
@@ -185,7 +284,16 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       return build;
     }
   }
-  const int code = core::run_command(build.command, build.log);
+  int code = 0;
+  if (split) {
+    // The unit's two steps (compile, keep) run only when its object is not built yet.
+    build_unit_object(unit, split->unit, source, timeout_seconds);
+    std::ofstream(rest_source, std::ios::binary) << split->rest;
+    const std::string steps = build.command.substr(unit.command.size() + 4);
+    code = core::run_command(steps, build.log);
+  } else {
+    code = core::run_command(build.command, build.log);
+  }
   if (code == 124) {
     throw UsageError(
         fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));

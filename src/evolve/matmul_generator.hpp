@@ -1,13 +1,15 @@
 // Strategy-to-kernel translation for the general fp32 products of KernelBench level 1 (issue 20):
 // kb1-1, 2, 3 (batched), 6 (large K), 7 (small K), 8 (irregular sizes), 9 (tall-skinny), 10 and 11
 // (3-D and 4-D tensors folded into rows), 13 (symmetric operands), 14 and 15 (triangular
-// operands, whose plain product is already triangular) and 16-18 (transposed operands). The
-// generated candidate instantiates CUTLASS 2.x's universal GEMM with the genome's tile, warp tile,
-// pipeline depth, swizzle and split-K, on tensor cores with 3xTF32 (each fp32 operand as a TF32 big
-// part plus a TF32 remainder: fp32 accuracy at a third of the TF32 rate; NVIDIA, "Fast and accurate
-// FP32 via 3xTF32", CUTLASS example 27). The operands' layouts (which one is transposed) are the
-// problem's, fixed at generation; an irregular problem also gets an instantiation for unaligned
-// leading dimensions. Not covered: kb1-4 (matrix-vector), kb1-12 (diagonal scaling).
+// operands, whose plain product is already triangular) and 16-18 (transposed operands). With
+// cutlass-sm90 the candidate is matmul_sm90_generator's (wgmma, 3xTF32 as one GEMM over 3k). With
+// cutlass-sm80-mma the generated candidate instantiates CUTLASS 2.x's universal GEMM with the
+// genome's tile, warp tile, pipeline depth, swizzle and split-K, on tensor cores with 3xTF32 (each
+// fp32 operand as a TF32 big part plus a TF32 remainder: fp32 accuracy at a third of the TF32 rate;
+// NVIDIA, "Fast and accurate FP32 via 3xTF32", CUTLASS example 27). The operands' layouts (which
+// one is transposed) are the problem's, fixed at generation; an irregular problem also gets an
+// instantiation for unaligned leading dimensions. Not covered: kb1-4 (matrix-vector), kb1-12
+// (diagonal scaling).
 #pragma once
 
 #include <optional>
@@ -25,6 +27,10 @@ struct MatmulKind {
   bool irregular = false;  // leading dimensions need not be multiples of 4
 };
 std::optional<MatmulKind> matmul_kind_of(const std::string& problem);
+
+// `  const long long batch = ..., m = ..., n = ..., k = ...;` from the problem's dims (as
+// problems/kb1_matmul.cpp views them), for a generated entry point with `dim(a, name)`.
+std::string matmul_shape_code(const MatmulKind& kind);
 
 // The strategies this generator implements (the search's allowed set).
 const StrategySet& matmul_generated_strategies();

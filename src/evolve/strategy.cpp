@@ -101,13 +101,20 @@ std::vector<Strategy> build_catalog() {
        {}},
       {"cutlass-sm90",
        "work-mapping",
-       "CUTLASS 3.x warp-specialised sm90 GEMM: TMA loads, wgmma, a persistent tile scheduler.",
+       "CUTLASS 3.x warp-specialised sm90 GEMM: TMA loads into swizzled shared memory, wgmma "
+       "tensor-core instructions issued by warp groups (cooperative: two on one tile; ping-pong: "
+       "one a tile, alternating), thread-block clusters that multicast a tile to two SMs, a "
+       "persistent tile scheduler with a raster order and swizzle for L2 reuse, and split-K as "
+       "a batch of K slices summed afterwards for products with little M x N.",
        {F::kMatmul, F::kAttention},
        R::kCompute,
        {{"tile_m", {128, 64, 256}},
         {"tile_n", {128, 64, 256}},
         {"cluster_m", {1, 2}},
-        {"stages", {4, 3, 5}}},
+        {"schedule", {0, 1}},
+        {"raster_n", {0, 1}},
+        {"swizzle", {1, 2, 4, 8}},
+        {"split_k", {1, 2, 4, 8, 16}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

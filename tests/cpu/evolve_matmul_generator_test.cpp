@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "bench/candidate_library.hpp"
+#include "bench/candidate_unit.hpp"
 #include "core/error.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
 #include "evolve/matmul_generator.hpp"
+#include "evolve/matmul_sm90_generator.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -178,5 +180,89 @@ TEST(EvolveMatmulGenerator, AlignedAndIrregularCandidatesCompileAndLoad) {
   }
 }
 
+Genome sm90_genome(std::map<std::string, int> knobs = {}) {
+  Genome g;
+  g.family = Family::kMatmul;
+  g.strategies = {"cutlass-sm90", "tf32x3"};
+  g.knobs = std::move(knobs);
+  return g;
+}
+
+TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
+  const StrategySet& allowed = matmul_generated_strategies();
+  Rng rng(7);
+  int sm90 = 0;
+  for (int i = 0; i < 400; ++i) {
+    const Genome g = random_genome(Family::kMatmul, rng, 0.5, &allowed);
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    if (!g.has("cutlass-sm90")) continue;
+    ++sm90;
+    const Sm90MatmulConfig c = sm90_matmul_config_of(g);
+    if (c.pingpong) {
+      EXPECT_LE(c.tile_m * c.tile_n, 128 * 128) << g.describe();
+    } else {
+      EXPECT_GE(c.tile_m, 128) << g.describe();
+      EXPECT_LE(c.tile_m * c.tile_n, 256 * 128) << g.describe();
+    }
+    EXPECT_GE(c.tile_m, 64);
+    EXPECT_GE(c.tile_n, 64);
+  }
+  EXPECT_GT(sm90, 50);  // the random genomes use both work mappings
+  const Sm90MatmulConfig big = sm90_matmul_config_of(
+      sm90_genome({{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}}));
+  EXPECT_EQ(big.tile_m * big.tile_n, 256 * 128);
+  const Sm90MatmulConfig narrow = sm90_matmul_config_of(
+      sm90_genome({{"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.tile_n", 64}}));
+  EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
+}
+
+// The GEMM unit is the configuration's alone: every problem's candidate of one configuration
+// carries the same unit (built once in a set run), and the problem's layouts are in the rest.
+TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
+  const Genome g = sm90_genome({{"cutlass-sm90.split_k", 4}, {"cutlass-sm90.raster_n", 1}});
+  const auto unit_of = [](const std::string& source) {
+    return bench::split_candidate_unit(source, "test")->unit;
+  };
+  const std::string square = generate_matmul_candidate(g, "kb1-1-square-matmul");
+  const std::string ta = generate_matmul_candidate(g, "kb1-16-matmul-transposed-a");
+  const std::string batched = generate_matmul_candidate(g, "kb1-3-batched-matmul");
+  EXPECT_EQ(unit_of(square), unit_of(ta));
+  EXPECT_EQ(unit_of(square), unit_of(batched));
+  EXPECT_NE(square, ta);
+  EXPECT_NE(ta.find("if (true)\n    split_rows_contiguous"), std::string::npos);  // A stored k x m
+  EXPECT_NE(square.find("if (false)\n    split_rows_contiguous"), std::string::npos);
+  EXPECT_NE(square.find("batch > 1 ? 1 : 4"), std::string::npos);
+  EXPECT_NE(square.find("KernelTmaWarpSpecializedCooperative"), std::string::npos);
+  const Genome pingpong = sm90_genome({{"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}});
+  EXPECT_NE(generate_matmul_candidate(pingpong, "kb1-1-square-matmul").find("Pingpong"),
+            std::string::npos);
+  EXPECT_NE(unit_of(generate_matmul_candidate(pingpong, "kb1-1-square-matmul")), unit_of(square));
+}
+
+// Two problems' candidates of one configuration: the unit compiles once, into the shared cache's
+// units/ folder, and both libraries load.
+TEST(EvolveMatmulSm90, CandidatesCompileSharingTheirUnit) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_sm90";
+  std::filesystem::remove_all(dir);
+  const std::filesystem::path cache = dir / "cache";
+  const Genome g = sm90_genome({{"cutlass-sm90.tile_m", 128}, {"cutlass-sm90.tile_n", 128}});
+  int index = 0;
+  for (const char* problem : {"kb1-8-matmul-irregular", "kb1-17-matmul-transposed-b"}) {
+    const std::filesystem::path file = dir / fmt::format("sm90_{}.cu", index++);
+    std::filesystem::create_directories(dir);
+    std::ofstream(file) << generate_matmul_candidate(g, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), (dir / "out").string(),
+                                                     "sm_90a", 900, cache.string()))
+        << problem;
+    EXPECT_NE(build.command.find(" -c -o "), std::string::npos);
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr) << problem;
+  }
+  int objects = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(cache / "units"))
+    objects += entry.path().extension() == ".o";
+  EXPECT_EQ(objects, 1);
+}
 }  // namespace
 }  // namespace kiln::evolve

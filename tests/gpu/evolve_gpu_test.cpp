@@ -39,6 +39,9 @@ CandidateEvaluatorOptions options(const std::string& problem, const std::string&
   o.iterations = 5;
   o.trials = 2;
   o.timeout_seconds = 30;
+  // One build cache for the test run: problems of one CUTLASS configuration share their GEMM.
+  o.build_cache =
+      (std::filesystem::path(::testing::TempDir()) / "kiln_evolve_gpu_build_cache").string();
   return o;
 }
 
@@ -308,6 +311,40 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
     problems.push_back({problem, {{"plain", plain}}});
   for (const char* problem : {"kb1-6-matmul-large-k", "kb1-8-matmul-irregular"})
     problems.push_back({problem, {{"plain", plain}, {"split-k", split}}});
+  expect_all_accepted("small", problems);
+}
+
+// The sm90 path (matmul_sm90_generator: 3xTF32 as one wgmma GEMM over 3k) on every matmul
+// problem at the small size: the cooperative 128 x 128 GEMM for all; on the irregular, large-K,
+// batched and transposed ones also split-K 4 (slices summed), ping-pong 64 x 128 and a 2 x 1
+// cluster of 256 x 128 tiles raster along N. One unit per configuration, shared by the problems.
+TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome coop;
+  coop.family = Family::kMatmul;
+  coop.strategies = {"cutlass-sm90", "tf32x3"};
+  Genome split = coop;
+  split.knobs = {{"cutlass-sm90.split_k", 4}};
+  Genome pingpong = coop;
+  pingpong.knobs = {{"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}};
+  Genome cluster = coop;
+  cluster.knobs = {{"cutlass-sm90.tile_m", 256},
+                   {"cutlass-sm90.cluster_m", 2},
+                   {"cutlass-sm90.raster_n", 1},
+                   {"cutlass-sm90.swizzle", 4}};
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
+  for (const char* problem :
+       {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-7-matmul-small-k", "kb1-9-tall-skinny-matmul",
+        "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul",
+        "kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul",
+        "kb1-17-matmul-transposed-b"})
+    problems.push_back({problem, {{"coop", coop}}});
+  for (const char* problem :
+       {"kb1-3-batched-matmul", "kb1-6-matmul-large-k", "kb1-8-matmul-irregular",
+        "kb1-16-matmul-transposed-a", "kb1-18-matmul-transposed-both"})
+    problems.push_back(
+        {problem,
+         {{"coop", coop}, {"split-k", split}, {"ping-pong", pingpong}, {"cluster", cluster}}});
   expect_all_accepted("small", problems);
 }
 

@@ -1,0 +1,50 @@
+// Splitting a candidate source at its kiln-unit markers (see candidate_unit.hpp).
+#include "bench/candidate_unit.hpp"
+
+#include "core/error.hpp"
+
+namespace kiln::bench {
+namespace {
+
+// The line holds only the marker comment `marker` (leading and trailing blanks aside).
+bool is_marker(const std::string& line, const std::string& marker) {
+  const std::size_t first = line.find_first_not_of(" \t");
+  if (first == std::string::npos) return false;
+  const std::size_t last = line.find_last_not_of(" \t\r");
+  return line.compare(first, last + 1 - first, marker) == 0;
+}
+
+}  // namespace
+
+std::optional<SplitCandidateSource> split_candidate_unit(const std::string& content,
+                                                         const std::string& source_name) {
+  static const std::string kBegin = "// kiln-unit: begin";
+  static const std::string kEnd = "// kiln-unit: end";
+  SplitCandidateSource split;
+  enum { kBefore, kInside, kAfter } state = kBefore;
+  std::size_t start = 0;
+  while (start < content.size()) {
+    std::size_t end = content.find('\n', start);
+    const bool newline = end != std::string::npos;
+    if (!newline) end = content.size();
+    const std::string line = content.substr(start, end - start);
+    const bool begin = is_marker(line, kBegin), finish = is_marker(line, kEnd);
+    if (begin && state != kBefore)
+      throw UsageError(source_name + ": a second `" + kBegin +
+                       "` (one separate unit a candidate, closed by `" + kEnd + "`)");
+    if (finish && state != kInside)
+      throw UsageError(source_name + ": `" + kEnd + "` without a `" + kBegin + "` before it");
+    if (begin) state = kInside;
+    const bool in_unit = state == kInside;
+    if (finish) state = kAfter;
+    if (in_unit) split.unit += line + (newline ? "\n" : "");
+    split.rest += in_unit ? (newline ? "\n" : "") : line + (newline ? "\n" : "");
+    start = end + 1;
+  }
+  if (state == kBefore) return std::nullopt;
+  if (state == kInside)
+    throw UsageError(source_name + ": `" + kBegin + "` without a `" + kEnd + "` after it");
+  return split;
+}
+
+}  // namespace kiln::bench

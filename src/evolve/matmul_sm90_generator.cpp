@@ -1,0 +1,341 @@
+// The sm90 3xTF32 matmul candidates (see matmul_sm90_generator.hpp). Shapes as in
+// matmul_generator.cpp: C (m x n, row-major) = A (m x k) @ B (k x n) per batch, A stored k x m
+// when transposed, B stored n x k when transposed.
+#include "evolve/matmul_sm90_generator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "evolve/source_text.hpp"
+
+namespace kiln::evolve {
+
+Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
+  Sm90MatmulConfig c{};
+  c.tile_m = g.knob("cutlass-sm90", "tile_m");
+  c.tile_n = g.knob("cutlass-sm90", "tile_n");
+  c.cluster_m = g.knob("cutlass-sm90", "cluster_m");
+  c.pingpong = g.knob("cutlass-sm90", "schedule") == 1;
+  c.raster_n = g.knob("cutlass-sm90", "raster_n") == 1;
+  c.swizzle = g.knob("cutlass-sm90", "swizzle");
+  c.split_k = g.knob("cutlass-sm90", "split_k");
+  // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
+  // one warp group holds the whole tile's fp32 accumulators (128 x 128 is 128 registers a
+  // thread); the cooperative 256 x 128 likewise. Larger tiles shrink along their longer side.
+  if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);
+  const int max_area = c.pingpong ? 128 * 128 : 256 * 128;
+  while (c.tile_m * c.tile_n > max_area) {
+    if (c.tile_n >= c.tile_m)
+      c.tile_n /= 2;
+    else
+      c.tile_m /= 2;
+  }
+  return c;
+}
+
+std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
+  return fmt::format(
+      R"(// kiln-unit: begin
+// CUTLASS 3.x sm90 GEMM on TF32 tensor cores: tile {tm}x{tn}x32, cluster {cm}x1, {schedule}.
+// D (row-major) = A (row-major, K-major) B^T (B stored n x k, K-major), fp32 in and out, over
+// `batch` products with the given strides. The same text for every problem: built once per
+// configuration (kiln's build cache).
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+
+namespace kiln_unit {{
+using Tile = cute::Shape<cute::Int<{tm}>, cute::Int<{tn}>, cute::Int<32>>;
+using Cluster = cute::Shape<cute::Int<{cm}>, cute::_1, cute::_1>;
+using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster,
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, cutlass::layout::RowMajor,
+    4, float, cutlass::layout::RowMajor, 4, {epilogue}>::CollectiveOp;
+using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, float, cutlass::layout::RowMajor, 4, float,
+    cutlass::layout::ColumnMajor, 4, float, Tile, Cluster,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
+        sizeof(typename Epilogue::SharedStorage))>,
+    {kernel}>::CollectiveOp;
+using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
+                                                    Epilogue, cutlass::gemm::PersistentScheduler>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+}}  // namespace kiln_unit
+
+// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
+// 8 launch.
+extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
+    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
+    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
+    int raster_n, int swizzle, void* stream) {{
+  using kiln_unit::Gemm;
+  using kiln_unit::Kernel;
+  static int sms = 0;
+  static void* workspace = nullptr;
+  static size_t workspace_bytes = 0;
+  if (sms == 0) {{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 5;
+    sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+  }}
+  typename Kernel::StrideA stride_a{{}};
+  cute::get<0>(stride_a) = lda;
+  cute::get<2>(stride_a) = batch_a;
+  typename Kernel::StrideB stride_b{{}};
+  cute::get<0>(stride_b) = ldb;
+  cute::get<2>(stride_b) = batch_b;
+  typename Kernel::StrideD stride_d{{}};
+  cute::get<0>(stride_d) = ldd;
+  cute::get<2>(stride_d) = batch_d;
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = sms;
+  (void)cudaGetDevice(&hw.device_id);
+  typename Kernel::TileSchedulerArguments scheduler;
+  scheduler.max_swizzle_size = swizzle;
+  using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
+  scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
+  typename Gemm::Arguments args{{cutlass::gemm::GemmUniversalMode::kGemm,
+                                {{m, n, k, batch}},
+                                {{A, stride_a, B, stride_b}},
+                                {{{{1.0f, 0.0f}}, nullptr, stride_d, D, stride_d}},
+                                hw,
+                                scheduler}};
+  Gemm gemm;
+  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
+  const size_t need = Gemm::get_workspace_size(args);
+  if (need > workspace_bytes) {{
+    cudaFree(workspace);
+    workspace = nullptr;
+    workspace_bytes = 0;
+    if (cudaMalloc(&workspace, need) != cudaSuccess) return 6;
+    workspace_bytes = need;
+  }}
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
+  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
+  return 0;
+}}
+// kiln-unit: end
+)",
+      fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
+      fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
+      fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
+                                      : "cutlass::epilogue::TmaWarpSpecializedCooperative"),
+      fmt::arg("kernel", c.pingpong ? "cutlass::gemm::KernelTmaWarpSpecializedPingpong"
+                                    : "cutlass::gemm::KernelTmaWarpSpecializedCooperative"));
+}
+
+namespace {
+
+constexpr const char* kSource = R"(// Generated by kiln evolve for $PROBLEM; do not edit.
+// Genome $HASH: $DESCRIBE
+// 3xTF32 on sm90 tensor cores as one TF32 GEMM over 3k: A' = [Ab | Ab | As], B' = [Bb | Bs | Bb]
+// (X = Xb + Xs, Xb rounded to TF32, Xs the exact remainder), written K-major by a split kernel;
+// CUTLASS 3.x sm90 GEMM tile $TILE, cluster $CLUSTER x 1, $SCHEDULE, raster along $RASTER,
+// swizzle $SWIZZLE; split-K $SPLIT_K (K slices as a batch, summed in a fixed order); A $A_LAYOUT,
+// B $B_LAYOUT.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kiln/candidate.h"
+
+$UNIT
+extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
+    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
+    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
+    int raster_n, int swizzle, void* stream);
+
+// The problem's dimension `name` (0 when absent).
+static long long dim(const KilnCandidateArgs* a, const char* name) {
+  for (int i = 0; i < a->num_dims; ++i)
+    if (std::strcmp(a->dim_names[i], name) == 0) return a->dims[i];
+  return 0;
+}
+
+// x rounded to the nearest TF32 value (10 mantissa bits), as an fp32 bit pattern.
+__device__ __forceinline__ float tf32_big(float x) {
+  unsigned int r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
+// One element of the operand, written to its three blocks of the K-major row: the big part in
+// two, the remainder in block `small_block` (A: 2, B: 1). Padding columns (c >= k) are zeros.
+__device__ __forceinline__ void put3(float* row, long long kp, long long c, float v,
+                                     int small_block) {
+  const float big = tf32_big(v);
+  const float small = v - big;
+  row[c] = small_block == 0 ? small : big;
+  row[kp + c] = small_block == 1 ? small : big;
+  row[2 * kp + c] = small_block == 2 ? small : big;
+}
+
+// Source with K contiguous (element (r, c) at src[r * k + c]): rows of the output in y (grid
+// stride), columns in x, batch in z.
+__global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
+                                   long long rows, long long k, long long kp, int small_block) {
+  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= kp) return;
+  const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
+  float* d = dst + static_cast<long long>(blockIdx.z) * rows * 3 * kp;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y)
+    put3(d + r * 3 * kp, kp, c, c < k ? s[r * k + c] : 0.0f, small_block);
+}
+
+// Source with the rows contiguous (element (r, c) at src[c * rows + r]): a 32 x 32 tile through
+// shared memory, so that reads and writes are both coalesced.
+__global__ void split_rows_contiguous(const float* __restrict__ src, float* __restrict__ dst,
+                                      long long rows, long long k, long long kp,
+                                      int small_block) {
+  __shared__ float tile[32][33];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 32;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 32;
+  const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
+  float* d = dst + static_cast<long long>(blockIdx.z) * rows * 3 * kp;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    const long long r = r0 + threadIdx.x, c = c0 + j;
+    tile[j][threadIdx.x] = r < rows && c < k ? s[c * rows + r] : 0.0f;
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    const long long r = r0 + j, c = c0 + threadIdx.x;
+    if (r < rows && c < kp) put3(d + r * 3 * kp, kp, c, tile[threadIdx.x][j], small_block);
+  }
+}
+
+// C (batch x m x n, row-major) = the sum over `splits` slices of `part` (rows of np floats), in
+// slice order.
+__global__ void sum_slices(const float* __restrict__ part, float* __restrict__ C, long long m,
+                           long long n, long long np, int splits) {
+  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  const long long z = blockIdx.z;
+  for (long long r = blockIdx.y; r < m; r += gridDim.y) {
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += part[((z * splits + s) * m + r) * np + c];
+    C[(z * m + r) * n + c] = sum;
+  }
+}
+
+// A' and B' (and the slices' partial sums), kept between calls and grown when needed.
+static float* workspace = nullptr;
+static size_t workspace_floats = 0;
+
+extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
+
+extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
+  if (a->num_inputs < 2 || a->num_outputs < 1 || a->dtype != KILN_FP32) return 2;
+$SHAPE  if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || m > 2147483647LL || n > 2147483647LL ||
+      k > 700000000LL || batch > 65535)
+    return 3;
+  const unsigned long long f = sizeof(float);
+  if (a->input_bytes[0] != static_cast<unsigned long long>(batch * m * k) * f ||
+      a->input_bytes[1] != static_cast<unsigned long long>(batch * k * n) * f ||
+      a->output_bytes[0] != static_cast<unsigned long long>(batch * m * n) * f)
+    return 3;
+  const float* A = static_cast<const float*>(a->inputs[0]);
+  const float* B = static_cast<const float*>(a->inputs[1]);
+  float* C = static_cast<float*>(a->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
+  // K padded so that each of the `splits` slices of 3 kp is whole 16-byte vectors (TMA's stride
+  // rule); the padding is zeros in both operands.
+  const int splits = batch > 1 ? 1 : $SPLIT_K;
+  const long long kp = (k + 4 * splits - 1) / (4 * splits) * (4 * splits);
+  const long long slice = 3 * kp / splits;
+  // The GEMM writes C itself when it can (one slice, rows of whole 16-byte vectors); else rows
+  // of np floats into `part`, summed or compacted into C afterwards.
+  const long long np = (n + 3) / 4 * 4;
+  const bool direct = splits == 1 && np == n && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+  const size_t a_floats = static_cast<size_t>(batch * m * 3 * kp);
+  const size_t b_floats = static_cast<size_t>(batch * n * 3 * kp);
+  const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
+  const size_t need = a_floats + b_floats + part_floats;
+  if (need > workspace_floats) {
+    cudaFree(workspace);
+    workspace = nullptr;
+    workspace_floats = 0;
+    if (cudaMalloc(&workspace, need * sizeof(float)) != cudaSuccess) return 6;
+    workspace_floats = need;
+  }
+  float* a_cat = workspace;
+  float* b_cat = workspace + a_floats;
+  float* part = direct ? C : b_cat + b_floats;
+  const unsigned int y_rows = 8192;
+  // A' = [Ab | Ab | As]: m rows of 3 kp.
+  if ($A_ROWS_CONTIGUOUS)
+    split_rows_contiguous<<<dim3(static_cast<unsigned int>((m + 31) / 32),
+                                 static_cast<unsigned int>((kp + 31) / 32),
+                                 static_cast<unsigned int>(batch)),
+                            dim3(32, 8), 0, stream>>>(A, a_cat, m, k, kp, 2);
+  else
+    split_k_contiguous<<<dim3(static_cast<unsigned int>((kp + 255) / 256),
+                              static_cast<unsigned int>(m < y_rows ? m : y_rows),
+                              static_cast<unsigned int>(batch)),
+                         256, 0, stream>>>(A, a_cat, m, k, kp, 2);
+  // B' = [Bb | Bs | Bb]: n rows of 3 kp.
+  if ($B_ROWS_CONTIGUOUS)
+    split_rows_contiguous<<<dim3(static_cast<unsigned int>((n + 31) / 32),
+                                 static_cast<unsigned int>((kp + 31) / 32),
+                                 static_cast<unsigned int>(batch)),
+                            dim3(32, 8), 0, stream>>>(B, b_cat, n, k, kp, 1);
+  else
+    split_k_contiguous<<<dim3(static_cast<unsigned int>((kp + 255) / 256),
+                              static_cast<unsigned int>(n < y_rows ? n : y_rows),
+                              static_cast<unsigned int>(batch)),
+                         256, 0, stream>>>(B, b_cat, n, k, kp, 1);
+  if (cudaGetLastError() != cudaSuccess) return 1;
+  // One slice of 3 kp per batch, or `splits` slices of one product as a batch.
+  const long long ldd = direct ? n : np;
+  const int status =
+      batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
+                                      static_cast<int>(3 * kp), static_cast<int>(batch), 3 * kp,
+                                      3 * kp, ldd, m * 3 * kp, n * 3 * kp, m * ldd, $RASTER_N,
+                                      $SWIZZLE, stream)
+                : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
+                                      static_cast<int>(slice), splits, 3 * kp, 3 * kp, ldd, slice,
+                                      slice, m * ldd, $RASTER_N, $SWIZZLE, stream);
+  if (status != 0) return status;
+  if (!direct)
+    sum_slices<<<dim3(static_cast<unsigned int>((n + 255) / 256),
+                      static_cast<unsigned int>(m < y_rows ? m : y_rows),
+                      static_cast<unsigned int>(batch)),
+                 256, 0, stream>>>(part, C, m, n, np, splits);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+
+}  // namespace
+
+std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& problem,
+                                           const MatmulKind& kind) {
+  const Sm90MatmulConfig c = sm90_matmul_config_of(g);
+  std::string source = kSource;
+  replace_all(source, "$UNIT", sm90_tf32_gemm_unit(c));
+  replace_all(source, "$SHAPE", matmul_shape_code(kind));
+  // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)
+  // has its rows of B' (n) contiguous.
+  replace_all(source, "$A_ROWS_CONTIGUOUS", kind.a_t ? "true" : "false");
+  replace_all(source, "$B_ROWS_CONTIGUOUS", kind.b_t ? "false" : "true");
+  replace_all(source, "$PROBLEM", problem);
+  replace_all(source, "$HASH", fmt::format("{:016x}", g.hash()));
+  replace_all(source, "$DESCRIBE", g.describe());
+  replace_all(source, "$TILE", fmt::format("{}x{}x32", c.tile_m, c.tile_n));
+  replace_all(source, "$CLUSTER", std::to_string(c.cluster_m));
+  replace_all(source, "$SCHEDULE", c.pingpong ? "ping-pong" : "cooperative");
+  replace_all(source, "$RASTER_N", c.raster_n ? "1" : "0");
+  replace_all(source, "$RASTER", c.raster_n ? "N" : "M");
+  replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
+  replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
+  replace_all(source, "$A_LAYOUT", kind.a_t ? "stored k x m" : "m x k");
+  replace_all(source, "$B_LAYOUT", kind.b_t ? "stored n x k" : "k x n");
+  return source;
+}
+
+}  // namespace kiln::evolve

@@ -1,0 +1,39 @@
+// The sm90 path of the matmul family (issue 20): fp32 products at fp32 accuracy on Hopper's wgmma
+// tensor cores. 3xTF32 (A B ~ Ab Bb + Ab Bs + As Bb, with X = Xb + Xs, Xb the operand rounded to
+// TF32 and Xs the exact remainder; NVIDIA, "Fast and accurate FP32 via 3xTF32", CUTLASS example
+// 27) is written as one TF32 product over three times K: A' = [Ab | Ab | As] (m x 3k) and B' =
+// [Bb | Bs | Bb] (n x 3k), both K-major, so that A' B'^T is the three products summed in the
+// tensor cores' fp32 accumulators. A split kernel writes A' and B' from the problem's own layouts
+// (transposing where K is not contiguous: wgmma reads TF32 only K-major), CUTLASS 3.x's sm90
+// warp-specialised GEMM multiplies them, and split-K is a batch of K slices summed by a last
+// kernel. The GEMM part depends only on the configuration (tile, cluster, schedule), never on the
+// problem: it is a separate compilation unit of the candidate (bench::compile_candidate's
+// `kiln-unit` markers), built once per configuration and reused by every problem of a set run.
+#pragma once
+
+#include <string>
+
+#include "evolve/genome.hpp"
+#include "evolve/matmul_generator.hpp"
+
+namespace kiln::evolve {
+
+// What a cutlass-sm90 genome's knobs come to: always a configuration CUTLASS builds (cooperative
+// tiles at least 128 rows, at most 256 x 128; ping-pong tiles at most 128 x 128, since each warp
+// group holds a whole tile's accumulators).
+struct Sm90MatmulConfig {
+  int tile_m, tile_n, cluster_m;
+  bool pingpong;
+  bool raster_n;
+  int swizzle, split_k;
+};
+Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
+
+// The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
+std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);
+
+// The whole candidate for `problem` of `kind`.
+std::string generate_sm90_matmul_candidate(const Genome& genome, const std::string& problem,
+                                           const MatmulKind& kind);
+
+}  // namespace kiln::evolve

@@ -1,0 +1,104 @@
+// Splitting a candidate source at its kiln-unit markers (bench/candidate_unit.hpp), and a
+// candidate with a unit compiled, linked and loaded (nvcc, no GPU).
+#include "bench/candidate_unit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bench/candidate_library.hpp"
+#include "core/error.hpp"
+
+namespace kiln::bench {
+namespace {
+
+TEST(CandidateUnit, SplitsAtTheMarkersKeepingLineNumbers) {
+  const std::string source =
+      "#include <a>\n"
+      "// kiln-unit: begin\n"
+      "int unit() { return 1; }\n"
+      "  // kiln-unit: end  \n"
+      "int rest() { return unit(); }\n";
+  const auto split = split_candidate_unit(source, "x.cu");
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->unit, "// kiln-unit: begin\nint unit() { return 1; }\n  // kiln-unit: end  \n");
+  EXPECT_EQ(split->rest, "#include <a>\n\n\n\nint rest() { return unit(); }\n");
+  EXPECT_FALSE(split_candidate_unit("int f();\n// kiln-unit: beginning\n", "x.cu").has_value());
+}
+
+TEST(CandidateUnit, RefusesUnbalancedOrRepeatedMarkers) {
+  const auto message = [](const std::string& source) {
+    try {
+      (void)split_candidate_unit(source, "--source x.cu");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(message("// kiln-unit: begin\nint a;\n").find("without a `// kiln-unit: end`"),
+            std::string::npos);
+  EXPECT_NE(message("int a;\n// kiln-unit: end\n").find("without a `// kiln-unit: begin`"),
+            std::string::npos);
+  EXPECT_NE(message("// kiln-unit: begin\n// kiln-unit: end\n// kiln-unit: begin\n// kiln-unit: "
+                    "end\n")
+                .find("a second"),
+            std::string::npos);
+  EXPECT_NE(message("int a;\n// kiln-unit: end\n").find("--source x.cu"), std::string::npos);
+  EXPECT_EQ(message("// kiln-unit: begin\n// kiln-unit: end\n"), "(accepted)");
+}
+
+// Two candidates sharing a unit: one object built, both libraries load and run their own rest;
+// the unit is compiled on its own (a second translation unit), and the whole file is still one.
+TEST(CandidateUnit, SharedUnitIsBuiltOnceAndLinked) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_candidate_unit";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto candidate = [&](const std::string& name, int returned) {
+    const std::filesystem::path file = dir / (name + ".cu");
+    std::ofstream(file)
+        << "#include \"kiln/candidate.h\"\n"
+           "// kiln-unit: begin\n"
+           "// a comment that differs: "
+        << name
+        << "\n"
+           "extern \"C\" __attribute__((visibility(\"hidden\"))) int twice(int x) "
+           "{ return 2 * x; }\n"
+           "// kiln-unit: end\n"
+           "extern \"C\" __attribute__((visibility(\"hidden\"))) int twice(int x);\n"
+           "extern \"C\" int kiln_candidate_run(const KilnCandidateArgs*) { return "
+           "twice("
+        << returned << "); }\n";
+    return file.string();
+  };
+  const CandidateBuild one = compile_candidate(candidate("one", 1), (dir / "out").string(),
+                                               "sm_90a", 300, (dir / "cache").string());
+  const CandidateBuild two = compile_candidate(candidate("two", 3), (dir / "out").string(),
+                                               "sm_90a", 300, (dir / "cache").string());
+  int objects = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "cache" / "units"))
+    objects += entry.path().extension() == ".o";
+  EXPECT_EQ(objects, 1);
+  CandidateLibrary a(one.library), b(two.library);
+  KilnCandidateArgs args{};
+  EXPECT_EQ(a.entry()(&args), 2);
+  EXPECT_EQ(b.entry()(&args), 6);
+  // The unit's object is not exported from the library (hidden), so two loaded candidates never
+  // bind to each other's unit.
+  EXPECT_NE(two.command.find(" -shared -o "), std::string::npos);
+  // Built again from the same source by the same command: reused, also by a caller without the
+  // cache (the judge, given the source the engine compiled).
+  EXPECT_NE(compile_candidate(candidate("two", 3), (dir / "out").string(), "sm_90a", 300)
+                .log.find("reused"),
+            std::string::npos);
+  // Built again from the same source by the same command: reused.
+  EXPECT_NE(compile_candidate(candidate("two", 3), (dir / "out").string(), "sm_90a", 300,
+                              (dir / "cache").string())
+                .log.find("reused"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::bench
