@@ -6,7 +6,8 @@
 #   here, after a call:  rm -rf evolve-set && mkdir evolve-set &&
 #                        tar -xzf /work/.device/N/evolve-set.tar.gz -C evolve-set
 #   next call:           carry ["carry", "evolve-set"]
-# (evolve-set/RUNS/build-cache, the compiled libraries shared between problems, stays behind too.)
+# (evolve-set/RUNS/build-cache's libraries stay behind too; its units/, one object per CUTLASS
+# sm90 configuration, travel.)
 # Steps (arguments, in order):
 #   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
 #   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS (new rows merged into evolve-set/eager.json)
@@ -61,6 +62,8 @@ for step in "$@"; do
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
 done
-# The state for the next call, without compiled candidates (they are rebuilt when needed).
-tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' --exclude='build-cache' -C evolve-set .
+# The state for the next call, without compiled candidates (they are rebuilt when needed), but
+# with the build caches' kiln-unit objects (a CUTLASS sm90 GEMM each, ~100 KB, ~40 s to compile).
+tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' --exclude='build-cache/*.so' \
+  --exclude='build-cache/*.tmp' -C evolve-set .
 ls -la "$o/evolve-set.tar.gz" | tee -a "$summary"
