@@ -555,6 +555,39 @@ void register_evolve(CLI::App& app, Runner& run) {
       return 0;
     };
   });
+  struct GenerateFlags {
+    std::string problem, genome, out;
+  };
+  auto generate = std::make_shared<GenerateFlags>();
+  CLI::App* generate_cmd = evolve->add_subcommand(
+      "generate",
+      "write the candidate source one genome translates to for one problem (no GPU; e.g. to "
+      "time or profile a configuration by hand with `kiln bench candidate --source`)");
+  generate_cmd->add_option("--problem", generate->problem, "a problem with a generator")
+      ->required();
+  generate_cmd
+      ->add_option("--genome", generate->genome,
+                   "the genome as JSON, as in a run's log.json: {\"family\": \"matmul\", "
+                   "\"strategies\": [...], \"knobs\": {\"strategy.knob\": value}}")
+      ->required();
+  generate_cmd->add_option("--out", generate->out, "the .cu to write")->required();
+  generate_cmd->callback([generate, &run]() {
+    run = [generate](const Invocation&) {
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(generate->genome);
+      } catch (const nlohmann::json::exception& e) {
+        throw UsageError(fmt::format("--genome: not JSON ({})", e.what()));
+      }
+      if (j.is_object() && !j.contains("knobs")) j["knobs"] = nlohmann::json::object();  // defaults
+      const evolve::Genome g = evolve::Genome::from_json(j, "--genome");
+      const std::string source = evolve::generate_candidate(g, generate->problem);
+      std::ofstream out(generate->out, std::ios::binary);
+      if (!(out << source)) throw UsageError("--out " + generate->out + ": cannot write");
+      fmt::print("# {}: {} -> {}\n", generate->problem, g.describe(), generate->out);
+      return 0;
+    };
+  });
   struct SummaryFlags {
     std::vector<std::string> patterns;
     std::string out, size = "kb", torch_json;

@@ -21,11 +21,14 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   c.raster_n = g.knob("cutlass-sm90", "raster_n") == 1;
   c.swizzle = g.knob("cutlass-sm90", "swizzle");
   c.split_k = g.knob("cutlass-sm90", "split_k");
+  c.promote = g.knob("cutlass-sm90", "promote");
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
-  // one warp group holds the whole tile's fp32 accumulators (128 x 128 is 128 registers a
-  // thread); the cooperative 256 x 128 likewise. Larger tiles shrink along their longer side.
+  // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
+  // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
+  // keeps two sets, at most 64 + 64 (64 x 128). Larger tiles shrink along their longer side.
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);
-  const int max_area = c.pingpong ? 128 * 128 : 256 * 128;
+  const int group_area = c.promote > 0 ? 64 * 128 : 128 * 128;
+  const int max_area = c.pingpong ? group_area : 2 * group_area;
   while (c.tile_m * c.tile_n > max_area) {
     if (c.tile_n >= c.tile_m)
       c.tile_n /= 2;
@@ -34,6 +37,27 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   }
   return c;
 }
+
+namespace {
+
+// The builder's main loop with promoted accumulation (CUTLASS's FP8 main loop, whose pieces are
+// the same; `{kernel}` is filled with the schedule).
+constexpr const char* kPromotedMainloop =
+    R"(// The builder's main loop with promoted accumulation (CUTLASS's FP8 main loop, whose pieces are
+// the same): wgmma accumulates `promote` instructions into fresh registers, which are then added
+// to the fp32 accumulators by the CUDA cores. Hopper's tensor cores truncate as they accumulate,
+// which over a long K biases sums of positive terms (-0.37% over 368k terms in one accumulator,
+// H100, 2026-11-25): promoted, each truncating run is `promote` x 8 terms long.
+using Mainloop = cutlass::gemm::collective::CollectiveMma<
+    cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Built::DispatchPolicy::Stages, Cluster,
+                                                         Built::DispatchPolicy::Schedule>,
+    Tile, float, typename Built::StrideA, float, typename Built::StrideB,
+    typename Built::TiledMma, typename Built::GmemTiledCopyA, typename Built::SmemLayoutAtomA,
+    typename Built::SmemCopyAtomA, typename Built::TransformA, typename Built::GmemTiledCopyB,
+    typename Built::SmemLayoutAtomB, typename Built::SmemCopyAtomB, typename Built::TransformB>;
+)";
+
+}  // namespace
 
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
   return fmt::format(
@@ -56,13 +80,13 @@ using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster,
     cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, cutlass::layout::RowMajor,
     4, float, cutlass::layout::RowMajor, 4, {epilogue}>::CollectiveOp;
-using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+using Built = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, float, cutlass::layout::RowMajor, 4, float,
     cutlass::layout::ColumnMajor, 4, float, Tile, Cluster,
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
         sizeof(typename Epilogue::SharedStorage))>,
     {kernel}>::CollectiveOp;
-using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
+{mainloop}using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                     Epilogue, cutlass::gemm::PersistentScheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }}  // namespace kiln_unit
@@ -72,7 +96,7 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
     long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, void* stream) {{
+    int raster_n, int swizzle, int promote, void* stream) {{
   using kiln_unit::Gemm;
   using kiln_unit::Kernel;
   static int sms = 0;
@@ -95,13 +119,14 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = sms;
   (void)cudaGetDevice(&hw.device_id);
+  (void)promote;
   typename Kernel::TileSchedulerArguments scheduler;
   scheduler.max_swizzle_size = swizzle;
   using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
   scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
   typename Gemm::Arguments args{{cutlass::gemm::GemmUniversalMode::kGemm,
                                 {{m, n, k, batch}},
-                                {{A, stride_a, B, stride_b}},
+                                {{A, stride_a, B, stride_b{mainloop_promote}}},
                                 {{{{1.0f, 0.0f}}, nullptr, stride_d, D, stride_d}},
                                 hw,
                                 scheduler}};
@@ -122,6 +147,8 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
 }}
 // kiln-unit: end
 )",
+      fmt::arg("mainloop", c.promote > 0 ? kPromotedMainloop : "using Mainloop = Built;\n"),
+      fmt::arg("mainloop_promote", c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""),
       fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
       fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
       fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
@@ -137,7 +164,7 @@ constexpr const char* kSource = R"(// Generated by kiln evolve for $PROBLEM; do 
 // 3xTF32 on sm90 tensor cores as one TF32 GEMM over 3k: A' = [Ab | Ab | As], B' = [Bb | Bs | Bb]
 // (X = Xb + Xs, Xb rounded to TF32, Xs the exact remainder), written K-major by a split kernel;
 // CUTLASS 3.x sm90 GEMM tile $TILE, cluster $CLUSTER x 1, $SCHEDULE, raster along $RASTER,
-// swizzle $SWIZZLE; split-K $SPLIT_K (K slices as a batch, summed in a fixed order); A $A_LAYOUT,
+// swizzle $SWIZZLE, accumulators promoted every $PROMOTE wgmma (0: never); split-K $SPLIT_K (K slices as a batch, summed in a fixed order); A $A_LAYOUT,
 // B $B_LAYOUT.
 #include <cuda_runtime.h>
 
@@ -150,7 +177,7 @@ $UNIT
 extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
     long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, void* stream);
+    int raster_n, int swizzle, int promote, void* stream);
 
 // The problem's dimension `name` (0 when absent).
 static long long dim(const KilnCandidateArgs* a, const char* name) {
@@ -297,10 +324,10 @@ $SHAPE  if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || m > 2147483647LL || n > 
       batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
                                       static_cast<int>(3 * kp), static_cast<int>(batch), 3 * kp,
                                       3 * kp, ldd, m * 3 * kp, n * 3 * kp, m * ldd, $RASTER_N,
-                                      $SWIZZLE, stream)
+                                      $SWIZZLE, $PROMOTE, stream)
                 : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
                                       static_cast<int>(slice), splits, 3 * kp, 3 * kp, ldd, slice,
-                                      slice, m * ldd, $RASTER_N, $SWIZZLE, stream);
+                                      slice, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream);
   if (status != 0) return status;
   if (!direct)
     sum_slices<<<dim3(static_cast<unsigned int>((n + 255) / 256),
@@ -333,6 +360,7 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$RASTER", c.raster_n ? "N" : "M");
   replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
   replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
+  replace_all(source, "$PROMOTE", std::to_string(c.promote));
   replace_all(source, "$A_LAYOUT", kind.a_t ? "stored k x m" : "m x k");
   replace_all(source, "$B_LAYOUT", kind.b_t ? "stored n x k" : "k x n");
   return source;

@@ -19,13 +19,16 @@
 namespace kiln::evolve {
 
 // What a cutlass-sm90 genome's knobs come to: always a configuration CUTLASS builds (cooperative
-// tiles at least 128 rows, at most 256 x 128; ping-pong tiles at most 128 x 128, since each warp
-// group holds a whole tile's accumulators).
+// tiles at least 128 rows; a warp group's accumulators at most 128 registers a thread, so tiles
+// up to 256 x 128 cooperative and 128 x 128 ping-pong, half that with promoted accumulation,
+// which keeps two sets).
 struct Sm90MatmulConfig {
   int tile_m, tile_n, cluster_m;
   bool pingpong;
   bool raster_n;
   int swizzle, split_k;
+  int promote;  // wgmma instructions between promotions (a multiple of 4: one 32-deep k-tile);
+                // 0: none, CUTLASS's plain main loop
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 

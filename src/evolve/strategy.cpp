@@ -104,8 +104,10 @@ std::vector<Strategy> build_catalog() {
        "CUTLASS 3.x warp-specialised sm90 GEMM: TMA loads into swizzled shared memory, wgmma "
        "tensor-core instructions issued by warp groups (cooperative: two on one tile; ping-pong: "
        "one a tile, alternating), thread-block clusters that multicast a tile to two SMs, a "
-       "persistent tile scheduler with a raster order and swizzle for L2 reuse, and split-K as "
-       "a batch of K slices summed afterwards for products with little M x N.",
+       "persistent tile scheduler with a raster order and swizzle for L2 reuse, accumulators "
+       "promoted to CUDA-core fp32 adds every few instructions (the tensor cores truncate as they "
+       "accumulate), and split-K as a batch of K slices summed afterwards for products with "
+       "little M x N.",
        {F::kMatmul, F::kAttention},
        R::kCompute,
        {{"tile_m", {128, 64, 256}},
@@ -114,7 +116,8 @@ std::vector<Strategy> build_catalog() {
         {"schedule", {0, 1}},
         {"raster_n", {0, 1}},
         {"swizzle", {1, 2, 4, 8}},
-        {"split_k", {1, 2, 4, 8, 16}}},
+        {"split_k", {1, 2, 4, 8, 16}},
+        {"promote", {16, 0, 4, 8, 32}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

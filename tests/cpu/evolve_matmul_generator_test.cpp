@@ -198,19 +198,32 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
     if (!g.has("cutlass-sm90")) continue;
     ++sm90;
     const Sm90MatmulConfig c = sm90_matmul_config_of(g);
+    const int group = c.promote > 0 ? 64 * 128 : 128 * 128;  // a warp group's accumulators
     if (c.pingpong) {
-      EXPECT_LE(c.tile_m * c.tile_n, 128 * 128) << g.describe();
+      EXPECT_LE(c.tile_m * c.tile_n, group) << g.describe();
     } else {
       EXPECT_GE(c.tile_m, 128) << g.describe();
-      EXPECT_LE(c.tile_m * c.tile_n, 256 * 128) << g.describe();
+      EXPECT_LE(c.tile_m * c.tile_n, 2 * group) << g.describe();
     }
+    EXPECT_EQ(c.promote % 4, 0) << g.describe();
     EXPECT_GE(c.tile_m, 64);
     EXPECT_GE(c.tile_n, 64);
   }
   EXPECT_GT(sm90, 50);  // the random genomes use both work mappings
   const Sm90MatmulConfig big = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}}));
-  EXPECT_EQ(big.tile_m * big.tile_n, 256 * 128);
+  EXPECT_EQ(big.tile_m * big.tile_n, 128 * 128);  // promoted (the default)
+  const Sm90MatmulConfig plain = sm90_matmul_config_of(sm90_genome(
+      {{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}, {"cutlass-sm90.promote", 0}}));
+  EXPECT_EQ(plain.tile_m * plain.tile_n, 256 * 128);
+  const auto unit_of = [](const Genome& g) {
+    return bench::split_candidate_unit(generate_matmul_candidate(g, "kb1-1-square-matmul"), "t")
+        ->unit;
+  };
+  EXPECT_NE(unit_of(sm90_genome()).find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
+            std::string::npos);
+  EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.promote", 0}})).find("using Mainloop = Built;"),
+            std::string::npos);
   const Sm90MatmulConfig narrow = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.tile_n", 64}}));
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows

@@ -316,8 +316,9 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
 
 // The sm90 path (matmul_sm90_generator: 3xTF32 as one wgmma GEMM over 3k) on every matmul
 // problem at the small size: the cooperative 128 x 128 GEMM for all; on the irregular, large-K,
-// batched and transposed ones also split-K 4 (slices summed), ping-pong 64 x 128 and a 2 x 1
-// cluster of 256 x 128 tiles raster along N. One unit per configuration, shared by the problems.
+// batched and transposed ones also split-K 4 (slices summed), ping-pong 64 x 128 promoting every
+// k-tile, and a 2 x 1 cluster raster along N (256 rows asked, 128 x 128 built). One unit per
+// configuration, shared by the problems.
 TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome coop;
@@ -326,7 +327,8 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   Genome split = coop;
   split.knobs = {{"cutlass-sm90.split_k", 4}};
   Genome pingpong = coop;
-  pingpong.knobs = {{"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}};
+  pingpong.knobs = {
+      {"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.promote", 4}};
   Genome cluster = coop;
   cluster.knobs = {{"cutlass-sm90.tile_m", 256},
                    {"cutlass-sm90.cluster_m", 2},
