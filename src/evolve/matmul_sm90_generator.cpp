@@ -205,13 +205,14 @@ __device__ __forceinline__ void put3(float* row, long long kp, long long c, floa
 }
 
 // Source with K contiguous (element (r, c) at src[r * k + c]): rows of the output in y (grid
-// stride), columns in x, batch in z.
+// stride), columns in x, batch in z (dst_rows rows of 3 kp a batch in the output).
 __global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
-                                   long long rows, long long k, long long kp, int small_block) {
+                                   long long rows, long long k, long long kp, long long dst_rows,
+                                   int small_block) {
   const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= kp) return;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * rows * 3 * kp;
+  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
   for (long long r = blockIdx.y; r < rows; r += gridDim.y)
     put3(d + r * 3 * kp, kp, c, c < k ? s[r * k + c] : 0.0f, small_block);
 }
@@ -220,12 +221,12 @@ __global__ void split_k_contiguous(const float* __restrict__ src, float* __restr
 // shared memory, so that reads and writes are both coalesced.
 __global__ void split_rows_contiguous(const float* __restrict__ src, float* __restrict__ dst,
                                       long long rows, long long k, long long kp,
-                                      int small_block) {
+                                      long long dst_rows, int small_block) {
   __shared__ float tile[32][33];
   const long long r0 = static_cast<long long>(blockIdx.x) * 32;
   const long long c0 = static_cast<long long>(blockIdx.y) * 32;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * rows * 3 * kp;
+  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
   for (int j = threadIdx.y; j < 32; j += blockDim.y) {
     const long long r = r0 + threadIdx.x, c = c0 + j;
     tile[j][threadIdx.x] = r < rows && c < k ? s[c * rows + r] : 0.0f;
@@ -277,11 +278,12 @@ $SHAPE  if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || m > 2147483647LL || n > 
   const long long kp = (k + 4 * splits - 1) / (4 * splits) * (4 * splits);
   const long long slice = 3 * kp / splits;
   // The GEMM writes C itself when it can (one slice, rows of whole 16-byte vectors); else rows
-  // of np floats into `part`, summed or compacted into C afterwards.
+  // of np floats into `part`, summed or compacted into C afterwards. Its N is np (TMA stores
+  // whole 16-byte vectors): B' has np rows, the last np - n of them zeros.
   const long long np = (n + 3) / 4 * 4;
   const bool direct = splits == 1 && np == n && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
   const size_t a_floats = static_cast<size_t>(batch * m * 3 * kp);
-  const size_t b_floats = static_cast<size_t>(batch * n * 3 * kp);
+  const size_t b_floats = static_cast<size_t>(batch * np * 3 * kp);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
   if (need > workspace_floats) {
@@ -300,32 +302,35 @@ $SHAPE  if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || m > 2147483647LL || n > 
     split_rows_contiguous<<<dim3(static_cast<unsigned int>((m + 31) / 32),
                                  static_cast<unsigned int>((kp + 31) / 32),
                                  static_cast<unsigned int>(batch)),
-                            dim3(32, 8), 0, stream>>>(A, a_cat, m, k, kp, 2);
+                            dim3(32, 8), 0, stream>>>(A, a_cat, m, k, kp, m, 2);
   else
     split_k_contiguous<<<dim3(static_cast<unsigned int>((kp + 255) / 256),
                               static_cast<unsigned int>(m < y_rows ? m : y_rows),
                               static_cast<unsigned int>(batch)),
-                         256, 0, stream>>>(A, a_cat, m, k, kp, 2);
-  // B' = [Bb | Bs | Bb]: n rows of 3 kp.
+                         256, 0, stream>>>(A, a_cat, m, k, kp, m, 2);
+  // B' = [Bb | Bs | Bb]: n rows of 3 kp, then np - n rows of zeros.
+  if (np > n && cudaMemset2DAsync(b_cat + n * 3 * kp, np * 3 * kp * sizeof(float), 0,
+                                  (np - n) * 3 * kp * sizeof(float), batch, stream) != cudaSuccess)
+    return 1;
   if ($B_ROWS_CONTIGUOUS)
     split_rows_contiguous<<<dim3(static_cast<unsigned int>((n + 31) / 32),
                                  static_cast<unsigned int>((kp + 31) / 32),
                                  static_cast<unsigned int>(batch)),
-                            dim3(32, 8), 0, stream>>>(B, b_cat, n, k, kp, 1);
+                            dim3(32, 8), 0, stream>>>(B, b_cat, n, k, kp, np, 1);
   else
     split_k_contiguous<<<dim3(static_cast<unsigned int>((kp + 255) / 256),
                               static_cast<unsigned int>(n < y_rows ? n : y_rows),
                               static_cast<unsigned int>(batch)),
-                         256, 0, stream>>>(B, b_cat, n, k, kp, 1);
+                         256, 0, stream>>>(B, b_cat, n, k, kp, np, 1);
   if (cudaGetLastError() != cudaSuccess) return 1;
   // One slice of 3 kp per batch, or `splits` slices of one product as a batch.
   const long long ldd = direct ? n : np;
   const int status =
-      batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
+      batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
                                       static_cast<int>(3 * kp), static_cast<int>(batch), 3 * kp,
-                                      3 * kp, ldd, m * 3 * kp, n * 3 * kp, m * ldd, $RASTER_N,
+                                      3 * kp, ldd, m * 3 * kp, np * 3 * kp, m * ldd, $RASTER_N,
                                       $SWIZZLE, $PROMOTE, stream)
-                : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(n),
+                : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
                                       static_cast<int>(slice), splits, 3 * kp, 3 * kp, ldd, slice,
                                       slice, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream);
   if (status != 0) return status;

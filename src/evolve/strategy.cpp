@@ -117,7 +117,7 @@ std::vector<Strategy> build_catalog() {
         {"raster_n", {0, 1}},
         {"swizzle", {1, 2, 4, 8}},
         {"split_k", {1, 2, 4, 8, 16}},
-        {"promote", {16, 0, 4, 8, 32}}},
+        {"promote", {0, 16, 4, 8, 32}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

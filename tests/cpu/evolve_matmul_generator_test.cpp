@@ -210,20 +210,21 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
     EXPECT_GE(c.tile_n, 64);
   }
   EXPECT_GT(sm90, 50);  // the random genomes use both work mappings
+  // Plain accumulation (the default): 256 x 128; promoted (two sets of accumulators): 128 x 128.
   const Sm90MatmulConfig big = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}}));
-  EXPECT_EQ(big.tile_m * big.tile_n, 128 * 128);  // promoted (the default)
-  const Sm90MatmulConfig plain = sm90_matmul_config_of(sm90_genome(
-      {{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}, {"cutlass-sm90.promote", 0}}));
-  EXPECT_EQ(plain.tile_m * plain.tile_n, 256 * 128);
+  EXPECT_EQ(big.tile_m * big.tile_n, 256 * 128);
+  const Sm90MatmulConfig promoted = sm90_matmul_config_of(sm90_genome(
+      {{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}, {"cutlass-sm90.promote", 16}}));
+  EXPECT_EQ(promoted.tile_m * promoted.tile_n, 128 * 128);
   const auto unit_of = [](const Genome& g) {
     return bench::split_candidate_unit(generate_matmul_candidate(g, "kb1-1-square-matmul"), "t")
         ->unit;
   };
-  EXPECT_NE(unit_of(sm90_genome()).find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
+  EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.promote", 16}}))
+                .find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
             std::string::npos);
-  EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.promote", 0}})).find("using Mainloop = Built;"),
-            std::string::npos);
+  EXPECT_NE(unit_of(sm90_genome()).find("using Mainloop = Built;"), std::string::npos);
   const Sm90MatmulConfig narrow = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.tile_n", 64}}));
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows

@@ -317,7 +317,7 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
 // The sm90 path (matmul_sm90_generator: 3xTF32 as one wgmma GEMM over 3k) on every matmul
 // problem at the small size: the cooperative 128 x 128 GEMM for all; on the irregular, large-K,
 // batched and transposed ones also split-K 4 (slices summed), ping-pong 64 x 128 promoting every
-// k-tile, and a 2 x 1 cluster raster along N (256 rows asked, 128 x 128 built). One unit per
+// k-tile, and a 2 x 1 cluster of 256 x 128 tiles raster along N. One unit per
 // configuration, shared by the problems.
 TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
