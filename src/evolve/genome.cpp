@@ -231,6 +231,14 @@ Genome repair(Genome g, Rng& rng, const StrategySet* allowed) {
   return g;
 }
 
+Genome default_genome(Family family, const std::string& strategy, Rng& rng,
+                      const StrategySet* allowed) {
+  Genome g;
+  g.family = family;
+  g.strategies.insert(strategy);
+  return repair(g, rng, allowed);  // knobs absent: each reads as its default
+}
+
 Genome random_genome(Family family, Rng& rng, double optional_share, const StrategySet* allowed) {
   Genome g;
   g.family = family;

@@ -68,6 +68,10 @@ void require_translatable(const Genome& genome, Family family, const StrategySet
 
 // A valid genome: one random member per required group, each optional group with
 // probability `optional_share`, knobs uniform.
+// `strategy` with its knobs at their defaults (the catalog's first values), the other groups a
+// family requires filled in at random (their knobs at defaults too) and repaired.
+Genome default_genome(Family family, const std::string& strategy, Rng& rng,
+                      const StrategySet* allowed = nullptr);
 Genome random_genome(Family family, Rng& rng, double optional_share = 0.3,
                      const StrategySet* allowed = nullptr);
 

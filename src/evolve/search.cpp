@@ -152,6 +152,15 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
         fmt::format("search: seed {} is not a valid {} genome", g.describe(), family_name(family)));
     first.push_back({g, {}, 0, "seed"});
   }
+  if (o.mapping_defaults && !o.grow_from_seeds) {
+    for (const Strategy* mapping : group_members("work-mapping", family)) {
+      if (static_cast<int>(first.size()) >= o.population) break;
+      if (!o.allowed.empty() && !o.allowed.count(mapping->name)) continue;
+      const Genome g = default_genome(family, mapping->name, rng, &o.allowed);
+      if (std::none_of(seeds.begin(), seeds.end(), [&](const Genome& s) { return s == g; }))
+        first.push_back({g, {}, 0, "default"});
+    }
+  }
   // A first genome that is not a seed: random, or (grow_from_seeds) one step from a seed, so
   // that a run from a single seed explores outward from it.
   const auto newcomer = [&]() -> Individual {

@@ -54,6 +54,13 @@ struct SearchOptions {
   // The first population beyond the seeds: one mutation away from a seed instead of random
   // genomes (a search that must start from given kernels only, e.g. the reduction ladder test).
   bool grow_from_seeds = false;
+  // Otherwise the first population also holds, for each work mapping of the allowed set, that
+  // mapping at its knobs' defaults (the catalog's best-known values), the other groups filled in
+  // at random (unless a seed is that very genome): each mapping the generator implements enters the
+  // search at a configuration known to be good, not only at random knob values (H100, 2026-11-25:
+  // with random knobs alone, a 16-evaluation matmul search never drew the sm90 GEMM's 128 x 256
+  // cluster tile that reaches U 0.70, and kept CUTLASS 2.x at 0.42).
+  bool mapping_defaults = true;
   // Called with each batch of genomes about to be judged (the first population, then each
   // generation's children) before any is: an evaluator may compile them ahead, in parallel.
   std::function<void(const std::vector<Genome>&)> prepare;

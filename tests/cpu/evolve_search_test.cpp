@@ -151,6 +151,38 @@ TEST(EvolveSearch, SeedsJoinTheFirstPopulationAndBadOptionsAreRefused) {
   EXPECT_THROW(search(Family::kReduceAxis, o, landscape), Error);
 }
 
+// Every work mapping of the allowed set enters the first population at its defaults (also one a
+// seed uses at other values); a search grown from its seeds alone (the ladder) gets none.
+TEST(EvolveSearch, EachWorkMappingStartsAtItsDefaults) {
+  SearchOptions o;
+  o.budget = 16;
+  o.allowed = {"vector16-loads", "row-per-block", "row-per-warp", "shared-tree", "warp-shuffle"};
+  Genome seed;
+  seed.family = Family::kReduceAxis;
+  seed.strategies = {"vector16-loads", "row-per-warp", "warp-shuffle"};
+  seed.knobs = {{"vector16-loads.unroll", 4}};
+  ASSERT_TRUE(violations(seed).empty());
+  const SearchResult r = search(Family::kReduceAxis, o, landscape, {seed});
+  std::vector<Genome> defaults;
+  for (const Individual& i : r.history)
+    if (i.origin == "default") defaults.push_back(i.genome);
+  ASSERT_EQ(defaults.size(), 2u);
+  EXPECT_TRUE(defaults[0].has("row-per-block") || defaults[1].has("row-per-block"));
+  EXPECT_TRUE(defaults[0].has("row-per-warp") || defaults[1].has("row-per-warp"));
+  for (const Genome& g : defaults) {
+    EXPECT_TRUE(g.knobs.empty());  // every knob at its default
+    EXPECT_TRUE(violations(g).empty());
+    EXPECT_NE(g, seed);
+  }
+  o.grow_from_seeds = true;
+  for (const Individual& i : search(Family::kReduceAxis, o, landscape, {seed}).history)
+    EXPECT_NE(i.origin, "default");
+  o.grow_from_seeds = false;
+  o.mapping_defaults = false;
+  for (const Individual& i : search(Family::kReduceAxis, o, landscape, {seed}).history)
+    EXPECT_NE(i.origin, "default");
+}
+
 TEST(EvolveSearch, GuidanceFavoursTheBindingResource) {
   Evaluation memory_far;
   memory_far.correct = true;
