@@ -225,6 +225,12 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
                 .find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
             std::string::npos);
   EXPECT_NE(unit_of(sm90_genome()).find("using Mainloop = Built;"), std::string::npos);
+  // Plain accumulation bounds a slice's depth (more K slices where K is long); promoted does not.
+  EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-2-matmul").find("12288LL > 0"),
+            std::string::npos);
+  EXPECT_NE(generate_matmul_candidate(sm90_genome({{"cutlass-sm90.promote", 16}}), "kb1-2-matmul")
+                .find("0LL > 0"),
+            std::string::npos);
   const Sm90MatmulConfig narrow = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.tile_n", 64}}));
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
