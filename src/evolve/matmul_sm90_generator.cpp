@@ -46,7 +46,7 @@ constexpr const char* kPromotedMainloop =
     R"(// The builder's main loop with promoted accumulation (CUTLASS's FP8 main loop, whose pieces are
 // the same): wgmma accumulates `promote` instructions into fresh registers, which are then added
 // to the fp32 accumulators by the CUDA cores. Hopper's tensor cores truncate as they accumulate,
-// which over a long K biases sums of positive terms (-0.37% over 368k terms in one accumulator,
+// which over a long K biases sums of positive terms (-0.37% over 786k terms in one accumulator,
 // H100, 2026-11-25): promoted, each truncating run is `promote` x 8 terms long.
 using Mainloop = cutlass::gemm::collective::CollectiveMma<
     cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Built::DispatchPolicy::Stages, Cluster,
