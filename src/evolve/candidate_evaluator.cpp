@@ -58,7 +58,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (blas2_kind_of(problem)) return blas2_generated_strategies(problem);
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
-  if (*family == Family::kPooling) return pool_generated_strategies();
+  if (*family == Family::kPooling) return pool_generated_strategies(problem);
   if (*family == Family::kMatmul) return matmul_generated_strategies();
   if (*family == Family::kAttention) return attention_generated_strategies();
   if (norm_kind_of(problem)) return norm_generated_strategies(problem);

@@ -29,15 +29,51 @@ std::optional<PoolWindow> pool_window_of(const std::string& problem) {
 }
 
 const StrategySet& pool_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads", "vector16-loads", "element-per-thread",
-                                        "grid-stride", "persistent-grid"};
+  static const StrategySet generated = {"scalar-loads", "vector16-loads",  "element-per-thread",
+                                        "grid-stride",  "persistent-grid", "shared-tile"};
   return generated;
+}
+
+const StrategySet& pool_generated_strategies(const std::string& problem) {
+  static const StrategySet without_tile = [] {
+    StrategySet s = pool_generated_strategies();
+    s.erase("shared-tile");
+    return s;
+  }();
+  const std::optional<PoolWindow> window = pool_window_of(problem);
+  return window && window->dims > 2 ? without_tile : pool_generated_strategies();
+}
+
+PoolTile pool_tile_of(const Genome& g, const PoolWindow& w) {
+  PoolTile t{};
+  t.threads = g.knob("shared-tile", "threads");
+  t.outputs = g.knob("shared-tile", "outputs");
+  t.rows = w.dims >= 2 ? g.knob("shared-tile", "rows") : 1;
+  const auto span = [&](int outputs) {
+    return (outputs - 1) * w.stride + w.dilation * (w.kernel - 1) + 1;
+  };
+  // Shared memory: the input band (rows_in x span) and its row-pooled copy (rows_in x tile
+  // width), within kMaxTileBytes; fewer rows, then fewer outputs a thread, where it is not.
+  const auto bytes = [&](const PoolTile& c) {
+    const long long rows_in = w.dims >= 2 ? span(c.rows) : 1;
+    const long long width = static_cast<long long>(c.threads) * c.outputs;
+    return 4 * rows_in * (span(static_cast<int>(width)) + width);
+  };
+  while (bytes(t) > kMaxTileBytes && t.rows > 1) t.rows /= 2;
+  while (bytes(t) > kMaxTileBytes && t.outputs > 1) t.outputs /= 2;
+  while (bytes(t) > kMaxTileBytes && t.threads > 32) t.threads /= 2;
+  t.width = t.threads * t.outputs;
+  t.span = span(t.width);
+  t.rows_in = w.dims >= 2 ? span(t.rows) : 1;
+  t.shared_bytes = static_cast<int>(bytes(t));
+  return t;
 }
 
 std::string generate_pool_candidate(const Genome& g, const std::string& problem) {
   const std::optional<PoolWindow> window = pool_window_of(problem);
   if (!window) throw UsageError(fmt::format("{}: not a pooling problem", problem));
   require_translatable(g, Family::kPooling, pool_generated_strategies(), "pooling");
+  if (g.has("shared-tile")) return generate_pool_tile_candidate(g, problem, *window);
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const int run = vector ? 4 * unroll : unroll;

@@ -5,8 +5,9 @@
 // axis. The strategies choose the run (scalar-loads: `unroll` outputs; vector16-loads: `unroll`
 // float4s of outputs, stored 16 bytes at a time where aligned) and the work mapping (a one-shot
 // grid: element-per-thread; a grid sized to the SMs that walks the outputs: grid-stride, or
-// persistent-grid); the knobs fill in the numbers. cp.async and TMA have no generator here: such
-// genomes are reported as failures without compiling anything.
+// persistent-grid; or shared-tile: a block stages its input band in shared memory and pools it in
+// two separable passes, pool_tile_generator.cpp); the knobs fill in the numbers. cp.async and TMA
+// have no generator here: such genomes are reported as failures without compiling anything.
 #pragma once
 
 #include <optional>
@@ -25,8 +26,24 @@ struct PoolWindow {
 // The window of a kb1 pooling problem; none for other problems.
 std::optional<PoolWindow> pool_window_of(const std::string& problem);
 
-// The strategies this generator implements (the search's allowed set).
+// shared-tile's block (pool_tile_generator.cpp): `threads` threads compute `rows` output rows
+// (1 for a 1-D window) of `width` = threads x outputs consecutive outputs, from an input band of
+// `rows_in` rows of `span` columns staged in shared memory (`shared_bytes` with the row-pooled
+// copy). Always one that fits: rows, then outputs, then threads shrink to kMaxTileBytes.
+struct PoolTile {
+  int threads, outputs, rows, width, span, rows_in, shared_bytes;
+};
+inline constexpr long long kMaxTileBytes = 160 * 1024;
+PoolTile pool_tile_of(const Genome& genome, const PoolWindow& window);
+
+// The shared-tile candidate (1-D and 2-D windows; throws kiln::UsageError for 3-D ones).
+std::string generate_pool_tile_candidate(const Genome& genome, const std::string& problem,
+                                         const PoolWindow& window);
+
+// The strategies this generator implements; for `problem`, the search's allowed set (no
+// shared-tile for a 3-D window).
 const StrategySet& pool_generated_strategies();
+const StrategySet& pool_generated_strategies(const std::string& problem);
 
 // The candidate source for `problem` (a pooling problem) built from `genome` (a valid pooling
 // genome of the allowed set). Throws kiln::UsageError when either is not.

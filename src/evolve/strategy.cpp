@@ -68,6 +68,16 @@ std::vector<Strategy> build_catalog() {
        R::kOccupancy,
        {{"threads", {256, 128, 512, 1024}}, {"blocks_per_sm", {8, 1, 2, 4, 16, 32}}},
        {}},
+      {"shared-tile",
+       "work-mapping",
+       "A block stages the input band its outputs need in shared memory (coalesced loads, each "
+       "input read from memory once), then pools it in two passes: along the rows, then across "
+       "them (max and average are separable), so an output costs a few shared-memory reads "
+       "instead of a window of scattered global ones. For 1-D and 2-D windows.",
+       {F::kPooling},
+       R::kHbm,
+       {{"threads", {256, 128, 512}}, {"outputs", {2, 1, 4}}, {"rows", {4, 1, 2, 8}}},
+       {}},
       {"row-per-warp",
        "work-mapping",
        "A warp owns a row (or a reduced line): warp shuffles only, no shared memory; suits "

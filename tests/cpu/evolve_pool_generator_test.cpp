@@ -99,5 +99,57 @@ TEST(EvolvePoolGenerator, EveryCombinationCompilesAndLoads) {
   }
 }
 
+// shared-tile: the block's band follows the window (rows only for 2-D), a tile too large for
+// shared memory shrinks, and 3-D windows are refused before anything compiles.
+TEST(EvolvePoolGenerator, SharedTileFollowsTheWindow) {
+  Genome g = pool_genome({"scalar-loads", "shared-tile"});
+  g.knobs = {{"shared-tile.threads", 256}, {"shared-tile.outputs", 2}, {"shared-tile.rows", 4}};
+  const PoolTile t42 = pool_tile_of(g, pool_window_of("kb1-42-maxpool-2d").value());
+  EXPECT_EQ(t42.width, 512);
+  EXPECT_EQ(t42.span, 515);   // (512 - 1) x 1 + 1 x (4 - 1) + 1
+  EXPECT_EQ(t42.rows_in, 7);  // (4 - 1) x 1 + 1 x (4 - 1) + 1
+  EXPECT_EQ(t42.shared_bytes, 4 * 7 * (515 + 512));
+  const PoolTile t41 = pool_tile_of(g, pool_window_of("kb1-41-maxpool-1d").value());
+  EXPECT_EQ(t41.rows, 1);
+  EXPECT_EQ(t41.rows_in, 1);
+  EXPECT_EQ(t41.span, 511 + 3 * 7 + 1);  // dilation 3
+  const std::string s = generate_pool_candidate(g, "kb1-42-maxpool-2d");
+  EXPECT_NE(s.find("constexpr int kRows = 4;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kSpan = 515;"), std::string::npos);
+  EXPECT_EQ(s.find("const float4 v"), std::string::npos);  // scalar loads
+  g.strategies = {"vector16-loads", "shared-tile"};
+  g.knobs = {{"shared-tile.threads", 512}, {"shared-tile.outputs", 4}, {"shared-tile.rows", 8}};
+  const PoolTile big = pool_tile_of(g, pool_window_of("kb1-42-maxpool-2d").value());
+  EXPECT_LE(big.shared_bytes, kMaxTileBytes);
+  EXPECT_EQ(big.rows, 4);  // 8 rows would need 4 x 11 x (2051 + 2048) bytes
+  EXPECT_NE(generate_pool_candidate(g, "kb1-44-avgpool-1d").find("const float4 v"),
+            std::string::npos);
+  EXPECT_THROW(generate_pool_candidate(g, "kb1-43-maxpool-3d"), UsageError);
+  // ... and a 3-D problem's search never draws it.
+  EXPECT_EQ(generated_strategies("kb1-43-maxpool-3d").count("shared-tile"), 0u);
+  EXPECT_EQ(generated_strategies("kb1-42-maxpool-2d").count("shared-tile"), 1u);
+}
+
+TEST(EvolvePoolGenerator, SharedTileCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_pool_tile";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"kb1-41-maxpool-1d", {"scalar-loads", "shared-tile"}},
+      {"kb1-42-maxpool-2d", {"vector16-loads", "shared-tile"}},
+      {"kb1-44-avgpool-1d", {"vector16-loads", "shared-tile"}},
+      {"kb1-45-avgpool-2d", {"scalar-loads", "shared-tile"}}};
+  int index = 0;
+  for (const auto& [problem, strategies] : cases) {
+    const Genome g = pool_genome(strategies);
+    const std::filesystem::path file = dir / fmt::format("tile_{}.cu", index++);
+    std::ofstream(file) << generate_pool_candidate(g, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << problem << ": " << g.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::evolve

@@ -199,6 +199,20 @@ TEST(EvolveGpu, PoolingFamilyGeneratesCompilesAndIsJudged) {
   }
 }
 
+// shared-tile on the 1-D and 2-D windows at the small size: the band staged with 4- and 16-byte
+// loads, one and several output rows a block, a tile wider than a row (halo and tail columns).
+TEST(EvolveGpu, PoolingSharedTileIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const Genome scalar = genome_of(Family::kPooling, {"scalar-loads", "shared-tile"},
+                                  {{"shared-tile.threads", 128}, {"shared-tile.rows", 1}});
+  const Genome vector = genome_of(
+      Family::kPooling, {"vector16-loads", "shared-tile"},
+      {{"shared-tile.threads", 256}, {"shared-tile.outputs", 4}, {"shared-tile.rows", 8}});
+  for (const char* problem :
+       {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-44-avgpool-1d", "kb1-45-avgpool-2d"})
+    expect_accepted(problem, "small", {{"tile-scalar", scalar}, {"tile-vector", vector}});
+}
+
 // The normalisation family on its ten problems (kb1-23, 24, 33-40) at the small size: each work
 // mapping, one- and two-pass statistics, kept and re-read data, both load paths and block
 // combines. L1 and L2 rows are 4095 long (unaligned rows: the vector path's heads and tails).
