@@ -32,6 +32,10 @@ std::optional<MatmulKind> matmul_kind_of(const std::string& problem);
 // problems/kb1_matmul.cpp views them), for a generated entry point with `dim(a, name)`.
 std::string matmul_shape_code(const MatmulKind& kind);
 
+// The generated entry point's opening: the ABI version function, then kiln_candidate_run's
+// argument checks (k at most `max_k`, a C++ literal) and A, B, C, for a source with `dim(a, name)`.
+std::string matmul_entry_opening(const MatmulKind& kind, const std::string& max_k);
+
 // The strategies this generator implements (the search's allowed set).
 const StrategySet& matmul_generated_strategies();
 

@@ -26,6 +26,13 @@ struct PoolWindow {
 // The window of a kb1 pooling problem; none for other problems.
 std::optional<PoolWindow> pool_window_of(const std::string& problem);
 
+// Source text both pooling candidates share, for the kKernel/kStride/kPadding/kDilation constants
+// defined before it: `Axis`, `divisor` (PyTorch's count_include_pad divisor) and `out_of` (the
+// output length); and the entry point's opening (the ABI version, the argument checks, the dims
+// read into batch, channels, depth, height and width).
+std::string pool_axis_source();
+std::string pool_entry_opening();
+
 // shared-tile's block (pool_tile_generator.cpp): `threads` threads compute `rows` output rows
 // (1 for a 1-D window) of `width` = threads x outputs consecutive outputs, from an input band of
 // `rows_in` rows of `span` columns staged in shared memory (`shared_bytes` with the row-pooled

@@ -45,18 +45,7 @@ constexpr int kSpan = {span};       // input columns they read
 constexpr int kRowsIn = {rows_in};  // input rows they read
 constexpr int kShared = {shared};   // bytes: the band and its row-pooled copy
 
-struct Axis {{
-  long long in, out;
-}};
-
-// PyTorch's count_include_pad divisor along one pooled axis: the window clipped to the padded
-// extent.
-__device__ __forceinline__ long long divisor(const Axis& a, long long o) {{
-  const long long start = o * kStride - kPadding;
-  const long long end = start + kKernel < a.in + kPadding ? start + kKernel : a.in + kPadding;
-  return end - start;
-}}
-
+{axis}
 __device__ __forceinline__ float combine(float acc, float v) {{
   return kMax ? fmaxf(acc, v) : acc + v;
 }}
@@ -122,26 +111,7 @@ __global__ void __launch_bounds__(kThreads)
   (void)aligned_rows;
 }}
 
-// PyTorch's output length (ceil_mode False).
-static long long out_of(long long in) {{
-  const long long room = in + 2LL * kPadding - static_cast<long long>(kDilation) * (kKernel - 1) - 1;
-  return room < 0 ? 0 : room / kStride + 1;
-}}
-
-extern "C" int kiln_candidate_abi_version(void) {{ return KILN_CANDIDATE_ABI_VERSION; }}
-
-extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
-  if (a->num_inputs < 1 || a->num_outputs < 1 || a->dtype != KILN_FP32) return 2;
-  long long batch = 0, channels = 0, depth = 1, height = 1, width = 1;
-  for (int i = 0; i < a->num_dims; ++i) {{
-    const char* n = a->dim_names[i];
-    if (std::strcmp(n, "batch") == 0) batch = a->dims[i];
-    if (std::strcmp(n, "channels") == 0) channels = a->dims[i];
-    if (std::strcmp(n, "depth") == 0) depth = a->dims[i];
-    if (std::strcmp(n, "height") == 0) height = a->dims[i];
-    if (std::strcmp(n, "width") == 0 || std::strcmp(n, "length") == 0) width = a->dims[i];
-  }}
-  const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
+{entry}  const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
   const Axis w{{width, out_of(width)}};
   const long long planes = batch * channels * depth;
   if (planes <= 0 || h.out <= 0 || w.out <= 0 ||
@@ -162,6 +132,7 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
 )",
+      fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("threads", t.threads), fmt::arg("rows", t.rows), fmt::arg("width", t.width),
       fmt::arg("span", t.span), fmt::arg("rows_in", t.rows_in), fmt::arg("shared", t.shared_bytes),
