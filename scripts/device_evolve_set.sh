@@ -11,6 +11,7 @@
 # Steps (arguments, in order):
 #   tests  the GPU tests of the families not yet run on a GPU (EVOLVE_TESTS to change)
 #   eager  scripts/kb1_torch_eager.py at SIZE on PATTERNS (new rows merged into evolve-set/eager.json)
+#   versus PyTorch eager and the evolved best.cu of PATTERNS taking turns (ROUNDS, VERSUS_LIMIT)
 #   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, POPULATION (16), TIMING
 #          (screen), into evolve-set/RUNS (runs), cut at SET_LIMIT seconds; POOL_FROM: pools to
 #          merge into evolve-set/pool.json first
@@ -25,7 +26,7 @@ o=${OUT:-out}; mkdir -p "$o" evolve-set
 summary="$o/summary.txt"
 PATTERNS=${PATTERNS:-"kb1-*"}; SIZE=${SIZE:-kb}; BUDGET=${BUDGET:-100}; SET_LIMIT=${SET_LIMIT:-420}
 RUNS=${RUNS:-runs}; POPULATION=${POPULATION:-16}; TIMING=${TIMING:-screen}
-[ $# -gt 0 ] || { echo "usage: $0 tests|eager|set ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 tests|eager|versus|set ..." >&2; exit 2; }
 echo "device_evolve_set: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
 for step in "$@"; do
   case $step in
@@ -59,11 +60,23 @@ for step in "$@"; do
         > "$o/set-$(date +%H%M%S).txt" 2>&1
       echo "set exit $? (124: cut by SET_LIMIT; the next call resumes)" | tee -a "$summary"
       [ -f "evolve-set/$RUNS/summary.md" ] && cp "evolve-set/$RUNS/summary.md" "$o/summary.md" ;;
+    versus)
+      # PyTorch eager and each evolved best.cu of PATTERNS taking turns in this call
+      # (scripts/kb1_eager_vs_evolved.py): the speedups of the same call. Compiled first, on
+      # every core.
+      # shellcheck disable=SC2086
+      python3 scripts/kb1_eager_vs_evolved.py --runs "evolve-set/$RUNS" --problems $PATTERNS \
+        --size "$SIZE" --prepare > "$o/versus-prepare.txt" 2>&1
+      # shellcheck disable=SC2086
+      timeout "${VERSUS_LIMIT:-500}" python3 scripts/kb1_eager_vs_evolved.py --runs "evolve-set/$RUNS" \
+        --problems $PATTERNS --size "$SIZE" --rounds "${ROUNDS:-2}" --json "$o/eager-vs-evolved.json" \
+        > "$o/eager-vs-evolved.txt" 2>&1
+      echo "versus exit $?" | tee -a "$summary"; tail -2 "$o/eager-vs-evolved.txt" | tee -a "$summary" ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
 done
 # The state for the next call, without compiled candidates (they are rebuilt when needed), but
 # with the build caches' kiln-unit objects (a CUTLASS sm90 GEMM each, ~100 KB, ~40 s to compile).
 tar -czf "$o/evolve-set.tar.gz" --exclude='candidates' --exclude='build-cache/*.so' \
-  --exclude='build-cache/*.tmp' -C evolve-set .
+  --exclude='build-cache/*.tmp' --exclude='eager-vs-evolved' -C evolve-set .
 ls -la "$o/evolve-set.tar.gz" | tee -a "$summary"
