@@ -39,7 +39,7 @@ if [ "$prepare" = prepare ]; then
       build/kiln evolve generate --problem "$p" --genome "${genome[$n]}" --out "$w/src/$p-$n.cu" > /dev/null &&
         echo "$p $w/src/$p-$n.cu"
     done
-  done | xargs -P 2 -L 1 sh -c 'build/kiln bench candidate --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
+  done | xargs -P 2 -L 1 sh -c 'build/kiln bench candidate --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
   ls "$w/build"/*.so | wc -l
   exit 0
 fi
@@ -51,7 +51,7 @@ for p in $PROBLEMS; do
       --out "$w/src/$p-$n.cu" > /dev/null || continue
     sources+=(--source "$w/src/$p-$n.cu")
   done
-  timeout 300 build/kiln bench candidate --problem "$p" --sizes "$SIZE" "${sources[@]}" --json-per-source \
+  timeout 300 build/kiln bench candidate --reuse-builds --problem "$p" --sizes "$SIZE" "${sources[@]}" --json-per-source \
     --build-dir "$w/build" -w 3 -n 10 --trials 2 --timeout 60 > "$o/$p-judge.txt" 2>&1
   echo "$p judge exit $?" | tee -a "$o/summary.txt"
   for n in $names; do
@@ -75,7 +75,7 @@ PY
     [ -f "$w/src/$p-$n.cu" ] || continue
     timeout 200 ncu --clock-control none --metrics gpu__time_duration.sum \
       -k 'regex:split_|sum_slices|device_kernel|Kernel' -c 30 \
-      build/kiln bench candidate --problem "$p" --sizes "$SIZE" --source "$w/src/$p-$n.cu" \
+      build/kiln bench candidate --reuse-builds --problem "$p" --sizes "$SIZE" --source "$w/src/$p-$n.cu" \
       --build-dir "$w/build" -w 1 -n 2 --trials 1 --timing screen --skip-reference-timing \
       > "$o/$p-$n-ncu.txt" 2>&1
     echo "$p $n ncu exit $?" | tee -a "$o/summary.txt"

@@ -27,7 +27,8 @@ import kb1_torch_eager as eager  # noqa: E402
 
 
 def judge(args, problem, source, json_path, compile_only=False):
-    command = [args.kiln, "bench", "candidate", "--problem", problem, "--sizes", args.size,
+    command = [args.kiln, "bench", "candidate", "--reuse-builds", "--problem", problem,
+               "--sizes", args.size,
                "--source", source, "--build-dir", args.build_dir, "--compile-timeout", "600",
                "-w", str(args.warmup), "-n", str(args.iters), "--trials", str(args.trials),
                "--timeout", "60", "--json", json_path]

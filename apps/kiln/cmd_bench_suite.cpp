@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -208,6 +209,7 @@ struct CandidateFlags {
   std::vector<std::string> sources;
   bool json_per_source = false;
   bool skip_reference_timing = false;
+  bool reuse_builds = false;
   std::string timing = "guarded";
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
@@ -250,6 +252,12 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                   "ranking of its own "
                   "kernels, never a verdict on an outside one)")
       ->capture_default_str();
+  cmd->add_flag("--reuse-builds", f.reuse_builds,
+                "load a library that an earlier compile left in --build-dir from the same source "
+                "by the same command (kiln evolve's own kernels, compiled ahead); without it each "
+                "judgement compiles into a fresh folder of its own, removed afterwards, so that "
+                "nothing an earlier candidate wrote there (a candidate runs with the judge's file "
+                "permissions) is ever loaded");
   cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,
                 "do not time the reference (its time and the speedup over it read 0): for a "
                 "search that ranks candidates by U alone");
@@ -357,6 +365,36 @@ comm::RankRequest candidate_request(const CandidateFlags& f) {
   return request;
 }
 
+// Where this judgement compiles: --build-dir itself with --reuse-builds, else a fresh folder
+// inside it (a name no earlier candidate could know), removed when the judgement ends.
+class JudgementBuildDir {
+ public:
+  explicit JudgementBuildDir(const CandidateFlags& f) {
+    if (f.reuse_builds) {
+      path_ = f.build_dir;
+      return;
+    }
+    std::filesystem::create_directories(f.build_dir);
+    std::string pattern = (std::filesystem::path(f.build_dir) / "judgement-XXXXXX").string();
+    KILN_REQUIRE(
+        mkdtemp(pattern.data()) != nullptr,
+        fmt::format("--build-dir {}: cannot make a folder for this judgement in it", f.build_dir));
+    path_ = pattern;
+    owned_ = true;
+  }
+  ~JudgementBuildDir() {
+    std::error_code ignored;
+    if (owned_) std::filesystem::remove_all(path_, ignored);
+  }
+  JudgementBuildDir(const JudgementBuildDir&) = delete;
+  JudgementBuildDir& operator=(const JudgementBuildDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
+
 // Several --source: compile each (one that fails is reported and left out), then judge the
 // compiled ones in one launch. Exit 0 when every source was compiled and judged (accepted or
 // not: each verdict is in its JSON), 1 otherwise.
@@ -372,12 +410,13 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
                              "one's library and verdict are named after it)",
                              source, stem));
   }
+  const JudgementBuildDir build_dir(f);
   std::vector<BatchEntry> entries;
   for (const std::string& source : f.sources) {
     std::filesystem::remove(json_beside(source));  // no stale verdict survives a failure
     try {
       const bench::CandidateBuild build =
-          bench::compile_candidate(source, f.build_dir, f.arch, f.compile_timeout);
+          bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout);
       entries.push_back(
           {std::filesystem::path(source).stem().string(), build.library, json_beside(source)});
     } catch (const UsageError& e) {
@@ -405,8 +444,9 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   if (f.sources.size() > 1) return judge_candidate_batch(f, invocation);
   const std::string& source = f.sources.front();
   if (f.json_per_source) std::filesystem::remove(json_beside(source));
+  const JudgementBuildDir build_dir(f);
   const bench::CandidateBuild build =
-      bench::compile_candidate(source, f.build_dir, f.arch, f.compile_timeout);
+      bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout);
   fmt::print("# compiled: {}\n", build.command);
   o.candidate_library = build.library;
   o.candidate_name = std::filesystem::path(source).stem().string();

@@ -99,7 +99,8 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
       fmt::format("'{}' bench candidate --problem {} --sizes {} -g 1", o.kiln, o.problem, o.size);
   for (const std::string& source : sources) command += fmt::format(" --source '{}'", source);
   command += fmt::format(
-      " --build-dir '{}' -w {} -n {} --trials {} --timeout {} --time-limit {} --json-per-source"
+      " --build-dir '{}' --reuse-builds -w {} -n {} --trials {} --timeout {} --time-limit {} "
+      "--json-per-source"
       " --skip-reference-timing --timing {}",
       o.folder, o.warmup, o.iterations, o.trials, o.timeout_seconds,
       4 * o.timeout_seconds * static_cast<int>(sources.size()), o.timing);

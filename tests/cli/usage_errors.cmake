@@ -48,3 +48,32 @@ expect_usage_error("choose one" bench candidate --problem kb1-19-relu --source a
 expect_usage_error("a second candidate named x" bench candidate --problem kb1-19-relu --source d1/x.cu --source d2/x.cu --json-per-source)
 expect_usage_error("no log.json" evolve show ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("no run.json" evolve export ${CMAKE_CURRENT_BINARY_DIR}/evolve-none --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-export)
+
+# A judgement compiles into a fresh folder of its own inside --build-dir, removed afterwards
+# (nothing a candidate left there is loaded later); --reuse-builds (kiln evolve's compile-ahead)
+# compiles into --build-dir itself. `-g 9` ends the judgement after the compile on any machine.
+set(judge_dir ${CMAKE_CURRENT_BINARY_DIR}/judge-build-dir)
+file(REMOVE_RECURSE ${judge_dir})
+file(MAKE_DIRECTORY ${judge_dir}/src)
+file(WRITE ${judge_dir}/src/plain.cu
+     "#include \"kiln/candidate.h\"\nextern \"C\" int kiln_candidate_run(const KilnCandidateArgs*) { return 0; }\n")
+foreach(reuse OFF ON)
+  set(flag "")
+  if(reuse)
+    set(flag --reuse-builds)
+  endif()
+  execute_process(COMMAND ${KILN} bench candidate --problem kb1-19-relu -g 9 ${flag}
+                          --source ${judge_dir}/src/plain.cu --build-dir ${judge_dir}/out
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT out MATCHES "# compiled:")
+    message(FATAL_ERROR "kiln bench candidate ${flag}: did not compile (exit ${code}): ${out} ${err}")
+  endif()
+  file(GLOB left RELATIVE ${judge_dir}/out ${judge_dir}/out/*)
+  list(FIND left plain.so library)
+  if(reuse AND library EQUAL -1)
+    message(FATAL_ERROR "--reuse-builds: no plain.so in --build-dir (found: ${left})")
+  elseif(NOT reuse AND left)
+    message(FATAL_ERROR "a judgement left files in --build-dir: ${left}")
+  endif()
+  message(STATUS "ok: kiln bench candidate ${flag} -> --build-dir holds '${left}'")
+endforeach()
