@@ -270,9 +270,7 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
         fmt::format("{} -std=c++17 -O3 {} -Xcompiler -fno-gnu-unique -I{}{} abi {} cudart {}",
                     nvcc_path(), arch_flags(arch), candidate_include_dir(), extra_include,
                     KILN_CANDIDATE_ABI_VERSION, CUDART_VERSION);
-    std::uint64_t code_key = 0xcbf29ce484222325ull;
-    for (const unsigned char c : flags + '\0' + without_comment_lines(content))
-      code_key = (code_key ^ c) * 0x100000001b3ull;
+    const std::uint64_t code_key = fnv1a(flags + '\0' + without_comment_lines(content));
     cached = std::filesystem::path(shared_cache) / fmt::format("{:016x}.so", code_key);
     std::error_code error;
     if (std::filesystem::is_regular_file(cached, error) &&
