@@ -5,10 +5,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -56,6 +59,9 @@ int list_strategies() {
 
 struct RunFlags {
   std::string problem, size = "small", out, pool, build_cache;
+  // Printed before each line of a run's progress (`evolve set --parallel-problems`: the problem).
+  std::string label;
+  int parallel_problems = 1;  // `evolve set`: problems searched at once
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   int confirm = 3;
   std::string timing = "screen";
@@ -120,6 +126,7 @@ void write_atomically(const std::filesystem::path& path, const nlohmann::json& v
 }
 
 int run_evolve(const RunFlags& f) {
+  const std::string tag = f.label.empty() ? "" : f.label + ": ";
   const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
   if (!family)
     throw UsageError(fmt::format("--problem {}: no kernel generator for it yet ({})", f.problem,
@@ -160,7 +167,8 @@ int run_evolve(const RunFlags& f) {
                                    recorded.dump(), identity.dump()));
     }
     checkpoint = nlohmann::json::parse(std::ifstream(log_path));
-    fmt::print("# resuming from {} evaluations in {}\n", checkpoint.size(), log_path.string());
+    fmt::print("# {}resuming from {} evaluations in {}\n", tag, checkpoint.size(),
+               log_path.string());
   }
   write_atomically(run_path, identity);
   evolve::CandidateEvaluatorOptions eo;
@@ -206,8 +214,9 @@ int run_evolve(const RunFlags& f) {
   nlohmann::json seeds_json = nlohmann::json::array();
   for (const evolve::Genome& g : seeds) seeds_json.push_back(g.to_json());
   write_atomically(seeds_path, seeds_json);
-  fmt::print("# pool {}: {} entries, {} seed(s) for {}/{}/{}/{}/{}\n", pool_path, pool.size(),
-             seeds.size(), key.category, key.binding, key.size_class, key.dtype, key.arch);
+  fmt::print("# {}pool {}: {} entries, {} seed(s) for {}/{}/{}/{}/{}\n", tag, pool_path,
+             pool.size(), seeds.size(), key.category, key.binding, key.size_class, key.dtype,
+             key.arch);
   // A resumed run retraces its log without judging: nothing of it needs compiling again.
   if (!checkpoint.empty()) {
     std::set<std::uint64_t> logged;
@@ -233,8 +242,8 @@ int run_evolve(const RunFlags& f) {
         best_so_far = std::max(best_so_far, i.evaluation.fitness());
         const double seconds = core::seconds_since(start);
         fmt::print(
-            "[{:>4}/{}] {:>6.1f} s  U {:.3f}  best {:.3f}  {:<24} {}{}\n", evaluated, f.budget,
-            seconds, i.evaluation.fitness(), best_so_far, i.origin, i.genome.describe(),
+            "{}[{:>4}/{}] {:>6.1f} s  U {:.3f}  best {:.3f}  {:<24} {}{}\n", tag, evaluated,
+            f.budget, seconds, i.evaluation.fitness(), best_so_far, i.origin, i.genome.describe(),
             i.evaluation.correct ? "" : "  REJECTED: " + i.evaluation.failure.substr(0, 120));
         std::fflush(stdout);
       });
@@ -262,7 +271,7 @@ int run_evolve(const RunFlags& f) {
       co.batch = std::make_shared<evolve::BatchVerdicts>();
       std::vector<evolve::Genome> genomes;
       for (const evolve::Individual& i : round) genomes.push_back(i.genome);
-      fmt::print("# confirming {} of the best with guarded timing\n", genomes.size());
+      fmt::print("# {}confirming {} of the best with guarded timing\n", tag, genomes.size());
       std::fflush(stdout);
       evolve::candidate_preparer(
           co, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))(genomes);
@@ -274,8 +283,8 @@ int run_evolve(const RunFlags& f) {
       confirmations.push_back({{"genome", c.screened.genome.to_json()},
                                {"screened", c.screened.evaluation.to_json()},
                                {"confirmed", c.confirmed.to_json()}});
-      fmt::print("# screened U {:.3f}, confirmed U {:.3f}{}: {}\n", c.screened.evaluation.fitness(),
-                 c.confirmed.fitness(),
+      fmt::print("# {}screened U {:.3f}, confirmed U {:.3f}{}: {}\n", tag,
+                 c.screened.evaluation.fitness(), c.confirmed.fitness(),
                  c.confirmed.correct ? "" : " REJECTED: " + c.confirmed.failure.substr(0, 120),
                  c.screened.genome.describe());
     }
@@ -306,7 +315,7 @@ int run_evolve(const RunFlags& f) {
     report["engine_seconds"] = {{"compile", eo.batch->compile_seconds},
                                 {"judge", eo.batch->judge_seconds},
                                 {"judge_phases", eo.batch->judge_phase_seconds}};
-    fmt::print("# time: compiling {:.1f} s, judging {:.1f} s (", eo.batch->compile_seconds,
+    fmt::print("# {}time: compiling {:.1f} s, judging {:.1f} s (", tag, eo.batch->compile_seconds,
                eo.batch->judge_seconds);
     double phases = 0.0;
     for (const auto& [phase, phase_seconds] : eo.batch->judge_phase_seconds) {
@@ -335,20 +344,24 @@ int run_evolve(const RunFlags& f) {
   std::ofstream(std::filesystem::path(f.out) / "best.cu")
       << evolve::generate_candidate(best.genome, f.problem);
   // What worked goes back to the pool: the best and every elite of the archive.
+  // Added to the pool as it is now on disk (runs searched at once share the file), under a lock.
   if (!f.random) {
+    static std::mutex pool_file;
+    const std::lock_guard hold(pool_file);
+    evolve::StrategyPool latest = evolve::StrategyPool::load(pool_path);
     for (const auto& [cell, individual] : result.archive)
       if (!rejected_by_confirmation.count(individual.genome.hash()))  // the verdict stands
-        pool.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
-    pool.save(pool_path);
+        latest.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
+    latest.save(pool_path);
   }
-  fmt::print("# best U {:.3f} ({:.1f} us, T_roof {:.1f} us{}): {}\n", best.evaluation.fitness(),
-             best.evaluation.us, best.evaluation.roof_us,
+  fmt::print("# {}best U {:.3f} ({:.1f} us, T_roof {:.1f} us{}): {}\n", tag,
+             best.evaluation.fitness(), best.evaluation.us, best.evaluation.roof_us,
              f.timing == "screen" && f.confirm > 0 ? ", guarded timing" : "",
              best.genome.describe());
   fmt::print(
-      "# {} evaluations in {:.1f} s ({:.2f} per second), {} cache hits; wrote {}/log.json, "
+      "# {}{} evaluations in {:.1f} s ({:.2f} per second), {} cache hits; wrote {}/log.json, "
       "report.json, best.cu\n",
-      result.history.size(), seconds, result.history.size() / std::max(seconds, 1e-9),
+      tag, result.history.size(), seconds, result.history.size() / std::max(seconds, 1e-9),
       result.cache_hits, f.out);
   return best.evaluation.correct ? 0 : 1;
 }
@@ -384,43 +397,86 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
       torch_json.empty() ? std::map<std::string, double>{} : bench::load_torch_baseline(torch_json);
   const std::filesystem::path out(base.out);
   std::filesystem::create_directories(out);
-  std::vector<evolve::SetRow> rows;
+  // Problems are taken in order by `parallel_problems` workers: with more than one, a problem's
+  // candidates compile on the CPU while another's are judged (one judgement on the GPU at a time,
+  // evolve/candidate_evaluator.cpp), and each run's lines carry its problem's name.
+  std::vector<std::optional<evolve::SetRow>> slots(names.size());
+  std::mutex set_mutex;  // slots, errors, new_evaluations, the summary files
   int errors = 0;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    RunFlags f = base;
-    f.problem = names[i];
-    f.out = (out / names[i]).string();
-    // One build cache for the set: problems of one kind (square, transposed, ... matmuls) generate
-    // the same kernels under other names.
-    if (f.build_cache.empty()) f.build_cache = (out / "build-cache").string();
-    // Done: a report of at least this budget. A smaller one (an earlier pass of a set run at a
-    // growing budget) is resumed: its log is retraced, then the search goes on.
-    const bool done = finished_budget(f.out) >= f.budget;
-    f.resume = !done && std::filesystem::exists(std::filesystem::path(f.out) / "log.json");
-    fmt::print("# [{}/{}] {}{}\n", i + 1, names.size(), names[i],
-               done       ? ": done (report.json of this budget present)"
-               : f.resume ? ": resuming"
-                          : "");
-    std::fflush(stdout);
-    std::string error;
-    if (!done) {
-      try {
-        run_evolve(f);
-      } catch (const std::exception& e) {
-        error = e.what();
-        ++errors;
-        fmt::print("# {}: {}\n", names[i], error);
+  std::size_t new_evaluations = 0;
+  std::atomic<std::size_t> next{0};
+  const auto set_start = std::chrono::steady_clock::now();
+  const auto logged = [](const std::string& dir) -> std::size_t {
+    std::ifstream file(std::filesystem::path(dir) / "log.json");
+    const nlohmann::json log = nlohmann::json::parse(file, nullptr, false);
+    return file && log.is_array() ? log.size() : 0;
+  };
+  const auto work = [&] {
+    for (std::size_t i = next++; i < names.size(); i = next++) {
+      RunFlags f = base;
+      f.problem = names[i];
+      f.out = (out / names[i]).string();
+      if (base.parallel_problems > 1) f.label = names[i];
+      // One build cache for the set: problems of one kind (square, transposed, ... matmuls)
+      // generate the same kernels under other names.
+      if (f.build_cache.empty()) f.build_cache = (out / "build-cache").string();
+      // Done: a report of at least this budget. A smaller one (an earlier pass of a set run at a
+      // growing budget) is resumed: its log is retraced, then the search goes on.
+      const bool done = finished_budget(f.out) >= f.budget;
+      f.resume = !done && std::filesystem::exists(std::filesystem::path(f.out) / "log.json");
+      const std::size_t logged_before = logged(f.out);
+      fmt::print("# [{}/{}] {}{}\n", i + 1, names.size(), names[i],
+                 done       ? ": done (report.json of this budget present)"
+                 : f.resume ? ": resuming"
+                            : "");
+      std::fflush(stdout);
+      std::string error;
+      if (!done) {
+        try {
+          run_evolve(f);
+        } catch (const std::exception& e) {
+          error = e.what();
+          fmt::print("# {}: {}\n", names[i], error);
+        }
       }
+      const auto it = eager.find(bench::torch_baseline_key(names[i], f.size));
+      evolve::SetRow row = evolve::set_row_from_run(
+          names[i], f.out, it == eager.end() ? std::nullopt : std::optional<double>(it->second));
+      if (!error.empty()) row.error = error + (row.error.empty() ? "" : "; " + row.error);
+      const std::size_t logged_after = logged(f.out);
+      const std::lock_guard hold(set_mutex);
+      errors += error.empty() ? 0 : 1;
+      new_evaluations += logged_after > logged_before ? logged_after - logged_before : 0;
+      slots[i] = row;
+      std::vector<evolve::SetRow> so_far;
+      for (const auto& slot : slots)
+        if (slot) so_far.push_back(*slot);
+      const nlohmann::json summary = evolve::summarize_set(so_far);
+      write_atomically(out / "summary.json", summary);
+      std::ofstream(out / "summary.md") << evolve::summary_markdown(summary);
     }
-    const auto it = eager.find(bench::torch_baseline_key(names[i], f.size));
-    evolve::SetRow row = evolve::set_row_from_run(
-        names[i], f.out, it == eager.end() ? std::nullopt : std::optional<double>(it->second));
-    if (!error.empty()) row.error = error + (row.error.empty() ? "" : "; " + row.error);
-    rows.push_back(row);
-    const nlohmann::json summary = evolve::summarize_set(rows);
-    write_atomically(out / "summary.json", summary);
-    std::ofstream(out / "summary.md") << evolve::summary_markdown(summary);
-  }
+  };
+  std::vector<std::thread> workers;
+  const int worker_count =
+      std::min(base.parallel_problems, static_cast<int>(std::max<std::size_t>(1, names.size())));
+  for (int w = 0; w < worker_count; ++w) workers.emplace_back(work);
+  for (std::thread& w : workers) w.join();
+  std::vector<evolve::SetRow> rows;
+  for (const auto& slot : slots)
+    if (slot) rows.push_back(*slot);
+  // The set's own wall time (per-problem seconds overlap when problems run at once).
+  const double wall = core::seconds_since(set_start);
+  write_atomically(out / "set-run.json",
+                   {{"parallel_problems", worker_count},
+                    {"problems", names.size()},
+                    {"new_evaluations", new_evaluations},
+                    {"wall_seconds", wall},
+                    {"evaluations_per_second", wall > 0 ? new_evaluations / wall : 0.0}});
+  fmt::print(
+      "# set: {} new evaluations in {:.1f} s of wall time ({:.2f} per second), {} problem(s) "
+      "at once; wrote {}\n",
+      new_evaluations, wall, wall > 0 ? new_evaluations / wall : 0.0, worker_count,
+      (out / "set-run.json").string());
   fmt::print("{}", evolve::summary_markdown(evolve::summarize_set(rows)));
   return errors > 0 ? 1 : 0;  // a problem whose run stopped on an error (a loss is not one)
 }
@@ -699,6 +755,13 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->capture_default_str();
   set->add_option("--confirm", sf->confirm, "as for `evolve run`")
       ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  set->add_option("--parallel-problems", sf->parallel_problems,
+                  "problems searched at once: with 2, one problem's candidates compile on the CPU "
+                  "cores while another's are judged (the GPU judges one at a time); each run's "
+                  "lines are prefixed with its problem. The pool is shared, so a problem's seeds "
+                  "depend on which runs finished before it started")
+      ->check(CLI::Range(1, 8))
       ->capture_default_str();
   set->callback([sf, patterns, torch_json, &run]() {
     run = [sf, patterns, torch_json](const Invocation&) {

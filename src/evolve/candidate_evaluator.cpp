@@ -59,7 +59,7 @@ const StrategySet& generated_strategies(const std::string& problem) {
   if (*family == Family::kMap) return map_generated_strategies();
   if (*family == Family::kScan) return scan_generated_strategies();
   if (*family == Family::kPooling) return pool_generated_strategies(problem);
-  if (*family == Family::kMatmul) return matmul_generated_strategies();
+  if (*family == Family::kMatmul) return matmul_generated_strategies(problem);
   if (*family == Family::kAttention) return attention_generated_strategies();
   if (norm_kind_of(problem)) return norm_generated_strategies(problem);
   if (loss_kind_of(problem)) return loss_generated_strategies(problem);
@@ -144,6 +144,14 @@ void add_phase_seconds(const std::string& json_path, std::map<std::string, doubl
   }
 }
 
+// One judgement on the GPU at a time in this process: `kiln evolve set --parallel-problems`
+// searches several problems at once so that one compiles while another is judged, and two
+// judgements timing kernels side by side would disturb each other's times.
+std::mutex& gpu_turn() {
+  static std::mutex turn;
+  return turn;
+}
+
 }  // namespace
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
@@ -194,9 +202,13 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     if (sources.empty()) return;
     std::string output;
     const std::string command = judge_command(o, sources);
-    const auto judge_start = std::chrono::steady_clock::now();
-    (void)core::run_command(command, output);
-    const double judge_seconds = core::seconds_since(judge_start);
+    double judge_seconds = 0.0;
+    {
+      const std::lock_guard turn(gpu_turn());
+      const auto judge_start = std::chrono::steady_clock::now();
+      (void)core::run_command(command, output);
+      judge_seconds = core::seconds_since(judge_start);
+    }
     std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
         << command << "\n"
         << output;
@@ -233,7 +245,11 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
     std::filesystem::remove(stem + ".json");
     const std::string command = judge_command(o, {stem + ".cu"});
     std::string output;
-    const int code = core::run_command(command, output);
+    int code = 0;
+    {
+      const std::lock_guard turn(gpu_turn());
+      code = core::run_command(command, output);
+    }
     std::ofstream(stem + ".log") << command << "\n" << output;
     return read_verdict(stem + ".json", output, code);
   };

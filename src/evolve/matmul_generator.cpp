@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "evolve/matmul_sm90_generator.hpp"
+#include "evolve/matmul_triangle_generator.hpp"
 #include "evolve/source_text.hpp"
 
 namespace kiln::evolve {
@@ -28,10 +29,10 @@ std::optional<MatmulKind> matmul_kind_of(const std::string& problem) {
       {"kb1-13-symmetric-matmul", {"square"}},
       // Products of two upper (lower) triangular matrices are upper (lower) triangular, so the
       // plain product is triu / tril(A @ B) exactly: each term off the triangle has a zero factor
-      // (and 3xTF32 splits 0 into 0 + 0). The zero blocks are still computed: skipping them is
-      // the exploit-structure strategy's work, not generated yet.
-      {"kb1-14-upper-triangular-matmul", {"square"}},
-      {"kb1-15-lower-triangular-matmul", {"square"}},
+      // (and 3xTF32 splits 0 into 0 + 0). Skipping the zero blocks is exploit-structure's work
+      // (matmul_triangle_generator.hpp).
+      {"kb1-14-upper-triangular-matmul", {"square", false, false, false, 'U'}},
+      {"kb1-15-lower-triangular-matmul", {"square", false, false, false, 'L'}},
       {"kb1-16-matmul-transposed-a", {"mkn", true, false}},
       {"kb1-17-matmul-transposed-b", {"mkn", false, true}},
       {"kb1-18-matmul-transposed-both", {"mkn", true, true}}};
@@ -40,9 +41,12 @@ std::optional<MatmulKind> matmul_kind_of(const std::string& problem) {
   return it->second;
 }
 
-const StrategySet& matmul_generated_strategies() {
+const StrategySet& matmul_generated_strategies(const std::string& problem) {
   static const StrategySet generated = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3"};
-  return generated;
+  static const StrategySet structured = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3",
+                                         "exploit-structure"};
+  const std::optional<MatmulKind> kind = matmul_kind_of(problem);
+  return kind && kind->triangle != 0 ? structured : generated;
 }
 
 namespace {
@@ -244,7 +248,14 @@ $UNALIGNED}
 std::string generate_matmul_candidate(const Genome& g, const std::string& problem) {
   const std::optional<MatmulKind> kind = matmul_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a general matmul problem", problem));
-  require_translatable(g, Family::kMatmul, matmul_generated_strategies(), "matmul");
+  require_translatable(g, Family::kMatmul, matmul_generated_strategies(problem), "matmul");
+  if (g.has("exploit-structure")) {
+    if (!g.has("cutlass-sm90"))
+      throw UsageError(
+          "exploit-structure: generated with cutlass-sm90 only (a grouped GEMM of the triangle's "
+          "blocks)");
+    return generate_triangle_matmul_candidate(g, problem, *kind);
+  }
   if (g.has("cutlass-sm90")) return generate_sm90_matmul_candidate(g, problem, *kind);
   const MatmulConfig c = matmul_config_of(g);
   std::string types = cutlass_gemm_type("GemmAligned", kind->a_t, kind->b_t, c, 4);

@@ -25,6 +25,8 @@ struct MatmulKind {
   bool a_t = false;        // A stored k x m
   bool b_t = false;        // B stored n x k
   bool irregular = false;  // leading dimensions need not be multiples of 4
+  // Both operands (and so the product) upper ('U') or lower ('L') triangular; 0: none.
+  char triangle = 0;
 };
 std::optional<MatmulKind> matmul_kind_of(const std::string& problem);
 
@@ -36,8 +38,9 @@ std::string matmul_shape_code(const MatmulKind& kind);
 // argument checks (k at most `max_k`, a C++ literal) and A, B, C, for a source with `dim(a, name)`.
 std::string matmul_entry_opening(const MatmulKind& kind, const std::string& max_k);
 
-// The strategies this generator implements (the search's allowed set).
-const StrategySet& matmul_generated_strategies();
+// The strategies this generator implements for `problem` (the search's allowed set):
+// exploit-structure only where the operands have a structure it exploits (triangular).
+const StrategySet& matmul_generated_strategies(const std::string& problem);
 
 // The candidate source for `problem` from `genome` (a valid matmul genome of the allowed set).
 // Throws kiln::UsageError when either is not.

@@ -24,7 +24,7 @@ std::optional<std::string> middle_reduction_of(const std::string& problem) {
 
 const StrategySet& reduce_generated_strategies() {
   static const StrategySet generated = {"scalar-loads", "row-per-warp", "row-per-block",
-                                        "split-row", "shared-tree"};
+                                        "split-row",    "shared-tree",  "column-strips"};
   return generated;
 }
 
@@ -45,6 +45,8 @@ std::string generate_reduce_candidate(const Genome& g, const std::string& proble
     splits = g.knob("split-row", "splits");
   }
   const int warps_per_block = g.has("row-per-warp") ? g.knob("row-per-warp", "warps_per_block") : 1;
+  // Columns a thread reduces, 32 apart: a warp's strip is 32 * columns wide.
+  const int columns = g.has("column-strips") ? g.knob("column-strips", "columns") : 1;
   // The per-element step and the combine of two partials (value, index); `better` keeps the
   // first index on ties because candidates are visited in increasing index order, and the
   // combine prefers the smaller index on equal values.
@@ -68,7 +70,9 @@ std::string generate_reduce_candidate(const Genome& g, const std::string& proble
 
 constexpr int kGroups = {groups};   // row groups of a block (threadIdx.y) splitting D1
 constexpr int kSplits = {splits};   // blocks splitting D1 (blockIdx.z)
-constexpr int kWarps = {warps};     // column tiles of 32 per block (row-per-warp)
+constexpr int kWarps = {warps};     // column strips per block (row-per-warp)
+constexpr int kCols = {columns};     // columns per thread, 32 apart (column-strips)
+constexpr int kUnroll = {unroll};    // rows a thread loads before it accumulates
 
 struct Partial {{
   float acc, best;
@@ -89,56 +93,88 @@ __device__ __forceinline__ Partial combine(Partial a, Partial b) {{
   return c;
 }}
 
-// Block: 32 columns x kWarps tiles along x, kGroups row groups along y; blockIdx.y = batch,
-// blockIdx.z = D1 split. Each thread walks its rows of D1 ({unroll} per step), then the row
-// groups combine through a shared-memory tree in row order.
+// One element v of row r into a column's running result (rows visited in increasing order).
+__device__ __forceinline__ void step(float& acc, float& best, long long& idx, float v,
+                                     long long r) {{
+  {accumulate}
+}}
+
+// Block: kWarps warps along x, each owning a strip of 32 * kCols columns (a thread's columns are
+// 32 apart, so every load of a warp is 128 contiguous bytes of one row), kGroups row groups
+// along y; blockIdx.y = batch, blockIdx.z = D1 split. Each thread loads kUnroll rows of its
+// columns before accumulating them (independent loads in flight), then the row groups combine
+// through a shared-memory tree in row order, one column at a time.
 __global__ void __launch_bounds__(32 * kWarps * kGroups) reduce_middle(
     const float* __restrict__ x, Partial* __restrict__ partials, {out_type}* __restrict__ out,
     long long d1, long long d2) {{
   __shared__ Partial shared[kGroups][32 * kWarps];
-  const long long column = (static_cast<long long>(blockIdx.x) * kWarps * 32) + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  const long long first =
+      (static_cast<long long>(blockIdx.x) * kWarps + threadIdx.x / 32) * 32 * kCols + lane;
   const long long batch = blockIdx.y;
   const long long per_split = (d1 + kSplits - 1) / kSplits;
   const long long begin = blockIdx.z * per_split;
   const long long end = begin + per_split < d1 ? begin + per_split : d1;
-  float acc = 0.0f, best = 0.0f;
-  long long idx = -1;
-  if (column < d2) {{
-    const float* base = x + batch * d1 * d2 + column;
-    for (long long r0 = begin + threadIdx.y; r0 < end; r0 += static_cast<long long>(kGroups) * {unroll}) {{
+  float accs[kCols], bests[kCols];
+  long long idxs[kCols];
+  bool live[kCols];
 #pragma unroll
-      for (int u = 0; u < {unroll}; ++u) {{
-        const long long r = r0 + static_cast<long long>(u) * kGroups;
-        if (r < end) {{
-          const float v = base[r * d2];
-          {accumulate}
-        }}
+  for (int c = 0; c < kCols; ++c) {{
+    accs[c] = 0.0f;
+    bests[c] = 0.0f;
+    idxs[c] = -1;
+    live[c] = first + 32LL * c < d2;
+  }}
+  const float* base = x + batch * d1 * d2 + first;
+  for (long long r0 = begin + threadIdx.y; r0 < end; r0 += static_cast<long long>(kGroups) * kUnroll) {{
+    float v[kUnroll][kCols];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {{
+      const long long r = r0 + static_cast<long long>(u) * kGroups;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) v[u][c] = r < end && live[c] ? base[r * d2 + 32LL * c] : 0.0f;
+    }}
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {{
+      const long long r = r0 + static_cast<long long>(u) * kGroups;
+      if (r < end) {{
+#pragma unroll
+        for (int c = 0; c < kCols; ++c)
+          if (live[c]) step(accs[c], bests[c], idxs[c], v[u][c], r);
       }}
     }}
   }}
   // Rows r0 + u * kGroups interleave the groups: the tree below combines group g with g + s,
   // so ties must compare indices, which combine() does by value order only when a's rows come
   // first; keep it exact by comparing indices explicitly.
-  shared[threadIdx.y][threadIdx.x] = Partial{{acc, best, idx}};
-  __syncthreads();
-  for (int s = 1; s < kGroups; s *= 2) {{
-    if (threadIdx.y % (2 * s) == 0 && threadIdx.y + s < kGroups) {{
-      Partial a = shared[threadIdx.y][threadIdx.x], b = shared[threadIdx.y + s][threadIdx.x];
-      Partial c = combine(a, b);
-      if (a.idx >= 0 && b.idx >= 0 && a.best == b.best) c.idx = a.idx < b.idx ? a.idx : b.idx;
-      shared[threadIdx.y][threadIdx.x] = c;
-    }}
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) {{
+    shared[threadIdx.y][threadIdx.x] = Partial{{accs[c], bests[c], idxs[c]}};
     __syncthreads();
-  }}
-  if (threadIdx.y != 0 || column >= d2) return;
-  const Partial total = shared[0][threadIdx.x];
-  if (kSplits == 1) {{
-    acc = total.acc;
-    best = total.best;
-    idx = total.idx;
-    out[batch * d2 + column] = {final_value};
-  }} else {{
-    partials[(batch * d2 + column) * kSplits + blockIdx.z] = total;
+    for (int s = 1; s < kGroups; s *= 2) {{
+      if (threadIdx.y % (2 * s) == 0 && threadIdx.y + s < kGroups) {{
+        Partial a = shared[threadIdx.y][threadIdx.x], b = shared[threadIdx.y + s][threadIdx.x];
+        Partial m = combine(a, b);
+        if (a.idx >= 0 && b.idx >= 0 && a.best == b.best) m.idx = a.idx < b.idx ? a.idx : b.idx;
+        shared[threadIdx.y][threadIdx.x] = m;
+      }}
+      __syncthreads();
+    }}
+    const long long column = first + 32LL * c;
+    if (threadIdx.y == 0 && column < d2) {{
+      const Partial total = shared[0][threadIdx.x];
+      if (kSplits == 1) {{
+        const float acc = total.acc, best = total.best;
+        const long long idx = total.idx;
+        (void)acc;
+        (void)best;
+        (void)idx;
+        out[batch * d2 + column] = {final_value};
+      }} else {{
+        partials[(batch * d2 + column) * kSplits + blockIdx.z] = total;
+      }}
+    }}
+    __syncthreads();  // the next column reuses the shared array
   }}
 }}
 
@@ -181,7 +217,7 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
     if (cudaMalloc(&scratch, need) != cudaSuccess) return 3;
     scratch_bytes = need;
   }}
-  const dim3 grid(static_cast<unsigned>((d2 + 32 * kWarps - 1) / (32 * kWarps)),
+  const dim3 grid(static_cast<unsigned>((d2 + 32 * kWarps * kCols - 1) / (32 * kWarps * kCols)),
                   static_cast<unsigned>(b), kSplits);
   reduce_middle<<<grid, dim3(32 * kWarps, kGroups), 0, stream>>>(x, scratch, out, d1, d2);
   if (kSplits > 1) {{
@@ -194,9 +230,9 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
 )",
       fmt::arg("problem", problem), fmt::arg("op", *op), fmt::arg("hash", g.hash()),
       fmt::arg("describe", g.describe()), fmt::arg("groups", groups), fmt::arg("splits", splits),
-      fmt::arg("warps", warps_per_block), fmt::arg("unroll", unroll), fmt::arg("prefers", prefers),
-      fmt::arg("out_type", out_type), fmt::arg("accumulate", accumulate),
-      fmt::arg("final_value", final_value));
+      fmt::arg("warps", warps_per_block), fmt::arg("unroll", unroll), fmt::arg("columns", columns),
+      fmt::arg("prefers", prefers), fmt::arg("out_type", out_type),
+      fmt::arg("accumulate", accumulate), fmt::arg("final_value", final_value));
 }
 
 }  // namespace kiln::evolve

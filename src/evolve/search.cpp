@@ -159,6 +159,21 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
       const Genome g = default_genome(family, mapping->name, rng, &o.allowed);
       if (std::none_of(seeds.begin(), seeds.end(), [&](const Genome& s) { return s == g; }))
         first.push_back({g, {}, 0, "default"});
+      // Structure the problem has (triangular operands) is worth trying from the start: the
+      // mapping's default with each allowed "structure" strategy it can carry.
+      for (const Strategy* structure : group_members("structure", family)) {
+        if (static_cast<int>(first.size()) >= o.population) break;
+        if (!o.allowed.count(structure->name)) continue;
+        const auto& never = structure->incompatible;
+        if (std::find(never.begin(), never.end(), mapping->name) != never.end()) continue;
+        Genome with = g;
+        with.strategies.insert(structure->name);
+        with = repair(with, rng, &o.allowed);
+        if (!with.has(structure->name) || with == g) continue;
+        if (std::none_of(first.begin(), first.end(),
+                         [&](const Individual& i) { return i.genome == with; }))
+          first.push_back({with, {}, 0, "default"});
+      }
     }
   }
   // A first genome that is not a seed: random, or (grow_from_seeds) one step from a seed, so

@@ -203,6 +203,15 @@ std::vector<Strategy> build_catalog() {
        R::kOccupancy,
        {{"threads", {256, 128, 512, 1024, 64}}},
        {}},
+      {"column-strips",
+       "columns",
+       "For a reduction over a strided (middle) dimension: each thread reduces several columns "
+       "32 apart, so a warp reads columns x 128 contiguous bytes of every row it visits (longer "
+       "bursts for the DRAM pages, more independent loads in flight per thread).",
+       {F::kReduceAxis},
+       R::kHbm,
+       {{"columns", {4, 2, 8}}},
+       {}},
       // --- How a block's last 32 values are combined (trees in shared or global memory) ---
       {"unrolled-last-warp",
        "warp-tail",
@@ -288,11 +297,15 @@ std::vector<Strategy> build_catalog() {
       {"exploit-structure",
        "structure",
        "Skip work the operands' structure makes zero or redundant (triangular, diagonal, "
-       "symmetric operands).",
+       "symmetric operands). For triangular operands: the product's blocks of block x block "
+       "inside the triangle, each over only the K blocks where both operands are non-zero, as "
+       "one grouped GEMM (K ranges of more than slice_blocks blocks split into slices summed "
+       "after, which also balances the SMs); the operands are split only where they are read.",
        {F::kMatmul},
        R::kCompute,
-       {},
-       {}},
+       {{"block", {256, 512, 128}}, {"slice_blocks", {4, 8, 2, 16}}},
+       // kiln generates it on the sm90 path only (a grouped GEMM).
+       {"cutlass-sm80-mma"}},
   };
 }
 

@@ -91,14 +91,18 @@ TEST(EvolveReduceGenerator, AllowedStrategiesOnlyAndGeneratedCandidatesCompile) 
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"kb1-47-sum-reduction", {"scalar-loads", "row-per-warp", "shared-tree"}},
       {"kb1-51-argmax", {"scalar-loads", "row-per-block", "shared-tree"}},
-      {"kb1-48-mean-reduction", {"scalar-loads", "split-row", "shared-tree"}}};
+      {"kb1-48-mean-reduction", {"scalar-loads", "split-row", "shared-tree"}},
+      {"kb1-52-argmin", {"scalar-loads", "split-row", "shared-tree", "column-strips"}}};
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Genome g;
     g.family = Family::kReduceAxis;
     g.strategies = {cases[i].second.begin(), cases[i].second.end()};
     ASSERT_TRUE(violations(g).empty()) << g.describe();
     const std::string source = generate_reduce_candidate(g, cases[i].first);
-    EXPECT_NE(source.find(i == 1 ? "long long* __restrict__ out" : "float* __restrict__ out"),
+    EXPECT_NE(
+        source.find(i == 1 || i == 3 ? "long long* __restrict__ out" : "float* __restrict__ out"),
+        std::string::npos);
+    EXPECT_NE(source.find(fmt::format("constexpr int kCols = {};", i == 3 ? 4 : 1)),
               std::string::npos);
     const std::filesystem::path file = dir / fmt::format("reduce_{}.cu", i);
     std::ofstream(file) << source;

@@ -54,7 +54,7 @@ TEST(EvolveMatmulGenerator, TheGeneralProductsOnly) {
 }
 
 TEST(EvolveMatmulGenerator, EveryGenomeComesToAValidConfiguration) {
-  const StrategySet& allowed = matmul_generated_strategies();
+  const StrategySet& allowed = matmul_generated_strategies("kb1-1-square-matmul");
   Rng rng(31);
   for (int i = 0; i < 400; ++i) {
     const Genome g = random_genome(Family::kMatmul, rng, 0.5, &allowed);
@@ -189,7 +189,7 @@ Genome sm90_genome(std::map<std::string, int> knobs = {}) {
 }
 
 TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
-  const StrategySet& allowed = matmul_generated_strategies();
+  const StrategySet& allowed = matmul_generated_strategies("kb1-1-square-matmul");
   Rng rng(7);
   int sm90 = 0;
   for (int i = 0; i < 400; ++i) {

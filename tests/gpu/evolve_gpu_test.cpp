@@ -370,6 +370,26 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   expect_all_accepted("small", problems);
 }
 
+// exploit-structure on the triangular products: a grouped GEMM of the triangle's blocks. At the
+// small size (n = 256): blocks of 128 (a 2 x 2 block grid) and of 512 (padded: the GEMM writes
+// a padded target copied into C); at KernelBench's (n = 4096) the defaults, whose long K ranges
+// are cut into slices summed afterwards (two GEMM units in all: compiling one takes a minute).
+TEST(EvolveGpu, MatmulTriangleIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome blocks;
+  blocks.family = Family::kMatmul;
+  blocks.strategies = {"cutlass-sm90", "tf32x3", "exploit-structure"};
+  blocks.knobs = {{"exploit-structure.block", 128}};
+  Genome padded = blocks;
+  padded.knobs = {{"exploit-structure.block", 512}};
+  Genome defaults = blocks;
+  defaults.knobs = {};
+  for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"}) {
+    expect_accepted(problem, "small", {{"blocks-128", blocks}, {"padded-512", padded}});
+    expect_accepted(problem, "kb", {{"defaults", defaults}});
+  }
+}
+
 // The matrix-vector product (kb1-4) and the row scaling (kb1-12) at the small size: a warp and a
 // block per row, a one-shot grid and a grid-stride walk, both load paths.
 TEST(EvolveGpu, Blas2FamilyGeneratesCompilesAndIsJudged) {
@@ -412,8 +432,19 @@ TEST(EvolveGpu, MiddleReductionFamilyGeneratesCompilesAndIsJudged) {
   Genome split = warp;
   split.strategies = {"scalar-loads", "split-row", "shared-tree"};
   split.knobs = {{"scalar-loads.unroll", 4}, {"split-row.splits", 8}};
-  expect_accepted("kb1-47-sum-reduction", "small", {{"row-per-warp", warp}, {"split", split}});
-  expect_accepted("kb1-51-argmax", "small", {{"split", split}});
+  // Column strips: 8 columns a thread (a strip wider than the small size's last block of
+  // columns, so the bound on live columns is exercised), and 2 with a split of D1.
+  Genome strips = warp;
+  strips.strategies = {"scalar-loads", "row-per-block", "shared-tree", "column-strips"};
+  strips.knobs = {{"scalar-loads.unroll", 8}, {"column-strips.columns", 8}};
+  Genome split_strips = split;
+  split_strips.strategies.insert("column-strips");
+  split_strips.knobs["column-strips.columns"] = 2;
+  expect_accepted("kb1-47-sum-reduction", "small",
+                  {{"row-per-warp", warp}, {"split", split}, {"strips", strips}});
+  expect_accepted("kb1-51-argmax", "small",
+                  {{"split", split}, {"strips", strips}, {"split-strips", split_strips}});
+  expect_accepted("kb1-53-min-reduction", "small", {{"split-strips", split_strips}});
 }
 
 TEST(EvolveGpu, WholeSumLadderGeneratesCompilesAndIsJudged) {
