@@ -20,6 +20,8 @@ w=$PWD/evolve-set/matmul-profile; mkdir -p "$w/src" "$w/build"
 o=${OUT:-out}/matmul-profile; mkdir -p "$o"
 PROBLEMS=${PROBLEMS:-kb1-1-square-matmul}; SIZE=${SIZE:-kb}; NCU=${NCU:-coop128 coop256x128-p0}
 sm90() { echo "{\"family\":\"matmul\",\"strategies\":[\"cutlass-sm90\",\"tf32x3\"],\"knobs\":{$1}}"; }
+# exploit-structure (the triangular products kb1-14, kb1-15): block and slice knobs.
+tri() { echo "{\"family\":\"matmul\",\"strategies\":[\"cutlass-sm90\",\"tf32x3\",\"exploit-structure\"],\"knobs\":{$1}}"; }
 declare -A genome=(
   [coop128]="$(sm90 '"cutlass-sm90.tile_m":128,"cutlass-sm90.tile_n":128')"
   [coop128-p32]="$(sm90 '"cutlass-sm90.tile_m":128,"cutlass-sm90.tile_n":128,"cutlass-sm90.promote":32')"
@@ -30,6 +32,13 @@ declare -A genome=(
   [coop128-s4]="$(sm90 '"cutlass-sm90.tile_m":128,"cutlass-sm90.tile_n":128,"cutlass-sm90.split_k":4')"
   [coop256x128-p0]="$(sm90 '"cutlass-sm90.tile_m":256,"cutlass-sm90.tile_n":128,"cutlass-sm90.promote":0')"
   [coop128x256-p0-c2]="$(sm90 '"cutlass-sm90.tile_m":128,"cutlass-sm90.tile_n":256,"cutlass-sm90.promote":0,"cutlass-sm90.cluster_m":2')"
+  [tri256]="$(tri '')"
+  [tri256-s8]="$(tri '"exploit-structure.slice_blocks":8')"
+  [tri256-s16]="$(tri '"exploit-structure.slice_blocks":16')"
+  [tri512-s4]="$(tri '"exploit-structure.block":512')"
+  [tri512-s8]="$(tri '"exploit-structure.block":512,"exploit-structure.slice_blocks":8')"
+  [tri256-c1]="$(tri '"cutlass-sm90.cluster_m":1')"
+  [tri256-256x128]="$(tri '"cutlass-sm90.tile_m":256,"cutlass-sm90.tile_n":128')"
   [sm80]='{"family":"matmul","strategies":["cutlass-sm80-mma","tf32x3"],"knobs":{"cutlass-sm80-mma.tile_m":128,"cutlass-sm80-mma.tile_n":64,"cutlass-sm80-mma.tile_k":32,"cutlass-sm80-mma.warp":32,"cutlass-sm80-mma.stages":3,"cutlass-sm80-mma.swizzle":4,"cutlass-sm80-mma.split_k":2}}'
 )
 names=${CONFIGS:-"coop128 coop128-p32 coop128-p4 coop128x64 pp64x128 coop128-c2 coop128-s4 coop256x128-p0 coop128x256-p0-c2 sm80"}
@@ -74,7 +83,7 @@ PY
   for n in $NCU; do
     [ -f "$w/src/$p-$n.cu" ] || continue
     timeout 200 ncu --clock-control none --metrics gpu__time_duration.sum \
-      -k 'regex:split_|sum_slices|device_kernel|Kernel' -c 30 \
+      -k 'regex:split_|sum_slices|add_slices|zero_off|copy_corner|device_kernel|Kernel' -c 30 \
       build/kiln bench candidate --reuse-builds --problem "$p" --sizes "$SIZE" --source "$w/src/$p-$n.cu" \
       --build-dir "$w/build" -w 1 -n 2 --trials 1 --timing screen --skip-reference-timing \
       > "$o/$p-$n-ncu.txt" 2>&1
