@@ -30,6 +30,7 @@ def judge(args, problem, source, json_path, compile_only=False):
     command = [args.kiln, "bench", "candidate", "--reuse-builds", "--problem", problem,
                "--sizes", args.size,
                "--source", source, "--build-dir", args.build_dir, "--compile-timeout", "600",
+               *(["--build-cache", args.build_cache] if args.build_cache else []),
                "-w", str(args.warmup), "-n", str(args.iters), "--trials", str(args.trials),
                "--timeout", "60", "--json", json_path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
@@ -67,6 +68,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--kiln", default="build/kiln")
     ap.add_argument("--build-dir", default="evolve-set/eager-vs-evolved")
+    ap.add_argument("--build-cache", default=None,
+                    help="compiled kiln-unit objects (CUTLASS GEMMs) to share; default: the "
+                         "set's RUNS/build-cache when it exists, so units are not compiled again")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per kiln judgement")
     ap.add_argument("--json", metavar="PATH")
     ap.add_argument("--prepare", action="store_true",
@@ -74,6 +78,8 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="compiles at a time with --prepare (default: the CPUs)")
     args = ap.parse_args(argv)
+    if args.build_cache is None and os.path.isdir(os.path.join(args.runs, "build-cache")):
+        args.build_cache = os.path.join(args.runs, "build-cache")
     if args.jobs < 1:
         ap.error(f"argument --jobs: must be at least 1, got {args.jobs}")
     if not 1 <= args.rounds <= 20:

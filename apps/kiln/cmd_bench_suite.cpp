@@ -206,6 +206,7 @@ namespace {
 
 struct CandidateFlags {
   std::string problem, arch = "sm_90a", build_dir = "/tmp/kiln-candidates", json_path;
+  std::string build_cache;  // kiln's own kernels: compiled libraries and units by code and flags
   std::vector<std::string> sources;
   bool json_per_source = false;
   bool skip_reference_timing = false;
@@ -252,6 +253,11 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                   "ranking of its own "
                   "kernels, never a verdict on an outside one)")
       ->capture_default_str();
+  cmd->add_option("--build-cache", f.build_cache,
+                  "a folder of compiled libraries and kiln-unit objects by code and flags, shared "
+                  "between judgements (e.g. an `evolve set`'s OUT/build-cache): a CUTLASS unit is "
+                  "compiled once. For kiln's own kernels only, like --reuse-builds (what is there "
+                  "is loaded without being rebuilt)");
   cmd->add_flag("--reuse-builds", f.reuse_builds,
                 "load a library that an earlier compile left in --build-dir from the same source "
                 "by the same command (kiln evolve's own kernels, compiled ahead); without it each "
@@ -415,8 +421,8 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
   for (const std::string& source : f.sources) {
     std::filesystem::remove(json_beside(source));  // no stale verdict survives a failure
     try {
-      const bench::CandidateBuild build =
-          bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout);
+      const bench::CandidateBuild build = bench::compile_candidate(
+          source, build_dir.path(), f.arch, f.compile_timeout, f.build_cache);
       entries.push_back(
           {std::filesystem::path(source).stem().string(), build.library, json_beside(source)});
     } catch (const UsageError& e) {
@@ -446,7 +452,7 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   if (f.json_per_source) std::filesystem::remove(json_beside(source));
   const JudgementBuildDir build_dir(f);
   const bench::CandidateBuild build =
-      bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout);
+      bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout, f.build_cache);
   fmt::print("# compiled: {}\n", build.command);
   o.candidate_library = build.library;
   o.candidate_name = std::filesystem::path(source).stem().string();
