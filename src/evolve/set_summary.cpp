@@ -199,9 +199,13 @@ std::string summary_markdown(const nlohmann::json& s) {
         "; {:.2f}x over PyTorch eager (geometric mean) of a {:.2f}x headroom: {:.0f}%",
         s.at("geomean_speedup_over_eager").get<double>(), s.at("geomean_headroom").get<double>(),
         100.0 * s.at("share_of_headroom").get<double>());
-  md += fmt::format("; {} evaluations in {:.0f} s ({:.2f} per second).\n",
-                    s.at("evaluations").get<int>(), s.at("seconds").get<double>(),
-                    s.at("evaluations_per_second").get<double>());
+  // Each run's own time: with `evolve set --parallel-problems` runs overlap (and wait for the
+  // GPU's turn), so this undercounts the rate; OUT/set-run.json holds a set run's wall time.
+  md += fmt::format(
+      "; {} evaluations, the runs' own times adding up to {:.0f} s ({:.2f} per second; runs "
+      "searched at once overlap, see set-run.json for a set run's wall time).\n",
+      s.at("evaluations").get<int>(), s.at("seconds").get<double>(),
+      s.at("evaluations_per_second").get<double>());
   if (s.contains("families") && !s.at("families").empty()) {
     md +=
         "\n| family | problems | accepted | median U | U >= 0.8 | speedup over eager | headroom | "
