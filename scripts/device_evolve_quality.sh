@@ -2,7 +2,8 @@
 # Device calls for issue 20's search-quality and sanitizer criteria. Steps (arguments, in order):
 #   compare    guided (strategy crossover + roofline guidance) against plain random search
 #              (`--random`) over the same genomes, same budget, seeds 1..3, on COMPARE_PROBLEMS at
-#              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone);
+#              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
+#              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode
 #   sanitizer  compute-sanitizer memcheck on the evolved best kernels of SAN_PROBLEMS
 #              (evolve-set/screen/<problem>/best.cu, carried in) judged at size small
@@ -23,13 +24,19 @@ for step in "$@"; do
       dir=/tmp/evolve-compare; rm -rf "$dir"; mkdir -p "$dir" "$o/compare"
       for p in $COMPARE_PROBLEMS; do
         for seed in 1 2 3; do
+          # Guided and random side by side: one compiles while the other is judged (the judge
+          # takes the GPU in turns across processes, KILN_JUDGE_LOCK); each run's best U is
+          # what is compared, not its time.
           for mode in guided random; do
             flag=(); [ "$mode" = random ] && flag=(--random)
-            timeout 200 build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
+            timeout "${COMPARE_LIMIT:-300}" build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
               --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" \
               --pool "$dir/pool-$p-$mode-$seed.json" --out "$dir/$p/$mode-$seed" \
-              -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1
-            echo "$p $mode seed $seed: exit $? $(tail -2 "$o/compare/$p-$mode-$seed.txt" | head -1)" | tee -a "$summary"
+              -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1 &
+          done
+          wait
+          for mode in guided random; do
+            echo "$p $mode seed $seed: $(tail -2 "$o/compare/$p-$mode-$seed.txt" | head -1)" | tee -a "$summary"
             cp "$dir/$p/$mode-$seed/log.json" "$o/compare/$p-$mode-$seed-log.json" 2>/dev/null
             cp "$dir/$p/$mode-$seed/report.json" "$o/compare/$p-$mode-$seed-report.json" 2>/dev/null
           done

@@ -5,14 +5,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
+#include "core/file_lock.hpp"
 #include "core/run_command.hpp"
 #include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
@@ -144,13 +148,37 @@ void add_phase_seconds(const std::string& json_path, std::map<std::string, doubl
   }
 }
 
-// One judgement on the GPU at a time in this process: `kiln evolve set --parallel-problems`
-// searches several problems at once so that one compiles while another is judged, and two
-// judgements timing kernels side by side would disturb each other's times.
-std::mutex& gpu_turn() {
-  static std::mutex turn;
-  return turn;
+// The file whose lock is a GPU's turn to judge: KILN_JUDGE_LOCK, else one per GPU in /tmp (the
+// judge runs on the first visible device); empty when KILN_JUDGE_LOCK is "none".
+std::string judge_lock_path() {
+  if (const char* chosen = std::getenv("KILN_JUDGE_LOCK"); chosen != nullptr && *chosen)
+    return std::string(chosen) == "none" ? std::string() : std::string(chosen);
+  std::string device = "0";
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr && *visible)
+    device = std::string(visible).substr(0, std::string(visible).find(','));
+  for (char& c : device)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+  return "/tmp/kiln-judge-gpu-" + device + ".lock";
 }
+
+// One judgement on a GPU at a time: in this process (`kiln evolve set --parallel-problems`
+// searches several problems at once, so that one compiles while another is judged) and across
+// processes (searches run side by side, e.g. guided and random), because two judgements timing
+// kernels on one GPU would disturb each other's times.
+class GpuTurn {
+ public:
+  GpuTurn() : local_(mutex()) {
+    if (const std::string path = judge_lock_path(); !path.empty()) file_.emplace(path);
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex turn;
+    return turn;
+  }
+  std::unique_lock<std::mutex> local_;
+  std::optional<core::ExclusiveFileLock> file_;
+};
 
 }  // namespace
 
@@ -204,7 +232,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     const std::string command = judge_command(o, sources);
     double judge_seconds = 0.0;
     {
-      const std::lock_guard turn(gpu_turn());
+      const GpuTurn turn;
       const auto judge_start = std::chrono::steady_clock::now();
       (void)core::run_command(command, output);
       judge_seconds = core::seconds_since(judge_start);
@@ -247,7 +275,7 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
     std::string output;
     int code = 0;
     {
-      const std::lock_guard turn(gpu_turn());
+      const GpuTurn turn;
       code = core::run_command(command, output);
     }
     std::ofstream(stem + ".log") << command << "\n" << output;
