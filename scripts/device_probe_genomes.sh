@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Judges hand-picked genomes side by side in one device call: a hypothesis about the search space
+# ("would this configuration win?") tested without a search. LIST holds one genome a line:
+#   <problem> <name> <genome as JSON, as in a run's log.json or `kiln evolve generate --genome`>
+# (blank lines and # comments skipped). Sources and libraries live in evolve-set/probe/
+# (git-ignored, carried):
+#   bash scripts/device_probe_genomes.sh prepare LIST   here (no GPU): generates and compiles, 2 at
+#                                                       a time (the judge reuses each library)
+#   bash scripts/device_probe_genomes.sh run LIST       on the device (carry ["carry",
+#                                                       "evolve-set"]): each problem's genomes in
+#                                                       one `kiln bench candidate` launch at SIZE
+#                                                       (kb), guarded timing; OUT/probe.tar.gz
+#                                                       holds the verdicts, OUT/probe-summary.txt
+#                                                       one line per genome (U, µs, correct)
+# Needs: bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests [.deps/cutlass-4.2.0.0/include]
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+step=${1:-}; list=${2:-}
+[ "$step" = prepare ] || [ "$step" = run ] || { echo "usage: $0 prepare|run LIST" >&2; exit 2; }
+[ -f "$list" ] || { echo "$0: LIST $list: no such file" >&2; exit 2; }
+w=evolve-set/probe; mkdir -p "$w/src" "$w/build"
+SIZE=${SIZE:-kb}
+# Lines of the list as "problem name json" (the JSON may hold spaces: it is the rest of the line).
+entries() { grep -vE '^[[:space:]]*(#|$)' "$list"; }
+if [ "$step" = prepare ]; then
+  entries | while read -r problem name genome; do
+    build/kiln evolve generate --problem "$problem" --genome "$genome" \
+      --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
+    echo "$problem $w/src/$problem--$name.cu"
+  done | xargs -P 2 -L 1 sh -c 'build/kiln bench candidate --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
+  echo "# prepared: $(ls "$w/build"/*.so 2>/dev/null | wc -l) libraries in $w/build"
+  exit 0
+fi
+# On the device only: unpacking the carry replaces build/ with the binaries packed here.
+command -v nvidia-smi > /dev/null || { echo "$0 run: no nvidia-smi here; run it on the device (it unpacks carry/ over build/)" >&2; exit 2; }
+bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null 2>&1
+o=${OUT:-out}; mkdir -p "$o/probe"
+summary="$o/probe-summary.txt"
+echo "device_probe_genomes $list on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $SIZE" | tee "$summary"
+for problem in $(entries | awk '{print $1}' | sort -u); do
+  sources=()
+  while read -r p name genome; do
+    [ "$p" = "$problem" ] || continue
+    src="$w/src/$problem--$name.cu"
+    [ -f "$src" ] || build/kiln evolve generate --problem "$problem" --genome "$genome" --out "$src" > /dev/null || continue
+    sources+=(--source "$src")
+  done < <(entries)
+  [ ${#sources[@]} -gt 0 ] || continue
+  timeout "${PROBE_LIMIT:-240}" build/kiln bench candidate --reuse-builds --problem "$problem" --sizes "$SIZE" \
+    "${sources[@]}" --json-per-source --build-dir "$w/build" -w 3 -n 10 --trials 2 --timeout 60 \
+    > "$o/probe/$problem-judge.txt" 2>&1
+  echo "$problem: judge exit $?" | tee -a "$summary"
+  for src in "$w/src/$problem"--*.cu; do
+    j="${src%.cu}.json"
+    [ -f "$j" ] || continue
+    cp "$j" "$o/probe/"
+    python3 - "$j" "$(basename "${src%.cu}")" <<'PY' | tee -a "$summary"
+import json, sys
+def rows(x):
+    if isinstance(x, dict):
+        if "solution_us" in x: yield x
+        for v in x.values(): yield from rows(v)
+    elif isinstance(x, list):
+        for v in x: yield from rows(v)
+for r in rows(json.load(open(sys.argv[1]))):
+    print(f"  {sys.argv[2]:<48} {r['size']:<6} correct={r['correct']} "
+          f"median={r['solution_us'].get('median', 0):.1f} us U={r['utilization']:.3f} "
+          f"{str(r.get('failure', ''))[:100]}")
+PY
+  done
+done
+tar -czf "$o/probe.tar.gz" -C "$o" probe && rm -rf "$o/probe"
