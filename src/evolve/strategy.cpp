@@ -300,10 +300,12 @@ std::vector<Strategy> build_catalog() {
        "symmetric operands). For triangular operands: the product's blocks of block x block "
        "inside the triangle, each over only the K blocks where both operands are non-zero, as "
        "one grouped GEMM (K ranges of more than slice_blocks blocks split into slices summed "
-       "after, which also balances the SMs); the operands are split only where they are read.",
+       "after, which also balances the SMs; group_blocks neighbouring blocks of a row in one "
+       "group, fewer and larger GEMMs for a few zero terms); the operands are split only where "
+       "they are read.",
        {F::kMatmul},
        R::kCompute,
-       {{"block", {256, 512, 128}}, {"slice_blocks", {4, 8, 2, 16}}},
+       {{"block", {256, 512, 128}}, {"slice_blocks", {4, 8, 2, 16}}, {"group_blocks", {1, 2, 4}}},
        // kiln generates it on the sm90 path only (a grouped GEMM).
        {"cutlass-sm80-mma"}},
   };

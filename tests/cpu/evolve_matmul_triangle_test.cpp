@@ -65,6 +65,11 @@ TEST(EvolveMatmulTriangle, SourceFollowsTheTriangleAndTheKnobs) {
                                 "kb1-15-lower-triangular-matmul");
   EXPECT_NE(lower.find("constexpr bool kUpper = false;"), std::string::npos);
   EXPECT_NE(lower.find("constexpr long long kBlock = 128;"), std::string::npos);
+  EXPECT_NE(upper.find("constexpr long long kGroupBlocks = 1;"), std::string::npos);
+  EXPECT_NE(generate_matmul_candidate(triangle_genome({{"exploit-structure.group_blocks", 4}}),
+                                      "kb1-14-upper-triangular-matmul")
+                .find("constexpr long long kGroupBlocks = 4;"),
+            std::string::npos);
   // Tiles no larger than a block.
   EXPECT_NE(lower.find("cute::Int<128>, cute::Int<128>, cute::Int<32>"), std::string::npos);
   // The grouped unit depends on the configuration only: the same for both triangles.

@@ -380,13 +380,19 @@ TEST(EvolveGpu, MatmulTriangleIsJudged) {
   blocks.family = Family::kMatmul;
   blocks.strategies = {"cutlass-sm90", "tf32x3", "exploit-structure"};
   blocks.knobs = {{"exploit-structure.block", 128}};
+  // Two column blocks a group: the 2 x 2 block grid's first row in one group, K over both.
+  Genome grouped = blocks;
+  grouped.knobs = {{"exploit-structure.block", 128}, {"exploit-structure.group_blocks", 2}};
   Genome padded = blocks;
   padded.knobs = {{"exploit-structure.block", 512}};
   Genome defaults = blocks;
   defaults.knobs = {};
   for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"}) {
-    expect_accepted(problem, "small", {{"blocks-128", blocks}, {"padded-512", padded}});
-    expect_accepted(problem, "kb", {{"defaults", defaults}});
+    expect_accepted(problem, "small",
+                    {{"blocks-128", blocks}, {"grouped-2", grouped}, {"padded-512", padded}});
+    Genome grouped_kb = blocks;
+    grouped_kb.knobs = {{"exploit-structure.group_blocks", 2}};
+    expect_accepted(problem, "kb", {{"defaults", defaults}, {"grouped-2", grouped_kb}});
   }
 }
 
