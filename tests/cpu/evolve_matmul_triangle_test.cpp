@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,6 +80,82 @@ TEST(EvolveMatmulTriangle, SourceFollowsTheTriangleAndTheKnobs) {
   };
   EXPECT_EQ(unit(upper),
             unit(generate_matmul_candidate(triangle_genome(), "kb1-15-lower-triangular-matmul")));
+}
+
+// The candidate's host plan (its groups: output blocks, K ranges, slices) and its predicates for
+// the operand blocks the split kernels write, cut out of the generated source and run on the CPU
+// for both triangles, every group width and several block counts and slice lengths: every block
+// of the triangle is covered once, by every K block it needs; a K block beyond those multiplies a
+// zero block of B, which the split wrote; nothing off the triangle is computed.
+TEST(EvolveMatmulTriangle, PlanCoversTheTriangleExactly) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_triangle_plan";
+  std::filesystem::create_directories(dir);
+  const auto cut = [](const std::string& text, const std::string& from, const std::string& to) {
+    const auto begin = text.find(from);
+    const auto end = text.find(to, begin);
+    EXPECT_NE(begin, std::string::npos) << from;
+    EXPECT_NE(end, std::string::npos) << to;
+    return begin == std::string::npos || end == std::string::npos ? std::string()
+                                                                  : text.substr(begin, end - begin);
+  };
+  int index = 0;
+  for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"}) {
+    for (const int width : {1, 2, 4}) {
+      const std::string source = generate_matmul_candidate(
+          triangle_genome({{"exploit-structure.group_blocks", width}}), problem);
+      const std::string harness =
+          "#include <algorithm>\n#include <cstdio>\n#include <vector>\n"
+          "#define __device__\n#define __forceinline__ inline\n" +
+          cut(source, "constexpr long long kBlock", "// Plain wgmma accumulation") +
+          cut(source, "// Whether the operand block", "// x rounded to the nearest TF32") +
+          cut(source, "// One group of the grouped GEMM", "// A', B', the padded target") + R"(
+int main() {
+  int failures = 0;
+  const auto fail = [&](const char* what, long long a, long long b, long long c) {
+    if (failures++ < 10) std::printf("%s %lld %lld %lld\n", what, a, b, c);
+  };
+  for (long long nt : {1, 2, 3, 5, 16}) {
+    for (long long slice : {1, 2, 4, 16}) {
+      std::vector<Group> groups;
+      std::vector<int> sums;
+      int units = 0;
+      plan(nt, slice, groups, sums, units);
+      std::vector<std::vector<int>> terms(nt * nt, std::vector<int>(nt, 0));
+      for (const Group& g : groups)
+        for (long long j = g.J; j < g.J + g.w; ++j)
+          for (long long l = g.lo; l < g.lo + g.len; ++l) {
+            if (j < 0 || j >= nt || l < 0 || l >= nt) { fail("outside", g.I, j, l); continue; }
+            ++terms[g.I * nt + j][l];
+            if (!a_block_read(g.I, l)) fail("A block not written", g.I, l, 0);
+            if (!b_block_read(j, l)) fail("B block not written", j, l, 0);
+          }
+      for (long long i = 0; i < nt; ++i)
+        for (long long j = 0; j < nt; ++j)
+          for (long long l = 0; l < nt; ++l) {
+            const bool inside = kUpper ? j >= i : j <= i;
+            const bool needed = kUpper ? (l >= i && l <= j) : (l >= j && l <= i);
+            const bool b_zero = kUpper ? l > j : l < j;
+            const int n = terms[i * nt + j][l];
+            if (!inside && n != 0) fail("off the triangle", i, j, l);
+            if (inside && needed && n != 1) fail("needed term not once", i, j, l);
+            if (inside && !needed && n != 0 && !b_zero) fail("extra term, B not zero", i, j, l);
+            if (n > 1) fail("term twice", i, j, l);
+          }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+)";
+      const std::filesystem::path cpp = dir / fmt::format("plan_{}.cpp", index++);
+      std::ofstream(cpp) << harness;
+      const std::string exe = cpp.string() + ".exe";
+      ASSERT_EQ(
+          std::system(fmt::format("c++ -std=c++17 -O1 -o '{}' '{}'", exe, cpp.string()).c_str()), 0)
+          << problem << " width " << width;
+      EXPECT_EQ(std::system(("'" + exe + "'").c_str()), 0) << problem << " width " << width;
+    }
+  }
 }
 
 TEST(EvolveMatmulTriangle, CandidateCompilesAndLoads) {
