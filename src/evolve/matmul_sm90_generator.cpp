@@ -59,6 +59,23 @@ using Mainloop = cutlass::gemm::collective::CollectiveMma<
 
 }  // namespace
 
+std::string tf32_split_helpers() {
+  return R"(// The problem's dimension `name` (0 when absent).
+static long long dim(const KilnCandidateArgs* a, const char* name) {
+  for (int i = 0; i < a->num_dims; ++i)
+    if (std::strcmp(a->dim_names[i], name) == 0) return a->dims[i];
+  return 0;
+}
+
+// x rounded to the nearest TF32 value (10 mantissa bits), as an fp32 bit pattern.
+__device__ __forceinline__ float tf32_big(float x) {
+  unsigned int r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+)";
+}
+
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
   return fmt::format(
       R"(// kiln-unit: begin
@@ -179,20 +196,7 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
     int raster_n, int swizzle, int promote, void* stream);
 
-// The problem's dimension `name` (0 when absent).
-static long long dim(const KilnCandidateArgs* a, const char* name) {
-  for (int i = 0; i < a->num_dims; ++i)
-    if (std::strcmp(a->dim_names[i], name) == 0) return a->dims[i];
-  return 0;
-}
-
-// x rounded to the nearest TF32 value (10 mantissa bits), as an fp32 bit pattern.
-__device__ __forceinline__ float tf32_big(float x) {
-  unsigned int r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-}
-
+$SPLIT_HELPERS
 // One element of the operand, written to its three blocks of the K-major row: the big part in
 // two, the remainder in block `small_block` (A: 2, B: 1). Padding columns (c >= k) are zeros.
 __device__ __forceinline__ void put3(float* row, long long kp, long long c, float v,
@@ -342,6 +346,7 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   const Sm90MatmulConfig c = sm90_matmul_config_of(g);
   std::string source = kSource;
   replace_all(source, "$UNIT", sm90_tf32_gemm_unit(c));
+  replace_all(source, "$SPLIT_HELPERS", tf32_split_helpers());
   // k bounded so that 3 k (the concatenated K) fits CUTLASS's int extents.
   replace_all(source, "$ENTRY", matmul_entry_opening(kind, "700000000LL"));
   // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)

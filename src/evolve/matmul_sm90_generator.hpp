@@ -32,6 +32,10 @@ struct Sm90MatmulConfig {
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 
+// Generated-source helpers of the 3xTF32 split (shared by the sm90 and the triangle candidates):
+// `dim(args, name)` and `tf32_big(x)`, x rounded to the nearest TF32 value.
+std::string tf32_split_helpers();
+
 // The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);
 

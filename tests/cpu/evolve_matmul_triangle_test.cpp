@@ -108,7 +108,7 @@ TEST(EvolveMatmulTriangle, PlanCoversTheTriangleExactly) {
           "#include <algorithm>\n#include <cstdio>\n#include <vector>\n"
           "#define __device__\n#define __forceinline__ inline\n" +
           cut(source, "constexpr long long kBlock", "// Plain wgmma accumulation") +
-          cut(source, "// Whether the operand block", "// x rounded to the nearest TF32") +
+          cut(source, "// Whether the operand block", "// Element (row, c) of an operand") +
           cut(source, "// One group of the grouped GEMM", "// A', B', the padded target") + R"(
 int main() {
   int failures = 0;
