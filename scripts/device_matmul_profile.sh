@@ -66,19 +66,7 @@ for p in $PROBLEMS; do
   for n in $names; do
     j="$w/src/$p-$n.json"
     [ -f "$j" ] && cp "$j" "$o/"
-    [ -f "$j" ] && python3 - "$j" "$n" <<'PY' | tee -a "$o/summary.txt"
-import json, sys
-def rows(x):
-    if isinstance(x, dict):
-        if "solution_us" in x: yield x
-        for v in x.values(): yield from rows(v)
-    elif isinstance(x, list):
-        for v in x: yield from rows(v)
-for r in rows(json.load(open(sys.argv[1]))):
-    t = r["solution_us"]
-    print(f"{sys.argv[2]:<12} {r['size']:<6} correct={r['correct']} median={t.get('median', 0):.1f} us "
-          f"U={r['utilization']:.3f} {str(r.get('failure', ''))[:120]}")
-PY
+    [ -f "$j" ] && python3 scripts/verdict_rows.py "$j" "$n" | tee -a "$o/summary.txt"
   done
   for n in $NCU; do
     [ -f "$w/src/$p-$n.cu" ] || continue

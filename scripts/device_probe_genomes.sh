@@ -55,19 +55,7 @@ for problem in $(entries | awk '{print $1}' | sort -u); do
     j="${src%.cu}.json"
     [ -f "$j" ] || continue
     cp "$j" "$o/probe/"
-    python3 - "$j" "$(basename "${src%.cu}")" <<'PY' | tee -a "$summary"
-import json, sys
-def rows(x):
-    if isinstance(x, dict):
-        if "solution_us" in x: yield x
-        for v in x.values(): yield from rows(v)
-    elif isinstance(x, list):
-        for v in x: yield from rows(v)
-for r in rows(json.load(open(sys.argv[1]))):
-    print(f"  {sys.argv[2]:<48} {r['size']:<6} correct={r['correct']} "
-          f"median={r['solution_us'].get('median', 0):.1f} us U={r['utilization']:.3f} "
-          f"{str(r.get('failure', ''))[:100]}")
-PY
+    python3 scripts/verdict_rows.py "$j" "$(basename "${src%.cu}")" --width 48 | tee -a "$summary"
   done
 done
 tar -czf "$o/probe.tar.gz" -C "$o" probe && rm -rf "$o/probe"
