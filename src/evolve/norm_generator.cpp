@@ -37,11 +37,12 @@ std::optional<NormKind> norm_kind_of(const std::string& problem) {
 
 const StrategySet& norm_generated_strategies(const std::string& problem) {
   static const StrategySet two_statistics = {
-      "scalar-loads", "vector16-loads", "row-per-block", "split-row",       "cluster-split-row",
-      "shared-tree",  "warp-shuffle",   "two-pass",      "online-one-pass", "keep-on-chip"};
+      "scalar-loads",      "vector16-loads",  "row-per-block", "split-row",
+      "cluster-split-row", "grid-split-row",  "shared-tree",   "warp-shuffle",
+      "two-pass",          "online-one-pass", "keep-on-chip"};
   static const StrategySet one_statistic = {"scalar-loads", "vector16-loads",    "row-per-block",
-                                            "split-row",    "cluster-split-row", "shared-tree",
-                                            "warp-shuffle", "keep-on-chip"};
+                                            "split-row",    "cluster-split-row", "grid-split-row",
+                                            "shared-tree",  "warp-shuffle",      "keep-on-chip"};
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
@@ -420,7 +421,102 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
 }
 )";
 
-// split-row: a kernel per statistics pass writing each unit's partial, then the map kernel; each
+// grid-split-row: units of a segment meet at a counter in global memory inside one launch.
+constexpr const char* kGridKernel = R"(
+// grid-split-row: one persistent launch whose blocks are all resident at once (a cooperative
+// launch refuses a grid that is not). Block b is unit b % kParts of group b / kParts; a group takes
+// segments group, group + groups, ... in rounds. At each statistics pass the group's blocks publish
+// their partials in global memory and wait at the group's arrival counter instead of ending the
+// kernel, so a unit kept in shared memory is read from HBM once even where a segment is larger than
+// a cluster's shared memory (the grid-wide barrier of a cooperative kernel, narrowed to a group).
+// The counter only grows: arrival number t belongs to the generation t / kParts, which is complete
+// at counter (t / kParts + 1) * kParts; every block of a group makes the same calls, and a launch
+// starts after the previous one ended (one stream), so no reset is needed between launches.
+__device__ __forceinline__ Stat load_stat_cg(const Stat* p) {
+  const float* f = reinterpret_cast<const float*>(p);
+  return {__ldcg(f), __ldcg(f + 1), __ldcg(f + 2)};
+}
+__device__ __forceinline__ Stat group_combine(Stat mine, int pass, Stat* partials, unsigned long long* arrivals,
+                                              long long group, long long k, unsigned& generation) {
+  __shared__ Stat total;
+  // Two slot sets by generation parity: a block writing generation g + 2 has passed g + 1's wait,
+  // so every sibling has finished reading generation g's partials.
+  Stat* slots = partials + (group * 2 + (generation & 1u)) * kParts;
+  ++generation;
+  if (threadIdx.x == 0) {
+    slots[k] = mine;
+    __threadfence();  // the partial is visible before the arrival
+    const unsigned long long ticket = atomicAdd(arrivals + group, 1ULL);
+    const unsigned long long complete = (ticket / kParts + 1) * kParts;
+    while (*reinterpret_cast<volatile unsigned long long*>(arrivals + group) < complete) __nanosleep(40);
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    __threadfence();
+    // Lane l combines units l, l + 32, ... in order, then the lanes combine as a tree: a fixed
+    // order, so every block of the group (and every launch) gets the same total.
+    Stat t = identity(pass);
+    for (int r = threadIdx.x; r < kParts; r += 32) t = combine(t, load_stat_cg(slots + r), pass);
+    for (int by = 16; by > 0; by /= 2) {
+      const Stat o{__shfl_down_sync(0xffffffffu, t.a, by), __shfl_down_sync(0xffffffffu, t.b, by),
+                   __shfl_down_sync(0xffffffffu, t.n, by)};
+      if (threadIdx.x + by < 32) t = combine(t, o, pass);
+    }
+    if (threadIdx.x == 0) total = t;
+  }
+  __syncthreads();
+  const Stat result = total;
+  __syncthreads();  // every thread has its copy before the next call overwrites it
+  return result;
+}
+
+__global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+                                                             bool aligned, long long kept_floats, Stat* partials,
+                                                             unsigned long long* arrivals) {
+  extern __shared__ float4 kept4[];
+  float* kept = reinterpret_cast<float*>(kept4);
+  const long long groups = gridDim.x / kParts;
+  const long long group = blockIdx.x / kParts;
+  const long long k = blockIdx.x % kParts;  // the block's unit in each segment
+  const long long chunk = unit_chunk(v);
+  const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
+  const bool keep = kept_floats > 0;
+  const double n = static_cast<double>(v.length);
+  unsigned generation = 0;
+  for (long long s = group; s < v.segments; s += groups) {
+    const long long g_lo = s * v.seg_stride + lo, g_hi = g_lo + (hi - lo);  // keep: one run
+    const long long sbase = g_lo & ~3LL;
+    const long long k_end = keep ? min(g_hi, sbase + kept_floats) : g_lo;  // kept: [g_lo, k_end)
+    Context c{0.0f};
+    Stat totals[kPasses];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      Stat mine = identity(pass);
+      auto add_one = [&](float value) { add(mine, value, pass, c); };
+      if (keep) {
+        if (pass > 0)
+          visit<true, false>(x, kept, sbase, g_lo, k_end, aligned, add_one);
+        else
+          visit<false, true>(x, kept, sbase, g_lo, k_end, aligned, add_one);
+        visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
+      } else {
+        for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
+      }
+      totals[pass] = group_combine(block_combine(mine, pass), pass, partials, arrivals, group, k, generation);
+      if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
+    }
+    const Factors f = finish(totals, n, c);
+    if (keep) {
+      transform<true>(x, kept, sbase, y, g_lo, k_end, aligned, f);
+      transform<false>(x, kept, 0, y, k_end, g_hi, aligned, f);
+    } else {
+      for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
+    }
+    __syncthreads();  // the kept copy is read to the end before the next segment fills it
+  }
+}
+)";
+
 // block combines its segment's partials in order.
 constexpr const char* kSplitKernels = R"(
 // Segment s's context before pass `pass`, from the partials [pass][segment][unit] of earlier passes.
@@ -531,6 +627,63 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
 }
 )";
 
+constexpr const char* kGridHost =
+    R"(static int smem_set = 0;  // the kernel's dynamic shared memory limit as set
+static Stat* partials = nullptr;
+static unsigned long long* arrivals = nullptr;
+static long long groups_capacity = 0;
+
+static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
+  // keep-on-chip as in the fused kernel: as much of a unit's range (one run) as kKeepFloats and
+  // the device allow.
+  long long kept_floats = 0;
+  if (kKeepFloats > 0 && v.runs == 1) {
+    kept_floats = unit_chunk(v) + 4 < kKeepFloats ? unit_chunk(v) + 4 : kKeepFloats;
+    const long long most = (smem_optin - 16384) / 4;  // room for the block's static arrays
+    if (kept_floats > most) kept_floats = most;
+    kept_floats = kept_floats >= 4 ? kept_floats & ~3LL : 0;
+  }
+  const int smem = static_cast<int>(kept_floats * 4);
+  if (smem > smem_set) {
+    if (cudaFuncSetAttribute(grid_norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+      return 6;
+    smem_set = smem;
+  }
+  // Every block resident at once: as many whole groups as the SMs hold, at most one per segment.
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_norm_kernel, kThreads, smem) != cudaSuccess)
+    return 1;
+  long long groups = static_cast<long long>(per_sm) * sms / kParts;
+  if (groups > v.segments) groups = v.segments;
+  if (groups < 1) return 8;  // kParts blocks of this size do not fit on the device at once
+  if (groups > groups_capacity) {
+    cudaFree(partials);
+    cudaFree(arrivals);
+    partials = nullptr;
+    arrivals = nullptr;
+    groups_capacity = 0;
+    if (cudaMalloc(&partials, sizeof(Stat) * 2 * kParts * groups) != cudaSuccess ||
+        cudaMalloc(&arrivals, sizeof(unsigned long long) * groups) != cudaSuccess ||
+        cudaMemset(arrivals, 0, sizeof(unsigned long long) * groups) != cudaSuccess)
+      return 5;
+    groups_capacity = groups;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(groups * kParts));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.stream = stream;
+  cudaLaunchAttribute cooperative[1];
+  cooperative[0].id = cudaLaunchAttributeCooperative;  // co-residency guaranteed, or an error
+  cooperative[0].val.cooperative = 1;
+  config.attrs = cooperative;
+  config.numAttrs = 1;
+  if (cudaLaunchKernelEx(&config, grid_norm_kernel, x, y, v, aligned, kept_floats, partials, arrivals) != cudaSuccess)
+    return 1;
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+
 // RMSNorm over channels: segments are columns; a thread owns kVec adjacent columns.
 constexpr const char* kStridedKernel = R"(
 // Segment (p, r): x[(p * q + j) * r_len + r] for j < q. Columns kept in registers when q <= kKeepQ.
@@ -613,11 +766,14 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   const bool keep = g.has("keep-on-chip");
   const bool cluster = g.has("cluster-split-row");
   const bool split = g.has("split-row");
+  const bool grid = g.has("grid-split-row");
   const int threads = split     ? g.knob("split-row", "threads")
                       : cluster ? g.knob("cluster-split-row", "threads")
+                      : grid    ? g.knob("grid-split-row", "threads")
                                 : g.knob("row-per-block", "threads");
   const int parts = split     ? g.knob("split-row", "splits")
                     : cluster ? g.knob("cluster-split-row", "cluster")
+                    : grid    ? g.knob("grid-split-row", "splits")
                               : 1;
   // Two statistics take two passes unless one-pass is asked for (kept data is re-read on chip).
   const int passes = kind->two_statistics && !g.has("online-one-pass") ? 2 : 1;
@@ -659,14 +815,24 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
 )",
                       vector ? "true" : "false");
   } else {
-    mapping = split ? fmt::format("{} blocks per segment, partials through global memory", parts)
+    mapping = split  ? fmt::format("{} blocks per segment, partials through global memory", parts)
+              : grid ? fmt::format(
+                           "{} blocks per segment in one persistent cooperative launch, partials "
+                           "through global memory and a per-group arrival counter",
+                           parts)
               : cluster ? fmt::format(
                               "a cluster of {} blocks per segment, partials through "
                               "distributed shared memory",
                               parts)
                         : "a block per segment";
-    kernels = std::string(kSegmentPart) + (split ? kSplitKernels : kFusedKernel) + kHostStatics +
-              (split ? kSplitHost : kFusedHost);
+    kernels = std::string(kSegmentPart) +
+              (split  ? kSplitKernels
+               : grid ? kGridKernel
+                      : kFusedKernel) +
+              kHostStatics +
+              (split  ? kSplitHost
+               : grid ? kGridHost
+                      : kFusedHost);
     run = fmt::format("  return run_segments(x, y, {}, aligned, stream);\n", view);
   }
   std::string source =

@@ -109,6 +109,17 @@ std::vector<Strategy> build_catalog() {
        R::kL2,
        {{"cluster", {2, 4, 8, 16}}, {"threads", {256, 512, 1024}}},
        {}},
+      {"grid-split-row",
+       "work-mapping",
+       "A segment split across blocks of one persistent launch whose blocks are all resident at "
+       "once (a cooperative launch): the blocks of a segment publish partial statistics in global "
+       "memory and wait for each other at an arrival counter instead of ending the kernel, so a "
+       "unit kept in shared memory is read from HBM once even when the segment is larger than a "
+       "cluster can hold; groups of blocks take segments in rounds.",
+       {F::kReduceAxis},
+       R::kHbm,
+       {{"splits", {64, 128, 32, 16, 8, 132, 256}}, {"threads", {512, 1024, 256}}},
+       {}},
       {"cutlass-sm90",
        "work-mapping",
        "CUTLASS 3.x warp-specialised sm90 GEMM: TMA loads into swizzled shared memory, wgmma "

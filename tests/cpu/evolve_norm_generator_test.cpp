@@ -122,6 +122,28 @@ TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(r.find("kEps"), std::string::npos);
 }
 
+TEST(EvolveNormGenerator, GridSplitRowIsOnePersistentCooperativeLaunch) {
+  EXPECT_TRUE(norm_generated_strategies("kb1-40-layernorm").count("grid-split-row"));
+  EXPECT_TRUE(norm_generated_strategies("kb1-37-frobenius-norm").count("grid-split-row"));
+  EXPECT_FALSE(norm_generated_strategies("kb1-36-rmsnorm").count("grid-split-row"));
+  const std::string s = generate_norm_candidate(
+      norm_genome({"vector16-loads", "grid-split-row", "warp-shuffle", "keep-on-chip"},
+                  {{"grid-split-row.splits", 128},
+                   {"grid-split-row.threads", 1024},
+                   {"keep-on-chip.max_row_kib", 96}}),
+      "kb1-40-layernorm");
+  EXPECT_NE(s.find("constexpr int kParts = 128;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kThreads = 1024;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr long long kKeepFloats = 24576;"), std::string::npos);
+  EXPECT_NE(s.find("grid_norm_kernel"), std::string::npos);
+  EXPECT_NE(s.find("cudaLaunchAttributeCooperative"), std::string::npos);
+  EXPECT_NE(s.find("cudaOccupancyMaxActiveBlocksPerMultiprocessor"), std::string::npos);
+  EXPECT_EQ(s.find("stats_kernel"), std::string::npos);  // one launch, no split kernels
+  EXPECT_EQ(s.find("cudaLaunchAttributeClusterDimension"), std::string::npos);
+  // Two statistics without online-one-pass: two group waits per segment.
+  EXPECT_NE(s.find("constexpr int kPasses = 2;"), std::string::npos);
+}
+
 TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
   // Each mapping on a problem of each statistic, the other strategies varied between them.
   const std::vector<std::pair<std::string, Genome>> cases = {
@@ -134,6 +156,11 @@ TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
        norm_genome({"scalar-loads", "cluster-split-row", "shared-tree", "online-one-pass"})},
       {"kb1-38-l1-norm", norm_genome({"vector16-loads", "row-per-block", "shared-tree"})},
       {"kb1-37-frobenius-norm", norm_genome({"scalar-loads", "split-row", "warp-shuffle"})},
+      {"kb1-40-layernorm",
+       norm_genome({"vector16-loads", "grid-split-row", "warp-shuffle", "keep-on-chip"})},
+      {"kb1-35-groupnorm",
+       norm_genome({"scalar-loads", "grid-split-row", "shared-tree", "online-one-pass"})},
+      {"kb1-37-frobenius-norm", norm_genome({"scalar-loads", "grid-split-row", "shared-tree"})},
       {"kb1-36-rmsnorm", norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-36-rmsnorm",
        norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},

@@ -268,6 +268,39 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                            {{"row-per-block.threads", 256}})}});
 }
 
+// grid-split-row on the nine contiguous-segment norms at the small size: segments split across
+// 8 to 256 blocks of one cooperative launch (groups taking segments in rounds, and more blocks
+// than a segment has units of work), kept and re-read units, one and two passes, both combines.
+// The judge's repeated launches check that the arrival counters carry over from launch to launch.
+TEST(EvolveGpu, NormGridSplitRowIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
+  };
+  const std::vector<std::pair<std::string, Genome>> grids = {
+      {"g8-kept", genome({"vector16-loads", "grid-split-row", "warp-shuffle", "keep-on-chip"},
+                         {{"grid-split-row.splits", 8},
+                          {"grid-split-row.threads", 512},
+                          {"keep-on-chip.max_row_kib", 192}})},
+      {"g132-kept", genome({"vector16-loads", "grid-split-row", "shared-tree", "keep-on-chip"},
+                           {{"grid-split-row.splits", 132},
+                            {"grid-split-row.threads", 1024},
+                            {"keep-on-chip.max_row_kib", 32}})},
+      {"g64", genome({"scalar-loads", "grid-split-row", "warp-shuffle"},
+                     {{"grid-split-row.splits", 64}, {"scalar-loads.unroll", 4}})},
+      {"g256", genome({"vector16-loads", "grid-split-row", "shared-tree"},
+                      {{"grid-split-row.splits", 256}, {"grid-split-row.threads", 256}})}};
+  for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
+    expect_accepted(problem, "small", grids);
+  std::vector<std::pair<std::string, Genome>> two = grids;
+  two.push_back(
+      {"g16-online", genome({"vector16-loads", "grid-split-row", "warp-shuffle", "online-one-pass"},
+                            {{"grid-split-row.splits", 16}})});
+  for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax", "kb1-33-batchnorm",
+                              "kb1-34-instancenorm", "kb1-35-groupnorm", "kb1-40-layernorm"})
+    expect_accepted(problem, "small", two);
+}
+
 // The loss family on its six problems (kb1-94..96, 98..100) at the small size: each work mapping
 // (a warp, a block per row; tiles of the flat array where the term allows), one-shot and
 // persistent grids, both completions, both load paths and block combines.
