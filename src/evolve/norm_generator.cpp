@@ -39,10 +39,10 @@ const StrategySet& norm_generated_strategies(const std::string& problem) {
   static const StrategySet two_statistics = {
       "scalar-loads",      "vector16-loads",  "row-per-block", "split-row",
       "cluster-split-row", "grid-split-row",  "shared-tree",   "warp-shuffle",
-      "two-pass",          "online-one-pass", "keep-on-chip"};
-  static const StrategySet one_statistic = {"scalar-loads", "vector16-loads",    "row-per-block",
-                                            "split-row",    "cluster-split-row", "grid-split-row",
-                                            "shared-tree",  "warp-shuffle",      "keep-on-chip"};
+      "two-pass",          "online-one-pass", "keep-on-chip",  "cp-async-pipeline"};
+  static const StrategySet one_statistic = {
+      "scalar-loads",   "vector16-loads", "row-per-block", "split-row",    "cluster-split-row",
+      "grid-split-row", "shared-tree",    "warp-shuffle",  "keep-on-chip", "cp-async-pipeline"};
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
@@ -358,6 +358,46 @@ __device__ __forceinline__ void for_pieces(const View& v, long long s, long long
 }
 )";
 
+// The cp.async helpers of the staged mappings.
+constexpr const char* kCopyAsyncPart = R"(
+// --- cp-async-pipeline: copies global -> shared memory that land while the block works on
+// (grid-split-row: the unit of a round ahead, while this round waits at its group's counter and
+// writes; one unit a block: its later chunks, while the first are summed).
+__device__ __forceinline__ void copy_async(float* to, const float* from, int bytes) {
+  const unsigned shared_to = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  if (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_to), "l"(from) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_to), "l"(from) : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+// The same with the count known at run time (at most 3 pending: kStages <= 4).
+__device__ __forceinline__ void wait_copies_but(int pending) {
+  if (pending <= 0)
+    wait_copies<0>();
+  else if (pending == 1)
+    wait_copies<1>();
+  else if (pending == 2)
+    wait_copies<2>();
+  else
+    wait_copies<3>();
+}
+// x[sbase, k_end) into stage (laid out as the kept copy: element j at stage[j - sbase]): whole
+// 16-byte chunks where x is 16-byte aligned, 4 bytes at a time for the tail (or everything).
+__device__ __forceinline__ void prefetch_unit(const float* __restrict__ x, float* stage, long long sbase,
+                                              long long k_end, bool aligned) {
+  const long long q_end = aligned ? k_end / 4 : sbase / 4;
+  for (long long q = sbase / 4 + threadIdx.x; q < q_end; q += kThreads) copy_async(stage + (q * 4 - sbase), x + q * 4, 16);
+  for (long long j = max(sbase, q_end * 4) + threadIdx.x; j < k_end; j += kThreads)
+    copy_async(stage + (j - sbase), x + j, 4);
+}
+
+)";
+
 // The fused kernel of row-per-block (kParts = 1) and cluster-split-row: statistics, the
 // cluster's combine, then the map, in one launch; the unit's range optionally kept on chip.
 constexpr const char* kFusedKernel = R"(
@@ -398,7 +438,23 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   for (int pass = 0; pass < kPasses; ++pass) {
     Stat mine = identity(pass);
     auto add_one = [&](float value) { add(mine, value, pass, c); };
-    if (keep) {
+    if (keep && kStages > 1 && pass == 0) {
+      // The kept range staged by cp.async in kStages chunks, all issued up front; each chunk is
+      // summed as it lands, the later ones still in flight.
+      const long long chunk = ((k_end - sbase + kStages - 1) / kStages + 3) & ~3LL;
+      for (int i = 0; i < kStages; ++i) {
+        const long long c0 = min(k_end, sbase + i * chunk), c1 = min(k_end, c0 + chunk);
+        if (c0 < c1) prefetch_unit(x, kept + (c0 - sbase), c0, c1, aligned);
+        commit_copies();
+      }
+      for (int i = 0; i < kStages; ++i) {
+        wait_copies_but(kStages - 1 - i);
+        __syncthreads();
+        const long long c0 = min(k_end, sbase + i * chunk), c1 = min(k_end, c0 + chunk);
+        visit<true, false>(x, kept, sbase, max(g_lo, c0), c1, aligned, add_one);
+      }
+      visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
+    } else if (keep) {
       if (pass > 0)
         visit<true, false>(x, kept, sbase, g_lo, k_end, aligned, add_one);
       else
@@ -483,6 +539,56 @@ __global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __rest
   const bool keep = kept_floats > 0;
   const double n = static_cast<double>(v.length);
   unsigned generation = 0;
+  if constexpr (kStages > 1) {
+    if (keep) {  // rounds pipelined through kStages stages of kept_floats each
+      // Unit k of segment s: [g_lo, g_hi) of x, kept part [g_lo, k_end) staged from sbase.
+      auto unit = [&](long long s, long long& g_lo, long long& g_hi, long long& sbase, long long& k_end) {
+        g_lo = s * v.seg_stride + lo;
+        g_hi = g_lo + (hi - lo);
+        sbase = g_lo & ~3LL;
+        k_end = min(g_hi, sbase + kept_floats);
+      };
+      long long g_lo, g_hi, sbase, k_end;
+      for (int i = 0; i < kStages - 1; ++i) {
+        const long long s = group + i * groups;
+        if (s < v.segments) {
+          unit(s, g_lo, g_hi, sbase, k_end);
+          prefetch_unit(x, kept + i * kept_floats, sbase, k_end, aligned);
+        }
+        commit_copies();  // one group a round, empty or not, so the wait below counts rounds
+      }
+      long long round = 0;
+      for (long long s = group; s < v.segments; s += groups, ++round) {
+        const long long ahead = s + (kStages - 1) * groups;
+        if (ahead < v.segments) {
+          unit(ahead, g_lo, g_hi, sbase, k_end);
+          prefetch_unit(x, kept + ((round + kStages - 1) % kStages) * kept_floats, sbase, k_end, aligned);
+        }
+        commit_copies();
+        wait_copies<kStages - 1>();  // this round's stage has landed (this thread's copies)
+        __syncthreads();             // ... and every other thread's
+        float* stage = kept + (round % kStages) * kept_floats;
+        unit(s, g_lo, g_hi, sbase, k_end);
+        Context c{0.0f};
+        Stat totals[kPasses];
+#pragma unroll
+        for (int pass = 0; pass < kPasses; ++pass) {
+          Stat mine = identity(pass);
+          auto add_one = [&](float value) { add(mine, value, pass, c); };
+          visit<true, false>(x, stage, sbase, g_lo, k_end, aligned, add_one);
+          visit<false, false>(x, stage, 0, k_end, g_hi, aligned, add_one);
+          totals[pass] = group_combine(block_combine(mine, pass), pass, partials, arrivals, group, k, generation);
+          if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
+        }
+        const Factors f = finish(totals, n, c);
+        transform<true>(x, stage, sbase, y, g_lo, k_end, aligned, f);
+        transform<false>(x, stage, 0, y, k_end, g_hi, aligned, f);
+        __syncthreads();  // the stage is read to the end before a later round's copies refill it
+      }
+      wait_copies<0>();
+      return;
+    }
+  }
   for (long long s = group; s < v.segments; s += groups) {
     const long long g_lo = s * v.seg_stride + lo, g_hi = g_lo + (hi - lo);  // keep: one run
     const long long sbase = g_lo & ~3LL;
@@ -636,14 +742,15 @@ static long long groups_capacity = 0;
 static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
   // keep-on-chip as in the fused kernel: as much of a unit's range (one run) as kKeepFloats and
   // the device allow.
+  // cp-async-pipeline: kStages stages of kept_floats each.
   long long kept_floats = 0;
   if (kKeepFloats > 0 && v.runs == 1) {
     kept_floats = unit_chunk(v) + 4 < kKeepFloats ? unit_chunk(v) + 4 : kKeepFloats;
-    const long long most = (smem_optin - 16384) / 4;  // room for the block's static arrays
+    const long long most = (smem_optin - 16384) / 4 / kStages;  // room for the static arrays
     if (kept_floats > most) kept_floats = most;
     kept_floats = kept_floats >= 4 ? kept_floats & ~3LL : 0;
   }
-  const int smem = static_cast<int>(kept_floats * 4);
+  const int smem = static_cast<int>(kept_floats * 4 * kStages);
   if (smem > smem_set) {
     if (cudaFuncSetAttribute(grid_norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;
@@ -761,9 +868,18 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   const std::optional<NormKind> kind = norm_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a normalisation problem", problem));
   require_translatable(g, Family::kReduceAxis, norm_generated_strategies(problem), "normalisation");
-  const bool vector = g.has("vector16-loads");
-  const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
-  const bool keep = g.has("keep-on-chip");
+  // cp-async-pipeline stages what is kept by cp.async (grid-split-row: units of later rounds; one
+  // unit a block: its chunks) and reads it as the kept copy, so it implies keeping; the rest of
+  // a unit takes the 16-byte path. (split-row keeps nothing between its kernels: the catalog
+  // declares the two incompatible.)
+  const bool pipeline = g.has("cp-async-pipeline");
+
+  const bool vector = pipeline || g.has("vector16-loads");
+  const int unroll = pipeline ? 2
+                     : vector ? g.knob("vector16-loads", "unroll")
+                              : g.knob("scalar-loads", "unroll");
+  const int stages = pipeline ? g.knob("cp-async-pipeline", "stages") : 1;
+  const bool keep = pipeline || g.has("keep-on-chip");
   const bool cluster = g.has("cluster-split-row");
   const bool split = g.has("split-row");
   const bool grid = g.has("grid-split-row");
@@ -777,7 +893,12 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                               : 1;
   // Two statistics take two passes unless one-pass is asked for (kept data is re-read on chip).
   const int passes = kind->two_statistics && !g.has("online-one-pass") ? 2 : 1;
-  const long long keep_floats = keep ? g.knob("keep-on-chip", "max_row_kib") * 256LL : 0;
+  // A stage without keep-on-chip's cap holds a whole unit, or what the device's shared memory
+  // allows (the host side decides).
+  const long long keep_floats = g.has("keep-on-chip")
+                                    ? g.knob("keep-on-chip", "max_row_kib") * 256LL
+                                : keep ? (1LL << 40)
+                                       : 0;
   // Where a segment starts and how its runs lie, from the problem's dims (kb1_norms.cpp's view).
   std::string view;
   if (kind->view == "rows")
@@ -825,7 +946,7 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                               "distributed shared memory",
                               parts)
                         : "a block per segment";
-    kernels = std::string(kSegmentPart) +
+    kernels = std::string(kSegmentPart) + (split ? "" : kCopyAsyncPart) +
               (split  ? kSplitKernels
                : grid ? kGridKernel
                       : kFusedKernel) +
@@ -854,6 +975,7 @@ constexpr bool kSplit = $SPLIT;   // units combine through global memory between
 constexpr bool kCluster = $CLUSTER;  // units are a cluster's blocks
 constexpr int kPasses = $PASSES;  // statistics passes before the map
 constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of a unit kept in shared memory
+constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1, or chunks); 1: none
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
 constexpr double kEps = 1e-5;
 
@@ -931,8 +1053,15 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$CLUSTER", cluster ? "true" : "false");
   replace_all(source, "$PASSES", std::to_string(kind->strided ? 1 : passes));
   replace_all(source, "$KEEP_FLOATS", std::to_string(kind->strided ? 0 : keep_floats));
+  replace_all(source, "$STAGES", std::to_string(stages));
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
-  replace_all(source, "$KEEP", keep ? ", the data kept on chip where it fits" : "");
+  replace_all(
+      source, "$KEEP",
+      pipeline ? fmt::format(", the kept data staged by cp.async ({} stages: rounds of units with "
+                             "grid-split-row, chunks of the unit otherwise)",
+                             stages)
+      : keep   ? ", the data kept on chip where it fits"
+               : "");
   return source;
 }
 

@@ -44,7 +44,9 @@ std::vector<Strategy> build_catalog() {
        {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
        R::kHbm,
        {{"stages", {2, 3, 4}}},
-       {}},
+       // What it stages stays on chip until used; split-row's units meet between kernels, so
+       // nothing staged would outlive them (the norms' split-row, the only one it could join).
+       {"split-row"}},
       {"tma-bulk",
        "load-path",
        "Hopper's tensor memory accelerator: bulk tile copies with an mbarrier, issued by one "
@@ -118,7 +120,7 @@ std::vector<Strategy> build_catalog() {
        "cluster can hold; groups of blocks take segments in rounds.",
        {F::kReduceAxis},
        R::kHbm,
-       {{"splits", {64, 128, 32, 16, 8, 132, 256}}, {"threads", {512, 1024, 256}}},
+       {{"splits", {64, 128, 32, 16, 8, 4, 2, 132, 256}}, {"threads", {512, 1024, 256}}},
        {}},
       {"cutlass-sm90",
        "work-mapping",

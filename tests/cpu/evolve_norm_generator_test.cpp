@@ -142,6 +142,25 @@ TEST(EvolveNormGenerator, GridSplitRowIsOnePersistentCooperativeLaunch) {
   EXPECT_EQ(s.find("cudaLaunchAttributeClusterDimension"), std::string::npos);
   // Two statistics without online-one-pass: two group waits per segment.
   EXPECT_NE(s.find("constexpr int kPasses = 2;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kStages = 1;"), std::string::npos);
+
+  // cp-async-pipeline: stages ahead, implied keeping (no keep-on-chip cap), one pass online.
+  const std::string p = generate_norm_candidate(
+      norm_genome({"cp-async-pipeline", "grid-split-row", "warp-shuffle", "online-one-pass"},
+                  {{"cp-async-pipeline.stages", 3}}),
+      "kb1-35-groupnorm");
+  EXPECT_NE(p.find("constexpr int kStages = 3;"), std::string::npos);
+  EXPECT_NE(p.find("constexpr long long kKeepFloats = 1099511627776;"), std::string::npos);
+  EXPECT_NE(p.find("constexpr int kPasses = 1;"), std::string::npos);
+  EXPECT_NE(p.find("cp.async.cg.shared.global"), std::string::npos);
+  EXPECT_NE(p.find("(3 stages: rounds"), std::string::npos);
+  // One unit a block: its chunks staged; split-row keeps nothing to stage (the catalog says so).
+  const std::string c = generate_norm_candidate(
+      norm_genome({"cp-async-pipeline", "cluster-split-row", "warp-shuffle", "online-one-pass"}),
+      "kb1-35-groupnorm");
+  EXPECT_NE(c.find("wait_copies_but(kStages - 1 - i)"), std::string::npos);
+  EXPECT_NE(c.find("constexpr int kStages = 2;"), std::string::npos);
+  EXPECT_FALSE(violations(norm_genome({"cp-async-pipeline", "split-row", "warp-shuffle"})).empty());
 }
 
 TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
@@ -161,6 +180,12 @@ TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
       {"kb1-35-groupnorm",
        norm_genome({"scalar-loads", "grid-split-row", "shared-tree", "online-one-pass"})},
       {"kb1-37-frobenius-norm", norm_genome({"scalar-loads", "grid-split-row", "shared-tree"})},
+      {"kb1-23-softmax",
+       norm_genome({"cp-async-pipeline", "grid-split-row", "shared-tree", "online-one-pass"})},
+      {"kb1-39-l2-norm",
+       norm_genome({"cp-async-pipeline", "grid-split-row", "warp-shuffle", "keep-on-chip"})},
+      {"kb1-34-instancenorm",
+       norm_genome({"cp-async-pipeline", "row-per-block", "shared-tree", "keep-on-chip"})},
       {"kb1-36-rmsnorm", norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-36-rmsnorm",
        norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},
