@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <map>
 
 #include "core/error.hpp"
@@ -67,19 +68,26 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
 }
 
 const StrategySet& pool_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads", "vector16-loads",  "element-per-thread",
-                                        "grid-stride",  "persistent-grid", "shared-tile"};
+  static const StrategySet generated = {"scalar-loads",  "vector16-loads",  "element-per-thread",
+                                        "grid-stride",   "persistent-grid", "shared-tile",
+                                        "register-sweep"};
   return generated;
 }
 
 const StrategySet& pool_generated_strategies(const std::string& problem) {
-  static const StrategySet without_tile = [] {
+  const auto without = [](std::initializer_list<const char*> names) {
     StrategySet s = pool_generated_strategies();
-    s.erase("shared-tile");
+    for (const char* n : names) s.erase(n);
     return s;
-  }();
+  };
+  // shared-tile stages 1-D and 2-D windows only; register-sweep also needs stride 1 (its ring
+  // completes one output row per input row).
+  static const StrategySet no_sweep = without({"register-sweep"});
+  static const StrategySet no_tile_or_sweep = without({"shared-tile", "register-sweep"});
   const std::optional<PoolWindow> window = pool_window_of(problem);
-  return window && window->dims > 2 ? without_tile : pool_generated_strategies();
+  if (!window) return pool_generated_strategies();
+  if (window->dims > 2) return no_tile_or_sweep;
+  return window->stride != 1 ? no_sweep : pool_generated_strategies();
 }
 
 PoolTile pool_tile_of(const Genome& g, const PoolWindow& w) {
@@ -112,6 +120,7 @@ std::string generate_pool_candidate(const Genome& g, const std::string& problem)
   if (!window) throw UsageError(fmt::format("{}: not a pooling problem", problem));
   require_translatable(g, Family::kPooling, pool_generated_strategies(), "pooling");
   if (g.has("shared-tile")) return generate_pool_tile_candidate(g, problem, *window);
+  if (g.has("register-sweep")) return generate_pool_sweep_candidate(g, problem, *window);
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const int run = vector ? 4 * unroll : unroll;

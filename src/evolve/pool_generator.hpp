@@ -5,9 +5,11 @@
 // axis. The strategies choose the run (scalar-loads: `unroll` outputs; vector16-loads: `unroll`
 // float4s of outputs, stored 16 bytes at a time where aligned) and the work mapping (a one-shot
 // grid: element-per-thread; a grid sized to the SMs that walks the outputs: grid-stride, or
-// persistent-grid; or shared-tile: a block stages its input band in shared memory and pools it in
-// two separable passes, pool_tile_generator.cpp); the knobs fill in the numbers. cp.async and TMA
-// have no generator here: such genomes are reported as failures without compiling anything.
+// persistent-grid; shared-tile: a block stages its input band in shared memory and pools it in
+// two separable passes, pool_tile_generator.cpp; or, for stride-1 windows, register-sweep: a thread
+// walks down a strip of output rows keeping row-pooled inputs in registers,
+// pool_sweep_generator.cpp); the knobs fill in the numbers. cp.async and TMA have no generator
+// here: such genomes are reported as failures without compiling anything.
 #pragma once
 
 #include <optional>
@@ -47,8 +49,15 @@ PoolTile pool_tile_of(const Genome& genome, const PoolWindow& window);
 std::string generate_pool_tile_candidate(const Genome& genome, const std::string& problem,
                                          const PoolWindow& window);
 
+// The register-sweep candidate (pool_sweep_generator.cpp): a thread computes `outputs` consecutive
+// outputs of one plane's row and walks down a strip of `rows` output rows (1-D: one row), each
+// input row read once into registers, pooled along it and kept in a ring of the window's height.
+// Stride-1 1-D and 2-D windows only; throws kiln::UsageError for others.
+std::string generate_pool_sweep_candidate(const Genome& genome, const std::string& problem,
+                                          const PoolWindow& window);
+
 // The strategies this generator implements; for `problem`, the search's allowed set (no
-// shared-tile for a 3-D window).
+// shared-tile for a 3-D window; register-sweep only for a stride-1 window of 1 or 2 dimensions).
 const StrategySet& pool_generated_strategies();
 const StrategySet& pool_generated_strategies(const std::string& problem);
 

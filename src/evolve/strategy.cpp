@@ -80,6 +80,19 @@ std::vector<Strategy> build_catalog() {
        R::kHbm,
        {{"threads", {256, 128, 512}}, {"outputs", {2, 1, 4}}, {"rows", {4, 1, 2, 8}}},
        {}},
+      {"register-sweep",
+       "work-mapping",
+       "For stride-1 windows: a thread owns a few consecutive output columns of one plane and "
+       "walks down a strip of output rows, reading each input row once straight from global "
+       "memory (neighbouring threads' overlapping columns hit L1), pooling it along the row in "
+       "registers and keeping the last window-height of row-pooled results in a register ring, "
+       "so each new input row completes one output row (max and sum are separable). Every input "
+       "is read from memory about once, with no shared memory and no barriers. For 1-D and 2-D "
+       "windows.",
+       {F::kPooling},
+       R::kHbm,
+       {{"threads", {256, 128, 512}}, {"outputs", {4, 2, 8, 1}}, {"rows", {32, 16, 64, 8}}},
+       {}},
       {"row-per-warp",
        "work-mapping",
        "A warp owns a row (or a reduced line): warp shuffles only, no shared memory; suits "

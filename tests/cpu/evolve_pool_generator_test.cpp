@@ -1,12 +1,15 @@
 // The pooling family's generator (issue 20) on the CPU: which problems it covers and their
 // windows, random genomes of its allowed set, that the source follows the genome and the problem,
-// and that every load path x work mapping compiles with nvcc and loads, on each pooling problem.
+// and that every load path x work mapping compiles with nvcc and loads, on each pooling problem
+// (shared-tile and register-sweep on the windows they take).
 // The GPU test (EvolveGpu.PoolingFamilyGeneratesCompilesAndIsJudged) judges them.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
 #include "evolve/pool_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -149,6 +153,75 @@ TEST(EvolvePoolGenerator, SharedTileCompilesAndLoads) {
         << problem << ": " << g.describe();
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
   }
+}
+
+// register-sweep: only stride-1 windows of 1 or 2 dimensions draw it, its constants follow the
+// knobs (rows only for 2-D; 16-byte loads only for runs of whole float4s), and other windows
+// are refused before anything compiles.
+TEST(EvolvePoolGenerator, RegisterSweepFollowsTheKnobsAndTheWindow) {
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-44-avgpool-1d"})
+    EXPECT_EQ(generated_strategies(problem).count("register-sweep"), 1u) << problem;
+  for (const char* problem : {"kb1-43-maxpool-3d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"})
+    EXPECT_EQ(generated_strategies(problem).count("register-sweep"), 0u) << problem;
+  EXPECT_EQ(generated_strategies("kb1-45-avgpool-2d").count("shared-tile"), 1u);
+  EXPECT_EQ(pool_generated_strategies().count("register-sweep"), 1u);
+
+  const Genome vector = genome_of(Family::kPooling, {"vector16-loads", "register-sweep"},
+                                  {{"register-sweep.threads", 512},
+                                   {"register-sweep.outputs", 8},
+                                   {"register-sweep.rows", 64}});
+  const std::string v = generate_pool_candidate(vector, "kb1-42-maxpool-2d");
+  EXPECT_NE(v.find("constexpr int kThreads = 512;"), std::string::npos);
+  EXPECT_NE(v.find("constexpr int kOutputs = 8;"), std::string::npos);
+  EXPECT_NE(v.find("constexpr int kRows = 64;"), std::string::npos);
+  EXPECT_NE(v.find("constexpr bool kVector = true;"), std::string::npos);
+  EXPECT_NE(v.find("kKernel = 4, kStride = 1, kPadding = 1, kDilation = 1"), std::string::npos);
+  EXPECT_EQ(v.find("__shared__"), std::string::npos);
+  EXPECT_EQ(v.find("__syncthreads"), std::string::npos);
+  // Runs of 2 outputs do not start on 16-byte boundaries: 4-byte loads, and the source says so.
+  const Genome pairs = genome_of(Family::kPooling, {"vector16-loads", "register-sweep"},
+                                 {{"register-sweep.outputs", 2}});
+  const std::string p = generate_pool_candidate(pairs, "kb1-44-avgpool-1d");
+  EXPECT_NE(p.find("constexpr bool kVector = false;"), std::string::npos);
+  EXPECT_NE(p.find("do not start on 16-byte boundaries"), std::string::npos);
+  EXPECT_NE(p.find("constexpr bool kMax = false;"), std::string::npos);
+  // A 1-D window has one row; the defaults are 256 threads of 4 outputs.
+  const Genome scalar = genome_of(Family::kPooling, {"scalar-loads", "register-sweep"},
+                                  {{"register-sweep.rows", 16}});
+  const std::string s = generate_pool_candidate(scalar, "kb1-41-maxpool-1d");
+  EXPECT_NE(s.find("constexpr int kRows = 1;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kThreads = 256;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kOutputs = 4;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr bool kVector = false;"), std::string::npos);
+  EXPECT_NE(s.find("kKernel = 8, kStride = 1, kPadding = 4, kDilation = 3"), std::string::npos);
+  EXPECT_NE(generate_pool_candidate(scalar, "kb1-42-maxpool-2d").find("constexpr int kRows = 16;"),
+            std::string::npos);
+  // Stride 11 and 3-D windows are refused, naming the problem.
+  for (const char* problem : {"kb1-45-avgpool-2d", "kb1-43-maxpool-3d", "kb1-46-avgpool-3d"}) {
+    EXPECT_THROW(generate_pool_candidate(scalar, problem), UsageError) << problem;
+    try {
+      (void)generate_pool_sweep_candidate(scalar, problem, pool_window_of(problem).value());
+      ADD_FAILURE() << problem << " was not refused";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(EvolvePoolGenerator, RegisterSweepCompilesAndLoads) {
+  const auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    return genome_of(Family::kPooling, std::move(strategies), std::move(knobs));
+  };
+  expect_compiles_and_loads(
+      "kiln_evolve_pool_sweep", "sweep",
+      {{"kb1-41-maxpool-1d", genome({"scalar-loads", "register-sweep"}, {})},
+       {"kb1-41-maxpool-1d", genome({"vector16-loads", "register-sweep"}, {})},
+       {"kb1-42-maxpool-2d", genome({"vector16-loads", "register-sweep"}, {})},
+       {"kb1-42-maxpool-2d", genome({"scalar-loads", "register-sweep"},
+                                    {{"register-sweep.outputs", 1}, {"register-sweep.rows", 8}})},
+       {"kb1-44-avgpool-1d",
+        genome({"vector16-loads", "register-sweep"}, {{"register-sweep.outputs", 8}})}},
+      generate_pool_candidate);
 }
 
 }  // namespace

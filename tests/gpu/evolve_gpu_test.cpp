@@ -213,6 +213,25 @@ TEST(EvolveGpu, PoolingSharedTileIsJudged) {
     expect_accepted(problem, "small", {{"tile-scalar", scalar}, {"tile-vector", vector}});
 }
 
+// register-sweep on the stride-1 windows at the small size: one output a thread (4-byte loads),
+// runs of 4 and 8 outputs with 16-byte loads, strips of 8 to 64 rows (2-D), the rows' end threads
+// on their checked path.
+TEST(EvolveGpu, PoolingRegisterSweepIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const auto sweep = [](const char* load, int threads, int outputs, int rows) {
+    return genome_of(Family::kPooling, {load, "register-sweep"},
+                     {{"register-sweep.threads", threads},
+                      {"register-sweep.outputs", outputs},
+                      {"register-sweep.rows", rows}});
+  };
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-44-avgpool-1d"})
+    expect_accepted(problem, "small",
+                    {{"sweep-1", sweep("scalar-loads", 128, 1, 8)},
+                     {"sweep-4", sweep("vector16-loads", 256, 4, 32)},
+                     {"sweep-8", sweep("vector16-loads", 512, 8, 64)},
+                     {"sweep-4s", sweep("scalar-loads", 256, 4, 16)}});
+}
+
 // The normalisation family on its ten problems (kb1-23, 24, 33-40) at the small size: each work
 // mapping, one- and two-pass statistics, kept and re-read data, both load paths and block
 // combines. L1 and L2 rows are 4095 long (unaligned rows: the vector path's heads and tails).
