@@ -87,9 +87,8 @@ std::vector<Strategy> build_catalog() {
        "memory (neighbouring threads' overlapping columns hit L1), pooling it along the row in "
        "registers and keeping the last window-height of row-pooled results in a register ring, "
        "so each new input row completes one output row (max and sum are separable). Every input "
-       "is read from memory about once, with no shared memory and no barriers. A 1-D window "
-       "slides along the row instead: the input columns of the current outputs stay in "
-       "registers and each step loads only the new ones. For 1-D and 2-D windows.",
+       "is read from memory about once, with no shared memory and no barriers. For 1-D and 2-D "
+       "windows.",
        {F::kPooling},
        R::kHbm,
        {{"threads", {256, 128, 512}}, {"outputs", {4, 2, 8, 1}}, {"rows", {32, 16, 64, 8}}},
