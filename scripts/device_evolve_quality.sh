@@ -5,8 +5,9 @@
 #              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
 #              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode
-#   sanitizer  compute-sanitizer memcheck on the evolved best kernels of SAN_PROBLEMS
-#              (evolve-set/screen/<problem>/best.cu, carried in) judged at size small
+#   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
+#              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
+#              ("problem=path ..."), each judged at size small
 # Usage: bash scripts/device_evolve_quality.sh compare sanitizer
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -70,14 +71,22 @@ print("\n".join(lines))
 PY
       ;;
     sanitizer)
+      # SAN_PROBLEMS' evolved best.cu, then SAN_SOURCES ("problem=path ..."), under each tool of
+      # SAN_TOOLS (memcheck; racecheck and synccheck for shared-memory and barrier code).
       mkdir -p "$o/sanitizer"
-      for p in $SAN_PROBLEMS; do
-        src=evolve-set/screen/$p/best.cu
+      pairs=()
+      for p in $SAN_PROBLEMS; do pairs+=("$p=evolve-set/screen/$p/best.cu"); done
+      for pair in ${SAN_SOURCES:-}; do pairs+=("$pair"); done
+      for pair in "${pairs[@]}"; do
+        p=${pair%%=*}; src=${pair#*=}
         [ -f "$src" ] || { echo "sanitizer: $src missing" | tee -a "$summary"; continue; }
-        timeout 150 compute-sanitizer --tool memcheck --target-processes all --report-api-errors no \
-          build/kiln bench candidate --problem "$p" --sizes small --source "$src" \
-          --build-dir /tmp/kiln-san -w 1 -n 2 --trials 1 --timeout 120 > "$o/sanitizer/$p.txt" 2>&1
-        echo "sanitizer memcheck $p: exit $? $(grep -h 'ERROR SUMMARY' "$o/sanitizer/$p.txt" | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' "$o/sanitizer/$p.txt" | tail -1)" | tee -a "$summary"
+        for tool in ${SAN_TOOLS:-memcheck}; do
+          log="$o/sanitizer/$p-$(basename "${src%.cu}")-$tool.txt"
+          timeout "${SAN_LIMIT:-150}" compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no \
+            build/kiln bench candidate --problem "$p" --sizes small --source "$src" \
+            --build-dir /tmp/kiln-san -w 1 -n 2 --trials 1 --timeout 120 > "$log" 2>&1
+          echo "sanitizer $tool $p $(basename "$src"): exit $? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' "$log" | tail -1)" | tee -a "$summary"
+        done
       done ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
