@@ -356,6 +356,37 @@ __device__ __forceinline__ void for_pieces(const View& v, long long s, long long
     e = run_end;
   }
 }
+// A block's unit of segment s: [g_lo, g_hi) of x (one run where kept) and its kept part
+// [g_lo, k_end), stored from sbase (g_lo rounded down to 16 bytes) in shared memory.
+struct Unit {
+  long long s, lo, hi, g_lo, g_hi, sbase, k_end;
+  bool keep;
+};
+__device__ __forceinline__ Unit unit_of(const View& v, long long s, long long lo, long long hi, long long kept_floats) {
+  Unit u{s, lo, hi, s * v.seg_stride + lo, 0, 0, 0, kept_floats > 0};
+  u.g_hi = u.g_lo + (hi - lo);
+  u.sbase = u.g_lo & ~3LL;
+  u.k_end = u.keep ? min(u.g_hi, u.sbase + kept_floats) : u.g_lo;
+  return u;
+}
+// What a statistics pass reads from x: the rest of a kept unit, or all of it, run by run.
+template <class F>
+__device__ __forceinline__ void visit_rest(const float* __restrict__ x, const View& v, const Unit& u, bool aligned, F&& f) {
+  if (u.keep)
+    visit<false, false>(x, nullptr, 0, u.k_end, u.g_hi, aligned, f);
+  else
+    for_pieces(v, u.s, u.lo, u.hi, [&](long long g0, long long g1) { visit<false, false>(x, nullptr, 0, g0, g1, aligned, f); });
+}
+// The map of a unit: its kept part from `kept`, the rest from x.
+__device__ __forceinline__ void map_unit(const float* __restrict__ x, const float* kept, float* __restrict__ y,
+                                         const View& v, const Unit& u, bool aligned, Factors f) {
+  if (u.keep) {
+    transform<true>(x, kept, u.sbase, y, u.g_lo, u.k_end, aligned, f);
+    transform<false>(x, kept, 0, y, u.k_end, u.g_hi, aligned, f);
+  } else {
+    for_pieces(v, u.s, u.lo, u.hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
+  }
+}
 )";
 
 // The cp.async helpers of the staged mappings.
@@ -427,10 +458,8 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   const long long k = blockIdx.x % kParts;  // the block's rank in its cluster
   const long long chunk = unit_chunk(v);
   const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
-  const bool keep = kept_floats > 0;
-  const long long g_lo = s * v.seg_stride + lo, g_hi = g_lo + (hi - lo);  // keep: one run
-  const long long sbase = g_lo & ~3LL;
-  const long long k_end = keep ? min(g_hi, sbase + kept_floats) : g_lo;  // kept: [g_lo, k_end)
+  const Unit u = unit_of(v, s, lo, hi, kept_floats);
+  const long long g_lo = u.g_lo, sbase = u.sbase, k_end = u.k_end;
   Context c{0.0f};
   Stat totals[kPasses];
   const double n = static_cast<double>(v.length);
@@ -438,7 +467,7 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
   for (int pass = 0; pass < kPasses; ++pass) {
     Stat mine = identity(pass);
     auto add_one = [&](float value) { add(mine, value, pass, c); };
-    if (keep && kStages > 1 && pass == 0) {
+    if (u.keep && kStages > 1 && pass == 0) {
       // The kept range staged by cp.async in kStages chunks, all issued up front; each chunk is
       // summed as it lands, the later ones still in flight.
       const long long chunk = ((k_end - sbase + kStages - 1) / kStages + 3) & ~3LL;
@@ -453,26 +482,17 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
         const long long c0 = min(k_end, sbase + i * chunk), c1 = min(k_end, c0 + chunk);
         visit<true, false>(x, kept, sbase, max(g_lo, c0), c1, aligned, add_one);
       }
-      visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
-    } else if (keep) {
+    } else if (u.keep) {  // the kept part: read from x and kept on the first pass
       if (pass > 0)
         visit<true, false>(x, kept, sbase, g_lo, k_end, aligned, add_one);
       else
         visit<false, true>(x, kept, sbase, g_lo, k_end, aligned, add_one);
-      visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
-    } else {
-      for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
     }
+    visit_rest(x, v, u, aligned, add_one);
     totals[pass] = parts_combine(block_combine(mine, pass), pass);
     if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
   }
-  const Factors f = finish(totals, n, c);
-  if (keep) {
-    transform<true>(x, kept, sbase, y, g_lo, k_end, aligned, f);
-    transform<false>(x, kept, 0, y, k_end, g_hi, aligned, f);
-  } else {
-    for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
-  }
+  map_unit(x, kept, y, v, u, aligned, finish(totals, n, c));
   if constexpr (kCluster) cg::this_cluster().sync();  // peers may still read this block's slots
 }
 )";
@@ -541,19 +561,11 @@ __global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __rest
   unsigned generation = 0;
   if constexpr (kStages > 1) {
     if (keep) {  // rounds pipelined through kStages stages of kept_floats each
-      // Unit k of segment s: [g_lo, g_hi) of x, kept part [g_lo, k_end) staged from sbase.
-      auto unit = [&](long long s, long long& g_lo, long long& g_hi, long long& sbase, long long& k_end) {
-        g_lo = s * v.seg_stride + lo;
-        g_hi = g_lo + (hi - lo);
-        sbase = g_lo & ~3LL;
-        k_end = min(g_hi, sbase + kept_floats);
-      };
-      long long g_lo, g_hi, sbase, k_end;
       for (int i = 0; i < kStages - 1; ++i) {
         const long long s = group + i * groups;
         if (s < v.segments) {
-          unit(s, g_lo, g_hi, sbase, k_end);
-          prefetch_unit(x, kept + i * kept_floats, sbase, k_end, aligned);
+          const Unit a = unit_of(v, s, lo, hi, kept_floats);
+          prefetch_unit(x, kept + i * kept_floats, a.sbase, a.k_end, aligned);
         }
         commit_copies();  // one group a round, empty or not, so the wait below counts rounds
       }
@@ -561,28 +573,26 @@ __global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __rest
       for (long long s = group; s < v.segments; s += groups, ++round) {
         const long long ahead = s + (kStages - 1) * groups;
         if (ahead < v.segments) {
-          unit(ahead, g_lo, g_hi, sbase, k_end);
-          prefetch_unit(x, kept + ((round + kStages - 1) % kStages) * kept_floats, sbase, k_end, aligned);
+          const Unit a = unit_of(v, ahead, lo, hi, kept_floats);
+          prefetch_unit(x, kept + ((round + kStages - 1) % kStages) * kept_floats, a.sbase, a.k_end, aligned);
         }
         commit_copies();
         wait_copies<kStages - 1>();  // this round's stage has landed (this thread's copies)
         __syncthreads();             // ... and every other thread's
         float* stage = kept + (round % kStages) * kept_floats;
-        unit(s, g_lo, g_hi, sbase, k_end);
+        const Unit u = unit_of(v, s, lo, hi, kept_floats);
         Context c{0.0f};
         Stat totals[kPasses];
 #pragma unroll
         for (int pass = 0; pass < kPasses; ++pass) {
           Stat mine = identity(pass);
           auto add_one = [&](float value) { add(mine, value, pass, c); };
-          visit<true, false>(x, stage, sbase, g_lo, k_end, aligned, add_one);
-          visit<false, false>(x, stage, 0, k_end, g_hi, aligned, add_one);
+          visit<true, false>(x, stage, u.sbase, u.g_lo, u.k_end, aligned, add_one);
+          visit_rest(x, v, u, aligned, add_one);
           totals[pass] = group_combine(block_combine(mine, pass), pass, partials, arrivals, group, k, generation);
           if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
         }
-        const Factors f = finish(totals, n, c);
-        transform<true>(x, stage, sbase, y, g_lo, k_end, aligned, f);
-        transform<false>(x, stage, 0, y, k_end, g_hi, aligned, f);
+        map_unit(x, stage, y, v, u, aligned, finish(totals, n, c));
         __syncthreads();  // the stage is read to the end before a later round's copies refill it
       }
       wait_copies<0>();
@@ -590,34 +600,24 @@ __global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __rest
     }
   }
   for (long long s = group; s < v.segments; s += groups) {
-    const long long g_lo = s * v.seg_stride + lo, g_hi = g_lo + (hi - lo);  // keep: one run
-    const long long sbase = g_lo & ~3LL;
-    const long long k_end = keep ? min(g_hi, sbase + kept_floats) : g_lo;  // kept: [g_lo, k_end)
+    const Unit u = unit_of(v, s, lo, hi, kept_floats);
     Context c{0.0f};
     Stat totals[kPasses];
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       Stat mine = identity(pass);
       auto add_one = [&](float value) { add(mine, value, pass, c); };
-      if (keep) {
+      if (u.keep) {  // the kept part: read from x and kept on the first pass
         if (pass > 0)
-          visit<true, false>(x, kept, sbase, g_lo, k_end, aligned, add_one);
+          visit<true, false>(x, kept, u.sbase, u.g_lo, u.k_end, aligned, add_one);
         else
-          visit<false, true>(x, kept, sbase, g_lo, k_end, aligned, add_one);
-        visit<false, false>(x, kept, 0, k_end, g_hi, aligned, add_one);
-      } else {
-        for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { visit<false, false>(x, kept, 0, g0, g1, aligned, add_one); });
+          visit<false, true>(x, kept, u.sbase, u.g_lo, u.k_end, aligned, add_one);
       }
+      visit_rest(x, v, u, aligned, add_one);
       totals[pass] = group_combine(block_combine(mine, pass), pass, partials, arrivals, group, k, generation);
       if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
     }
-    const Factors f = finish(totals, n, c);
-    if (keep) {
-      transform<true>(x, kept, sbase, y, g_lo, k_end, aligned, f);
-      transform<false>(x, kept, 0, y, k_end, g_hi, aligned, f);
-    } else {
-      for_pieces(v, s, lo, hi, [&](long long g0, long long g1) { transform<false>(x, kept, 0, y, g0, g1, aligned, f); });
-    }
+    map_unit(x, kept, y, v, u, aligned, finish(totals, n, c));
     __syncthreads();  // the kept copy is read to the end before the next segment fills it
   }
 }
