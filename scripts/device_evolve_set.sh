@@ -14,7 +14,8 @@
 #   versus PyTorch eager and the evolved best.cu of PATTERNS taking turns (ROUNDS, VERSUS_LIMIT)
 #   set    kiln evolve set on PATTERNS at SIZE, BUDGET per problem, POPULATION (16), TIMING
 #          (screen), into evolve-set/RUNS (runs), cut at SET_LIMIT seconds; POOL_FROM: pools to
-#          merge into evolve-set/pool.json first; PARALLEL problems searched at once (1)
+#          merge into evolve-set/pool.json first; PARALLEL problems searched at once (1); SEEDS: a
+#          seed list (`kiln evolve set --seeds`, e.g. scripts/probes/norm-grid.txt's winners)
 # Needs CUTLASS's headers for the matmul and attention candidates: pack them with
 #   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
 set -uo pipefail
@@ -55,7 +56,7 @@ for step in "$@"; do
       # shellcheck disable=SC2086
       timeout "$SET_LIMIT" build/kiln evolve set --problems $PATTERNS --size "$SIZE" \
         --budget "$BUDGET" --population "$POPULATION" --seed "${SEED:-1}" "${eager[@]}" \
-        --pool evolve-set/pool.json --out "evolve-set/$RUNS" -w 3 -n 10 --trials 2 --timeout 60 \
+        --pool evolve-set/pool.json ${SEEDS:+--seeds "$SEEDS"} --out "evolve-set/$RUNS" -w 3 -n 10 --trials 2 --timeout 60 \
         --timing "$TIMING" --parallel-problems "${PARALLEL:-1}" \
         > "$o/set-$(date +%H%M%S).txt" 2>&1
       echo "set exit $? (124: cut by SET_LIMIT; the next call resumes)" | tee -a "$summary"

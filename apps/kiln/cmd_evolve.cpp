@@ -32,6 +32,7 @@
 #include "evolve/export.hpp"
 #include "evolve/report_plot.hpp"
 #include "evolve/search.hpp"
+#include "evolve/seed_list.hpp"
 #include "evolve/set_summary.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
@@ -59,6 +60,7 @@ int list_strategies() {
 
 struct RunFlags {
   std::string problem, size = "small", out, pool, build_cache;
+  std::string seeds_file;  // --seeds: hand-picked genomes to start from
   // Printed before each line of a run's progress (`evolve set --parallel-problems`: the problem).
   std::string label;
   int parallel_problems = 1;  // `evolve set`: problems searched at once
@@ -138,6 +140,10 @@ int run_evolve(const RunFlags& f) {
                     f.problem));
   if (f.seed_naive && f.random)
     throw UsageError("--seed-naive and --random: the random baseline takes no seeds");
+  if (!f.seeds_file.empty() && f.random)
+    throw UsageError("--seeds and --random: the random baseline takes no seeds");
+  if (!f.seeds_file.empty() && f.seed_naive)
+    throw UsageError("--seeds and --seed-naive: --seed-naive starts from the naive kernel alone");
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
   {
@@ -208,8 +214,20 @@ int run_evolve(const RunFlags& f) {
   } else if (f.seed_naive) {
     seeds.push_back(evolve::naive_sum_genome());
   } else if (!f.random) {
-    seeds = evolve::pool_seeds(pool, key, *family, f.population / 2, f.problem, so.allowed,
-                               f.seed ^ 0x9e3779b97f4a7c15ull);
+    // --seeds' genomes for this problem first, then the pool's up to half the population.
+    if (!f.seeds_file.empty()) {
+      seeds = evolve::seeds_for(evolve::read_seed_list(f.seeds_file), f.seeds_file, f.problem,
+                                *family, so.allowed);
+      KILN_REQUIRE(static_cast<int>(seeds.size()) <= f.population,
+                   fmt::format("--seeds {}: {} genomes for {}, more than --population {}",
+                               f.seeds_file, seeds.size(), f.problem, f.population));
+      fmt::print("# {}{} seed(s) from {}\n", tag, seeds.size(), f.seeds_file);
+    }
+    const int from_pool = std::max(0, f.population / 2 - static_cast<int>(seeds.size()));
+    for (const evolve::Genome& g : evolve::pool_seeds(pool, key, *family, from_pool, f.problem,
+                                                      so.allowed, f.seed ^ 0x9e3779b97f4a7c15ull))
+      if (std::none_of(seeds.begin(), seeds.end(), [&](const evolve::Genome& s) { return s == g; }))
+        seeds.push_back(g);
   }
   nlohmann::json seeds_json = nlohmann::json::array();
   for (const evolve::Genome& g : seeds) seeds_json.push_back(g.to_json());
@@ -389,6 +407,13 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   if (names.empty())
     throw UsageError(fmt::format("--problems {}: none of the problems matched has a generator ({})",
                                  fmt::join(patterns, " "), evolve::generated_problems_text()));
+  // A seed list that does not fit a problem fails the set before any search starts.
+  if (!base.seeds_file.empty()) {
+    const std::vector<evolve::SeedLine> lines = evolve::read_seed_list(base.seeds_file);
+    for (const std::string& name : names)
+      (void)evolve::seeds_for(lines, base.seeds_file, name, *evolve::generated_family(name),
+                              evolve::generated_strategies(name));
+  }
   // Every problem's judge needs the GPU: without one the set fails once, not once per problem.
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
@@ -691,6 +716,12 @@ void register_evolve(CLI::App& app, Runner& run) {
                 "start from the reduction study's first kernel alone (interleaved addressing, "
                 "tree in global memory) instead of the pool and random genomes: the ladder test "
                 "(reduce-sum-int32)");
+  cmd->add_option("--seeds", f->seeds_file,
+                  "a list of genomes to start from, one a line: '<problem> <name> <genome JSON>' "
+                  "(# comments; the format of scripts/probes/*.txt); this problem's lines join "
+                  "the first population before the pool's seeds (a resumed run keeps the seeds "
+                  "it started with)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--resume", f->resume,
                 "continue the run in --out (its log is the checkpoint, written after every "
                 "evaluation)");
@@ -742,6 +773,9 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "log is resumed")
       ->required();
   set->add_option("--pool", sf->pool, "the strategy pool (default as for `evolve run`)");
+  set->add_option("--seeds", sf->seeds_file,
+                  "as for `evolve run`: each problem starts from its lines of the list")
+      ->check(CLI::ExistingFile);
   set->add_option("--torch-json", *torch_json,
                   "PyTorch eager's times from scripts/kb1_torch_eager.py on this device: adds the "
                   "speedup and the headroom to the summary");

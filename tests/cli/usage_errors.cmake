@@ -43,6 +43,13 @@ expect_usage_error("--parallel-problems: Value 9 not in range" evolve set --prob
 expect_usage_error("--resume" evolve run --problem kb1-19-relu --resume --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--seed-naive: only for whole-array sums" evolve run --problem kb1-19-relu --seed-naive --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("reduce-sum-int32 accepts 1e6, 1e8, 1e9" evolve run --problem reduce-sum-int32 --size small --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+# --seeds: a file that is not there, one that does not fit the problem (checked for the whole set
+# before any search), and the random baseline, which takes no seeds.
+set(seed_list ${CMAKE_CURRENT_BINARY_DIR}/evolve-seeds.txt)
+file(WRITE ${seed_list} "# a reduce-axis genome for a map problem\nkb1-19-relu wrong {\"family\":\"reduce-axis\",\"strategies\":[\"row-per-block\",\"shared-tree\",\"scalar-loads\"]}\n")
+expect_usage_error("--seeds: File does not exist" evolve run --problem kb1-19-relu --seeds ${CMAKE_CURRENT_BINARY_DIR}/no-such-seeds.txt --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+expect_usage_error("evolve-seeds.txt:2 (kb1-19-relu wrong): a reduce-axis genome, but kb1-19-relu is a map problem" evolve set --problems kb1-19-relu --seeds ${seed_list} --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
+expect_usage_error("--seeds and --random" evolve run --problem kb1-19-relu --random --seeds ${seed_list} --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--torch-json" bench suite -g 1 --problems kb1-19-relu --torch-json /nonexistent/torch.json)
 expect_usage_error("--json-per-source" bench candidate --problem kb1-19-relu --source a.cu --source b.cu --json out.json)
 expect_usage_error("choose one" bench candidate --problem kb1-19-relu --source a.cu --json out.json --json-per-source)
