@@ -34,6 +34,9 @@ std::optional<PoolWindow> pool_window_of(const std::string& problem);
 // read into batch, channels, depth, height and width).
 std::string pool_axis_source();
 std::string pool_entry_opening();
+// The includes and the window's constants (kMax, kDims, kKernel, kStride, kPadding, kDilation)
+// every pooling candidate opens with.
+std::string pool_window_constants(const PoolWindow& window);
 
 // shared-tile's block (pool_tile_generator.cpp): `threads` threads compute `rows` output rows
 // (1 for a 1-D window) of `width` = threads x outputs consecutive outputs, from an input band of

@@ -43,18 +43,7 @@ std::string generate_pool_sweep_candidate(const Genome& g, const std::string& pr
 // output row. Blocks of {threads} threads, a one-shot grid; no shared memory, no barriers.
 // {path}.
 // The load path's unroll knob is not used (the window fixes the unrolling), nor is persistent-grid.
-#include <cuda_runtime.h>
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-
-#include "kiln/candidate.h"
-
-constexpr bool kMax = {max};  // max pooling, else average (count_include_pad)
-constexpr int kDims = {dims};  // spatial axes pooled (the innermost ones)
-constexpr int kKernel = {kernel}, kStride = {stride}, kPadding = {padding}, kDilation = {dilation};
-constexpr int kThreads = {threads};
+{head}constexpr int kThreads = {threads};
 constexpr int kOutputs = {outputs};  // consecutive outputs a thread
 constexpr int kRows = {rows};  // output rows a thread walks down
 constexpr bool kVector = {vector};  // 16-byte loads and stores where the rows allow
@@ -216,10 +205,8 @@ __global__ void __launch_bounds__(kThreads)
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("threads", threads), fmt::arg("outputs", outputs), fmt::arg("rows", rows),
-      fmt::arg("vector", vector), fmt::arg("path", path), fmt::arg("max", window.max),
-      fmt::arg("dims", window.dims), fmt::arg("kernel", window.kernel),
-      fmt::arg("stride", window.stride), fmt::arg("padding", window.padding),
-      fmt::arg("dilation", window.dilation));
+      fmt::arg("vector", vector), fmt::arg("path", path),
+      fmt::arg("head", pool_window_constants(window)));
 }
 
 }  // namespace kiln::evolve

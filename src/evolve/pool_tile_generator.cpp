@@ -27,18 +27,7 @@ std::string generate_pool_tile_candidate(const Genome& g, const std::string& pro
 // A block of {threads} threads computes {rows} output row(s) x {width} outputs of one plane from
 // an input band of {rows_in} x {span} staged in shared memory ({loads} loads), pooled along the
 // rows, then across them.
-#include <cuda_runtime.h>
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-
-#include "kiln/candidate.h"
-
-constexpr bool kMax = {max};  // max pooling, else average (count_include_pad)
-constexpr int kDims = {dims};  // spatial axes pooled (the innermost ones)
-constexpr int kKernel = {kernel}, kStride = {stride}, kPadding = {padding}, kDilation = {dilation};
-constexpr int kThreads = {threads};
+{head}constexpr int kThreads = {threads};
 constexpr int kRows = {rows};       // output rows a block
 constexpr int kWidth = {width};     // outputs a row a block
 constexpr int kSpan = {span};       // input columns they read
@@ -136,10 +125,8 @@ __global__ void __launch_bounds__(kThreads)
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("threads", t.threads), fmt::arg("rows", t.rows), fmt::arg("width", t.width),
       fmt::arg("span", t.span), fmt::arg("rows_in", t.rows_in), fmt::arg("shared", t.shared_bytes),
-      fmt::arg("loads", vector ? "16-byte" : "4-byte"), fmt::arg("max", window.max),
-      fmt::arg("dims", window.dims), fmt::arg("kernel", window.kernel),
-      fmt::arg("stride", window.stride), fmt::arg("padding", window.padding),
-      fmt::arg("dilation", window.dilation),
+      fmt::arg("loads", vector ? "16-byte" : "4-byte"),
+      fmt::arg("head", pool_window_constants(window)),
       fmt::arg(
           "load",
           vector
