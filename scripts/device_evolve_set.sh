@@ -52,6 +52,13 @@ for step in "$@"; do
         # shellcheck disable=SC2086
         build/kiln evolve merge-pools evolve-set/pool.json $POOL_FROM --out evolve-set/pool.json | tail -1 | tee -a "$summary"
       fi
+      # Prebuilt CUTLASS sm90 units (scripts/prebuild_sm90_units.sh evolve-set/sm90-units) join
+      # the set's build cache, so a configuration met for the first time is not compiled here.
+      if [ -d evolve-set/sm90-units/units ]; then
+        mkdir -p "evolve-set/$RUNS/build-cache/units"
+        cp -n evolve-set/sm90-units/units/*.o "evolve-set/$RUNS/build-cache/units/" 2> /dev/null
+        echo "prebuilt units: $(ls evolve-set/sm90-units/units/*.o 2> /dev/null | wc -l)" | tee -a "$summary"
+      fi
       eager=(); [ -f evolve-set/eager.json ] && eager=(--torch-json evolve-set/eager.json)
       # shellcheck disable=SC2086
       timeout "$SET_LIMIT" build/kiln evolve set --problems $PATTERNS --size "$SIZE" \
