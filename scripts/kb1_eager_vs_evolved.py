@@ -24,6 +24,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kb1_torch_eager as eager  # noqa: E402
+import verdict_rows  # noqa: E402
 
 
 def judge(args, problem, source, json_path, compile_only=False):
@@ -40,17 +41,7 @@ def judge(args, problem, source, json_path, compile_only=False):
         raise RuntimeError(f"kiln bench candidate exit {done.returncode}: {done.stderr[-400:]}")
     with open(json_path) as f:
         doc = json.load(f)
-
-    def rows(x):
-        if isinstance(x, dict):
-            if "solution_us" in x:
-                yield x
-            for v in x.values():
-                yield from rows(v)
-        elif isinstance(x, list):
-            for v in x:
-                yield from rows(v)
-    found = [r for r in rows(doc) if r.get("size") == args.size]
+    found = [r for r in verdict_rows.rows(doc) if r.get("size") == args.size]
     if not found:
         raise RuntimeError(f"no {args.size} row in {json_path}")
     return found[0]

@@ -23,19 +23,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict_rows import rows as rows_of  # noqa: E402  every row of a kiln JSON document
+
 LIBRARIES = ("cublas", "cub")
-
-
-def rows_of(doc):
-    """Every result row (a dict with solution_us) anywhere in a kiln JSON document."""
-    if isinstance(doc, dict):
-        if "solution_us" in doc:
-            yield doc
-        for value in doc.values():
-            yield from rows_of(value)
-    elif isinstance(doc, list):
-        for value in doc:
-            yield from rows_of(value)
 
 
 def run_json(command, json_path, timeout, env=None):

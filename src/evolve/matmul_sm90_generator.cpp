@@ -60,7 +60,23 @@ using Mainloop = cutlass::gemm::collective::CollectiveMma<
 }  // namespace
 
 std::string tf32_split_helpers() {
-  return R"(// The problem's dimension `name` (0 when absent).
+  return R"(// The split operands (and partial sums) live in one workspace, kept between calls and
+// grown when a call needs more; false when it cannot be had.
+static bool split_workspace(size_t floats, float** out) {
+  static float* workspace = nullptr;
+  static size_t capacity = 0;
+  if (floats > capacity) {
+    cudaFree(workspace);
+    workspace = nullptr;
+    capacity = 0;
+    if (cudaMalloc(&workspace, floats * sizeof(float)) != cudaSuccess) return false;
+    capacity = floats;
+  }
+  *out = workspace;
+  return true;
+}
+
+// The problem's dimension `name` (0 when absent).
 static long long dim(const KilnCandidateArgs* a, const char* name) {
   for (int i = 0; i < a->num_dims; ++i)
     if (std::strcmp(a->dim_names[i], name) == 0) return a->dims[i];
@@ -256,10 +272,6 @@ __global__ void sum_slices(const float* __restrict__ part, float* __restrict__ C
   }
 }
 
-// A' and B' (and the slices' partial sums), kept between calls and grown when needed.
-static float* workspace = nullptr;
-static size_t workspace_floats = 0;
-
 $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // With plain accumulation a slice is at most $MAX_SLICE deep (0: no bound): wgmma truncates as
   // it accumulates, and over 3k = 24576 positive terms that came to 1.3e-4 (rejected), over
@@ -282,13 +294,8 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   const size_t b_floats = static_cast<size_t>(batch * np * 3 * kp);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
-  if (need > workspace_floats) {
-    cudaFree(workspace);
-    workspace = nullptr;
-    workspace_floats = 0;
-    if (cudaMalloc(&workspace, need * sizeof(float)) != cudaSuccess) return 6;
-    workspace_floats = need;
-  }
+  float* workspace = nullptr;  // A' and B' (and the slices' partial sums)
+  if (!split_workspace(need, &workspace)) return 6;
   float* a_cat = workspace;
   float* b_cat = workspace + a_floats;
   float* part = direct ? C : b_cat + b_floats;

@@ -355,9 +355,8 @@ static void plan(long long nt, long long slice_blocks, std::vector<Group>& group
                    [](const Group& x, const Group& y) { return x.len > y.len; });
 }
 
-// A', B', the padded target, the slices' parts and the sums table, kept between calls.
-static float* workspace = nullptr;
-static size_t workspace_floats = 0;
+// The slice sums table on the device, kept between calls (A', B', the padded target and the
+// slices' parts live in split_workspace).
 static int* sums_device = nullptr;
 static std::vector<int> sums_uploaded;
 
@@ -381,13 +380,8 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   const size_t a_floats = static_cast<size_t>(np * 3 * np);
   const size_t t_floats = direct ? 0 : static_cast<size_t>(np * np);
   const size_t need = 2 * a_floats + t_floats + static_cast<size_t>(units) * kBlock * kBlock;
-  if (need > workspace_floats) {
-    cudaFree(workspace);
-    workspace = nullptr;
-    workspace_floats = 0;
-    if (cudaMalloc(&workspace, need * sizeof(float)) != cudaSuccess) return 6;
-    workspace_floats = need;
-  }
+  float* workspace = nullptr;
+  if (!split_workspace(need, &workspace)) return 6;
   float* a3 = workspace;
   float* b3 = a3 + a_floats;
   float* target = direct ? C : b3 + a_floats;
