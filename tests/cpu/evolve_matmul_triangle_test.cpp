@@ -109,7 +109,8 @@ TEST(EvolveMatmulTriangle, PlanCoversTheTriangleExactly) {
           "#define __device__\n#define __forceinline__ inline\n" +
           cut(source, "constexpr long long kBlock", "// Plain wgmma accumulation") +
           cut(source, "// Whether the operand block", "// Element (row, c) of an operand") +
-          cut(source, "// One group of the grouped GEMM", "// The slice sums table on the device") + R"(
+          cut(source, "// One group of the grouped GEMM", "// The slice sums table on the device") +
+          R"(
 int main() {
   int failures = 0;
   const auto fail = [&](const char* what, long long a, long long b, long long c) {
