@@ -94,8 +94,16 @@ std::string default_pool() {
   return base + "/kiln/strategy_pool.json";
 }
 
-// The problem's pool key on this GPU: its category, the binding resource and size class of its
-// roofline on the GPU's spec ceilings, fp32, the architecture.
+// The pool at `path` (missing: empty), older entries' categories refined with their problems'
+// kinds.
+evolve::StrategyPool load_pool(const std::string& path) {
+  evolve::StrategyPool pool = evolve::StrategyPool::load(path);
+  pool.refine_categories([](const std::string& problem) { return evolve::problem_kind(problem); });
+  return pool;
+}
+
+// The problem's pool key on this GPU: its category (with the problem's kind), the binding resource
+// and size class of its roofline on the GPU's spec ceilings, fp32, the architecture.
 evolve::PoolKey pool_key(const RunFlags& f) {
   const bench::Problem* problem =
       bench::select_problems(problems::problem_registry(), {f.problem}, "--problem").front();
@@ -107,7 +115,9 @@ evolve::PoolKey pool_key(const RunFlags& f) {
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   const auto profile = core::profile_for_device_name(prop.name);
-  evolve::PoolKey key{bench::category_name(problem->category()), "memory", "large",
+  const std::string kind = evolve::problem_kind(f.problem);
+  evolve::PoolKey key{bench::category_name(problem->category()) + (kind.empty() ? "" : "/" + kind),
+                      "memory", "large",
                       core::dtype_name(problem->fixed_dtype().value_or(core::DType::kFp32)),
                       fmt::format("sm_{}{}", prop.major, prop.minor)};
   if (profile) {
@@ -202,7 +212,7 @@ int run_evolve(const RunFlags& f) {
       eo, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   // Seeds from the strategy pool: what worked on this problem's nearest neighbours.
   const std::string pool_path = f.pool.empty() ? default_pool() : f.pool;
-  evolve::StrategyPool pool = evolve::StrategyPool::load(pool_path);
+  evolve::StrategyPool pool = load_pool(pool_path);
   const evolve::PoolKey key = pool_key(f);
   // A resumed run takes the seeds its first part took (the pool may have changed since), so
   // that it retraces the same path.
@@ -366,7 +376,7 @@ int run_evolve(const RunFlags& f) {
   if (!f.random) {
     static std::mutex pool_file;
     const std::lock_guard hold(pool_file);
-    evolve::StrategyPool latest = evolve::StrategyPool::load(pool_path);
+    evolve::StrategyPool latest = load_pool(pool_path);
     for (const auto& [cell, individual] : result.archive)
       if (!rejected_by_confirmation.count(individual.genome.hash()))  // the verdict stands
         latest.add({key, individual.genome, individual.evaluation.fitness(), 0.0, f.problem});
@@ -627,7 +637,7 @@ void register_evolve(CLI::App& app, Runner& run) {
     run = [merge](const Invocation&) {
       evolve::StrategyPool merged;
       for (const std::string& path : merge->first) {
-        const evolve::StrategyPool pool = evolve::StrategyPool::load(path);
+        const evolve::StrategyPool pool = load_pool(path);
         fmt::print("# {}: {} entries\n", path, pool.size());
         merged.merge(pool);
       }

@@ -55,6 +55,23 @@ std::optional<Family> generated_family(const std::string& problem) {
   return std::nullopt;
 }
 
+std::string problem_kind(const std::string& problem) {
+  if (map_expression(problem)) return "map";
+  if (const std::optional<std::string> blas2 = blas2_kind_of(problem)) return *blas2;
+  if (middle_reduction_of(problem)) return "middle-reduction";
+  if (whole_sum_element(problem)) return "whole-sum";
+  if (const std::optional<NormKind> norm = norm_kind_of(problem)) return "norm-" + norm->view;
+  if (const std::optional<LossKind> loss = loss_kind_of(problem))
+    return loss->per_row ? "loss-rows" : "loss-elements";
+  if (scan_kind_of(problem)) return "scan";
+  if (const std::optional<MatmulKind> matmul = matmul_kind_of(problem))
+    return matmul->triangle ? "matmul-triangle" : "matmul-" + matmul->shape;
+  if (is_attention_problem(problem)) return "attention";
+  if (const std::optional<PoolWindow> window = pool_window_of(problem))
+    return fmt::format("pool-{}d-stride{}", window->dims, window->stride == 1 ? "1" : "n");
+  return "";
+}
+
 const StrategySet& generated_strategies(const std::string& problem) {
   const std::optional<Family> family = generated_family(problem);
   if (!family)

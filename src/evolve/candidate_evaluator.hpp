@@ -61,6 +61,12 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
 
 // The source a genome becomes for `problem` (by the problem's family's generator).
 std::string generate_candidate(const Genome& genome, const std::string& problem);
+// The problem's kind within its family, for the strategy pool's category (PoolKey::category is
+// "<bench category>/<kind>"): problems of a kind have the same data layout and work shape, so one's
+// best strategies are the next one's best seeds (sum and min over a middle dimension, softmax and
+// log-softmax over rows), where a family mixes shapes whose winners differ (a row norm's cluster
+// split is a poor seed for a middle-dimension sum). Empty for a problem without a generator.
+std::string problem_kind(const std::string& problem);
 // The problems with a generator, in words (for the "no generator" usage error).
 std::string generated_problems_text();
 // The family of a problem kiln can generate kernels for; none otherwise.

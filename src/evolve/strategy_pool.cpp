@@ -31,33 +31,63 @@ void StrategyPool::merge(const StrategyPool& other) {
   for (const PoolEntry& e : other.entries_) add(e);
 }
 
+namespace {
+
+// The category without its kind: "single-gpu/middle-reduction" -> "single-gpu".
+std::string coarse_category(const std::string& category) {
+  return category.substr(0, category.find('/'));
+}
+
+}  // namespace
+
 std::vector<Genome> StrategyPool::retrieve(const PoolKey& key, Family family, int count,
                                            const std::string& problem) const {
-  // Match levels: the same problem (-1), all five fields, then without arch, dtype, size class,
-  // binding in turn.
+  // Match levels among other problems' entries: all five fields, then without arch, dtype, size
+  // class, binding in turn; last the category's coarse part alone (another kind of the family).
   const auto matches = [&](const PoolEntry& e, int level) {
     const PoolKey& k = e.key;
-    if (level < 0) return !problem.empty() && e.problem == problem;
+    if (level >= 5) return coarse_category(k.category) == coarse_category(key.category);
     return k.category == key.category && (level >= 4 || k.binding == key.binding) &&
            (level >= 3 || k.size_class == key.size_class) && (level >= 2 || k.dtype == key.dtype) &&
            (level >= 1 || k.arch == key.arch);
   };
   std::vector<Genome> out;
-  for (int level = -1; level <= 4 && static_cast<int>(out.size()) < count; ++level) {
+  // Adds the best of `keep`'s entries of the family until `out` holds `limit`.
+  const auto take = [&](const auto& keep, int limit) {
     std::vector<const PoolEntry*> found;
     for (const PoolEntry& e : entries_)
-      if (e.genome.family == family && matches(e, level)) found.push_back(&e);
+      if (e.genome.family == family && keep(e)) found.push_back(&e);
     std::sort(found.begin(), found.end(), [](const PoolEntry* a, const PoolEntry* b) {
       return a->fitness != b->fitness ? a->fitness > b->fitness
                                       : a->genome.hash() < b->genome.hash();
     });
     for (const PoolEntry* e : found) {
-      if (static_cast<int>(out.size()) >= count) break;
+      if (static_cast<int>(out.size()) >= limit) break;
       if (std::none_of(out.begin(), out.end(), [&](const Genome& g) { return g == e->genome; }))
         out.push_back(e->genome);
     }
-  }
+  };
+  const auto own = [&](const PoolEntry& e) { return !problem.empty() && e.problem == problem; };
+  // The problem's own best first, but at most half: a run that found a local optimum would
+  // otherwise seed itself with it alone and never meet what its neighbours found.
+  take(own, (count + 1) / 2);
+  for (int level = 0; level <= 5; ++level)
+    take([&](const PoolEntry& e) { return !own(e) && matches(e, level); }, count);
+  take(own, count);  // too few neighbours: the rest of its own
   return out;
+}
+
+void StrategyPool::refine_categories(
+    const std::function<std::string(const std::string& problem)>& kind_of) {
+  std::vector<PoolEntry> entries;
+  entries.swap(entries_);
+  for (PoolEntry& e : entries) {
+    if (e.key.category.find('/') == std::string::npos) {
+      const std::string kind = kind_of(e.problem);
+      if (!kind.empty()) e.key.category += "/" + kind;
+    }
+    add(e);  // two entries that now share a key keep the better fitness
+  }
 }
 
 std::vector<Genome> pool_seeds(const StrategyPool& pool, const PoolKey& key, Family family,

@@ -1,11 +1,14 @@
 // The strategy pool (issue 20): what worked, kept across runs for retrieval. Entries are keyed by
 // (problem category, binding resource, size class, dtype, architecture) and hold genomes with
-// their measured fitness (U) and speedup. Retrieval takes what was measured on the same problem
-// first (a category holds problems whose best kernels differ: a softmax winner is a poor batch-norm
-// seed), then backs off field by field (architecture first, then dtype, size class, binding), so
-// a new problem starts from what worked on its nearest neighbours. A JSON file (the CLI's --pool).
+// their measured fitness (U) and speedup. The category is "<bench category>/<kind>", the kind
+// naming the problem's shape within its family (evolve::problem_kind: "middle-reduction",
+// "norm-rows", "pool-1d-stride1", ...). Retrieval takes what was measured on the same problem first
+// (up to half), then other problems' entries backing off field by field (architecture first, then
+// dtype, size class, binding, last the kind), so a run starts from what worked on it and on its
+// nearest neighbours. A JSON file (the CLI's --pool).
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,7 +18,7 @@
 namespace kiln::evolve {
 
 struct PoolKey {
-  std::string category;    // e.g. "single-gpu"
+  std::string category;    // e.g. "single-gpu/middle-reduction"
   std::string binding;     // "memory", "compute"
   std::string size_class;  // "small" / "large" (by T_roof: below or above 100 us)
   std::string dtype;       // "fp32"
@@ -38,10 +41,14 @@ class StrategyPool {
   void add(const PoolEntry& entry);
   // Every entry of `other` added as by add(): pools of separate runs become one.
   void merge(const StrategyPool& other);
-  // Up to `count` genomes of `family` for `key`, best first: first those measured on `problem`
-  // itself (any key), then backing off as described above. `problem` empty: no preference.
+  // Up to `count` genomes of `family` for `key`: the best measured on `problem` itself (any key)
+  // up to half of `count`, then other problems' best backing off as described above, then more of
+  // the problem's own if still short. `problem` empty: no preference.
   std::vector<Genome> retrieve(const PoolKey& key, Family family, int count,
                                const std::string& problem = "") const;
+  // Entries written before categories had kinds ("single-gpu") get "/" + kind_of(problem) (left
+  // alone where kind_of answers ""), so an older pool's measurements are retrieved by kind too.
+  void refine_categories(const std::function<std::string(const std::string& problem)>& kind_of);
   std::size_t size() const { return entries_.size(); }
 
   nlohmann::json to_json() const;

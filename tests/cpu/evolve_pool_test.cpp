@@ -2,12 +2,14 @@
 // retrieval orders by fitness and backs off field by field, files round-trip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include "core/error.hpp"
+#include "evolve/candidate_evaluator.hpp"
 #include "evolve/strategy_pool.hpp"
 
 namespace kiln::evolve {
@@ -113,6 +115,101 @@ TEST(EvolvePool, TheProblemsOwnEntriesComeFirstAndSeedsFitTheGenerator) {
   EXPECT_EQ(
       pool_seeds(pool, key("memory", "sm_90"), Family::kReduceAxis, 2, "kb1-23-softmax", {}, 7)[0],
       softmax_best);
+}
+
+PoolKey kind_key(const std::string& kind) {
+  return {"single-gpu/" + kind, "memory", "large", "fp32", "sm_90"};
+}
+
+// The set run of docs/results/2026-11-25-grid-split: sum over a middle dimension had six entries
+// of its own (best 0.842) and was seeded with them alone, while min over the same dimension had
+// found a configuration at 0.871. Its own entries now fill half the seeds at most, and a
+// neighbour of its kind comes before other kinds, however high their U.
+TEST(EvolvePool, OwnEntriesFillHalfAndNeighboursOfTheKindComeNext) {
+  Rng rng(11);
+  std::vector<Genome> g;
+  while (g.size() < 8) {
+    const Genome candidate = random_genome(Family::kReduceAxis, rng);
+    if (std::find(g.begin(), g.end(), candidate) == g.end()) g.push_back(candidate);
+  }
+  StrategyPool pool;
+  for (int i = 0; i < 5; ++i)
+    pool.add({kind_key("middle-reduction"), g[i], 0.70 + 0.02 * i, 1.0, "kb1-47-sum-reduction"});
+  pool.add({kind_key("middle-reduction"), g[5], 0.871, 1.1, "kb1-53-min-reduction"});
+  pool.add({kind_key("loss-elements"), g[6], 0.958, 3.2, "kb1-94-mse-loss"});
+  pool.add({{"collective", "memory", "large", "fp32", "sm_90"}, g[7], 0.99, 1.0, "allreduce"});
+  const std::vector<Genome> four =
+      pool.retrieve(kind_key("middle-reduction"), Family::kReduceAxis, 4, "kb1-47-sum-reduction");
+  ASSERT_EQ(four.size(), 4u);
+  EXPECT_EQ(four[0], g[4]);  // its own best two
+  EXPECT_EQ(four[1], g[3]);
+  EXPECT_EQ(four[2], g[5]);  // the same kind's, though below the loss's U
+  EXPECT_EQ(four[3], g[6]);  // another kind of the same bench category
+  // Ten asked for: its five (half), the two neighbours, never another bench category's.
+  const std::vector<Genome> all =
+      pool.retrieve(kind_key("middle-reduction"), Family::kReduceAxis, 10, "kb1-47-sum-reduction");
+  ASSERT_EQ(all.size(), 7u);
+  EXPECT_EQ(all[4], g[0]);
+  EXPECT_EQ(all[5], g[5]);
+  // Three asked for with one neighbour in the category: its own two, the neighbour, no more own
+  // until the neighbours run out.
+  StrategyPool lonely;
+  for (int i = 0; i < 5; ++i)
+    lonely.add({kind_key("middle-reduction"), g[i], 0.70 + 0.02 * i, 1.0, "kb1-47-sum-reduction"});
+  lonely.add({kind_key("middle-reduction"), g[5], 0.871, 1.1, "kb1-53-min-reduction"});
+  const std::vector<Genome> five =
+      lonely.retrieve(kind_key("middle-reduction"), Family::kReduceAxis, 5, "kb1-47-sum-reduction");
+  EXPECT_EQ(five, (std::vector<Genome>{g[4], g[3], g[2], g[5], g[1]}));
+  EXPECT_EQ(std::count(all.begin(), all.end(), g[7]), 0);
+  // One asked for: its own best.
+  EXPECT_EQ(
+      pool.retrieve(kind_key("middle-reduction"), Family::kReduceAxis, 1, "kb1-47-sum-reduction"),
+      std::vector<Genome>{g[4]});
+}
+
+// A pool written before kinds: its entries take their problems' kinds, once, and entries that
+// then share a key keep the better fitness; a problem without a kind keeps its category.
+TEST(EvolvePool, OlderCategoriesAreRefinedWithTheProblemsKinds) {
+  Rng rng(12);
+  const Genome a = random_genome(Family::kReduceAxis, rng);
+  StrategyPool pool;
+  pool.add({key("memory", "sm_90"), a, 0.6, 1.0, "kb1-47-sum-reduction"});
+  pool.add({kind_key("middle-reduction"), a, 0.8, 1.0, "kb1-47-sum-reduction"});
+  pool.add({key("memory", "sm_90"), a, 0.5, 1.0, "allreduce"});
+  pool.refine_categories([](const std::string& problem) { return problem_kind(problem); });
+  pool.refine_categories([](const std::string& problem) { return problem_kind(problem); });
+  ASSERT_EQ(pool.size(), 2u);
+  const nlohmann::json j = pool.to_json();
+  std::map<std::string, std::string> category;
+  std::map<std::string, double> fitness;
+  for (const auto& e : j.at("entries")) {
+    category[e.at("problem")] = e.at("category");
+    fitness[e.at("problem")] = e.at("fitness");
+  }
+  EXPECT_EQ(category["kb1-47-sum-reduction"], "single-gpu/middle-reduction");
+  EXPECT_DOUBLE_EQ(fitness["kb1-47-sum-reduction"], 0.8);
+  EXPECT_EQ(category["allreduce"], "single-gpu");
+}
+
+// Kinds group problems of one shape: the pairs that should seed each other share one, the
+// shapes whose winners differ do not.
+TEST(EvolvePool, ProblemKindsGroupProblemsOfOneShape) {
+  EXPECT_EQ(problem_kind("kb1-47-sum-reduction"), problem_kind("kb1-53-min-reduction"));
+  EXPECT_EQ(problem_kind("kb1-47-sum-reduction"), problem_kind("kb1-51-argmax"));
+  EXPECT_EQ(problem_kind("kb1-23-softmax"), problem_kind("kb1-24-log-softmax"));
+  EXPECT_EQ(problem_kind("kb1-38-l1-norm"), problem_kind("kb1-23-softmax"));
+  EXPECT_EQ(problem_kind("kb1-19-relu"), problem_kind("kb1-88-mingpt-new-gelu"));
+  EXPECT_EQ(problem_kind("kb1-41-maxpool-1d"), problem_kind("kb1-44-avgpool-1d"));
+  EXPECT_EQ(problem_kind("kb1-14-upper-triangular-matmul"),
+            problem_kind("kb1-15-lower-triangular-matmul"));
+  EXPECT_EQ(problem_kind("kb1-89-cumsum"), problem_kind("kb1-93-masked-cumsum"));
+  EXPECT_NE(problem_kind("kb1-47-sum-reduction"), problem_kind("kb1-23-softmax"));
+  EXPECT_NE(problem_kind("kb1-34-instancenorm"), problem_kind("kb1-33-batchnorm"));
+  EXPECT_NE(problem_kind("kb1-1-square-matmul"), problem_kind("kb1-14-upper-triangular-matmul"));
+  EXPECT_NE(problem_kind("kb1-41-maxpool-1d"), problem_kind("kb1-42-maxpool-2d"));
+  EXPECT_NE(problem_kind("kb1-94-mse-loss"), problem_kind("kb1-95-cross-entropy-loss"));
+  EXPECT_EQ(problem_kind("allreduce"), "");
+  EXPECT_EQ(problem_kind("kb1-47-sum-reduction").find('/'), std::string::npos);
 }
 
 TEST(EvolvePool, FilesRoundTripAndBrokenOnesAreNamed) {
