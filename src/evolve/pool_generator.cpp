@@ -85,9 +85,9 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
 }
 
 const StrategySet& pool_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads",  "vector16-loads",  "element-per-thread",
-                                        "grid-stride",   "persistent-grid", "shared-tile",
-                                        "register-sweep"};
+  static const StrategySet generated = {"scalar-loads",   "vector16-loads",    "element-per-thread",
+                                        "grid-stride",    "persistent-grid",   "shared-tile",
+                                        "register-sweep", "warp-row-separable"};
   return generated;
 }
 
@@ -138,6 +138,7 @@ std::string generate_pool_candidate(const Genome& g, const std::string& problem)
   require_translatable(g, Family::kPooling, pool_generated_strategies(), "pooling");
   if (g.has("shared-tile")) return generate_pool_tile_candidate(g, problem, *window);
   if (g.has("register-sweep")) return generate_pool_sweep_candidate(g, problem, *window);
+  if (g.has("warp-row-separable")) return generate_pool_warp_row_candidate(g, problem, *window);
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const int run = vector ? 4 * unroll : unroll;

@@ -8,7 +8,9 @@
 // persistent-grid; shared-tile: a block stages its input band in shared memory and pools it in
 // two separable passes, pool_tile_generator.cpp; or, for stride-1 windows, register-sweep: a thread
 // walks down a strip of output rows keeping row-pooled inputs in registers,
-// pool_sweep_generator.cpp); the knobs fill in the numbers. cp.async and TMA have no generator
+// pool_sweep_generator.cpp; or warp-row-separable: a warp pools a row segment's outer taps column
+// by column from coalesced loads, then along the row from shared memory, any window,
+// pool_warp_row_generator.cpp); the knobs fill in the numbers. cp.async and TMA have no generator
 // here: such genomes are reported as failures without compiling anything.
 #pragma once
 
@@ -58,6 +60,21 @@ std::string generate_pool_tile_candidate(const Genome& genome, const std::string
 // Stride-1 1-D and 2-D windows only; throws kiln::UsageError for others.
 std::string generate_pool_sweep_candidate(const Genome& genome, const std::string& problem,
                                           const PoolWindow& window);
+
+// warp-row-separable's configuration (pool_warp_row_generator.cpp): `warps` a block, each computing
+// 32 x `lane_outputs` outputs of a row from an input span of `span` columns, `columns` a lane, in
+// `shared_bytes` of static shared memory. The knobs shrink (outputs a lane, then warps) until the
+// slices fit kMaxWarpRowBytes and a lane pools at most kMaxWarpRowColumns columns.
+struct PoolWarpRow {
+  int warps, lane_outputs, span, columns, shared_bytes;
+};
+inline constexpr int kMaxWarpRowBytes = 48 * 1024;
+inline constexpr int kMaxWarpRowColumns = 64;
+PoolWarpRow pool_warp_row_of(const Genome& genome, const PoolWindow& window);
+
+// The warp-row-separable candidate: any window (1-3 dimensions, any stride, padding, dilation).
+std::string generate_pool_warp_row_candidate(const Genome& genome, const std::string& problem,
+                                             const PoolWindow& window);
 
 // The strategies this generator implements; for `problem`, the search's allowed set (no
 // shared-tile for a 3-D window; register-sweep only for a stride-1 window of 1 or 2 dimensions).

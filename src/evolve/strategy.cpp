@@ -93,6 +93,18 @@ std::vector<Strategy> build_catalog() {
        R::kHbm,
        {{"threads", {256, 128, 512}}, {"outputs", {4, 2, 8, 1}}, {"rows", {32, 16, 64, 8}}},
        {}},
+      {"warp-row-separable",
+       "work-mapping",
+       "A warp computes a segment of consecutive outputs of one output row: it streams the input "
+       "rows of the window's outer taps (depth, height) with coalesced loads, a lane every 32nd "
+       "column, pooling them column by column in registers, then stages the column results in "
+       "its own slice of shared memory and pools them along the row at the stride and dilation. "
+       "Only the warp synchronises. Any window: strides, padding and dilation cost "
+       "shared-memory indexing instead of scattered global loads.",
+       {F::kPooling},
+       R::kHbm,
+       {{"outputs", {2, 1, 4, 8}}, {"warps", {8, 4, 16}}},
+       {}},
       {"row-per-warp",
        "work-mapping",
        "A warp owns a row (or a reduced line): warp shuffles only, no shared memory; suits "

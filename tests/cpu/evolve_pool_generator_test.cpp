@@ -224,5 +224,62 @@ TEST(EvolvePoolGenerator, RegisterSweepCompilesAndLoads) {
       generate_pool_candidate);
 }
 
+// warp-row-separable: every pooling problem draws it; its constants follow the knobs and the
+// window, and a wide window's span shrinks the outputs a lane, then the warps, to fit.
+TEST(EvolvePoolGenerator, WarpRowSeparableFollowsTheKnobsAndFitsWideWindows) {
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-43-maxpool-3d",
+                              "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"})
+    EXPECT_EQ(generated_strategies(problem).count("warp-row-separable"), 1u) << problem;
+  const auto genome = [](int outputs, int warps) {
+    return genome_of(
+        Family::kPooling, {"scalar-loads", "warp-row-separable"},
+        {{"warp-row-separable.outputs", outputs}, {"warp-row-separable.warps", warps}});
+  };
+  // kb1-46 (kernel 3, stride 2, padding 1): 4 outputs a lane, 128 a warp, from 257 columns.
+  const std::string s = generate_pool_candidate(genome(4, 8), "kb1-46-avgpool-3d");
+  EXPECT_NE(s.find("constexpr int kWarps = 8;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kLaneOutputs = 4;"), std::string::npos);
+  EXPECT_NE(s.find("kKernel = 3, kStride = 2, kPadding = 1, kDilation = 1"), std::string::npos);
+  EXPECT_NE(s.find("constexpr bool kMax = false;"), std::string::npos);
+  EXPECT_EQ(s.find("__syncthreads"), std::string::npos);
+  const PoolWarpRow c = pool_warp_row_of(genome(4, 8), pool_window_of("kb1-46-avgpool-3d").value());
+  EXPECT_EQ(c.span, 127 * 2 + 2 + 1);
+  EXPECT_EQ(c.columns, 9);
+  EXPECT_EQ(c.shared_bytes, 8 * 9 * 32 * 4);
+  // kb1-45 (kernel = stride = 11): 8 outputs a lane would pool 88 columns a lane; 2 fit in
+  // registers (22 columns), and 16 such warps in 48 KiB.
+  const PoolWindow wide = pool_window_of("kb1-45-avgpool-2d").value();
+  const PoolWarpRow w = pool_warp_row_of(genome(8, 16), wide);
+  EXPECT_EQ(w.lane_outputs, 2);
+  EXPECT_EQ(w.warps, 16);
+  EXPECT_EQ(w.columns, 22);
+  EXPECT_LE(w.shared_bytes, kMaxWarpRowBytes);
+  EXPECT_NE(generate_pool_candidate(genome(8, 16), "kb1-45-avgpool-2d")
+                .find("constexpr int kLaneOutputs = 2;"),
+            std::string::npos);
+  // A window wider still: warps give way once a lane pools a single output.
+  PoolWindow wider = wide;
+  wider.kernel = wider.stride = 64;
+  const PoolWarpRow n = pool_warp_row_of(genome(1, 16), wider);
+  EXPECT_EQ(n.lane_outputs, 1);
+  EXPECT_LT(n.warps, 16);
+  EXPECT_LE(n.shared_bytes, kMaxWarpRowBytes);
+}
+
+TEST(EvolvePoolGenerator, WarpRowSeparableCompilesAndLoads) {
+  const auto genome = [](int outputs, int warps) {
+    return genome_of(
+        Family::kPooling, {"vector16-loads", "warp-row-separable"},
+        {{"warp-row-separable.outputs", outputs}, {"warp-row-separable.warps", warps}});
+  };
+  expect_compiles_and_loads("kiln_evolve_pool_warp_row", "warp-row",
+                            {{"kb1-41-maxpool-1d", genome(4, 8)},
+                             {"kb1-42-maxpool-2d", genome(1, 4)},
+                             {"kb1-43-maxpool-3d", genome(2, 8)},
+                             {"kb1-45-avgpool-2d", genome(2, 16)},
+                             {"kb1-46-avgpool-3d", genome(4, 8)}},
+                            generate_pool_candidate);
+}
+
 }  // namespace
 }  // namespace kiln::evolve
