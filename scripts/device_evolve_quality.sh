@@ -19,6 +19,7 @@ COMPARE_PROBLEMS=${COMPARE_PROBLEMS:-"kb1-23-softmax kb1-45-avgpool-2d"}
 COMPARE_SIZE=${COMPARE_SIZE:-small}; COMPARE_BUDGET=${COMPARE_BUDGET:-16}
 SAN_PROBLEMS=${SAN_PROBLEMS:-"kb1-95-cross-entropy-loss kb1-89-cumsum kb1-45-avgpool-2d kb1-4-matvec kb1-2-matmul"}
 echo "device_evolve_quality: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
+[ -f carry/MANIFEST ] && sed "s/^/carry: /" carry/MANIFEST | tee -a "$summary"
 for step in "$@"; do
   case $step in
     compare)
@@ -80,11 +81,16 @@ PY
       for pair in "${pairs[@]}"; do
         p=${pair%%=*}; src=${pair#*=}
         [ -f "$src" ] || { echo "sanitizer: $src missing" | tee -a "$summary"; continue; }
+        # Built (and judged once) outside the tool first: under it, nvcc's own processes are
+        # watched too (--target-processes all) and a build can take the whole limit.
+        timeout 200 build/kiln bench candidate --problem "$p" --sizes small --source "$src" \
+          --build-dir /tmp/kiln-san --reuse-builds -w 1 -n 2 --trials 1 --timeout 120 \
+          > "$o/sanitizer/$p-$(basename "${src%.cu}")-build.txt" 2>&1
         for tool in ${SAN_TOOLS:-memcheck}; do
           log="$o/sanitizer/$p-$(basename "${src%.cu}")-$tool.txt"
           timeout "${SAN_LIMIT:-150}" compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no \
             build/kiln bench candidate --problem "$p" --sizes small --source "$src" \
-            --build-dir /tmp/kiln-san -w 1 -n 2 --trials 1 --timeout 120 > "$log" 2>&1
+            --build-dir /tmp/kiln-san --reuse-builds -w 1 -n 2 --trials 1 --timeout 120 > "$log" 2>&1
           echo "sanitizer $tool $p $(basename "$src"): exit $? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' "$log" | tail -1)" | tee -a "$summary"
         done
       done ;;

@@ -29,6 +29,7 @@ PATTERNS=${PATTERNS:-"kb1-*"}; SIZE=${SIZE:-kb}; BUDGET=${BUDGET:-100}; SET_LIMI
 RUNS=${RUNS:-runs}; POPULATION=${POPULATION:-16}; TIMING=${TIMING:-screen}
 [ $# -gt 0 ] || { echo "usage: $0 tests|eager|versus|set ..." >&2; exit 2; }
 echo "device_evolve_set: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
+[ -f carry/MANIFEST ] && sed "s/^/carry: /" carry/MANIFEST | tee -a "$summary"
 for step in "$@"; do
   case $step in
     tests)

@@ -20,4 +20,13 @@ for path in "$@"; do
     xz -T2 -6 -c "$path" > "carry/${path//\//__}.xz"
   fi
 done
+# What was packed, from which tree: the device scripts print it, so a call that carried binaries
+# older than the change it means to measure says so.
+{
+  echo "packed $(date -u +%FT%TZ) at $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src apps problems include 2> /dev/null || echo ' (uncommitted changes)')"
+  for path in "$@"; do echo "  $path $(date -u -r "$path" +%FT%TZ)"; done
+  newer=$(find src apps problems include -newer "$1" -name '*.[ch]pp' 2> /dev/null | head -3)
+  [ -z "$newer" ] || echo "  WARNING: sources newer than $1 (not rebuilt?): $newer"
+} > carry/MANIFEST
+cat carry/MANIFEST
 ls -l carry

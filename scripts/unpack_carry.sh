@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 shopt -s nullglob
+[ -f carry/MANIFEST ] && sed 's/^/carry: /' carry/MANIFEST
 for packed in carry/*.tar.xz; do
   if command -v xz >/dev/null; then xz -dc "$packed" | tar -xf -; else
     python3 -c 'import tarfile,sys; tarfile.open(sys.argv[1], "r:xz").extractall(".")' "$packed"

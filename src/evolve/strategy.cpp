@@ -99,11 +99,12 @@ std::vector<Strategy> build_catalog() {
        "rows of the window's outer taps (depth, height) with coalesced loads, a lane every 32nd "
        "column, pooling them column by column in registers, then stages the column results in "
        "its own slice of shared memory and pools them along the row at the stride and dilation. "
-       "Only the warp synchronises. Any window: strides, padding and dilation cost "
+       "Only the warp synchronises; unroll_taps issues all the outer taps' loads together. Any "
+       "window: strides, padding and dilation cost "
        "shared-memory indexing instead of scattered global loads.",
        {F::kPooling},
        R::kHbm,
-       {{"outputs", {2, 1, 4, 8}}, {"warps", {8, 4, 16}}},
+       {{"outputs", {2, 1, 4, 8}}, {"warps", {8, 4, 16}}, {"unroll_taps", {1, 0}}},
        {}},
       {"row-per-warp",
        "work-mapping",
