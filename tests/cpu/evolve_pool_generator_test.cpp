@@ -242,6 +242,13 @@ TEST(EvolvePoolGenerator, WarpRowSeparableFollowsTheKnobsAndFitsWideWindows) {
   EXPECT_NE(s.find("kKernel = 3, kStride = 2, kPadding = 1, kDilation = 1"), std::string::npos);
   EXPECT_NE(s.find("constexpr bool kMax = false;"), std::string::npos);
   EXPECT_EQ(s.find("__syncthreads"), std::string::npos);
+  // The outer taps' loops rolled by default, unrolled by the knob.
+  EXPECT_NE(s.find("#pragma unroll 1\n    for (int kd = 0;"), std::string::npos);
+  Genome unrolled = genome(4, 8);
+  unrolled.knobs["warp-row-separable.unroll_taps"] = 1;
+  const std::string u = generate_pool_candidate(unrolled, "kb1-46-avgpool-3d");
+  EXPECT_EQ(u.find("#pragma unroll 1\n    for (int kd = 0;"), std::string::npos);
+  EXPECT_NE(u.find("#pragma unroll\n    for (int kd = 0;"), std::string::npos);
   const PoolWarpRow c = pool_warp_row_of(genome(4, 8), pool_window_of("kb1-46-avgpool-3d").value());
   EXPECT_EQ(c.span, 127 * 2 + 2 + 1);
   EXPECT_EQ(c.columns, 9);

@@ -234,20 +234,21 @@ TEST(EvolveGpu, PoolingRegisterSweepIsJudged) {
 
 // warp-row-separable on all six windows at the small size: 1-3 dimensions, strides 1, 2 and 11,
 // padding and dilation; one output a lane to eight (segments wider than the row: the tail lanes),
-// small and large blocks.
+// small and large blocks, the outer taps rolled and unrolled.
 TEST(EvolveGpu, PoolingWarpRowSeparableIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
-  const auto warp_row = [](int outputs, int warps) {
-    return genome_of(
-        Family::kPooling, {"scalar-loads", "warp-row-separable"},
-        {{"warp-row-separable.outputs", outputs}, {"warp-row-separable.warps", warps}});
+  const auto warp_row = [](int outputs, int warps, int unroll_taps) {
+    return genome_of(Family::kPooling, {"scalar-loads", "warp-row-separable"},
+                     {{"warp-row-separable.outputs", outputs},
+                      {"warp-row-separable.warps", warps},
+                      {"warp-row-separable.unroll_taps", unroll_taps}});
   };
   for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-43-maxpool-3d",
                               "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"})
     expect_accepted(problem, "small",
-                    {{"warp-row-1", warp_row(1, 4)},
-                     {"warp-row-2", warp_row(2, 8)},
-                     {"warp-row-8", warp_row(8, 16)}});
+                    {{"warp-row-1", warp_row(1, 4, 0)},
+                     {"warp-row-2", warp_row(2, 8, 1)},
+                     {"warp-row-8", warp_row(8, 16, 0)}});
 }
 
 // The normalisation family on its ten problems (kb1-23, 24, 33-40) at the small size: each work
