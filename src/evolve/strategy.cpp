@@ -104,7 +104,7 @@ std::vector<Strategy> build_catalog() {
        "shared-memory indexing instead of scattered global loads.",
        {F::kPooling},
        R::kHbm,
-       {{"outputs", {2, 1, 4, 8}}, {"warps", {8, 4, 16}}, {"unroll_taps", {0, 1}}},
+       {{"outputs", {2, 1, 4, 8, 16}}, {"warps", {8, 4, 16}}, {"unroll_taps", {0, 1}}},
        {}},
       {"row-per-warp",
        "work-mapping",

@@ -264,6 +264,12 @@ TEST(EvolvePoolGenerator, WarpRowSeparableFollowsTheKnobsAndFitsWideWindows) {
   EXPECT_NE(generate_pool_candidate(genome(8, 16), "kb1-45-avgpool-2d")
                 .find("constexpr int kLaneOutputs = 2;"),
             std::string::npos);
+  // A 1-D window's span is short: 16 outputs a lane (17 columns) fit as asked.
+  const PoolWarpRow one_d =
+      pool_warp_row_of(genome(16, 16), pool_window_of("kb1-41-maxpool-1d").value());
+  EXPECT_EQ(one_d.lane_outputs, 16);
+  EXPECT_EQ(one_d.columns, (511 + 7 * 3 + 1 + 31) / 32);
+  EXPECT_EQ(one_d.warps, 16);
   // A window wider still: warps give way once a lane pools a single output.
   PoolWindow wider = wide;
   wider.kernel = wider.stride = 64;
