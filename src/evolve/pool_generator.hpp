@@ -64,7 +64,9 @@ std::string generate_pool_sweep_candidate(const Genome& genome, const std::strin
 // warp-row-separable's configuration (pool_warp_row_generator.cpp): `warps` a block, each computing
 // 32 x `lane_outputs` outputs of a row from an input span of `span` columns, `columns` a lane, in
 // `shared_bytes` of static shared memory. The knobs shrink (outputs a lane, then warps) until the
-// slices fit kMaxWarpRowBytes and a lane pools at most kMaxWarpRowColumns columns.
+// slices fit kMaxWarpRowBytes and a lane pools at most kMaxWarpRowColumns columns, where they can:
+// a stride of ~66 or more leaves a lane more columns (registers spill), and one of ~400 or more
+// a warp's slice above kMaxWarpRowBytes, which generate_pool_warp_row_candidate refuses.
 struct PoolWarpRow {
   int warps, lane_outputs, span, columns, shared_bytes;
 };

@@ -42,6 +42,12 @@ PoolWarpRow pool_warp_row_of(const Genome& g, const PoolWindow& w) {
 std::string generate_pool_warp_row_candidate(const Genome& g, const std::string& problem,
                                              const PoolWindow& window) {
   const PoolWarpRow c = pool_warp_row_of(g, window);
+  if (c.shared_bytes > kMaxWarpRowBytes)
+    throw UsageError(fmt::format(
+        "{}: warp-row-separable needs {} bytes of shared memory for one warp's {} input columns "
+        "(window {} at stride {}, dilation {}); at most {} fit",
+        problem, c.shared_bytes, c.span, window.kernel, window.stride, window.dilation,
+        kMaxWarpRowBytes));
   const int warps = c.warps, lane_outputs = c.lane_outputs;
   // unroll_taps 1 unrolls the outer taps' loops, 0 keeps them rolled (`#pragma unroll 1`; without
   // a pragma nvcc unrolls a constant 3-tap loop itself). Rolled was faster on an H100 at

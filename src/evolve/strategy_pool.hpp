@@ -3,9 +3,9 @@
 // their measured fitness (U) and speedup. The category is "<bench category>/<kind>", the kind
 // naming the problem's shape within its family (evolve::problem_kind: "middle-reduction",
 // "norm-rows", "pool-1d-stride1", ...). Retrieval takes what was measured on the same problem first
-// (up to half), then other problems' entries backing off field by field (architecture first, then
-// dtype, size class, binding, last the kind), so a run starts from what worked on it and on its
-// nearest neighbours. A JSON file (the CLI's --pool).
+// (up to half, rounded up), then other problems' entries backing off field by field (architecture
+// first, then dtype, size class, binding, last the kind), so a run starts from what worked on it
+// and on its nearest neighbours. A JSON file (the CLI's --pool).
 #pragma once
 
 #include <functional>
@@ -42,8 +42,9 @@ class StrategyPool {
   // Every entry of `other` added as by add(): pools of separate runs become one.
   void merge(const StrategyPool& other);
   // Up to `count` genomes of `family` for `key`: the best measured on `problem` itself (any key)
-  // up to half of `count`, then other problems' best backing off as described above, then more of
-  // the problem's own if still short. `problem` empty: no preference.
+  // up to half of `count` (rounded up: one asked for is its own best), then other problems' best
+  // backing off as described above, then more of the problem's own if still short. `problem` empty:
+  // no preference.
   std::vector<Genome> retrieve(const PoolKey& key, Family family, int count,
                                const std::string& problem = "") const;
   // Entries written before categories had kinds ("single-gpu") get "/" + kind_of(problem) (left

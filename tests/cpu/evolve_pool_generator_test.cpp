@@ -277,6 +277,17 @@ TEST(EvolvePoolGenerator, WarpRowSeparableFollowsTheKnobsAndFitsWideWindows) {
   EXPECT_EQ(n.lane_outputs, 1);
   EXPECT_LT(n.warps, 16);
   EXPECT_LE(n.shared_bytes, kMaxWarpRowBytes);
+  // So wide that one warp's slice exceeds the limit: refused, naming the problem and the limit.
+  PoolWindow widest = wide;
+  widest.kernel = widest.stride = 400;
+  EXPECT_GT(pool_warp_row_of(genome(1, 16), widest).shared_bytes, kMaxWarpRowBytes);
+  try {
+    (void)generate_pool_warp_row_candidate(genome(1, 16), "kb1-45-avgpool-2d", widest);
+    ADD_FAILURE() << "a 400-wide window was not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("kb1-45-avgpool-2d"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("49152"), std::string::npos) << e.what();
+  }
 }
 
 TEST(EvolvePoolGenerator, WarpRowSeparableCompilesAndLoads) {
