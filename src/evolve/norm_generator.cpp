@@ -37,12 +37,13 @@ std::optional<NormKind> norm_kind_of(const std::string& problem) {
 
 const StrategySet& norm_generated_strategies(const std::string& problem) {
   static const StrategySet two_statistics = {
-      "scalar-loads",      "vector16-loads",  "row-per-block", "split-row",
-      "cluster-split-row", "grid-split-row",  "shared-tree",   "warp-shuffle",
-      "two-pass",          "online-one-pass", "keep-on-chip",  "cp-async-pipeline"};
+      "scalar-loads",   "vector16-loads",    "row-per-block", "split-row", "cluster-split-row",
+      "grid-split-row", "shared-tree",       "warp-shuffle",  "two-pass",  "online-one-pass",
+      "keep-on-chip",   "cp-async-pipeline", "tma-bulk"};
   static const StrategySet one_statistic = {
-      "scalar-loads",   "vector16-loads", "row-per-block", "split-row",    "cluster-split-row",
-      "grid-split-row", "shared-tree",    "warp-shuffle",  "keep-on-chip", "cp-async-pipeline"};
+      "scalar-loads",      "vector16-loads",    "row-per-block", "split-row",
+      "cluster-split-row", "grid-split-row",    "shared-tree",   "warp-shuffle",
+      "keep-on-chip",      "cp-async-pipeline", "tma-bulk"};
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
@@ -497,6 +498,132 @@ __global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict_
 }
 )";
 
+constexpr const char* kTmaKernel = R"(
+// tma-bulk (one unit a block, or a cluster's units): a persistent grid of clusters (or blocks),
+// each taking segments in rounds. The unit's 16-byte-aligned range is copied global -> shared
+// memory by the TMA engine (cp.async.bulk, one thread issues it, an mbarrier counts its bytes),
+// kTmaStages rounds ahead, so the next segments land while this one is summed and written: x is
+// read from HBM once, and the block never waits for a load it could have issued earlier. The few
+// elements outside the aligned range, and any part beyond a stage, are read from x directly.
+// (The bulk copy and the mbarrier's transaction count: PTX ISA, cp.async.bulk and
+// mbarrier.expect_tx; CUTLASS's sm90 pipelines use the same pair.)
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void bulk_load(float* to, const float* from, unsigned bytes, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+          smem_address(to)),
+      "l"(from), "r"(bytes), "r"(smem_address(bar))
+      : "memory");
+}
+__device__ __forceinline__ void expect_bytes(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void wait_phase(unsigned long long* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred done;\n"
+      "wait_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait_%=;\n}\n" ::"r"(smem_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+// The part of segment s's unit k that a stage holds: [a0, k_end), a0 the unit's start rounded up
+// to 16 bytes; the unit's range is [g_lo, g_hi).
+struct TmaUnit {
+  long long g_lo, g_hi, a0, k_end;
+};
+__device__ __forceinline__ TmaUnit tma_unit(const View& v, long long s, long long k, long long stage_floats) {
+  const long long chunk = unit_chunk(v);
+  const long long lo = min(v.length, k * chunk), hi = min(v.length, lo + chunk);
+  TmaUnit u{s * v.seg_stride + lo, s * v.seg_stride + hi, 0, 0};
+  u.a0 = min(u.g_hi, (u.g_lo + 3) & ~3LL);
+  u.k_end = max(u.a0, min(u.g_hi & ~3LL, u.a0 + stage_floats));
+  return u;
+}
+// One thread: the stage's copy of unit u, in pieces of at most 64 KiB, counted by bar.
+__device__ __forceinline__ void issue_unit(const float* x, float* stage, const TmaUnit& u, unsigned long long* bar) {
+  const unsigned long long bytes = static_cast<unsigned long long>(u.k_end - u.a0) * 4ULL;
+  expect_bytes(bar, static_cast<unsigned>(bytes));
+  for (unsigned long long at = 0; at < bytes; at += 65536ULL) {
+    const unsigned piece = static_cast<unsigned>(bytes - at < 65536ULL ? bytes - at : 65536ULL);
+    bulk_load(stage + at / 4, x + u.a0 + at / 4, piece, bar);
+  }
+}
+// The cluster's combine of a round: slots alternate by round parity, so a block that runs ahead
+// into the next round never overwrites a slot a slower peer has still to read (it cannot pass the
+// next round's barrier before that peer has read this one's).
+__device__ __forceinline__ Stat tma_parts_combine(Stat mine, int pass, long long round) {
+  if constexpr (!kCluster) {
+    (void)pass;
+    (void)round;
+    return mine;
+  } else {
+    __shared__ Stat slot[2][2];
+    cg::cluster_group cluster = cg::this_cluster();
+    if (threadIdx.x == 0) slot[round & 1][pass] = mine;
+    cluster.sync();
+    Stat total = identity(pass);
+    for (int r = 0; r < kParts; ++r) total = combine(total, *cluster.map_shared_rank(&slot[round & 1][pass], r), pass);
+    return total;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) tma_norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+                                                            long long stage_floats) {
+  extern __shared__ float4 stages4[];
+  float* stages = reinterpret_cast<float*>(stages4);
+  __shared__ __align__(8) unsigned long long full[kTmaStages];
+  const long long groups = gridDim.x / kParts;
+  const long long group = blockIdx.x / kParts;
+  const long long k = blockIdx.x % kParts;  // the block's unit in each segment (its cluster rank)
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kTmaStages; ++i)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_address(&full[i])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+    for (int i = 0; i < kTmaStages; ++i) {
+      const long long s = group + i * groups;
+      if (s < v.segments) issue_unit(x, stages + i * stage_floats, tma_unit(v, s, k, stage_floats), &full[i]);
+    }
+  }
+  __syncthreads();
+  const double n = static_cast<double>(v.length);
+  long long round = 0;
+  for (long long s = group; s < v.segments; s += groups, ++round) {
+    const int st = static_cast<int>(round % kTmaStages);
+    float* stage = stages + st * stage_floats;
+    const TmaUnit u = tma_unit(v, s, k, stage_floats);
+    wait_phase(&full[st], static_cast<unsigned>((round / kTmaStages) & 1));
+    Context c{0.0f};
+    Stat totals[kPasses];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      Stat mine = identity(pass);
+      auto add_one = [&](float value) { add(mine, value, pass, c); };
+      visit<false, false>(x, nullptr, 0, u.g_lo, u.a0, true, add_one);  // the unaligned head
+      visit<true, false>(x, stage, u.a0, u.a0, u.k_end, true, add_one);
+      visit<false, false>(x, nullptr, 0, u.k_end, u.g_hi, true, add_one);  // beyond the stage
+      totals[pass] = tma_parts_combine(block_combine(mine, pass), pass, round);
+      if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
+    }
+    const Factors f = finish(totals, n, c);
+    transform<false>(x, nullptr, 0, y, u.g_lo, u.a0, true, f);
+    transform<true>(x, stage, u.a0, y, u.a0, u.k_end, true, f);
+    transform<false>(x, nullptr, 0, y, u.k_end, u.g_hi, true, f);
+    __syncthreads();  // the stage is read to the end before the TMA refills it
+    const long long ahead = s + static_cast<long long>(kTmaStages) * groups;
+    if (threadIdx.x == 0 && ahead < v.segments) {
+      // The generic-proxy reads above are ordered before the async-proxy writes of the refill.
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      issue_unit(x, stage, tma_unit(v, ahead, k, stage_floats), &full[st]);
+    }
+  }
+  if constexpr (kCluster) cg::this_cluster().sync();  // peers may still read this block's slots
+}
+)";
+
 // grid-split-row: units of a segment meet at a counter in global memory inside one launch.
 constexpr const char* kGridKernel = R"(
 // grid-split-row: one persistent launch whose blocks are all resident at once (a cooperative
@@ -733,6 +860,64 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
 }
 )";
 
+constexpr const char* kTmaHost = R"(
+static int tma_smem_set = 0;  // tma_norm_kernel's dynamic shared memory limit as set
+
+// tma-bulk where the segments are single runs and x, y are 16-byte aligned; the fused kernel
+// (unpipelined) otherwise.
+static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
+  if (v.runs != 1 || !aligned) return run_fused(x, y, v, aligned, stream);
+  // A stage holds a unit (rounded to 16 bytes), capped by keep-on-chip and by the device's shared
+  // memory shared among kTmaStages stages (16 KiB left for the static arrays).
+  long long stage_floats = unit_chunk(v) + 4 < kKeepFloats ? unit_chunk(v) + 4 : kKeepFloats;
+  const long long most = (smem_optin - 16384) / 4 / kTmaStages;
+  if (stage_floats > most) stage_floats = most;
+  stage_floats &= ~3LL;
+  if (stage_floats < 4) return run_fused(x, y, v, aligned, stream);
+  const int smem = static_cast<int>(stage_floats * 4 * kTmaStages);
+  static bool non_portable_set = false;
+  if (kParts > 8 && !non_portable_set) {  // Hopper allows 16-block clusters when asked
+    if (cudaFuncSetAttribute(tma_norm_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      return 7;
+    non_portable_set = true;
+  }
+  if (smem > tma_smem_set) {
+    if (cudaFuncSetAttribute(tma_norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+      return 6;
+    tma_smem_set = smem;
+  }
+  cudaLaunchConfig_t config = {};
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = kParts;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = kCluster ? 1 : 0;
+  // Persistent: as many clusters (blocks) as are resident at once, at most one per segment.
+  long long resident = 0;
+  if (kCluster) {
+    config.gridDim = dim3(static_cast<unsigned>(kParts));
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, tma_norm_kernel, &config) != cudaSuccess) return 1;
+    resident = clusters;
+  } else {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_norm_kernel, kThreads, smem) != cudaSuccess)
+      return 1;
+    resident = static_cast<long long>(per_sm) * sms;
+  }
+  if (resident < 1) return 8;  // a cluster of this size does not fit on the device
+  const long long groups = resident < v.segments ? resident : v.segments;
+  config.gridDim = dim3(static_cast<unsigned>(groups * kParts));
+  if (cudaLaunchKernelEx(&config, tma_norm_kernel, x, y, v, stage_floats) != cudaSuccess) return 1;
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+
 constexpr const char* kGridHost =
     R"(static int smem_set = 0;  // the kernel's dynamic shared memory limit as set
 static Stat* partials = nullptr;
@@ -873,16 +1058,26 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   // a unit takes the 16-byte path. (split-row keeps nothing between its kernels: the catalog
   // declares the two incompatible.)
   const bool pipeline = g.has("cp-async-pipeline");
-
-  const bool vector = pipeline || g.has("vector16-loads");
-  const int unroll = pipeline ? 2
-                     : vector ? g.knob("vector16-loads", "unroll")
-                              : g.knob("scalar-loads", "unroll");
-  const int stages = pipeline ? g.knob("cp-async-pipeline", "stages") : 1;
-  const bool keep = pipeline || g.has("keep-on-chip");
+  // tma-bulk stages whole units rounds ahead in a persistent grid of blocks or clusters (one
+  // unit a block); it implies keeping, and reads the kept copy with 16-byte vectors.
+  const bool tma = g.has("tma-bulk");
   const bool cluster = g.has("cluster-split-row");
   const bool split = g.has("split-row");
   const bool grid = g.has("grid-split-row");
+  if (tma && (split || grid))
+    throw UsageError(
+        fmt::format("normalisation generator: tma-bulk stages one unit a block (row-per-block or "
+                    "cluster-split-row), not {}",
+                    split ? "split-row" : "grid-split-row"));
+
+  const bool vector = pipeline || tma || g.has("vector16-loads");
+  const int unroll = pipeline ? 2
+                     : tma    ? 4
+                     : vector ? g.knob("vector16-loads", "unroll")
+                              : g.knob("scalar-loads", "unroll");
+  const int stages = pipeline ? g.knob("cp-async-pipeline", "stages") : 1;
+  const int tma_stages = tma ? g.knob("tma-bulk", "stages") : 1;
+  const bool keep = pipeline || tma || g.has("keep-on-chip");
   const int threads = split     ? g.knob("split-row", "threads")
                       : cluster ? g.knob("cluster-split-row", "threads")
                       : grid    ? g.knob("grid-split-row", "threads")
@@ -946,14 +1141,23 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                               "distributed shared memory",
                               parts)
                         : "a block per segment";
+    if (tma)
+      mapping += fmt::format(
+          "; persistent, units copied by the TMA engine {} rounds ahead (the fused kernel where "
+          "segments are not single runs or x, y are not 16-byte aligned)",
+          tma_stages);
+    std::string fused_host = kFusedHost;
+    if (tma) replace_all(fused_host, "static int run_segments(", "static int run_fused(");
     kernels = std::string(kSegmentPart) + (split ? "" : kCopyAsyncPart) +
               (split  ? kSplitKernels
                : grid ? kGridKernel
+               : tma  ? std::string(kFusedKernel) + kTmaKernel
                       : kFusedKernel) +
               kHostStatics +
               (split  ? kSplitHost
                : grid ? kGridHost
-                      : kFusedHost);
+               : tma  ? fused_host + kTmaHost
+                      : fused_host);
     run = fmt::format("  return run_segments(x, y, {}, aligned, stream);\n", view);
   }
   std::string source =
@@ -976,6 +1180,7 @@ constexpr bool kCluster = $CLUSTER;  // units are a cluster's blocks
 constexpr int kPasses = $PASSES;  // statistics passes before the map
 constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of a unit kept in shared memory
 constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1, or chunks); 1: none
+constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
 constexpr double kEps = 1e-5;
 
@@ -1054,12 +1259,14 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$PASSES", std::to_string(kind->strided ? 1 : passes));
   replace_all(source, "$KEEP_FLOATS", std::to_string(kind->strided ? 0 : keep_floats));
   replace_all(source, "$STAGES", std::to_string(stages));
+  replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
   replace_all(
       source, "$KEEP",
       pipeline ? fmt::format(", the kept data staged by cp.async ({} stages: rounds of units with "
                              "grid-split-row, chunks of the unit otherwise)",
                              stages)
+      : tma    ? fmt::format(", the kept data staged by the TMA engine ({} stages)", tma_stages)
       : keep   ? ", the data kept on chip where it fits"
                : "");
   return source;

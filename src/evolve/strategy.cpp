@@ -54,7 +54,9 @@ std::vector<Strategy> build_catalog() {
        {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
        R::kHbm,
        {{"stages", {2, 3, 4}}},
-       {}},
+       // What it stages is one unit a block: split-row's and grid-split-row's units meet between
+       // kernels or at a counter, and the norms stage those by cp.async instead.
+       {"split-row", "grid-split-row"}},
       // --- Which thread does which work ---
       {"element-per-thread",
        "work-mapping",

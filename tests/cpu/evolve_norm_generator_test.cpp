@@ -163,6 +163,46 @@ TEST(EvolveNormGenerator, GridSplitRowIsOnePersistentCooperativeLaunch) {
   EXPECT_FALSE(violations(norm_genome({"cp-async-pipeline", "split-row", "warp-shuffle"})).empty());
 }
 
+// tma-bulk: a persistent grid of clusters (or blocks) whose units the TMA engine copies rounds
+// ahead; the fused kernel stays in the source as the fallback for segments of several runs and
+// unaligned tensors; split-row and grid-split-row cannot take it (the catalog and the generator).
+TEST(EvolveNormGenerator, TmaBulkStagesUnitsRoundsAheadInAPersistentGrid) {
+  EXPECT_TRUE(norm_generated_strategies("kb1-23-softmax").count("tma-bulk"));
+  EXPECT_TRUE(norm_generated_strategies("kb1-38-l1-norm").count("tma-bulk"));
+  EXPECT_FALSE(norm_generated_strategies("kb1-36-rmsnorm").count("tma-bulk"));
+  const std::string s = generate_norm_candidate(
+      norm_genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
+                  {{"cluster-split-row.cluster", 16},
+                   {"keep-on-chip.max_row_kib", 96},
+                   {"tma-bulk.stages", 3}}),
+      "kb1-23-softmax");
+  EXPECT_NE(s.find("constexpr int kTmaStages = 3;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kStages = 1;"), std::string::npos);  // no cp.async chunks
+  EXPECT_NE(s.find("constexpr long long kKeepFloats = 24576;"), std::string::npos);
+  EXPECT_NE(s.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
+            std::string::npos);
+  EXPECT_NE(s.find("mbarrier.try_wait.parity"), std::string::npos);
+  EXPECT_NE(s.find("cudaOccupancyMaxActiveClusters"), std::string::npos);
+  EXPECT_NE(s.find("return run_fused(x, y, v, aligned, stream);"), std::string::npos);
+  EXPECT_NE(s.find("static int run_fused("), std::string::npos);
+  EXPECT_NE(s.find("TMA engine 3 rounds ahead"), std::string::npos);
+  // Implied keeping without keep-on-chip's cap; a block per segment without clusters.
+  const std::string b = generate_norm_candidate(
+      norm_genome({"tma-bulk", "row-per-block", "shared-tree", "online-one-pass"}),
+      "kb1-34-instancenorm");
+  EXPECT_NE(b.find("constexpr long long kKeepFloats = 1099511627776;"), std::string::npos);
+  EXPECT_NE(b.find("constexpr bool kCluster = false;"), std::string::npos);
+  EXPECT_NE(b.find("constexpr int kTmaStages = 2;"), std::string::npos);
+  EXPECT_FALSE(violations(norm_genome({"tma-bulk", "split-row", "warp-shuffle"})).empty());
+  EXPECT_FALSE(violations(norm_genome({"tma-bulk", "grid-split-row", "warp-shuffle"})).empty());
+  // Without tma-bulk the TMA kernel is not in the source.
+  const std::string f = generate_norm_candidate(
+      norm_genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"}),
+      "kb1-23-softmax");
+  EXPECT_EQ(f.find("tma_norm_kernel"), std::string::npos);
+  EXPECT_EQ(f.find("run_fused"), std::string::npos);
+}
+
 TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
   // Each mapping on a problem of each statistic, the other strategies varied between them.
   const std::vector<std::pair<std::string, Genome>> cases = {
@@ -186,6 +226,9 @@ TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
        norm_genome({"cp-async-pipeline", "grid-split-row", "warp-shuffle", "keep-on-chip"})},
       {"kb1-34-instancenorm",
        norm_genome({"cp-async-pipeline", "row-per-block", "shared-tree", "keep-on-chip"})},
+      {"kb1-23-softmax",
+       norm_genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "keep-on-chip"})},
+      {"kb1-38-l1-norm", norm_genome({"tma-bulk", "row-per-block", "shared-tree"})},
       {"kb1-36-rmsnorm", norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-36-rmsnorm",
        norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},
