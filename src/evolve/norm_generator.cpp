@@ -433,19 +433,41 @@ __device__ __forceinline__ void prefetch_unit(const float* __restrict__ x, float
 // The fused kernel of row-per-block (kParts = 1) and cluster-split-row: statistics, the
 // cluster's combine, then the map, in one launch; the unit's range optionally kept on chip.
 constexpr const char* kFusedKernel = R"(
-// The partial of each cluster block, combined by every block in rank order.
+// The cluster's total from each block's partial (slot, in every block's shared memory): the first
+// warp reads the kParts slots once (lane r from block r, one round trip over distributed shared
+// memory instead of kParts for every thread) and combines them as a fixed tree, so every block
+// of the cluster computes the same total, bit for bit; the block gets it through `total`.
+__device__ __forceinline__ Stat cluster_total(Stat* slot, int pass) {
+  static_assert(!kCluster || kParts <= 32, "one warp reads the cluster's slots");
+  __shared__ Stat total;
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x < 32) {
+    const int lane = static_cast<int>(threadIdx.x);
+    Stat t = identity(pass);
+    if (lane < kParts) t = *cluster.map_shared_rank(slot, lane);
+    for (int by = 16; by > 0; by /= 2) {
+      const Stat o{__shfl_down_sync(0xffffffffu, t.a, by), __shfl_down_sync(0xffffffffu, t.b, by),
+                   __shfl_down_sync(0xffffffffu, t.n, by)};
+      if (lane + by < 32) t = combine(t, o, pass);
+    }
+    if (lane == 0) total = t;
+  }
+  __syncthreads();
+  const Stat result = total;
+  __syncthreads();  // every thread has its copy before a later call overwrites it
+  return result;
+}
+
+// The partial of each cluster block, combined by every block in the same fixed order.
 __device__ __forceinline__ Stat parts_combine(Stat mine, int pass) {
   if constexpr (!kCluster) {
     (void)pass;
     return mine;
   } else {
     __shared__ Stat slot[2];
-    cg::cluster_group cluster = cg::this_cluster();
     if (threadIdx.x == 0) slot[pass] = mine;
-    cluster.sync();
-    Stat total = identity(pass);
-    for (int r = 0; r < kParts; ++r) total = combine(total, *cluster.map_shared_rank(&slot[pass], r), pass);
-    return total;
+    cg::this_cluster().sync();
+    return cluster_total(&slot[pass], pass);
   }
 }
 
@@ -562,12 +584,9 @@ __device__ __forceinline__ Stat tma_parts_combine(Stat mine, int pass, long long
     return mine;
   } else {
     __shared__ Stat slot[2][2];
-    cg::cluster_group cluster = cg::this_cluster();
     if (threadIdx.x == 0) slot[round & 1][pass] = mine;
-    cluster.sync();
-    Stat total = identity(pass);
-    for (int r = 0; r < kParts; ++r) total = combine(total, *cluster.map_shared_rank(&slot[round & 1][pass], r), pass);
-    return total;
+    cg::this_cluster().sync();
+    return cluster_total(&slot[round & 1][pass], pass);
   }
 }
 
