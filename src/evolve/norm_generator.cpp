@@ -37,13 +37,13 @@ std::optional<NormKind> norm_kind_of(const std::string& problem) {
 
 const StrategySet& norm_generated_strategies(const std::string& problem) {
   static const StrategySet two_statistics = {
-      "scalar-loads",   "vector16-loads",    "row-per-block", "split-row", "cluster-split-row",
-      "grid-split-row", "shared-tree",       "warp-shuffle",  "two-pass",  "online-one-pass",
-      "keep-on-chip",   "cp-async-pipeline", "tma-bulk"};
+      "scalar-loads",   "vector16-loads",    "row-per-block", "split-row",      "cluster-split-row",
+      "grid-split-row", "shared-tree",       "warp-shuffle",  "two-pass",       "online-one-pass",
+      "keep-on-chip",   "cp-async-pipeline", "tma-bulk",      "cache-streaming"};
   static const StrategySet one_statistic = {
       "scalar-loads",      "vector16-loads",    "row-per-block", "split-row",
       "cluster-split-row", "grid-split-row",    "shared-tree",   "warp-shuffle",
-      "keep-on-chip",      "cp-async-pipeline", "tma-bulk"};
+      "keep-on-chip",      "cp-async-pipeline", "tma-bulk",      "cache-streaming"};
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
@@ -218,16 +218,34 @@ __device__ Stat block_combine(Stat s, int pass) {
 // of a unit starts at its first element rounded down to 16 bytes (sbase), so its float4 slots line
 // up with x's.
 std::string load_part(bool vector) {
-  const std::string common = R"(template <bool kFromKept>
+  // cache-streaming: the last read of x (the map's, or the one that fills the kept copy) and the
+  // stores to y are marked evict-first (ld.global.cs, st.global.cs), so L2 keeps the parts of x
+  // that later passes read again.
+  const std::string common = R"(template <bool kFromKept, bool kLastRead = false>
 __device__ __forceinline__ float load1(const float* __restrict__ x, const float* kept, long long sbase, long long j) {
-  return kFromKept ? kept[j - sbase] : __ldg(x + j);
+  if (kFromKept) return kept[j - sbase];
+  if (kStreamHints && kLastRead) return __ldcs(x + j);
+  return __ldg(x + j);
+}
+__device__ __forceinline__ void store1(float* y, long long j, float v) {
+  if (kStreamHints)
+    __stcs(y + j, v);
+  else
+    y[j] = v;
 }
 )";
   if (vector)
-    return common + R"(template <bool kFromKept>
+    return common + R"(template <bool kFromKept, bool kLastRead = false>
 __device__ __forceinline__ float4 load4(const float* __restrict__ x, const float* kept, long long sbase, long long q) {
-  return kFromKept ? reinterpret_cast<const float4*>(kept)[q - sbase / 4]
-                   : __ldg(reinterpret_cast<const float4*>(x) + q);
+  if (kFromKept) return reinterpret_cast<const float4*>(kept)[q - sbase / 4];
+  if (kStreamHints && kLastRead) return __ldcs(reinterpret_cast<const float4*>(x) + q);
+  return __ldg(reinterpret_cast<const float4*>(x) + q);
+}
+__device__ __forceinline__ void store4(float* y, long long q, float4 v) {
+  if (kStreamHints)
+    __stcs(reinterpret_cast<float4*>(y) + q, v);
+  else
+    reinterpret_cast<float4*>(y)[q] = v;
 }
 // --- Load path: 16-byte vectors, a scalar head and tail where the range is not aligned ---
 template <bool kFromKept, bool kFill, class F>
@@ -235,7 +253,7 @@ __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, 
                                       long long hi, bool aligned, F&& f) {
   const long long head = aligned ? min(hi, (lo + 3) & ~3LL) : hi;
   for (long long j = lo + threadIdx.x; j < head; j += kThreads) {
-    const float v = load1<kFromKept>(x, kept, sbase, j);
+    const float v = load1<kFromKept, kFill>(x, kept, sbase, j);
     if (kFill) kept[j - sbase] = v;
     f(v);
   }
@@ -245,7 +263,7 @@ __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, 
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end) v[u] = load4<kFromKept>(x, kept, sbase, qq);
+      if (qq < q_end) v[u] = load4<kFromKept, kFill>(x, kept, sbase, qq);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -260,7 +278,7 @@ __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, 
     }
   }
   for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads) {
-    const float v = load1<kFromKept>(x, kept, sbase, j);
+    const float v = load1<kFromKept, kFill>(x, kept, sbase, j);
     if (kFill) kept[j - sbase] = v;
     f(v);
   }
@@ -270,25 +288,25 @@ __device__ __forceinline__ void transform(const float* __restrict__ x, const flo
                                           float* __restrict__ y, long long lo, long long hi, bool aligned,
                                           Factors f) {
   const long long head = aligned ? min(hi, (lo + 3) & ~3LL) : hi;
-  for (long long j = lo + threadIdx.x; j < head; j += kThreads) y[j] = map_one(load1<kFromKept>(x, kept, sbase, j), f);
+  for (long long j = lo + threadIdx.x; j < head; j += kThreads)
+    store1(y, j, map_one(load1<kFromKept, true>(x, kept, sbase, j), f));
   const long long q_begin = head >> 2, q_end = aligned ? max(q_begin, hi >> 2) : q_begin;
   for (long long q = q_begin + threadIdx.x; q < q_end; q += static_cast<long long>(kThreads) * kUnroll) {
     float4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end) v[u] = load4<kFromKept>(x, kept, sbase, qq);
+      if (qq < q_end) v[u] = load4<kFromKept, true>(x, kept, sbase, qq);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long qq = q + static_cast<long long>(u) * kThreads;
       if (qq < q_end)
-        reinterpret_cast<float4*>(y)[qq] =
-            make_float4(map_one(v[u].x, f), map_one(v[u].y, f), map_one(v[u].z, f), map_one(v[u].w, f));
+        store4(y, qq, make_float4(map_one(v[u].x, f), map_one(v[u].y, f), map_one(v[u].z, f), map_one(v[u].w, f)));
     }
   }
   for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads)
-    y[j] = map_one(load1<kFromKept>(x, kept, sbase, j), f);
+    store1(y, j, map_one(load1<kFromKept, true>(x, kept, sbase, j), f));
 }
 )";
   return common + R"(// --- Load path: one 4-byte load per element, kUnroll in flight per thread ---
@@ -301,7 +319,7 @@ __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, 
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long jj = j + static_cast<long long>(u) * kThreads;
-      if (jj < hi) v[u] = load1<kFromKept>(x, kept, sbase, jj);
+      if (jj < hi) v[u] = load1<kFromKept, kFill>(x, kept, sbase, jj);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -323,12 +341,12 @@ __device__ __forceinline__ void transform(const float* __restrict__ x, const flo
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long jj = j + static_cast<long long>(u) * kThreads;
-      if (jj < hi) v[u] = load1<kFromKept>(x, kept, sbase, jj);
+      if (jj < hi) v[u] = load1<kFromKept, true>(x, kept, sbase, jj);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long jj = j + static_cast<long long>(u) * kThreads;
-      if (jj < hi) y[jj] = map_one(v[u], f);
+      if (jj < hi) store1(y, jj, map_one(v[u], f));
     }
   }
 }
@@ -1200,6 +1218,7 @@ constexpr int kPasses = $PASSES;  // statistics passes before the map
 constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of a unit kept in shared memory
 constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1, or chunks); 1: none
 constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
+constexpr bool kStreamHints = $STREAM_HINTS;  // cache-streaming: last reads and stores evict-first
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
 constexpr double kEps = 1e-5;
 
@@ -1279,6 +1298,7 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$KEEP_FLOATS", std::to_string(kind->strided ? 0 : keep_floats));
   replace_all(source, "$STAGES", std::to_string(stages));
   replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
+  replace_all(source, "$STREAM_HINTS", g.has("cache-streaming") ? "true" : "false");
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
   replace_all(
       source, "$KEEP",

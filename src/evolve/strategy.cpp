@@ -312,6 +312,15 @@ std::vector<Strategy> build_catalog() {
        {{"max_row_kib", {64, 32, 96, 128, 192}}},
        {"split-row"}},
       // --- Independent options ---
+      {"cache-streaming",
+       "cache-policy",
+       "Cache hints by reuse: the last read of each input element and every output store are "
+       "marked evict-first (ld.global.cs / st.global.cs), so the L2 cache keeps the data that "
+       "later passes read again instead of the output streaming through it.",
+       {F::kReduceAxis},
+       R::kL2,
+       {},
+       {}},
       {"persistent-grid",
        "grid",
        "A persistent grid (one wave of blocks) that takes work items in a loop.",

@@ -203,6 +203,23 @@ TEST(EvolveNormGenerator, TmaBulkStagesUnitsRoundsAheadInAPersistentGrid) {
   EXPECT_EQ(f.find("run_fused"), std::string::npos);
 }
 
+// cache-streaming: the source marks last reads and the stores evict-first; without it, plain.
+TEST(EvolveNormGenerator, CacheStreamingMarksLastReadsAndStores) {
+  EXPECT_TRUE(norm_generated_strategies("kb1-23-softmax").count("cache-streaming"));
+  EXPECT_TRUE(norm_generated_strategies("kb1-39-l2-norm").count("cache-streaming"));
+  EXPECT_FALSE(norm_generated_strategies("kb1-36-rmsnorm").count("cache-streaming"));
+  const Genome kept = norm_genome(
+      {"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip", "cache-streaming"});
+  const std::string s = generate_norm_candidate(kept, "kb1-23-softmax");
+  EXPECT_NE(s.find("constexpr bool kStreamHints = true;"), std::string::npos);
+  EXPECT_NE(s.find("__ldcs("), std::string::npos);
+  EXPECT_NE(s.find("__stcs("), std::string::npos);
+  const std::string plain = generate_norm_candidate(
+      norm_genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip"}),
+      "kb1-23-softmax");
+  EXPECT_NE(plain.find("constexpr bool kStreamHints = false;"), std::string::npos);
+}
+
 TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
   // Each mapping on a problem of each statistic, the other strategies varied between them.
   const std::vector<std::pair<std::string, Genome>> cases = {
@@ -229,6 +246,10 @@ TEST(EvolveNormGenerator, EveryMappingCompilesAndLoads) {
       {"kb1-23-softmax",
        norm_genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "keep-on-chip"})},
       {"kb1-38-l1-norm", norm_genome({"tma-bulk", "row-per-block", "shared-tree"})},
+      {"kb1-34-instancenorm",
+       norm_genome({"scalar-loads", "split-row", "shared-tree", "cache-streaming"})},
+      {"kb1-24-log-softmax", norm_genome({"vector16-loads", "cluster-split-row", "warp-shuffle",
+                                          "keep-on-chip", "cache-streaming"})},
       {"kb1-36-rmsnorm", norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-36-rmsnorm",
        norm_genome({"scalar-loads", "row-per-block", "warp-shuffle", "keep-on-chip"})},

@@ -403,6 +403,35 @@ TEST(EvolveGpu, NormTmaBulkIsJudged) {
   expect_all_accepted("small", problems);  // every source compiled at once, then judged
 }
 
+// cache-streaming on the ten norms at the small size: last reads and stores evict-first, through
+// each mapping (a block, a cluster with a kept unit, split-row's kernels, grid-split-row's staged
+// rounds, a thread per column where the strided norm takes none of it).
+TEST(EvolveGpu, NormCacheStreamingIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
+  };
+  const NamedGenomes streaming = {
+      {"b-cs", genome({"scalar-loads", "row-per-block", "shared-tree", "cache-streaming"},
+                      {{"scalar-loads.unroll", 4}})},
+      {"c16-k64-cs", genome({"vector16-loads", "cluster-split-row", "warp-shuffle", "keep-on-chip",
+                             "cache-streaming"},
+                            {{"cluster-split-row.cluster", 16},
+                             {"cluster-split-row.threads", 512},
+                             {"keep-on-chip.max_row_kib", 64}})},
+      {"sp-cs", genome({"vector16-loads", "split-row", "warp-shuffle", "cache-streaming"},
+                       {{"split-row.splits", 8}})},
+      {"g16-cp2-cs",
+       genome({"cp-async-pipeline", "grid-split-row", "warp-shuffle", "cache-streaming"},
+              {{"grid-split-row.splits", 16}, {"cp-async-pipeline.stages", 2}})}};
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
+  for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax", "kb1-33-batchnorm",
+                              "kb1-34-instancenorm", "kb1-35-groupnorm", "kb1-37-frobenius-norm",
+                              "kb1-38-l1-norm", "kb1-39-l2-norm", "kb1-40-layernorm"})
+    problems.push_back({problem, streaming});
+  expect_all_accepted("small", problems);  // every source compiled at once, then judged
+}
+
 // The loss family on its six problems (kb1-94..96, 98..100) at the small size: each work mapping
 // (a warp, a block per row; tiles of the flat array where the term allows), one-shot and
 // persistent grids, both completions, both load paths and block combines.
