@@ -276,9 +276,11 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // With plain accumulation a slice is at most $MAX_SLICE deep (0: no bound): wgmma truncates as
   // it accumulates, and over 3k = 24576 positive terms that came to 1.3e-4 (rejected), over
   // 12288 within 1e-4 (H100, 2026-11-25). A single product gets as many slices as that needs.
+  constexpr long long kMaxSlice = $MAX_SLICE;
+  constexpr long long kDivisor = kMaxSlice > 0 ? kMaxSlice : 1;  // no division by a literal 0
   long long want = batch > 1 ? 1 : $SPLIT_K;
-  if (batch == 1 && $MAX_SLICE > 0 && (3 * k + $MAX_SLICE - 1) / $MAX_SLICE > want)
-    want = (3 * k + $MAX_SLICE - 1) / $MAX_SLICE;
+  if (kMaxSlice > 0 && batch == 1 && (3 * k + kDivisor - 1) / kDivisor > want)
+    want = (3 * k + kDivisor - 1) / kDivisor;
   if (want > 4096) return 3;
   const int splits = static_cast<int>(want);
   // K padded so that each of the `splits` slices of 3 kp is whole 16-byte vectors (TMA's stride

@@ -226,10 +226,10 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
             std::string::npos);
   EXPECT_NE(unit_of(sm90_genome()).find("using Mainloop = Built;"), std::string::npos);
   // Plain accumulation bounds a slice's depth (more K slices where K is long); promoted does not.
-  EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-2-matmul").find("12288LL > 0"),
+  EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-2-matmul").find("kMaxSlice = 12288LL;"),
             std::string::npos);
   EXPECT_NE(generate_matmul_candidate(sm90_genome({{"cutlass-sm90.promote", 16}}), "kb1-2-matmul")
-                .find("0LL > 0"),
+                .find("kMaxSlice = 0LL;"),
             std::string::npos);
   const Sm90MatmulConfig narrow = sm90_matmul_config_of(
       sm90_genome({{"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.tile_n", 64}}));
