@@ -50,7 +50,7 @@ static long long out_of(long long in) {
 )";
 }
 
-std::string pool_window_constants(const PoolWindow& window) {
+std::string pool_window_constants(const PoolWindow& window, bool stream_stores) {
   return fmt::format(R"(#include <cuda_runtime.h>
 
 #include <cmath>
@@ -62,9 +62,24 @@ std::string pool_window_constants(const PoolWindow& window) {
 constexpr bool kMax = {};  // max pooling, else average (count_include_pad)
 constexpr int kDims = {};  // spatial axes pooled (the innermost ones)
 constexpr int kKernel = {}, kStride = {}, kPadding = {}, kDilation = {};
+// cache-streaming: the output is stored evict-first (st.global.cs), so L2 keeps the input rows
+// that neighbouring windows read again.
+constexpr bool kStreamStores = {};
+__device__ __forceinline__ void store_out(float* p, float v) {{
+  if (kStreamStores)
+    __stcs(p, v);
+  else
+    *p = v;
+}}
+__device__ __forceinline__ void store_out4(float* p, float4 v) {{
+  if (kStreamStores)
+    __stcs(reinterpret_cast<float4*>(p), v);
+  else
+    *reinterpret_cast<float4*>(p) = v;
+}}
 )",
                      window.max, window.dims, window.kernel, window.stride, window.padding,
-                     window.dilation);
+                     window.dilation, stream_stores ? "true" : "false");
 }
 
 std::string pool_entry_opening() {
@@ -85,9 +100,9 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
 }
 
 const StrategySet& pool_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads",   "vector16-loads",    "element-per-thread",
-                                        "grid-stride",    "persistent-grid",   "shared-tile",
-                                        "register-sweep", "warp-row-separable"};
+  static const StrategySet generated = {
+      "scalar-loads", "vector16-loads", "element-per-thread", "grid-stride",    "persistent-grid",
+      "shared-tile",  "register-sweep", "warp-row-separable", "cache-streaming"};
   return generated;
 }
 
@@ -152,11 +167,10 @@ std::string generate_pool_candidate(const Genome& g, const std::string& problem)
           ? R"(    if (aligned && ow0 + kRun <= w.out) {  // rows of whole float4s (w.out % 4 == 0)
 #pragma unroll
       for (int q = 0; q < kRun / 4; ++q)
-        *reinterpret_cast<float4*>(yr + ow0 + 4 * q) =
-            make_float4(result(acc[4 * q], ow0 + 4 * q, scale, w),
-                        result(acc[4 * q + 1], ow0 + 4 * q + 1, scale, w),
-                        result(acc[4 * q + 2], ow0 + 4 * q + 2, scale, w),
-                        result(acc[4 * q + 3], ow0 + 4 * q + 3, scale, w));
+        store_out4(yr + ow0 + 4 * q, make_float4(result(acc[4 * q], ow0 + 4 * q, scale, w),
+                                                 result(acc[4 * q + 1], ow0 + 4 * q + 1, scale, w),
+                                                 result(acc[4 * q + 2], ow0 + 4 * q + 2, scale, w),
+                                                 result(acc[4 * q + 3], ow0 + 4 * q + 3, scale, w)));
       continue;
     }
 )"
@@ -219,7 +233,7 @@ __global__ void __launch_bounds__({threads})
                                                   (kDims >= 2 ? divisor(h, oh) : 1));
 {store}#pragma unroll
     for (int r = 0; r < kRun; ++r)
-      if (ow0 + r < w.out) yr[ow0 + r] = result(acc[r], ow0 + r, scale, w);
+      if (ow0 + r < w.out) store_out(yr + ow0 + r, result(acc[r], ow0 + r, scale, w));
   }}
 }}
 
@@ -250,7 +264,8 @@ __global__ void __launch_bounds__({threads})
 )",
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
-      fmt::arg("run", run), fmt::arg("head", pool_window_constants(*window)),
+      fmt::arg("run", run),
+      fmt::arg("head", pool_window_constants(*window, g.has("cache-streaming"))),
       fmt::arg("threads", threads), fmt::arg("store", store), fmt::arg("grid", grid));
 }
 

@@ -37,8 +37,9 @@ std::optional<PoolWindow> pool_window_of(const std::string& problem);
 std::string pool_axis_source();
 std::string pool_entry_opening();
 // The includes and the window's constants (kMax, kDims, kKernel, kStride, kPadding, kDilation)
-// every pooling candidate opens with.
-std::string pool_window_constants(const PoolWindow& window);
+// every pooling candidate opens with, and its output stores (store_out, store_out4): evict-first
+// where `stream_stores` (cache-streaming).
+std::string pool_window_constants(const PoolWindow& window, bool stream_stores);
 
 // shared-tile's block (pool_tile_generator.cpp): `threads` threads compute `rows` output rows
 // (1 for a 1-D window) of `width` = threads x outputs consecutive outputs, from an input band of

@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(kThreads)
       }} else {{
 #pragma unroll
         for (int v = 0; v < kOutputs; ++v)
-          if (ow0 + v < w.out) yr[ow0 + v] = acc[v];
+          if (ow0 + v < w.out) store_out(yr + ow0 + v, acc[v]);
       }}
     }}
   }}
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(kThreads)
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("threads", threads), fmt::arg("outputs", outputs), fmt::arg("rows", rows),
       fmt::arg("vector", vector), fmt::arg("path", path),
-      fmt::arg("head", pool_window_constants(window)));
+      fmt::arg("head", pool_window_constants(window, g.has("cache-streaming"))));
 }
 
 }  // namespace kiln::evolve

@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(kThreads)
       }} else {{
         acc = pooled[c];
       }}
-      yr[ow] = kMax ? acc : acc / (scale * static_cast<float>(divisor(w, ow)));
+      store_out(yr + ow, kMax ? acc : acc / (scale * static_cast<float>(divisor(w, ow))));
     }}
   }}
   (void)aligned_rows;
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads)
       fmt::arg("threads", t.threads), fmt::arg("rows", t.rows), fmt::arg("width", t.width),
       fmt::arg("span", t.span), fmt::arg("rows_in", t.rows_in), fmt::arg("shared", t.shared_bytes),
       fmt::arg("loads", vector ? "16-byte" : "4-byte"),
-      fmt::arg("head", pool_window_constants(window)),
+      fmt::arg("head", pool_window_constants(window, g.has("cache-streaming"))),
       fmt::arg(
           "load",
           vector

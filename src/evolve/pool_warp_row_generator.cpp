@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       float v = mine[o * kStride];
 #pragma unroll
       for (int kw = 1; kw < kKernel; ++kw) v = combine(v, mine[o * kStride + kw * kDilation]);
-      yr[ow0 + o] = kMax ? v : v / (outer * static_cast<float>(divisor(w, ow0 + o)));
+      store_out(yr + ow0 + o, kMax ? v : v / (outer * static_cast<float>(divisor(w, ow0 + o))));
     }}
   }}
 }}
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       fmt::arg("taps_text",
                unroll_taps ? "The outer taps' loops are unrolled: their loads issue together."
                            : "The outer taps' rows are pooled one at a time (loops not unrolled)."),
-      fmt::arg("head", pool_window_constants(window)));
+      fmt::arg("head", pool_window_constants(window, g.has("cache-streaming"))));
 }
 
 }  // namespace kiln::evolve

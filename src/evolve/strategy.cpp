@@ -316,8 +316,9 @@ std::vector<Strategy> build_catalog() {
        "cache-policy",
        "Cache hints by reuse: the last read of each input element and every output store are "
        "marked evict-first (ld.global.cs / st.global.cs), so the L2 cache keeps the data that "
-       "later passes read again instead of the output streaming through it.",
-       {F::kReduceAxis},
+       "later passes (or neighbouring pooling windows) read again instead of the output "
+       "streaming through it.",
+       {F::kReduceAxis, F::kPooling},
        R::kL2,
        {},
        {}},

@@ -69,16 +69,29 @@ TEST(EvolvePoolGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(v.find("constexpr int kRun = 8;"), std::string::npos);
   EXPECT_NE(v.find("constexpr bool kMax = false;"), std::string::npos);
   EXPECT_NE(v.find("constexpr int kDims = 3;"), std::string::npos);
-  EXPECT_NE(v.find("reinterpret_cast<float4*>"), std::string::npos);
+  EXPECT_NE(v.find("store_out4(yr + ow0"), std::string::npos);  // whole float4s where aligned
   EXPECT_NE(v.find("static_cast<long long>(sms) * 4"), std::string::npos);
+  EXPECT_NE(v.find("constexpr bool kStreamStores = false;"), std::string::npos);
   EXPECT_NE(v.find("__launch_bounds__(128)"), std::string::npos);
   Genome scalar = pool_genome({"scalar-loads", "element-per-thread"});
   scalar.knobs = {{"scalar-loads.unroll", 2}};
   const std::string s = generate_pool_candidate(scalar, "kb1-41-maxpool-1d");
   EXPECT_NE(s.find("constexpr int kRun = 2;"), std::string::npos);
   EXPECT_NE(s.find("kKernel = 8, kStride = 1, kPadding = 4, kDilation = 3"), std::string::npos);
-  EXPECT_EQ(s.find("reinterpret_cast<float4*>"), std::string::npos);
+  EXPECT_EQ(s.find("store_out4(yr"), std::string::npos);
   EXPECT_NE(s.find("(items + 256 - 1) / 256"), std::string::npos);
+  // cache-streaming: every mapping's stores go through store_out, evict-first.
+  for (const auto& strategies : std::vector<std::vector<std::string>>{
+           {"scalar-loads", "element-per-thread", "cache-streaming"},
+           {"scalar-loads", "shared-tile", "cache-streaming"},
+           {"scalar-loads", "warp-row-separable", "cache-streaming"}}) {
+    const std::string c = generate_pool_candidate(pool_genome(strategies), "kb1-42-maxpool-2d");
+    EXPECT_NE(c.find("constexpr bool kStreamStores = true;"), std::string::npos);
+    EXPECT_NE(c.find("store_out(yr + "), std::string::npos);
+  }
+  const std::string sweep = generate_pool_candidate(
+      pool_genome({"scalar-loads", "register-sweep", "cache-streaming"}), "kb1-44-avgpool-1d");
+  EXPECT_NE(sweep.find("constexpr bool kStreamStores = true;"), std::string::npos);
 }
 
 TEST(EvolvePoolGenerator, EveryCombinationCompilesAndLoads) {
@@ -91,7 +104,8 @@ TEST(EvolvePoolGenerator, EveryCombinationCompilesAndLoads) {
   const std::vector<std::vector<std::string>> genomes = {
       {"scalar-loads", "element-per-thread"},
       {"vector16-loads", "grid-stride"},
-      {"scalar-loads", "grid-stride", "persistent-grid"}};
+      {"scalar-loads", "grid-stride", "persistent-grid"},
+      {"vector16-loads", "grid-stride", "cache-streaming"}};
   for (std::size_t p = 0; p < problems.size(); ++p) {
     const Genome g = pool_genome(genomes[p % genomes.size()]);
     const std::filesystem::path file = dir / fmt::format("pool_{}.cu", p);

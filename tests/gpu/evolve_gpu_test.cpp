@@ -251,6 +251,22 @@ TEST(EvolveGpu, PoolingWarpRowSeparableIsJudged) {
                      {"warp-row-8", warp_row(8, 16, 0)}});
 }
 
+// cache-streaming in the pooling family: each mapping's output stores evict-first, on the six
+// pooling problems at the small size.
+TEST(EvolveGpu, PoolingCacheStreamingIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
+    return genome_of(Family::kPooling, std::move(strategies), std::move(knobs));
+  };
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-43-maxpool-3d",
+                              "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"})
+    expect_accepted(
+        problem, "small",
+        {{"ept-cs", genome({"vector16-loads", "element-per-thread", "cache-streaming"}, {})},
+         {"warp-row-cs", genome({"scalar-loads", "warp-row-separable", "cache-streaming"},
+                                {{"warp-row-separable.outputs", 16}})}});
+}
+
 // The normalisation family on its ten problems (kb1-23, 24, 33-40) at the small size: each work
 // mapping, one- and two-pass statistics, kept and re-read data, both load paths and block
 // combines. L1 and L2 rows are 4095 long (unaligned rows: the vector path's heads and tails).
