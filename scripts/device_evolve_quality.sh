@@ -7,7 +7,8 @@
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
-#              ("problem=path ..."), each judged at size small
+#              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
+#              SAN_SOURCES alone; unset: the five default problems)
 # Usage: bash scripts/device_evolve_quality.sh compare sanitizer
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,7 +18,7 @@ o=${OUT:-out}; mkdir -p "$o"
 summary="$o/summary-quality.txt"
 COMPARE_PROBLEMS=${COMPARE_PROBLEMS:-"kb1-23-softmax kb1-45-avgpool-2d"}
 COMPARE_SIZE=${COMPARE_SIZE:-small}; COMPARE_BUDGET=${COMPARE_BUDGET:-16}
-SAN_PROBLEMS=${SAN_PROBLEMS:-"kb1-95-cross-entropy-loss kb1-89-cumsum kb1-45-avgpool-2d kb1-4-matvec kb1-2-matmul"}
+SAN_PROBLEMS=${SAN_PROBLEMS-"kb1-95-cross-entropy-loss kb1-89-cumsum kb1-45-avgpool-2d kb1-4-matvec kb1-2-matmul"}
 echo "device_evolve_quality: $* on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ)" | tee "$summary"
 [ -f carry/MANIFEST ] && sed "s/^/carry: /" carry/MANIFEST | tee -a "$summary"
 for step in "$@"; do
