@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "evolve/matmul_mma_generator.hpp"
 #include "evolve/matmul_sm90_generator.hpp"
 #include "evolve/matmul_triangle_generator.hpp"
 #include "evolve/source_text.hpp"
@@ -42,11 +43,15 @@ std::optional<MatmulKind> matmul_kind_of(const std::string& problem) {
 }
 
 const StrategySet& matmul_generated_strategies(const std::string& problem) {
-  static const StrategySet generated = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3"};
+  static const StrategySet generated = {"cutlass-sm80-mma", "cutlass-sm90", "warp-mma-tiles",
+                                        "tf32x3"};
+  // warp-mma-tiles takes K up to kMmaTileMaxK: not kb1-6's 524288.
+  static const StrategySet long_k = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3"};
   static const StrategySet structured = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3",
                                          "exploit-structure"};
   const std::optional<MatmulKind> kind = matmul_kind_of(problem);
-  return kind && kind->triangle != 0 ? structured : generated;
+  if (kind && kind->triangle != 0) return structured;
+  return problem == "kb1-6-matmul-large-k" ? long_k : generated;
 }
 
 namespace {
@@ -257,6 +262,7 @@ std::string generate_matmul_candidate(const Genome& g, const std::string& proble
     return generate_triangle_matmul_candidate(g, problem, *kind);
   }
   if (g.has("cutlass-sm90")) return generate_sm90_matmul_candidate(g, problem, *kind);
+  if (g.has("warp-mma-tiles")) return generate_mma_tile_matmul_candidate(g, problem, *kind);
   const MatmulConfig c = matmul_config_of(g);
   std::string types = cutlass_gemm_type("GemmAligned", kind->a_t, kind->b_t, c, 4);
   if (kind->irregular) types += cutlass_gemm_type("GemmUnaligned", kind->a_t, kind->b_t, c, 1);

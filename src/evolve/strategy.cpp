@@ -188,6 +188,26 @@ std::vector<Strategy> build_catalog() {
         {"swizzle", {8, 1, 2, 4}},
         {"split_k", {1, 2, 4, 8, 16}}},
        {}},
+      {"warp-mma-tiles",
+       "work-mapping",
+       "A 3xTF32 GEMM kiln writes itself on mma.sync m16n8k8 tensor-core instructions, the "
+       "operand split fused: a block stages K chunks of its A and B panels in shared memory as "
+       "stored, each warp splits its fragments into TF32 part and remainder in registers and "
+       "accumulates a warp tile, and the finished tile goes from the accumulators straight to "
+       "memory (streaming stores when stream_stores). No split pre-pass and no staged "
+       "epilogue, so one block's stores overlap the others' products: for thin K, where "
+       "writing C is the time (K up to 4096).",
+       {F::kMatmul},
+       R::kHbm,
+       {{"warps_m", {2, 1, 4}},
+        {"warps_n", {2, 4, 1}},
+        {"warp_m", {64, 32}},
+        {"warp_n", {64, 32}},
+        {"chunk_k", {32, 16}},
+        {"blocks_per_sm", {1, 2}},
+        {"stream_stores", {1, 0}}},
+       // Triangular products skip blocks only on the sm90 path (a grouped GEMM).
+       {"exploit-structure"}},
       // --- How partial results are combined ---
       {"shared-tree",
        "reduction",

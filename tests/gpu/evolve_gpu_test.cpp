@@ -550,6 +550,37 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   expect_all_accepted("small", problems);
 }
 
+// warp-mma-tiles (matmul_mma_generator: kiln's own 3xTF32 mma.sync GEMM, the split fused) on
+// the general products at the small size: the default 2 x 2 warps of 64 x 64 everywhere; on the
+// thin-K, irregular, batched and transposed ones also 32 x 32 warp tiles two blocks an SM, K
+// chunks of 16 with plain stores, and 4 x 2 warps (a 256-row block, edges in M).
+TEST(EvolveGpu, MatmulWarpMmaTilesIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome tiles;
+  tiles.family = Family::kMatmul;
+  tiles.strategies = {"warp-mma-tiles", "tf32x3"};
+  Genome small = tiles;
+  small.knobs = {{"warp-mma-tiles.warp_m", 32},
+                 {"warp-mma-tiles.warp_n", 32},
+                 {"warp-mma-tiles.warps_n", 4},
+                 {"warp-mma-tiles.blocks_per_sm", 2}};
+  Genome chunk16 = tiles;
+  chunk16.knobs = {{"warp-mma-tiles.chunk_k", 16}, {"warp-mma-tiles.stream_stores", 0}};
+  Genome tall = tiles;
+  tall.knobs = {{"warp-mma-tiles.warps_m", 4}, {"warp-mma-tiles.warp_n", 32}};
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
+  for (const char* problem : {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-10-3d-tensor-matmul",
+                              "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul"})
+    problems.push_back({problem, {{"tiles", tiles}}});
+  for (const char* problem :
+       {"kb1-3-batched-matmul", "kb1-7-matmul-small-k", "kb1-8-matmul-irregular",
+        "kb1-9-tall-skinny-matmul", "kb1-16-matmul-transposed-a", "kb1-17-matmul-transposed-b",
+        "kb1-18-matmul-transposed-both"})
+    problems.push_back(
+        {problem, {{"tiles", tiles}, {"small", small}, {"chunk16", chunk16}, {"tall", tall}}});
+  expect_all_accepted("small", problems);
+}
+
 // exploit-structure on the triangular products: a grouped GEMM of the triangle's blocks. At the
 // small size (n = 256): blocks of 128 (a 2 x 2 block grid) and of 512 (padded: the GEMM writes
 // a padded target copied into C); at KernelBench's (n = 4096) the defaults, whose long K ranges
