@@ -89,41 +89,142 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned int (&a)[
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// Two neighbouring outputs of row r from column c (c even), bounds checked; 8-byte stores when
-// rows are whole pairs (n even, C 8-byte aligned).
-__device__ __forceinline__ void store_pair(float* __restrict__ C, long long m, long long n,
-                                           long long r, long long c, float x, float y,
-                                           bool pairs) {
-  if (r >= m) return;
-  float* p = C + r * n + c;
-  if (pairs && c + 1 < n) {
-    if (kStreamStores)
-      __stcs(reinterpret_cast<float2*>(p), make_float2(x, y));
-    else
-      *reinterpret_cast<float2*>(p) = make_float2(x, y);
-    return;
-  }
-  if (c < n) p[0] = x;
-  if (c + 1 < n) p[1] = y;
+// Asynchronous copies into shared memory (cp.async): 16 or 4 bytes from `src`, zeros instead
+// when `inside` is false (source size 0; `src` is then any valid address and is not read).
+__device__ __forceinline__ void copy16(float* dst, const float* src, bool inside) {
+  const unsigned int to = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src),
+               "r"(inside ? 16 : 0));
+}
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool inside) {
+  const unsigned int to = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src),
+               "r"(inside ? 4 : 0));
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Waits until at most one group of this thread's copies is still in flight.
+__device__ __forceinline__ void copies_wait_all_but_one() {
+  asm volatile("cp.async.wait_group 1;\n" ::);
 }
 
-// One block: tile (tile / tiles_n, tile % tiles_n) of C for batch blockIdx.y. `vectors`: both
-// operands row-major with rows of whole 16-byte vectors, so chunks load as float4.
+// Where step s of this block is: its (s / chunks)-th tile (tiles blockIdx.x, + gridDim.x, ...,
+// batch-major, then row-major over tiles_m x tiles_n) and K chunk s % chunks.
+struct Step {
+  long long batch, row0, col0, k0;
+};
+__device__ __forceinline__ Step step_at(long long s, long long chunks, long long tiles_m,
+                                        long long tiles_n) {
+  const long long tile = blockIdx.x + s / chunks * gridDim.x;
+  const long long per_batch = tiles_m * tiles_n, in_batch = tile % per_batch;
+  return {tile / per_batch, in_batch / tiles_n * kBlockM, in_batch % tiles_n * kBlockN,
+          s % chunks * kChunk};
+}
+
+// Issues the copies of one step's A (kBlockM x kChunk) and B (kChunk x kBlockN) into a stage,
+// zeros outside the operands. `vectors`: both operands row-major with rows of whole 16-byte
+// vectors. Otherwise element by element, neighbouring threads on neighbouring addresses of the
+// stored operand (along m for A stored k x m, along k for B stored n x k).
+__device__ __forceinline__ void stage_step(float* sa, float* sb, const float* A, const float* B,
+                                           long long m, long long n, long long k, const Step& at,
+                                           bool vectors) {
+  const int tid = threadIdx.x;
+  A += at.batch * m * k;
+  B += at.batch * k * n;
+  if (vectors) {
+    for (int v = tid; v < kBlockM * kChunk / 4; v += kThreads) {
+      const int r = v / (kChunk / 4), c = v % (kChunk / 4) * 4;
+      const bool inside = at.row0 + r < m && at.k0 + c < k;
+      copy16(sa + r * kStrideA + c, inside ? A + (at.row0 + r) * k + at.k0 + c : A, inside);
+    }
+    for (int v = tid; v < kChunk * kBlockN / 4; v += kThreads) {
+      const int r = v / (kBlockN / 4), c = v % (kBlockN / 4) * 4;
+      const bool inside = at.k0 + r < k && at.col0 + c < n;
+      copy16(sb + r * kStrideB + c, inside ? B + (at.k0 + r) * n + at.col0 + c : B, inside);
+    }
+    return;
+  }
+  for (int v = tid; v < kBlockM * kChunk; v += kThreads) {
+    const int r = kATransposed ? v % kBlockM : v / kChunk;
+    const int c = kATransposed ? v / kBlockM : v % kChunk;
+    const long long gr = at.row0 + r, gc = at.k0 + c;
+    const bool inside = gr < m && gc < k;
+    copy4(sa + r * kStrideA + c, inside ? (kATransposed ? A + gc * m + gr : A + gr * k + gc) : A,
+          inside);
+  }
+  for (int v = tid; v < kChunk * kBlockN; v += kThreads) {
+    const int r = kBTransposed ? v % kChunk : v / kBlockN;
+    const int c = kBTransposed ? v / kChunk : v % kBlockN;
+    const long long gr = at.k0 + r, gc = at.col0 + c;
+    const bool inside = gr < k && gc < n;
+    copy4(sb + r * kStrideB + c, inside ? (kBTransposed ? B + gc * k + gr : B + gr * n + gc) : B,
+          inside);
+  }
+}
+
+// One 16 x 8 accumulator fragment to C at (r, c): rows g and g + 8, columns 2t and 2t + 1.
+// kQuads: the lane pairs trade halves by shuffle so that each lane stores four neighbours of
+// one row in one 16-byte store (n a multiple of 4, C 16-byte aligned); kPairs: 8-byte stores.
+constexpr int kQuads = 2, kPairs = 1;
+__device__ __forceinline__ void put(float v, float* p, bool inside) {
+  if (!inside) return;
+  if (kStreamStores)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+__device__ __forceinline__ void store_fragment(float* __restrict__ C, long long m, long long n,
+                                               long long r, long long c, const float (&d)[4],
+                                               int stores, int t) {
+  if (stores == kQuads) {
+    const bool odd = t & 1;
+    const float x = __shfl_xor_sync(0xffffffffu, odd ? d[0] : d[2], 1);
+    const float y = __shfl_xor_sync(0xffffffffu, odd ? d[1] : d[3], 1);
+    const long long row = odd ? r + 8 : r, col = odd ? c - 2 : c;
+    if (row >= m || col >= n) return;
+    const float4 v = odd ? make_float4(x, y, d[2], d[3]) : make_float4(d[0], d[1], x, y);
+    float4* p = reinterpret_cast<float4*>(C + row * n + col);
+    if (kStreamStores)
+      __stcs(p, v);
+    else
+      *p = v;
+    return;
+  }
+  for (int half = 0; half < 2; ++half) {
+    const long long row = r + 8 * half;
+    if (row >= m) continue;
+    float* p = C + row * n + c;
+    if (stores == kPairs && c + 1 < n) {
+      const float2 v = make_float2(d[2 * half], d[2 * half + 1]);
+      if (kStreamStores)
+        __stcs(reinterpret_cast<float2*>(p), v);
+      else
+        *reinterpret_cast<float2*>(p) = v;
+      continue;
+    }
+    put(d[2 * half], p, c < n);
+    put(d[2 * half + 1], p + 1, c + 1 < n);
+  }
+}
+
+// A persistent block walks its tiles (blockIdx.x, + gridDim.x, ...) and each tile's K chunks as
+// one sequence of steps, copying step s + 1 into the other of two stages while step s is
+// multiplied; a tile's accumulators go to C after its last chunk, and those stores drain while
+// the next tile is multiplied.
 __global__ void __launch_bounds__(kThreads, $BLOCKS_PER_SM)
     gemm_3xtf32_tiles(const float* __restrict__ A, const float* __restrict__ B,
                       float* __restrict__ C, long long m, long long n, long long k,
-                      long long tiles_n, bool vectors, bool pairs) {
+                      long long batch, long long tiles_m, long long tiles_n, bool vectors,
+                      int stores) {
   extern __shared__ float4 staged4[];
-  float* sa = reinterpret_cast<float*>(staged4);
-  float* sb = sa + kBlockM * kStrideA;
+  float* const staged = reinterpret_cast<float*>(staged4);
+  constexpr int kStageFloats = kBlockM * kStrideA + kChunk * kStrideB;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warp_row = (warp / kWarpsN) * kWarpM, warp_col = (warp % kWarpsN) * kWarpN;
   const int g = lane >> 2, t = lane & 3;  // the fragments' group and thread-in-group
-  const long long row0 = blockIdx.x / tiles_n * kBlockM, col0 = blockIdx.x % tiles_n * kBlockN;
-  const long long batch = blockIdx.y;
-  A += batch * m * k;
-  B += batch * k * n;
-  C += batch * m * n;
+  const long long tiles = batch * tiles_m * tiles_n;
+  if (blockIdx.x >= tiles) return;
+  const long long chunks = (k + kChunk - 1) / kChunk;
+  const long long steps = ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * chunks;
 
   float acc[kFragsM][kFragsN][4];
 #pragma unroll
@@ -133,44 +234,20 @@ __global__ void __launch_bounds__(kThreads, $BLOCKS_PER_SM)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
 
-  for (long long k0 = 0; k0 < k; k0 += kChunk) {
-    // Stage A (kBlockM x kChunk) and B (kChunk x kBlockN), zeros outside the operands.
-    if (vectors) {
-      for (int v = tid; v < kBlockM * kChunk / 4; v += kThreads) {
-        const int r = v / (kChunk / 4), c = v % (kChunk / 4) * 4;
-        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (row0 + r < m && k0 + c < k)
-          x = __ldg(reinterpret_cast<const float4*>(A + (row0 + r) * k + k0 + c));
-        *reinterpret_cast<float4*>(sa + r * kStrideA + c) = x;
-      }
-      for (int v = tid; v < kChunk * kBlockN / 4; v += kThreads) {
-        const int r = v / (kBlockN / 4), c = v % (kBlockN / 4) * 4;
-        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (k0 + r < k && col0 + c < n)
-          x = __ldg(reinterpret_cast<const float4*>(B + (k0 + r) * n + col0 + c));
-        *reinterpret_cast<float4*>(sb + r * kStrideB + c) = x;
-      }
-    } else {
-      // Element by element, neighbouring threads on neighbouring addresses of the stored
-      // operand (along m for A stored k x m, along k for B stored n x k).
-      for (int v = tid; v < kBlockM * kChunk; v += kThreads) {
-        const int r = kATransposed ? v % kBlockM : v / kChunk;
-        const int c = kATransposed ? v / kBlockM : v % kChunk;
-        const long long gr = row0 + r, gc = k0 + c;
-        float x = 0.0f;
-        if (gr < m && gc < k) x = __ldg(kATransposed ? A + gc * m + gr : A + gr * k + gc);
-        sa[r * kStrideA + c] = x;
-      }
-      for (int v = tid; v < kChunk * kBlockN; v += kThreads) {
-        const int r = kBTransposed ? v % kChunk : v / kBlockN;
-        const int c = kBTransposed ? v / kChunk : v % kBlockN;
-        const long long gr = k0 + r, gc = col0 + c;
-        float x = 0.0f;
-        if (gr < k && gc < n) x = __ldg(kBTransposed ? B + gc * k + gr : B + gr * n + gc);
-        sb[r * kStrideB + c] = x;
-      }
+  stage_step(staged, staged + kBlockM * kStrideA, A, B, m, n, k,
+             step_at(0, chunks, tiles_m, tiles_n), vectors);
+  copies_commit();
+  for (long long s = 0; s < steps; ++s) {
+    if (s + 1 < steps) {
+      float* next = staged + ((s + 1) & 1) * kStageFloats;
+      stage_step(next, next + kBlockM * kStrideA, A, B, m, n, k,
+                 step_at(s + 1, chunks, tiles_m, tiles_n), vectors);
     }
+    copies_commit();  // possibly empty: the wait below always leaves exactly step s + 1's group
+    copies_wait_all_but_one();
     __syncthreads();
+    const float* sa = staged + (s & 1) * kStageFloats;
+    const float* sb = sa + kBlockM * kStrideA;
     // Not unrolled: unrolled, nvcc hoists every step's fragment loads and spills a 64 x 64 tile.
 #pragma unroll 1
     for (int kk = 0; kk < kChunk; kk += 8) {
@@ -200,18 +277,21 @@ __global__ void __launch_bounds__(kThreads, $BLOCKS_PER_SM)
         }
       }
     }
-    __syncthreads();
-  }
-
+    if ((s + 1) % chunks == 0) {  // the tile's last chunk: its accumulators to C
+      const Step at = step_at(s, chunks, tiles_m, tiles_n);
+      float* c_tile = C + at.batch * m * n;
 #pragma unroll
-  for (int i = 0; i < kFragsM; ++i)
+      for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
-    for (int j = 0; j < kFragsN; ++j) {
-      const long long r = row0 + warp_row + i * 16 + g;
-      const long long c = col0 + warp_col + j * 8 + 2 * t;
-      store_pair(C, m, n, r, c, acc[i][j][0], acc[i][j][1], pairs);
-      store_pair(C, m, n, r + 8, c, acc[i][j][2], acc[i][j][3], pairs);
+        for (int j = 0; j < kFragsN; ++j) {
+          store_fragment(c_tile, m, n, at.row0 + warp_row + i * 16 + g,
+                         at.col0 + warp_col + j * 8 + 2 * t, acc[i][j], stores, t);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+        }
     }
+    __syncthreads();  // this stage is copied into again at step s + 2
+  }
 }
 
 $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
@@ -223,16 +303,28 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       return 1;
     attributes_set = true;
   }
+  static int grid_per_sm = 0, sms = 0;
+  if (grid_per_sm == 0) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&grid_per_sm, gemm_3xtf32_tiles, kThreads,
+                                                      kSharedBytes) != cudaSuccess ||
+        grid_per_sm < 1)
+      return 1;
+  }
   const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
-  if (tiles_m * tiles_n > 2147483647LL) return 3;
+  const long long tiles = batch * tiles_m * tiles_n;
+  const long long resident = static_cast<long long>(sms) * grid_per_sm;
   const bool vectors = !kATransposed && !kBTransposed && k % 4 == 0 && n % 4 == 0 &&
                        reinterpret_cast<std::uintptr_t>(A) % 16 == 0 &&
                        reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
-  const bool pairs = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-  gemm_3xtf32_tiles<<<dim3(static_cast<unsigned int>(tiles_m * tiles_n),
-                           static_cast<unsigned int>(batch)),
-                      kThreads, kSharedBytes, stream>>>(A, B, C, m, n, k, tiles_n, vectors,
-                                                        pairs);
+  const int stores = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0   ? 2
+                     : n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0 ? 1
+                                                                                    : 0;
+  gemm_3xtf32_tiles<<<static_cast<unsigned int>(tiles < resident ? tiles : resident), kThreads,
+                      kSharedBytes, stream>>>(A, B, C, m, n, k, batch, tiles_m, tiles_n, vectors,
+                                              stores);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";

@@ -4,9 +4,10 @@
 // (raw fp32), each warp reads its mma.sync m16n8k8 fragments, splits each value into its TF32
 // part and the remainder in registers (X = Xb + Xs; NVIDIA, "Fast and accurate FP32 via 3xTF32",
 // CUTLASS example 27) and accumulates As Bb + Ab Bs + Ab Bb, and the finished warp tile goes from
-// the accumulators straight to memory, 8 bytes a thread, optionally as streaming stores. No
-// split pre-pass (the sm90 path writes A' and B' three times wide) and no staged epilogue: the
-// stores of one block overlap the loads and products of the others resident on the SM.
+// the accumulators straight to memory (16 bytes a lane after a shuffle between lane pairs),
+// optionally as streaming stores. Blocks are persistent and copy the next K chunk (cp.async,
+// two stages) while multiplying this one. No split pre-pass (the sm90 path writes A' and B'
+// three times wide) and no staged epilogue: a tile's stores drain while the next is multiplied.
 #pragma once
 
 #include <string>
