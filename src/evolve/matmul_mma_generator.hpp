@@ -25,9 +25,12 @@ struct MmaTileConfig {
   int block_m() const { return warps_m * warp_m; }
   int block_n() const { return warps_n * warp_n; }
   int threads() const { return 32 * warps_m * warps_n; }
-  // Shared memory a block stages: A as block_m rows of chunk_k + 4 floats, B as chunk_k rows of
-  // block_n + 8 (the paddings make the fragment reads conflict-free).
-  int shared_bytes() const { return 4 * (block_m() * (chunk_k + 4) + chunk_k * (block_n() + 8)); }
+  // Shared memory a block stages: two stages (one copied into while the other is multiplied),
+  // each A as block_m rows of chunk_k + 4 floats and B as chunk_k rows of block_n + 8 (the
+  // paddings make the fragment reads conflict-free).
+  int shared_bytes() const {
+    return 2 * 4 * (block_m() * (chunk_k + 4) + chunk_k * (block_n() + 8));
+  }
 };
 MmaTileConfig mma_tile_config_of(const Genome& genome);
 

@@ -326,6 +326,9 @@ TEST(EvolveMatmulMmaTiles, EveryGenomeComesToAResidentBlock) {
     EXPECT_NE(source.find(fmt::format("kSharedBytes = {};", c.shared_bytes())), std::string::npos);
   }
   EXPECT_GT(seen, 50);
+  // The default 128 x 128 block, K chunks of 32: two stages of 128 x 36 + 32 x 136 floats (the
+  // first persistent version launched with one stage's worth and wrote past it, H100 call 2).
+  EXPECT_EQ(mma_tile_config_of(mma_genome()).shared_bytes(), 2 * 4 * (128 * 36 + 32 * 136));
   const MmaTileConfig wide = mma_tile_config_of(
       mma_genome({{"warp-mma-tiles.warps_m", 4}, {"warp-mma-tiles.warps_n", 4}}));
   EXPECT_EQ(wide.warps_m * wide.warps_n, 8);
