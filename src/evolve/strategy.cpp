@@ -205,7 +205,9 @@ std::vector<Strategy> build_catalog() {
         {"warp_n", {64, 32}},
         {"chunk_k", {32, 16}},
         {"blocks_per_sm", {1, 2}},
-        {"stream_stores", {1, 0}}},
+        // Plain stores first: streaming (evict-first) stores cost 9-16% on kb1-7 and kb1-9
+        // (H100, docs/results/2026-11-25-thin-k).
+        {"stream_stores", {0, 1}}},
        // Triangular products skip blocks only on the sm90 path (a grouped GEMM).
        {"exploit-structure"}},
       // --- How partial results are combined ---

@@ -339,14 +339,14 @@ TEST(EvolveMatmulMmaTiles, EveryGenomeComesToAResidentBlock) {
 TEST(EvolveMatmulMmaTiles, SourceFollowsTheGenomeAndTheProblem) {
   const std::string plain = generate_matmul_candidate(mma_genome(), "kb1-9-tall-skinny-matmul");
   EXPECT_NE(plain.find("kATransposed = false, kBTransposed = false"), std::string::npos);
-  EXPECT_NE(plain.find("kStreamStores = true"), std::string::npos);
+  EXPECT_NE(plain.find("kStreamStores = false"), std::string::npos);  // the default
   EXPECT_NE(plain.find("k > 4096LL"), std::string::npos);
   EXPECT_NE(plain.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
   const std::string both = generate_matmul_candidate(
-      mma_genome({{"warp-mma-tiles.stream_stores", 0}, {"warp-mma-tiles.chunk_k", 16}}),
+      mma_genome({{"warp-mma-tiles.stream_stores", 1}, {"warp-mma-tiles.chunk_k", 16}}),
       "kb1-18-matmul-transposed-both");
   EXPECT_NE(both.find("kATransposed = true, kBTransposed = true"), std::string::npos);
-  EXPECT_NE(both.find("kStreamStores = false"), std::string::npos);
+  EXPECT_NE(both.find("kStreamStores = true"), std::string::npos);
   EXPECT_NE(both.find("kChunk = 16;"), std::string::npos);
 }
 

@@ -553,7 +553,7 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
 // warp-mma-tiles (matmul_mma_generator: kiln's own 3xTF32 mma.sync GEMM, the split fused) on
 // the general products at the small size: the default 2 x 2 warps of 64 x 64 everywhere; on the
 // thin-K, irregular, batched and transposed ones also 32 x 32 warp tiles two blocks an SM, K
-// chunks of 16 with plain stores, and 4 x 2 warps (a 256-row block, edges in M).
+// chunks of 16 with streaming stores, and 4 x 2 warps (a 256-row block, edges in M).
 TEST(EvolveGpu, MatmulWarpMmaTilesIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome tiles;
@@ -565,7 +565,7 @@ TEST(EvolveGpu, MatmulWarpMmaTilesIsJudged) {
                  {"warp-mma-tiles.warps_n", 4},
                  {"warp-mma-tiles.blocks_per_sm", 2}};
   Genome chunk16 = tiles;
-  chunk16.knobs = {{"warp-mma-tiles.chunk_k", 16}, {"warp-mma-tiles.stream_stores", 0}};
+  chunk16.knobs = {{"warp-mma-tiles.chunk_k", 16}, {"warp-mma-tiles.stream_stores", 1}};
   Genome tall = tiles;
   tall.knobs = {{"warp-mma-tiles.warps_m", 4}, {"warp-mma-tiles.warp_n", 32}};
   std::vector<std::pair<std::string, NamedGenomes>> problems;
