@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Issue 23 on 4xH200 (nvidia-h200-x4) in one call. The steps run in the order given (default:
+# what the issue needs most first), each under its own time limit and all under one deadline
+# (DEADLINE s from the start, default 560), and the results are packed after every step, so that a
+# budget cut still returns every earlier step. Binaries come prebuilt (carry/, scripts/pack_carry.sh).
+#   coll        kiln bench collective -g N, seven ops 1M..1G; NCCL through PyTorch at 1 GiB
+#   rs, ar      kiln tune profile -g N --op OP (the built-in h200-sxm-gN profiles come from these),
+#               then kiln overlap bench -g N --op OP --plan auto from the plans the profile cached
+#   torch       PyTorch's serial and async-TP (fused_matmul_reduce_scatter) on the six shapes
+#   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
+#               the three-rank copy-engine AllReduce, WatchdogGpu.*
+#   suite       kiln bench suite -g N --preset pkb
+#   validate    kiln tune validate -g N for rs and ar from this call's profiles
+#   g3          kiln bench collective -g 3 (a world that is not a power of two)
+#   watchdog    a rank that stops calling collectives (--debug-hang-rank) and a kill -9 of a rank
+#   g2          GPUs 0 and 1 alone: kiln overlap bench -g 2 --plan auto for rs and ar (issue 24's
+#               figures, from the built-in 2xH200 profiles)
+#   torch64m    NCCL through PyTorch at 64 MiB
+#   compare     kiln tune compare -g N for rs and ar (equal-size and one-wave-per-group plans)
+#   alternate   kiln and PyTorch taking turns in one window (scripts/alternate_kiln_torch.py)
+#   sweep       kiln overlap bench -g N --op rs with the plan sweep (a reduced set of caps)
+# Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
+# Usage: bash scripts/device_x4_acceptance.sh [step ...]
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PYTHONUNBUFFERED=1
+[ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null
+steps=${*:-coll rs torch ar tests suite validate g3 watchdog g2 torch64m compare alternate sweep}
+out=/tmp/kiln-x4/x4; rm -rf "$out"; mkdir -p "$out"
+archive=x4
+source scripts/device_steps.sh
+deadline=${DEADLINE:-560}
+k=build/kiln
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+
+# Runs a command under min(LIMIT, time left before the deadline); skips it when under 15 s are
+# left, and says so in the summary.
+capped() {
+  local limit=$1 log=$2; shift 2
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt 15 ]; then note "$log: skipped, ${left} s left before the deadline"; return 124; fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  timed "$limit" "$log" "$@"
+}
+# The overlap bench's table rows and footer, without the per-group lines.
+overlap_rows() { grep -v "^#   group" "$1" | grep -E "^ +[0-9]+x|shape|^# " | tee -a "$out/summary.txt"; }
+# A collective bench's largest row and any wrong result or error.
+coll_rows() {
+  grep -E "^ +[0-9]+ " "$1" | tail -1 | sed "s/^/  $2: /" | tee -a "$out/summary.txt"
+  grep -iE "wrong|error" "$1" | head -2 | tee -a "$out/summary.txt"
+}
+
+step_coll() {
+  for op in allreduce reducescatter allgather alltoall broadcast reduce sendrecv; do
+    capped 40 "coll-$op-g$gpus.txt" $k bench collective -g "$gpus" -o "$op" -d bf16 -b 1M -e 1G -f 4 \
+      -w 5 -n 20 -c 1 --json "$out/coll-$op-g$gpus.json"
+    coll_rows "$out/coll-$op-g$gpus.txt" "$op g$gpus 1G"
+  done
+  capped 45 torch-coll-1G.txt python3 scripts/torch_collective_reference.py --gpus "$gpus" --bytes 1G \
+    --warmup 5 --iters 20 --json "$out/torch-coll-g$gpus-1G.json"
+  grep -v Warning "$out/torch-coll-1G.txt" | tail -5 | tee -a "$out/summary.txt"
+}
+step_torch64m() {
+  capped 45 torch-coll-64M.txt python3 scripts/torch_collective_reference.py --gpus "$gpus" --bytes 64M \
+    --warmup 5 --iters 20 --json "$out/torch-coll-g$gpus-64M.json"
+  grep -v Warning "$out/torch-coll-64M.txt" | tail -5 | tee -a "$out/summary.txt"
+}
+profile_and_auto() {
+  local op=$1
+  capped 150 "profile-$op-g$gpus.txt" $k tune profile -g "$gpus" --op "$op" \
+    --out "$out/profile-$op-g$gpus.json" --cache "$out/plans-g$gpus.json"
+  grep -vE "^profile \[" "$out/profile-$op-g$gpus.txt" | tail -12 >> "$out/summary.txt"
+  capped 45 "auto-$op-g$gpus.txt" env KILN_PLAN_CACHE="$out/plans-g$gpus.json" $k overlap bench \
+    -g "$gpus" --op "$op" --plan auto --json "$out/auto-$op-g$gpus.json"
+  overlap_rows "$out/auto-$op-g$gpus.txt"
+}
+step_rs() { profile_and_auto rs; }
+step_ar() { profile_and_auto ar; }
+step_torch() {
+  capped 60 torch-async-tp.txt python3 scripts/torch_async_tp.py --gpus "$gpus" \
+    --json "$out/torch-async-tp-g$gpus.json"
+  grep '^{' "$out/torch-async-tp.txt" | tee -a "$out/summary.txt"
+}
+step_tests() {
+  capped 100 tests.txt build/kiln_gpu_tests \
+    --gtest_filter='CollectivesGpu.FourRanks:OverlapGpu.FourRanks:OverlapContiguousRowsGpu.FourRanks:OverlapGpu.CopyEngineAllReduceBitwiseIdenticalThreeRanks:WatchdogGpu.*'
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
+}
+step_suite() {
+  capped 100 suite-pkb.txt $k bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json"
+  grep -E "^# " "$out/suite-pkb.txt" | tail -8 | tee -a "$out/summary.txt"
+}
+step_validate() {
+  for op in rs ar; do
+    [ -f "$out/profile-$op-g$gpus.json" ] || { note "validate $op: no profile from this call"; continue; }
+    capped 60 "validate-$op-g$gpus.txt" $k tune validate -g "$gpus" --op "$op" \
+      --profile "$out/profile-$op-g$gpus.json" --csv "$out/validate-$op-g$gpus.csv" \
+      --svg "$out/validate-$op-g$gpus.svg" --json "$out/validate-$op-g$gpus.json"
+    grep -v "^validate \[" "$out/validate-$op-g$gpus.txt" | tail -n 12 | tee -a "$out/summary.txt"
+  done
+}
+step_compare() {
+  for op in rs ar; do
+    [ -f "$out/profile-$op-g$gpus.json" ] || { note "compare $op: no profile from this call"; continue; }
+    capped 30 "compare-$op-g$gpus.txt" $k tune compare -g "$gpus" --op "$op" \
+      --profile "$out/profile-$op-g$gpus.json" --json "$out/compare-$op-g$gpus.json"
+    grep -v "^compare \[" "$out/compare-$op-g$gpus.txt" | tail -n 14 | tee -a "$out/summary.txt"
+  done
+}
+step_g3() {
+  for op in allreduce reducescatter allgather alltoall; do
+    capped 25 "coll-$op-g3.txt" $k bench collective -g 3 -o "$op" -d bf16 -b 1M -e 1G -f 8 -w 5 -n 20 -c 1 \
+      --json "$out/coll-$op-g3.json"
+    coll_rows "$out/coll-$op-g3.txt" "$op g3 1G"
+  done
+}
+step_watchdog() {
+  capped 40 watchdog.txt $k bench collective -g "$gpus" -b 1M -e 1M --timeout 10 --debug-hang-rank 1
+  grep -v "^#" "$out/watchdog.txt" | tail -4 | tee -a "$out/summary.txt"
+  [ $((deadline - SECONDS)) -gt 50 ] || { note "kill -9 check: skipped (deadline)"; return; }
+  $k bench collective -g "$gpus" -b 256M -e 256M -n 100000 --timeout 30 > "$out/kill.txt" 2>&1 &
+  local launcher=$!
+  sleep 12
+  local victim killed_at code
+  victim=$(pgrep -P "$launcher" | sed -n 2p)
+  killed_at=$(date +%s.%N)
+  kill -9 "$victim"
+  wait "$launcher"
+  code=$?
+  note "kill -9 of rank 1 (pid $victim): launcher exit $code, $(awk "BEGIN{print $(date +%s.%N) - $killed_at}") s after the kill"
+  grep -v "^#" "$out/kill.txt" | tail -4 | tee -a "$out/summary.txt"
+}
+step_g2() {
+  for op in rs ar; do
+    capped 30 "auto-$op-g2.txt" env CUDA_VISIBLE_DEVICES=0,1 $k overlap bench -g 2 --op "$op" --plan auto \
+      --json "$out/auto-$op-g2.json"
+    overlap_rows "$out/auto-$op-g2.txt"
+  done
+}
+step_alternate() {
+  capped 150 alternate.txt python3 scripts/alternate_kiln_torch.py --gpus "$gpus" --rounds 2 --iters 10 \
+    --timeout 60 --json "$out/alternate.json"
+  tail -n 10 "$out/alternate.txt" | tee -a "$out/summary.txt"
+}
+step_sweep() {
+  capped 120 "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \
+    --swizzles 1 8 --signals eager --json "$out/sweep-rs-g$gpus.json"
+  overlap_rows "$out/sweep-rs-g$gpus.txt"
+}
+
+note "device: $(nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,power.limit,temperature.gpu --format=csv,noheader | tr '\n' ';')"
+note "topology: $(nvidia-smi topo -m 2> /dev/null | head -$((gpus + 1)) | tr '\n' ';')"
+note "kiln: $($k --version 2>&1 | head -1); $(head -1 carry/MANIFEST 2> /dev/null)"
+nvidia-smi dmon -s pct -o T > "$out/dmon.txt" 2>&1 &
+dmon=$!
+trap 'kill $dmon 2> /dev/null' EXIT
+for s in $steps; do
+  declare -F "step_$s" > /dev/null || { note "unknown step $s"; continue; }
+  pack
+  note "== $s at $SECONDS s"
+  "step_$s"
+done
+note "done at $SECONDS s"
+pack
