@@ -99,8 +99,9 @@ int rank_main(const comm::RankInfo& info, const ProfileFlags& f, const tune::Tun
               core::Provenance provenance) {
   comm::Communicator comm(info, f.timeout);
   const bool printer = comm.rank() == 0;
-  // Curves: ~13 octaves x points; the bar's total is an estimate, refined by the rate.
-  const double units = tune::profile_units(o, 2, 13 * o.points_per_octave + 1);
+  // Curves (copy engines, NCCL beside a capped GEMM, NCCL unlimited for the serial plan): ~13
+  // octaves x points each; the bar's total is an estimate, refined by the rate.
+  const double units = tune::profile_units(o, 3, 13 * o.points_per_octave + 1);
   if (printer) {
     fmt::print(
         "# kiln tune profile: GEMM + {} {}, {} rank(s), {} shape(s) x {} base plan(s); about {} "

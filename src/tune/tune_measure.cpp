@@ -467,6 +467,12 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
         transports.push_back(t);
     }
   }
+  // NCCL's default communicator too: the serial plan's one call (tune::serial_candidate), so the
+  // tuner can tell where overlapping does not pay.
+  if (std::find(transports.begin(), transports.end(), std::pair<std::string, int>{"nccl", 0}) ==
+      transports.end()) {
+    transports.emplace_back("nccl", 0);
+  }
   const std::vector<double> sizes =
       curve_sizes(std::min(o.min_curve_bytes, largest), largest, o.points_per_octave, granule);
 

@@ -102,7 +102,10 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     ShapeValidation sv;
     sv.shape = shape;
     const auto start = std::chrono::steady_clock::now();
-    const tune::TunedPlan tuned = tune::tune_plan(profile, shape, o.limits);
+    // The partition model is what is validated: the overlap plans alone (a serial plan has one
+    // partition; compare times it where the tuner picks it).
+    const tune::TunedPlan tuned =
+        tune::tune_plan(profile, shape, o.limits, tune::PartitionStrategy::kPredictive, false);
     sv.plan_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     const Plan base = tuned.chosen.plan;

@@ -96,6 +96,13 @@ const TransportCurve* TunerProfile::curve_for(const Plan& plan,
   return nullptr;
 }
 
+const TransportCurve* TunerProfile::unlimited_nccl_curve() const {
+  for (const TransportCurve& c : curves) {
+    if (c.transport == "nccl" && c.nccl_ctas == 0) return &c;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> TunerProfile::base_plans() const {
   std::vector<std::string> out;
   for (const GemmProfile& g : gemms) {
@@ -264,8 +271,9 @@ WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm
   WaveProfile wave;
   wave.gemm_seconds = gemm.gemm_with_comm_us * 1e-6;
   wave.comm_scale = gemm.comm_slowdown;
-  wave.wave_bytes = wave_bytes(gemm.launch, static_cast<std::int64_t>(base.gemm.tile.m) * base.gemm.tile.n,
-                               element_size(profile));
+  wave.wave_bytes =
+      wave_bytes(gemm.launch, static_cast<std::int64_t>(base.gemm.tile.m) * base.gemm.tile.n,
+                 element_size(profile));
   return wave;
 }
 
@@ -316,8 +324,50 @@ PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape
 
 }  // namespace
 
+bool is_serial_plan(const Plan& plan) {
+  return !plan.copy_engine && plan.schedule.cta_cap == 0 && plan.partition.size() == 1;
+}
+
+std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const GemmShape& shape,
+                                              const overlap::GemmConfig* config) {
+  const TransportCurve* unlimited = profile.unlimited_nccl_curve();
+  if (unlimited == nullptr) return std::nullopt;
+  const LatencyCurve curve = unlimited->curve();
+  std::optional<PlanCandidate> best;
+  for (const std::string& text : profile.base_plans()) {
+    const Plan base = overlap::parse_plan(text, "profile base plan");
+    // The GEMM alone on every SM: only a cap-0 base plan measured it so.
+    if (base.schedule.cta_cap != 0 || (config != nullptr && !(base.gemm == *config))) continue;
+    GemmProfile gemm;
+    std::string source;
+    const WaveProfile wave = wave_profile_for(profile, shape, base, &gemm, &source);
+    double bytes = 0.0;
+    for (const double b : wave.wave_bytes) bytes += b;
+    const double comm_us = 1e6 * curve.seconds_at(bytes);
+    const double total = gemm.gemm_alone_us + comm_us + gemm.reorder_us;
+    if (best && best->predicted_us <= total) continue;
+    PlanCandidate c;
+    c.plan = base;
+    c.plan.copy_engine = false;
+    c.plan.partition = {wave.waves()};
+    GroupPrediction group;
+    group.waves = wave.waves();
+    group.bytes = bytes;
+    group.compute_done = group.comm_start = gemm.gemm_alone_us * 1e-6;
+    group.comm_done = (gemm.gemm_alone_us + comm_us) * 1e-6;
+    c.prediction.partition = c.plan.partition;
+    c.prediction.seconds = group.comm_done;
+    c.prediction.groups = {group};
+    c.reorder_us = gemm.reorder_us;
+    c.predicted_us = total;
+    c.gemm_source = "serial: GEMM alone (" + source + ") + one unlimited NCCL call";
+    best = std::move(c);
+  }
+  return best;
+}
+
 TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
-                    const PartitionLimits& limits, PartitionStrategy strategy) {
+                    const PartitionLimits& limits, PartitionStrategy strategy, bool with_serial) {
   const std::vector<std::string> bases = profile.base_plans();
   if (bases.empty()) throw UsageError("the tuner profile holds no GEMM measurement");
   TunedPlan tuned;
@@ -333,6 +383,9 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
   if (tuned.considered.empty()) {
     throw UsageError("no base plan of the profile can be predicted:" + reasons);
   }
+  if (strategy == PartitionStrategy::kPredictive && with_serial) {
+    if (auto serial = serial_candidate(profile, shape)) tuned.considered.push_back(*serial);
+  }
   tuned.chosen = *std::min_element(tuned.considered.begin(), tuned.considered.end(),
                                    [](const PlanCandidate& a, const PlanCandidate& b) {
                                      return a.predicted_us < b.predicted_us;
@@ -341,6 +394,15 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
 }
 
 PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan) {
+  const bool profiled =
+      std::any_of(profile.gemms.begin(), profile.gemms.end(),
+                  [&](const GemmProfile& g) { return g.base_plan == base_plan_string(plan); });
+  if (is_serial_plan(plan) && !profiled) {
+    if (auto serial = serial_candidate(profile, shape, &plan.gemm)) {
+      serial->plan = plan;  // its raster and swizzle as given
+      return *serial;
+    }
+  }
   return candidate_from(profile, shape, plan, PartitionStrategy::kPredictive, {}, &plan.partition);
 }
 
@@ -349,7 +411,9 @@ std::string describe_profile(const TunerProfile& profile) {
   out += fmt::format("# curves (us per group call):\n");
   for (const tune::TransportCurve& c : profile.curves) {
     out += fmt::format("#   {}{}: ", c.transport,
-                       c.nccl_ctas > 0 ? fmt::format(" ({} CTAs)", c.nccl_ctas) : "");
+                       c.nccl_ctas > 0         ? fmt::format(" ({} CTAs)", c.nccl_ctas)
+                       : c.transport == "nccl" ? std::string(" (unlimited: the serial plan's)")
+                                               : std::string());
     for (std::size_t i = 0; i < c.bytes.size(); i += std::max<std::size_t>(1, c.bytes.size() / 8))
       out += fmt::format("{:.0f} KiB {:.1f}  ", c.bytes[i] / 1024, c.us[i]);
     out += fmt::format("{:.0f} KiB {:.1f}\n", c.bytes.back() / 1024, c.us.back());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,11 @@ using overlap::TileShape;
 
 // The latency of one group's communication as the runtime makes it, against the group's slot
 // bytes per rank (the x axis of wave_bytes()): comm=ce, the copies of the group to every peer;
-// comm=nccl, one ReduceScatter/AllReduce call on a communicator limited to `nccl_ctas` CTAs.
+// comm=nccl, one ReduceScatter/AllReduce call on a communicator limited to `nccl_ctas` CTAs
+// (0: NCCL's default communicator, no limit: the serial plan's call, serial_candidate()).
 struct TransportCurve {
   std::string transport;  // "ce" | "nccl"
-  int nccl_ctas = 0;      // nccl: the CTA limit (the SMs the GEMM's cap leaves); ce: 0
+  int nccl_ctas = 0;      // nccl: the CTA limit (the SMs the GEMM's cap leaves), 0 none; ce: 0
   std::vector<double> bytes;
   std::vector<double> us;  // median over iterations of the max over ranks
   LatencyCurve curve() const;
@@ -78,6 +80,9 @@ struct TunerProfile {
   // The curve a plan's groups travel on: comm=ce, the copy-engine curve; comm=nccl, the curve of
   // the communicator limited to device SMs minus the plan's grid. nullptr when not profiled.
   const TransportCurve* curve_for(const Plan& plan, const LaunchGeometry& launch) const;
+  // NCCL's default communicator, no CTA limit (what the serial plan's one call runs on); nullptr
+  // when not profiled (profiles before 2026-11-27 have none).
+  const TransportCurve* unlimited_nccl_curve() const;
   // Every distinct base plan among the GEMM profiles, in first-seen order.
   std::vector<std::string> base_plans() const;
 
@@ -108,8 +113,24 @@ struct PlanCandidate {
 
 struct TunedPlan {
   PlanCandidate chosen;
-  std::vector<PlanCandidate> considered;  // every base plan, the chosen one included
+  std::vector<PlanCandidate>
+      considered;  // every base plan (and the serial plan), the chosen one included
 };
+
+// Overlap is not always worth it: where every transport's bandwidth beside the GEMM is well below
+// NCCL's own (AllReduce at 4 ranks on 4xH200, where copy engines send w/2 times a ring's bytes and
+// NCCL on the 8 SMs a cap leaves runs at half its rate: docs/results/2026-11-27-h200-x4/), the
+// fastest plan is the serial one: the GEMM on every SM, then one collective of the whole output on
+// NCCL's default communicator, then the reorder. As a plan that is comm=nccl cap=0 with one group
+// (the runtime then calls NCCL once, unlimited, after the last tile). Predicted as the GEMM alone
+// (profiled, or scaled like wave_profile_for) + the unlimited curve at the output's bytes per rank
+// + the reorder; of the profile's cap-0 base plans, the GEMM configuration with the smallest total.
+// `config`: only that GEMM configuration (for predict_plan of a given serial plan). nullopt when
+// the profile has no unlimited NCCL curve or no cap-0 base plan (with that configuration).
+std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const GemmShape& shape,
+                                              const overlap::GemmConfig* config = nullptr);
+// Whether a plan is the serial form above (comm=nccl, cap=0, exactly one group).
+bool is_serial_plan(const Plan& plan);
 
 // The wave profile of `shape` under a base plan: profiled, or scaled from the nearest profiled
 // shape with that base plan (the time of a wave, grid_ctas tiles of BM x BN x K, taken as
@@ -122,13 +143,16 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
 WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm, const Plan& base);
 
 // The best partition of each base plan in the profile for `shape` by `strategy`, and the base plan
-// predicted fastest overall. Throws kiln::UsageError when the profile has no GEMM or no curve for
-// any base plan.
+// predicted fastest overall; with kPredictive and `with_serial`, the serial plan competes too (and
+// wins where no overlap plan is predicted faster). Throws kiln::UsageError when the profile has no
+// GEMM or no curve for any base plan.
 TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
                     const PartitionLimits& limits,
-                    PartitionStrategy strategy = PartitionStrategy::kPredictive);
+                    PartitionStrategy strategy = PartitionStrategy::kPredictive,
+                    bool with_serial = true);
 
-// The predicted full-operation time of a given plan (partition included).
+// The predicted full-operation time of a given plan (partition included); a serial plan
+// (is_serial_plan) whose base the profile never measured is predicted by serial_candidate().
 PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan);
 
 // The profile as `kiln tune profile` prints it: curves (sampled), NCCL's SMs, per-shape GEMM

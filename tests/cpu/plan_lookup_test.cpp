@@ -1,6 +1,7 @@
 // How an overlap call finds its plan without a GPU (plan_lookup.hpp): the cache's exact entry
 // (re-read when the file changes), else the built-in profile's prediction, else the nearest tuned
 // neighbour whose groups fit, else the default; bad files are named.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -98,23 +99,24 @@ TEST_F(PlanLookupTest, RereadOnATimeChangeAloneAndOnASizeChangeAlone) {
 }
 
 TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
-  for (const std::string op : {"rs", "ar"}) {
-    const PlanKey key{"h200-sxm", 2, op, "bf16", {3000, 5000, 7000}};  // profiled nowhere
-    const PlanLookup found = lookup_plan(key, options_);
-    EXPECT_EQ(found.source, "profile built-in h200-sxm-g2-" + op + "-bf16.json");
-    EXPECT_GT(found.predicted_us, 0.0);
-    // The groups cover exactly the waves the GEMM launches on an H200 (132 SMs).
-    const Plan& p = found.plan;
-    int total = 0;
-    for (int g : p.partition) total += g;
-    EXPECT_EQ(total, host_launch_geometry(key.shape, p.gemm, p.schedule, 132).waves());
-  }
+  for (const int world : {2, 4})
+    for (const std::string op : {"rs", "ar"}) {
+      const PlanKey key{"h200-sxm", world, op, "bf16", {3000, 5000, 7000}};  // profiled nowhere
+      const PlanLookup found = lookup_plan(key, options_);
+      EXPECT_EQ(found.source, fmt::format("profile built-in h200-sxm-g{}-{}-bf16.json", world, op));
+      EXPECT_GT(found.predicted_us, 0.0);
+      // The groups cover exactly the waves the GEMM launches on an H200 (132 SMs).
+      const Plan& p = found.plan;
+      int total = 0;
+      for (int g : p.partition) total += g;
+      EXPECT_EQ(total, host_launch_geometry(key.shape, p.gemm, p.schedule, 132).waves());
+    }
 }
 
 TEST_F(PlanLookupTest, NearestNeighbourOnlyWhenCloseAndItsGroupsFit) {
-  // No profile for 4 ranks: the cache's neighbours decide. 4096x8192x8192 at cap 128 launches
-  // 1024 tiles on 128 CTAs = 8 waves; K does not change the waves.
-  const PlanKey tuned{"h200-sxm", 4, "rs", "bf16", kShape};
+  // No profile for 8 ranks (built-in ones exist for 2 and 4): the cache's neighbours decide.
+  // 4096x8192x8192 at cap 128 launches 1024 tiles on 128 CTAs = 8 waves; K does not change them.
+  const PlanKey tuned{"h200-sxm", 8, "rs", "bf16", kShape};
   PlanCache cache;
   cache.put({tuned, "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=ce groups=1,3,3,1",
              700.0, -1.0});

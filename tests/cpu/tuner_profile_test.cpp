@@ -196,6 +196,84 @@ TEST(TunerProfile, StrategiesOnAnEightWaveShape) {
   EXPECT_LE(predictive.chosen.plan.partition.back(), 4);
 }
 
+// The synthetic profile with a cap-0 base plan (the GEMM on every SM: 16 tiles, one wave of 1 MiB)
+// and NCCL's unlimited curve at `unlimited_us` for that MiB: the serial plan's ingredients.
+TunerProfile profile_with_serial(double unlimited_us) {
+  TunerProfile p = synthetic_profile();
+  p.curves.push_back({"nccl", 0, {kWaveBytes, 2 * kWaveBytes}, {10.0, unlimited_us}});
+  GemmProfile full = p.gemms[0];
+  Plan base = parse_plan(full.base_plan, "t");
+  base.schedule.cta_cap = 0;
+  full.base_plan = base_plan_string(base);
+  full.launch = host_launch_geometry(kShape, base.gemm, {0, true, 1}, 132);
+  full.gemm_alone_us = 90.0;
+  p.gemms.push_back(full);
+  return p;
+}
+
+TEST(TunerProfile, SerialPlanWinsWhereNoOverlapPlanIsPredictedFaster) {
+  // Overlap: cap 8 copy engines 142 (above); cap 0 copy engines, one wave: 100 + 40 + 5 + 7 = 152.
+  // Serial: 90 us GEMM alone + 15 us for the 1 MiB on NCCL unlimited + 7 reorder = 112.
+  const TunerProfile p = profile_with_serial(15.0);
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  ASSERT_EQ(tuned.considered.size(), 4u);
+  EXPECT_TRUE(is_serial_plan(tuned.chosen.plan));
+  EXPECT_FALSE(tuned.chosen.plan.copy_engine);
+  EXPECT_EQ(tuned.chosen.plan.schedule.cta_cap, 0);
+  EXPECT_EQ(tuned.chosen.plan.partition, (std::vector<int>{1}));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 112.0, 1e-9);
+  EXPECT_EQ(tuned.chosen.gemm_source, "serial: GEMM alone (profiled) + one unlimited NCCL call");
+  ASSERT_EQ(tuned.chosen.prediction.groups.size(), 1u);
+  EXPECT_NEAR(tuned.chosen.prediction.groups[0].comm_start, 90e-6, 1e-12);
+  EXPECT_NEAR(tuned.chosen.prediction.groups[0].comm_done, 105e-6, 1e-12);
+  // The runtime's text of it parses back to the same plan, and predict_plan gives the same time.
+  const Plan again = parse_plan(to_string(tuned.chosen.plan), "t");
+  EXPECT_TRUE(is_serial_plan(again));
+  EXPECT_NEAR(predict_plan(p, kShape, again).predicted_us, 112.0, 1e-9);
+  // Serial is not a partition strategy: equal-size and one-wave-per-group never return it, nor
+  // does the predictive search asked for overlap plans only (what `kiln tune validate` measures).
+  EXPECT_FALSE(is_serial_plan(tune_plan(p, kShape, {}, PartitionStrategy::kEqualSize).chosen.plan));
+  EXPECT_FALSE(
+      is_serial_plan(tune_plan(p, kShape, {}, PartitionStrategy::kOneWavePerGroup).chosen.plan));
+  EXPECT_FALSE(
+      is_serial_plan(tune_plan(p, kShape, {}, PartitionStrategy::kPredictive, false).chosen.plan));
+}
+
+TEST(TunerProfile, OverlapWinsWhereItIsPredictedFasterThanSerial) {
+  // Serial: 90 + 60 + 7 = 157 > the cap-8 copy-engine plan's 142.
+  const TunerProfile p = profile_with_serial(60.0);
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  EXPECT_FALSE(is_serial_plan(tuned.chosen.plan));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 142.0, 1e-9);
+  const auto serial = serial_candidate(p, kShape);
+  ASSERT_TRUE(serial.has_value());
+  EXPECT_NEAR(serial->predicted_us, 157.0, 1e-9);
+  // A shape never profiled scales the GEMM alone like the overlap plans (twice K: 180 us).
+  const auto deep = serial_candidate(p, {512, 1024, 8192});
+  ASSERT_TRUE(deep.has_value());
+  EXPECT_NEAR(deep->predicted_us, 180.0 + 60.0 + 7.0, 1e-9);
+  EXPECT_EQ(deep->gemm_source,
+            "serial: GEMM alone (scaled from 512x1024x4096) + one unlimited NCCL call");
+}
+
+TEST(TunerProfile, NoSerialCandidateWithoutItsMeasurements) {
+  // Profiles before 2026-11-27 have no unlimited NCCL curve: the tuner behaves as before.
+  TunerProfile p = profile_with_serial(15.0);
+  p.curves.pop_back();
+  EXPECT_FALSE(serial_candidate(p, kShape).has_value());
+  EXPECT_EQ(tune_plan(p, kShape, {}).considered.size(), 3u);
+  // No cap-0 base plan: no measurement of the GEMM alone on every SM.
+  TunerProfile capped = synthetic_profile();
+  capped.curves.push_back({"nccl", 0, {kWaveBytes, 2 * kWaveBytes}, {10.0, 15.0}});
+  EXPECT_FALSE(serial_candidate(capped, kShape).has_value());
+  EXPECT_EQ(tune_plan(capped, kShape, {}).considered.size(), 2u);
+  // The unlimited curve survives the JSON round trip and is told apart from the capped one.
+  const TunerProfile back = TunerProfile::from_json(profile_with_serial(15.0).to_json(), "t");
+  ASSERT_NE(back.unlimited_nccl_curve(), nullptr);
+  EXPECT_DOUBLE_EQ(back.unlimited_nccl_curve()->us.back(), 15.0);
+  EXPECT_NE(describe_profile(back).find("nccl (unlimited: the serial plan's)"), std::string::npos);
+}
+
 TEST(TunerProfile, PlansInWellUnderAMillisecond) {
   TunerProfile p = synthetic_profile();
   const GemmShape big{16384, 16384, 2048};  // 8192 tiles: 1024 waves of 8
