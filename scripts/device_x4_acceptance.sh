@@ -11,6 +11,10 @@
 #               the three-rank copy-engine AllReduce, WatchdogGpu.*
 #   suite       kiln bench suite -g N --preset pkb
 #   validate    kiln tune validate -g N for rs and ar from this call's profiles
+#   nvdiag      the suite's one-shot NVLink collectives at 4 ranks and at 2 (GPUs 0-1) with default
+#               timing, and kiln probe (P2P per pair): on 2026-11-27 kiln-nvlink AllReduce ran
+#               0.13-0.89x NCCL at 4 ranks where it is 1.1-1.7x on 2xH200; this tells the fabric
+#               from the world size
 #   g3          kiln bench collective -g 3 (a world that is not a power of two)
 #   watchdog    a rank that stops calling collectives (--debug-hang-rank) and a kill -9 of a rank
 #   g2          GPUs 0 and 1 alone: kiln overlap bench -g 2 --plan auto for rs and ar (issue 24's
@@ -26,7 +30,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PYTHONUNBUFFERED=1
 [ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null
-steps=${*:-coll rs torch ar tests suite validate g3 watchdog g2 torch64m compare alternate sweep}
+steps=${*:-coll nvdiag rs torch ar tests suite validate g3 watchdog g2 torch64m compare alternate sweep}
 out=/tmp/kiln-x4/x4; rm -rf "$out"; mkdir -p "$out"
 archive=x4
 source scripts/device_steps.sh
@@ -91,6 +95,17 @@ step_tests() {
 step_suite() {
   capped 100 suite-pkb.txt $k bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json"
   grep -E "^# " "$out/suite-pkb.txt" | tail -8 | tee -a "$out/summary.txt"
+}
+step_nvdiag() {
+  local sizes=16K,1M,16M
+  capped 40 "nvdiag-suite-g$gpus.txt" $k bench suite -g "$gpus" --problems allreduce allgather \
+    --sizes "$sizes" --json "$out/nvdiag-suite-g$gpus.json"
+  grep -E "kiln-nvlink" "$out/nvdiag-suite-g$gpus.txt" | sed "s/^/  g$gpus /" | tee -a "$out/summary.txt"
+  capped 40 nvdiag-suite-g2.txt env CUDA_VISIBLE_DEVICES=0,1 $k bench suite -g 2 --problems allreduce \
+    allgather --sizes "$sizes" --json "$out/nvdiag-suite-g2.json"
+  grep -E "kiln-nvlink" "$out/nvdiag-suite-g2.txt" | sed "s/^/  g2 /" | tee -a "$out/summary.txt"
+  capped 60 nvdiag-probe.txt $k probe --quick --cache "$out/probe-cache.json" --json "$out/probe.json"
+  grep -iE "p2p|copy|gemm" "$out/nvdiag-probe.txt" | head -20 | tee -a "$out/summary.txt"
 }
 step_validate() {
   for op in rs ar; do
