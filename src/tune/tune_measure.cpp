@@ -343,6 +343,12 @@ GemmProfileRun::GemmProfileRun(OverlapTimer& timer, const tune::TunerProfile& pr
   plan_.partition.clear();  // one group per wave: the most communication beside the GEMM
   op_ = timer.make(plan_, false);
   traced_ = timer.make(plan_, true);
+  if (const std::vector<int> coarse = tune::coarse_partition(op_->launch().waves());
+      !coarse.empty()) {
+    Plan coarse_plan = plan_;
+    coarse_plan.partition = coarse;
+    coarse_ = timer.make(coarse_plan, false);
+  }
   // The curve this plan's groups travel on, for the slowdown beside the GEMM.
   if (const tune::TransportCurve* t = profile.curve_for(plan_, op_->launch())) {
     curve_ = t->curve();
@@ -352,9 +358,11 @@ GemmProfileRun::GemmProfileRun(OverlapTimer& timer, const tune::TunerProfile& pr
 GemmProfileRun::~GemmProfileRun() = default;
 
 std::vector<OverlapTimer::Variant> GemmProfileRun::variants() {
-  return {{op_.get(), OverlapTimer::Part::kGemmOnly},
-          {op_.get(), OverlapTimer::Part::kWithoutReorder},
-          {op_.get(), OverlapTimer::Part::kFull}};
+  std::vector<OverlapTimer::Variant> out{{op_.get(), OverlapTimer::Part::kGemmOnly},
+                                         {op_.get(), OverlapTimer::Part::kWithoutReorder},
+                                         {op_.get(), OverlapTimer::Part::kFull}};
+  if (coarse_) out.push_back({coarse_.get(), OverlapTimer::Part::kWithoutReorder});
+  return out;
 }
 
 void GemmProfileRun::trace_once() {
@@ -373,8 +381,8 @@ void GemmProfileRun::trace_once() {
 }
 
 tune::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stats) {
-  if (stats.size() != 3 || gemm_ends_.empty()) {
-    throw Error("GemmProfileRun::finish: needs the three variants' timings and a traced run");
+  if (stats.size() != variants().size() || gemm_ends_.empty()) {
+    throw Error("GemmProfileRun::finish: needs every variant's timings and a traced run");
   }
   tune::GemmProfile g;
   g.shape = timer_.shape();
@@ -392,7 +400,16 @@ tune::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stat
   const double slowest = max_over_ranks(comm, slowdown, stream);
   g.comm_slowdown = slowest > 0.0 ? std::max(slowest, 0.05) : 1.0;
   // Anchor the model at the measured run (see GemmProfile::overhead_us); with no curve for this
-  // plan the model cannot predict it, so the traced end stands in.
+  // plan the model cannot predict it, so the traced end stands in. With a coarse run too, the
+  // cost every group pays beside the GEMM comes from the two runs' difference (fit_group_cost).
+  if (curve_ && coarse_) {
+    const tune::GroupCostFit fit =
+        tune::fit_group_cost(tune::wave_profile_of(profile_, g, plan_), *curve_, without_reorder,
+                             coarse_->plan().partition, stats[3].median);
+    g.group_cost_us = fit.group_cost_us;
+    g.overhead_us = fit.overhead_us;
+    return g;
+  }
   const double modelled_us =
       curve_ ? 1e6 * tune::predict(tune::wave_profile_of(profile_, g, plan_), *curve_,
                                    std::vector<int>(g.launch.waves(), 1))
@@ -418,8 +435,12 @@ std::vector<tune::GemmProfile> measure_gemm_profiles(OverlapTimer& timer,
         for (auto& run : runs) run->trace_once();
       });
   std::vector<tune::GemmProfile> out;
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    out.push_back(runs[i]->finish(std::span<const core::TimingStats>(stats).subspan(3 * i, 3)));
+  std::size_t first = 0;
+  for (auto& run : runs) {
+    const std::size_t count = run->variants().size();
+    out.push_back(run->finish(std::span<const core::TimingStats>(stats).subspan(first, count)));
+    first += count;
+  }
   return out;
 }
 

@@ -152,7 +152,9 @@ class GemmProfileRun {
   ~GemmProfileRun();
   GemmProfileRun(const GemmProfileRun&) = delete;
   GemmProfileRun& operator=(const GemmProfileRun&) = delete;
-  std::vector<OverlapTimer::Variant> variants();  // { GEMM alone, without reorder, full }
+  // { GEMM alone, without reorder, full } one group per wave, then, from 2 waves on, the coarse
+  // partition without reorder (tune::coarse_partition: the second point of the group-cost fit).
+  std::vector<OverlapTimer::Variant> variants();
   void trace_once();
   tune::GemmProfile finish(std::span<const core::TimingStats> stats);
   overlap::GemmCollective& op() { return *op_; }
@@ -161,7 +163,7 @@ class GemmProfileRun {
   OverlapTimer& timer_;
   const tune::TunerProfile& profile_;
   overlap::Plan plan_;
-  std::unique_ptr<overlap::GemmCollective> op_, traced_;
+  std::unique_ptr<overlap::GemmCollective> op_, traced_, coarse_;
   std::optional<tune::LatencyCurve> curve_;
   std::vector<double> gemm_ends_, comm_ends_, slowdowns_;
 };

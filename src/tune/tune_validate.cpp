@@ -145,7 +145,8 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     tune::TunerProfile fresh = profile;
     {
       const tune::GemmProfile g =
-          fresh_run.finish(std::span<const core::TimingStats>(timed).subspan(plans.size(), 3));
+          fresh_run.finish(std::span<const core::TimingStats>(timed).subspan(
+              plans.size(), fresh_run.variants().size()));
       std::erase_if(fresh.gemms, [&](const tune::GemmProfile& e) {
         return e.base_plan == g.base_plan && e.shape.m == shape.m && e.shape.n == shape.n &&
                e.shape.k == shape.k;

@@ -140,7 +140,8 @@ nlohmann::json TunerProfile::to_json() const {
                           {"overhead_us", g.overhead_us},
                           {"reorder_us", g.reorder_us},
                           {"comm_slowdown", g.comm_slowdown},
-                          {"traced_comm_end_us", g.traced_comm_end_us}});
+                          {"traced_comm_end_us", g.traced_comm_end_us},
+                          {"group_cost_us", g.group_cost_us}});
   }
   j["nccl_sms"] = nlohmann::json::array();
   for (const NcclSmMeasurement& m : nccl_sms) {
@@ -210,7 +211,9 @@ TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string&
     g.reorder_us = field<double>(e, "reorder_us", where);
     g.comm_slowdown = e.value("comm_slowdown", 1.0);
     g.traced_comm_end_us = e.value("traced_comm_end_us", -1.0);
+    g.group_cost_us = e.value("group_cost_us", 0.0);  // profiles before 2026-11-27: none
     if (!(g.comm_slowdown > 0.0)) throw UsageError(where + ": comm_slowdown must be positive");
+    if (!(g.group_cost_us >= 0.0)) throw UsageError(where + ": group_cost_us must be >= 0");
     if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {
       throw UsageError(where + ": grid_ctas, slots and gemm_with_comm_us must be positive");
     }
@@ -271,6 +274,7 @@ WaveProfile wave_profile_of(const TunerProfile& profile, const GemmProfile& gemm
   WaveProfile wave;
   wave.gemm_seconds = gemm.gemm_with_comm_us * 1e-6;
   wave.comm_scale = gemm.comm_slowdown;
+  wave.group_seconds = gemm.group_cost_us * 1e-6;
   wave.wave_bytes =
       wave_bytes(gemm.launch, static_cast<std::int64_t>(base.gemm.tile.m) * base.gemm.tile.n,
                  element_size(profile));
@@ -323,6 +327,47 @@ PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape
 }
 
 }  // namespace
+
+GroupCostFit fit_group_cost(const WaveProfile& wave, const LatencyCurve& curve, double per_wave_us,
+                            const std::vector<int>& coarse, double coarse_us) {
+  const std::vector<int> per_wave(static_cast<std::size_t>(wave.waves()), 1);
+  if (coarse.empty() || coarse.size() >= per_wave.size()) {
+    throw UsageError(fmt::format("fit_group_cost: a coarse partition of {} groups for {} waves",
+                                 coarse.size(), per_wave.size()));
+  }
+  const auto with_cost = [&](double cost_us) {
+    WaveProfile w = wave;
+    w.group_seconds = cost_us * 1e-6;
+    return w;
+  };
+  // Per-wave minus coarse, as the model predicts it at a given cost per group.
+  const auto gap = [&](double cost_us) {
+    const WaveProfile w = with_cost(cost_us);
+    return 1e6 * (predict(w, curve, per_wave).seconds - predict(w, curve, coarse).seconds);
+  };
+  constexpr double kMostUs = 2000.0;
+  const double measured_gap = per_wave_us - coarse_us;
+  double cost = 0.0;
+  if (gap(kMostUs) <= measured_gap) {
+    cost = kMostUs;
+  } else if (gap(0.0) < measured_gap) {
+    double lo = 0.0, hi = kMostUs;  // gap(lo) < measured <= gap(hi): a crossing lies between
+    for (int i = 0; i < 60; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (gap(mid) < measured_gap ? lo : hi) = mid;
+    }
+    cost = 0.5 * (lo + hi);
+  }
+  return {cost, per_wave_us - 1e6 * predict(with_cost(cost), curve, per_wave).seconds};
+}
+
+std::vector<int> coarse_partition(int waves) {
+  if (waves < 2) return {};
+  const int groups = std::max(1, std::min(waves - 1, (waves + 3) / 4));
+  std::vector<int> out(static_cast<std::size_t>(groups), waves / groups);
+  for (int g = 0; g < waves % groups; ++g) ++out[static_cast<std::size_t>(g)];
+  return out;
+}
 
 bool is_serial_plan(const Plan& plan) {
   return !plan.copy_engine && plan.schedule.cta_cap == 0 && plan.partition.size() == 1;
@@ -422,12 +467,12 @@ std::string describe_profile(const TunerProfile& profile) {
     out += fmt::format("#   NCCL kernel (CTA limit {}): held {} SMs{}\n", m.ctas_limit, m.sms_held,
                        m.overlapped ? "" : " (probe did not overlap the kernel: not measured)");
   }
-  out += fmt::format("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9}\n", "shape", "base plan",
-                     "waves", "gemm us", "w/ comm us", "ovh us", "reord us");
+  out += fmt::format("{:>18} {:>62} {:>5} {:>9} {:>11} {:>9} {:>9} {:>9}\n", "shape", "base plan",
+                     "waves", "gemm us", "w/ comm us", "ovh us", "reord us", "group us");
   for (const tune::GemmProfile& g : profile.gemms) {
-    out += fmt::format("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f}\n",
+    out += fmt::format("{:>18} {:>62} {:>5} {:9.1f} {:11.1f} {:9.1f} {:9.1f} {:9.1f}\n",
                        overlap::shape_name(g.shape), g.base_plan, g.launch.waves(), g.gemm_alone_us,
-                       g.gemm_with_comm_us, g.overhead_us, g.reorder_us);
+                       g.gemm_with_comm_us, g.overhead_us, g.reorder_us, g.group_cost_us);
   }
   return out;
 }

@@ -54,7 +54,28 @@ struct GemmProfile {
   // Median over the groups of that traced run of (communication end - start) / the curve's
   // latency for the group's bytes: how much slower the collective runs beside the GEMM.
   double comm_slowdown = 1.0;
+  // What each group's communication costs beside the GEMM on top of the slowed curve
+  // (WaveProfile::group_seconds), fitted from two measured partitions (fit_group_cost); 0 in
+  // profiles before 2026-11-27.
+  double group_cost_us = 0.0;
 };
+
+// The group cost and overhead that make the model reproduce two measured runs of one base plan,
+// one group per wave (`per_wave_us`) and a coarser `coarse` partition (`coarse_us`), both without
+// the reorder: the overhead is common to both, so the difference between the two runs fixes the
+// cost per group (found by bisection: more cost per group widens the gap, since the per-wave
+// run has more groups), and the per-wave run then fixes the overhead. The cost is clamped to
+// [0, 2 ms]: a coarse partition measured slower than the model allows gets none. `wave`'s own
+// group_seconds is ignored. Throws kiln::UsageError unless `coarse` has fewer groups than waves.
+struct GroupCostFit {
+  double group_cost_us = 0.0;
+  double overhead_us = 0.0;
+};
+GroupCostFit fit_group_cost(const WaveProfile& wave, const LatencyCurve& curve, double per_wave_us,
+                            const std::vector<int>& coarse, double coarse_us);
+// The coarse partition `kiln tune profile` measures beside one group per wave: groups of about
+// four waves (fewer groups than waves from 2 waves on; empty below).
+std::vector<int> coarse_partition(int waves);
 
 // `kiln tune profile`'s SM probe: SMs a running NCCL kernel held, per communicator CTA limit.
 struct NcclSmMeasurement {

@@ -84,7 +84,8 @@ Prediction predict(const WaveProfile& profile, const LatencyCurve& curve,
     done += g;
     group.compute_done = per_wave * done;
     group.comm_start = std::max(group.compute_done, comm_done);
-    group.comm_done = group.comm_start + profile.comm_scale * curve.seconds_at(group.bytes);
+    group.comm_done = group.comm_start + profile.comm_scale * curve.seconds_at(group.bytes) +
+                      profile.group_seconds;
     comm_done = group.comm_done;
     p.groups.push_back(group);
   }
@@ -165,7 +166,8 @@ Prediction best_partition(const WaveProfile& profile, const LatencyCurve& curve,
     const int from = w - g;
     if (end[from] == kNever || (from == 0 && g > limits.first)) return kNever;
     const double start = std::max(per_wave * w, end[from]);
-    return start + profile.comm_scale * curve.seconds_at(prefix_bytes[w] - prefix_bytes[from]);
+    return start + profile.comm_scale * curve.seconds_at(prefix_bytes[w] - prefix_bytes[from]) +
+           profile.group_seconds;
   };
   for (int w = 1; w < waves; ++w) {
     for (int g = 1; g <= w; ++g) {

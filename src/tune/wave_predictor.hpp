@@ -44,6 +44,10 @@ struct WaveProfile {
   // The collective's latency beside the GEMM over its latency alone (the curve's): SM and memory
   // contention slow it down, NCCL's kernels most (measured per base plan by `kiln tune profile`).
   double comm_scale = 1.0;
+  // A fixed cost every group's communication pays on top of the curve beside the GEMM: on 4xH200
+  // AllReduce 4-55 us a copy-engine group (copies to 3 peers, 3 flags for the reorder) and ~50-100
+  // us an NCCL call on 8 SMs, ~0 at 2 ranks (docs/results/2026-11-27-h200-x4/per_group_fit.py).
+  double group_seconds = 0.0;
   int waves() const { return static_cast<int>(wave_bytes.size()); }
 };
 

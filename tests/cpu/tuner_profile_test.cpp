@@ -274,6 +274,53 @@ TEST(TunerProfile, NoSerialCandidateWithoutItsMeasurements) {
   EXPECT_NE(describe_profile(back).find("nccl (unlimited: the serial plan's)"), std::string::npos);
 }
 
+TEST(TunerProfile, GroupCostIsFittedFromTwoMeasuredPartitions) {
+  // Communication-bound: 8 waves of 10 us, 1 MB each at 60 us per MB (no fixed latency).
+  WaveProfile wave{80e-6, std::vector<double>(8, 1e6)};
+  const LatencyCurve curve({1e6, 8e6}, {60e-6, 480e-6});
+  const std::vector<int> coarse = coarse_partition(8);
+  ASSERT_EQ(coarse, (std::vector<int>{4, 4}));
+  // Runs made by a machine whose groups cost 35 us each and whose launch costs 12 us more:
+  // per wave 10 + 8 x (60 + 35) = 770; {4,4}: 40 + 240 + 35 = 315, then 315 + 240 + 35 = 590.
+  const GroupCostFit fit = fit_group_cost(wave, curve, 770.0 + 12.0, coarse, 590.0 + 12.0);
+  EXPECT_NEAR(fit.group_cost_us, 35.0, 1e-6);
+  EXPECT_NEAR(fit.overhead_us, 12.0, 1e-6);
+  // A coarse run no faster than the model allows at zero cost: no cost, the per-wave anchor kept.
+  const GroupCostFit none = fit_group_cost(wave, curve, 490.0, coarse, 560.0);
+  EXPECT_EQ(none.group_cost_us, 0.0);
+  EXPECT_NEAR(none.overhead_us, 0.0, 1e-9);
+  EXPECT_THROW(fit_group_cost(wave, curve, 500.0, std::vector<int>(8, 1), 500.0), UsageError);
+  EXPECT_THROW(fit_group_cost(wave, curve, 500.0, {}, 500.0), UsageError);
+  // The coarse partitions: groups of about four waves, always fewer groups than waves.
+  EXPECT_TRUE(coarse_partition(1).empty());
+  EXPECT_EQ(coarse_partition(2), (std::vector<int>{2}));
+  EXPECT_EQ(coarse_partition(17), (std::vector<int>{4, 4, 3, 3, 3}));
+  for (int waves = 2; waves <= 64; ++waves) {
+    const std::vector<int> c = coarse_partition(waves);
+    int sum = 0;
+    for (int g : c) sum += g;
+    EXPECT_EQ(sum, waves);
+    EXPECT_LT(c.size(), static_cast<std::size_t>(waves));
+  }
+}
+
+TEST(TunerProfile, TheFittedGroupCostEntersThePredictionAndTheJson) {
+  TunerProfile p = synthetic_profile();
+  p.gemms.pop_back();  // copy engines only: {1,1} predicted 142 (see above)
+  p.gemms[0].group_cost_us = 10.0;
+  // {1,1}: comm 50 -> 90, 100 -> 140; {2}: 100 -> 150. Best 140 + 5 + 7 = 152.
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  EXPECT_EQ(tuned.chosen.plan.partition, (std::vector<int>{1, 1}));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 152.0, 1e-9);
+  const TunerProfile back = TunerProfile::from_json(p.to_json(), "t");
+  EXPECT_DOUBLE_EQ(back.gemms[0].group_cost_us, 10.0);
+  nlohmann::json old = p.to_json();
+  old["gemms"][0].erase("group_cost_us");  // a profile from before the fit
+  EXPECT_DOUBLE_EQ(TunerProfile::from_json(old, "t").gemms[0].group_cost_us, 0.0);
+  old["gemms"][0]["group_cost_us"] = -1.0;
+  EXPECT_THROW(TunerProfile::from_json(old, "t"), UsageError);
+}
+
 TEST(TunerProfile, PlansInWellUnderAMillisecond) {
   TunerProfile p = synthetic_profile();
   const GemmShape big{16384, 16384, 2048};  // 8192 tiles: 1024 waves of 8

@@ -54,6 +54,29 @@ TEST(WavePredictor, TimelineOfAPartitionByHand) {
   EXPECT_THROW(predict(profile, curve, {0, 4}), UsageError);
 }
 
+TEST(WavePredictor, AFixedCostPerGroupDelaysEveryGroupAndFavoursFewer) {
+  // The timeline above with 20 us more per group: group 0 100..180, group 1 300..430, group 2
+  // max(400, 430)..510.
+  WaveProfile profile{400e-6, {1e6, 1e6, 1e6, 1e6}};
+  profile.group_seconds = 20e-6;
+  const LatencyCurve curve({1e6, 4e6}, {60e-6, 210e-6});
+  const Prediction p = predict(profile, curve, {1, 2, 1});
+  EXPECT_NEAR(p.groups[0].comm_done, 180e-6, 1e-12);
+  EXPECT_NEAR(p.groups[1].comm_done, 430e-6, 1e-12);
+  EXPECT_NEAR(p.seconds, 510e-6, 1e-12);
+  // Communication-bound: 8 waves of 10 us, 1 MB each at 60 us. Without a group cost one group per
+  // wave is as good as any; with 100 us per group the best partition has fewer groups.
+  WaveProfile bound{80e-6, std::vector<double>(8, 1e6)};
+  const LatencyCurve linear({1e6, 8e6}, {60e-6, 480e-6});
+  const PartitionLimits limits{8, 8};
+  const std::size_t free_groups = best_partition(bound, linear, limits).groups.size();
+  bound.group_seconds = 100e-6;
+  const Prediction costly = best_partition(bound, linear, limits);
+  EXPECT_LT(costly.groups.size(), free_groups);
+  EXPECT_EQ(costly.partition, (std::vector<int>{8}));  // 10 us x 8 waves + 480 + 100
+  EXPECT_NEAR(costly.seconds, 660e-6, 1e-12);
+}
+
 TEST(WavePredictor, CandidateCountsMatchEnumerationAndClosedForm) {
   for (int first = 1; first <= 4; ++first) {
     for (int last = 1; last <= 5; ++last) {
@@ -88,6 +111,8 @@ TEST(WavePredictor, DynamicProgrammeFindsTheExhaustiveMinimum) {
     const double floor = (5 + 30 * unit(random)) * 1e-6;
     const LatencyCurve curve({1e4, 1e6, 1e8}, {floor, floor + 1e6 / (50e9 + 300e9 * unit(random)),
                                                floor + 1e8 / (200e9 + 200e9 * unit(random))});
+    // Half the trials with a fixed cost per group (as 4-rank AllReduce groups pay).
+    if (trial % 2 == 1) profile.group_seconds = 60e-6 * unit(random);
     const PartitionLimits limits{1 + trial % 3, 1 + trial % 5};
     const Prediction fast = best_partition(profile, curve, limits);
     const Prediction slow = best_partition_exhaustive(profile, curve, limits);
