@@ -439,10 +439,13 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
 }
 
 PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, const Plan& plan) {
-  const bool profiled =
-      std::any_of(profile.gemms.begin(), profile.gemms.end(),
-                  [&](const GemmProfile& g) { return g.base_plan == base_plan_string(plan); });
-  if (is_serial_plan(plan) && !profiled) {
+  // A serial plan whose base the profile never measured (the usual case: the tuner makes it).
+  const auto unmeasured = [&] {
+    const std::string key = base_plan_string(plan);
+    return std::none_of(profile.gemms.begin(), profile.gemms.end(),
+                        [&](const GemmProfile& g) { return g.base_plan == key; });
+  };
+  if (is_serial_plan(plan) && unmeasured()) {
     if (auto serial = serial_candidate(profile, shape, &plan.gemm)) {
       serial->plan = plan;  // its raster and swizzle as given
       return *serial;

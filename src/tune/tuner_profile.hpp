@@ -63,9 +63,9 @@ struct GemmProfile {
 // The group cost and overhead that make the model reproduce two measured runs of one base plan,
 // one group per wave (`per_wave_us`) and a coarser `coarse` partition (`coarse_us`), both without
 // the reorder: the overhead is common to both, so the difference between the two runs fixes the
-// cost per group (found by bisection: more cost per group widens the gap, since the per-wave
-// run has more groups), and the per-wave run then fixes the overhead. The cost is clamped to
-// [0, 2 ms]: a coarse partition measured slower than the model allows gets none. `wave`'s own
+// cost per group (a crossing found by bisection; the gap mostly widens with the cost, since the
+// per-wave run has more groups), and the per-wave run then fixes the overhead. The cost is clamped
+// to [0, 2 ms]: a coarse partition measured slower than the model allows gets none. `wave`'s own
 // group_seconds is ignored. Throws kiln::UsageError unless `coarse` has fewer groups than waves.
 struct GroupCostFit {
   double group_cost_us = 0.0;
