@@ -1,5 +1,8 @@
 // allreduce (sum): every rank ends with the element-wise sum of every rank's vector. Reference:
-// ncclAllReduce. Solution "kiln-nvlink": one-shot pull-and-sum over peer memory.
+// ncclAllReduce. Solutions over peer memory (comm/nvlink_collectives.hpp): "kiln-nvlink" one-shot
+// pull-and-sum, "kiln-nvlink-contig" the same reads with one contiguous range per block, and
+// "kiln-nvlink-2shot" (reduce a segment each, then gather the segments), which moves half the
+// NVLink bytes from four ranks on.
 #include "comm/collective.hpp"
 #include "problems/peer_collective.hpp"
 #include "problems/registry.hpp"
@@ -13,13 +16,19 @@ class AllReduceRun final : public PeerCollectiveRun {
   AllReduceRun(bench::RankContext& context, std::size_t bytes)
       : PeerCollectiveRun(context, bytes, bytes),
         counts_(comm::counts_for(comm::CollectiveOp::kAllReduce, bytes, element_,
-                                 context.comm.size())) {}
+                                 context.comm.size())) {
+    nvlink_.reserve_two_shot();
+  }
   void reference() override {
     comm::enqueue_collective(context_.comm, comm::CollectiveOp::kAllReduce, nvlink_.send_buffer(),
                              reference_out_.data(), counts_, context_.dtype, context_.stream);
   }
-  void solution(int) override {
-    nvlink_.all_reduce(context_.dtype, counts_.total_count, solution_out_.data(), context_.stream);
+  void solution(int index) override {
+    static constexpr comm::AllReduceAlgorithm kAlgorithms[] = {
+        comm::AllReduceAlgorithm::kOneShot, comm::AllReduceAlgorithm::kOneShotContiguous,
+        comm::AllReduceAlgorithm::kTwoShot};
+    nvlink_.all_reduce(context_.dtype, counts_.total_count, solution_out_.data(), context_.stream,
+                       kAlgorithms[index]);
   }
   std::string check_reference() override {
     const int world = context_.comm.size();
@@ -36,7 +45,9 @@ class AllReduce final : public bench::Problem {
   bench::Category category() const override { return bench::Category::kCollective; }
   std::string description() const override { return "sum of every rank's bytes_per_rank vector"; }
   std::vector<bench::ProblemSize> sizes() const override { return per_rank_byte_sizes(); }
-  std::vector<std::string> solutions() const override { return {"kiln-nvlink"}; }
+  std::vector<std::string> solutions() const override {
+    return {"kiln-nvlink", "kiln-nvlink-contig", "kiln-nvlink-2shot"};
+  }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
     const double b = static_cast<double>(size.dim("bytes_per_rank"));
     // Ring bus volume 2(W-1)/W*b; at least the input read and the output written locally.

@@ -7,6 +7,9 @@
 #   rs, ar      kiln tune profile -g N --op OP (the built-in h200-sxm-gN profiles come from these),
 #               then kiln overlap bench -g N --op OP --plan auto from the plans the profile cached
 #   torch       PyTorch's serial and async-TP (fused_matmul_reduce_scatter) on the six shapes
+#   newtests    this round's code on GPUs: the all-reduce algorithms at 3 and 4 ranks, the tuner's
+#               and the automatic plan's tests (serial candidate, cost per group)
+#   sanitize    compute-sanitizer memcheck and racecheck on the 3-rank all-reduce algorithms test
 #   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
 #               the three-rank copy-engine AllReduce, WatchdogGpu.*
 #   suite       kiln bench suite -g N --preset pkb
@@ -92,20 +95,33 @@ step_tests() {
     --gtest_filter='CollectivesGpu.FourRanks:OverlapGpu.FourRanks:OverlapContiguousRowsGpu.FourRanks:OverlapGpu.CopyEngineAllReduceBitwiseIdenticalThreeRanks:WatchdogGpu.*'
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
+step_newtests() {
+  capped 150 newtests.txt build/kiln_gpu_tests \
+    --gtest_filter='NvlinkCollectivesGpu.*:TunerGpu.*:AutomaticPlanGpu.*'
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
+}
+step_sanitize() {
+  for tool in memcheck racecheck; do
+    capped 60 "sanitize-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
+      build/kiln_gpu_tests --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks'
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
+  done
+}
 step_suite() {
-  capped 100 suite-pkb.txt $k bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json"
+  capped "${SUITE_LIMIT:-100}" suite-pkb.txt $k bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json"
   grep -E "^# " "$out/suite-pkb.txt" | tail -8 | tee -a "$out/summary.txt"
 }
 step_nvdiag() {
-  local sizes=16K,1M,16M
+  local sizes=16K,256K,1M,4M,16M,64M
   capped 40 "nvdiag-suite-g$gpus.txt" $k bench suite -g "$gpus" --problems allreduce allgather \
     --sizes "$sizes" --json "$out/nvdiag-suite-g$gpus.json"
   grep -E "kiln-nvlink" "$out/nvdiag-suite-g$gpus.txt" | sed "s/^/  g$gpus /" | tee -a "$out/summary.txt"
+  capped 40 "nvdiag-suite-g3.txt" env CUDA_VISIBLE_DEVICES=0,1,2 $k bench suite -g 3 --problems allreduce \
+    --sizes "$sizes" --json "$out/nvdiag-suite-g3.json"
+  grep -E "kiln-nvlink" "$out/nvdiag-suite-g3.txt" | sed "s/^/  g3 /" | tee -a "$out/summary.txt"
   capped 40 nvdiag-suite-g2.txt env CUDA_VISIBLE_DEVICES=0,1 $k bench suite -g 2 --problems allreduce \
     allgather --sizes "$sizes" --json "$out/nvdiag-suite-g2.json"
   grep -E "kiln-nvlink" "$out/nvdiag-suite-g2.txt" | sed "s/^/  g2 /" | tee -a "$out/summary.txt"
-  capped 60 nvdiag-probe.txt $k probe --quick --cache "$out/probe-cache.json" --json "$out/probe.json"
-  grep -iE "p2p|copy|gemm" "$out/nvdiag-probe.txt" | head -20 | tee -a "$out/summary.txt"
 }
 step_validate() {
   for op in rs ar; do

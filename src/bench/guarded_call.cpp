@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include <nccl.h>
+
 #include "comm/rank_timing.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -20,9 +22,9 @@ enum Slot {
   kOutputsSecondSettled
 };
 
-// Long enough to cover the host's enqueue of a call (a few launches), short beside any timed
-// region worth judging; it runs before the start event, outside the span.
-constexpr std::uint64_t kLeadSleepNs = 20'000;
+// Long enough to cover the host's enqueue of a call (a few launches) after the streams' meeting,
+// short beside any timed region worth judging; it runs before the start event, outside the span.
+constexpr std::uint64_t kLeadSleepNs = 30'000;
 
 }  // namespace
 
@@ -53,6 +55,17 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   run_.make_inputs(seed);
   hashes_.enqueue(kInputsBefore, inputs_, stream_);
   run_.poison_outputs();
+  // The ranks' streams meet on the device right before the span: the host meeting above leaves
+  // them as far apart as the ranks' wake-ups from waiting (up to a backoff sleep), which a call
+  // that waits for its peers (a peer-memory barrier, an NCCL kernel) would count as its own time,
+  // while the reference, timed back to back, pays that skew once (4xH200, 2026-11-27: a one-shot
+  // AllReduce of 16 MiB read 787 us here against ~60 us of kernel).
+  if (peers) {
+    comm_.call(what_ + ": the streams' meeting", [&] {
+      return ncclAllReduce(meeting_.data(), meeting_.data(), 1, ncclInt32, ncclMax, comm_.get(),
+                           stream_);
+    });
+  }
   core::enqueue_sleep(kLeadSleepNs, stream_);
   start_.record(stream_);
   Outcome out;

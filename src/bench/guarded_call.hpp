@@ -25,6 +25,7 @@
 #include "bench/judge_guards.hpp"
 #include "bench/problem.hpp"
 #include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
 #include "core/stream.hpp"
 
 namespace kiln::bench {
@@ -52,6 +53,7 @@ class GuardedCaller {
   std::vector<DeviceSpan> inputs_, outputs_;  // empty for problems that take no candidates
   SpanHashes hashes_{6};
   core::Event start_, stop_;
+  core::DeviceBuffer meeting_{4};  // the streams' meeting before a timed call (one int)
 };
 
 }  // namespace kiln::bench

@@ -61,54 +61,129 @@ __device__ __forceinline__ float widen(T v) {
     return static_cast<float>(v);
 }
 
-// One-shot sum: every output vector reads the same vector of every rank (in rank order, so every
-// rank computes the same bits), adds in fp32 (int32: exact integer adds) and rounds once.
+// The sum of vector `v` over every rank's `sources[r] + offset_bytes`, in rank order (so every
+// rank computes the same bits), added in fp32 (int32: exact integer adds) and rounded once.
 template <typename T>
-__global__ void __launch_bounds__(512) sum_kernel(SumArgs a) {
-  peer_barrier(a.sync);
+__device__ __forceinline__ uint4 sum_vector(const char* const* sources, int world,
+                                            std::size_t offset_bytes, std::size_t v) {
   constexpr int kElems = 16 / sizeof(T);
-  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-       v < a.vectors; v += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    using Acc = std::conditional_t<std::is_same_v<T, int>, int, float>;
-    // Every rank's vector requested before any is added: one round trip, not `world`.
-    uint4 raw[NvlinkCollectives::kMaxWorld];
+  using Acc = std::conditional_t<std::is_same_v<T, int>, int, float>;
+  // Every rank's vector requested before any is added: one round trip, not `world`.
+  uint4 raw[NvlinkCollectives::kMaxWorld];
 #pragma unroll
-    for (int r = 0; r < NvlinkCollectives::kMaxWorld; ++r) {
-      if (r < a.sync.world)
-        raw[r] = load_peer(reinterpret_cast<const uint4*>(a.sources[r] + a.offset_bytes) + v);
-    }
-    Acc acc[kElems] = {};
+  for (int r = 0; r < NvlinkCollectives::kMaxWorld; ++r) {
+    if (r < world)
+      raw[r] = load_peer(reinterpret_cast<const uint4*>(sources[r] + offset_bytes) + v);
+  }
+  Acc acc[kElems] = {};
 #pragma unroll
-    for (int r = 0; r < NvlinkCollectives::kMaxWorld; ++r) {
-      if (r >= a.sync.world) break;
-      const T* e = reinterpret_cast<const T*>(&raw[r]);
-#pragma unroll
-      for (int i = 0; i < kElems; ++i) {
-        if constexpr (std::is_same_v<T, int>)
-          acc[i] += e[i];
-        else
-          acc[i] += widen(e[i]);
-      }
-    }
-    uint4 packed;
-    T* out = reinterpret_cast<T*>(&packed);
+  for (int r = 0; r < NvlinkCollectives::kMaxWorld; ++r) {
+    if (r >= world) break;
+    const T* e = reinterpret_cast<const T*>(&raw[r]);
 #pragma unroll
     for (int i = 0; i < kElems; ++i) {
-      if constexpr (std::is_same_v<T, __nv_bfloat16>)
-        out[i] = __float2bfloat16_rn(acc[i]);
-      else if constexpr (std::is_same_v<T, __half>)
-        out[i] = __float2half_rn(acc[i]);
+      if constexpr (std::is_same_v<T, int>)
+        acc[i] += e[i];
       else
-        out[i] = static_cast<T>(acc[i]);
+        acc[i] += widen(e[i]);
     }
-    reinterpret_cast<uint4*>(a.out)[v] = packed;
+  }
+  uint4 packed;
+  T* out = reinterpret_cast<T*>(&packed);
+#pragma unroll
+  for (int i = 0; i < kElems; ++i) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      out[i] = __float2bfloat16_rn(acc[i]);
+    else if constexpr (std::is_same_v<T, __half>)
+      out[i] = __float2half_rn(acc[i]);
+    else
+      out[i] = static_cast<T>(acc[i]);
+  }
+  return packed;
+}
+
+// One-shot sum of every rank's vectors. kContiguous: block b owns one contiguous range of whole
+// 512-vector strides instead of every gridDim-th stride.
+template <typename T, bool kContiguous>
+__global__ void __launch_bounds__(512) sum_kernel(SumArgs a) {
+  peer_barrier(a.sync);
+  std::size_t begin = blockIdx.x * static_cast<std::size_t>(blockDim.x), end = a.vectors,
+              step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  if constexpr (kContiguous) {
+    const std::size_t strides = (a.vectors + blockDim.x - 1) / blockDim.x;
+    const std::size_t per_block = (strides + gridDim.x - 1) / gridDim.x * blockDim.x;
+    begin = blockIdx.x * per_block;
+    end = begin + per_block < a.vectors ? begin + per_block : a.vectors;
+    step = blockDim.x;
+  }
+  for (std::size_t v = begin + threadIdx.x; v < end; v += step) {
+    reinterpret_cast<uint4*>(a.out)[v] = sum_vector<T>(a.sources, a.sync.world, a.offset_bytes, v);
+  }
+}
+
+struct TwoShotArgs {
+  Barrier sync;                     // the inputs are ready
+  unsigned long long gather_epoch;  // the second barrier: every segment is reduced
+  const char* sources[NvlinkCollectives::kMaxWorld];  // every rank's send buffer
+  const char* stages[NvlinkCollectives::kMaxWorld];   // every rank's staging buffer
+  char* my_stage;
+  std::size_t vectors;  // 16-byte vectors in all
+  std::size_t segment;  // vectors a rank reduces (the last segment may be shorter)
+  char* out;
+};
+
+// Two-shot sum. Thread (b, t) of rank r reduces segment r's vectors at its grid-stride offsets
+// into r's staging buffer; after the second barrier thread (b, t) of every rank reads exactly the
+// offsets that thread (b, t) of the owner wrote, so a barrier per block (not per grid) suffices.
+template <typename T>
+__global__ void __launch_bounds__(512) two_shot_kernel(TwoShotArgs a) {
+  peer_barrier(a.sync);
+  const int world = a.sync.world, rank = a.sync.rank;
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  auto segment_end = [&](int r) {
+    const std::size_t end = (r + 1) * a.segment;
+    return end < a.vectors ? end : a.vectors;
+  };
+  for (std::size_t v = rank * a.segment + first; v < segment_end(rank); v += step) {
+    const uint4 sum = sum_vector<T>(a.sources, world, 0, v);
+    reinterpret_cast<uint4*>(a.my_stage)[v] = sum;
+    reinterpret_cast<uint4*>(a.out)[v] = sum;
+  }
+  // Every thread's staging stores precede the flag's release (peer_barrier releases from one
+  // thread per peer; the CTA barrier orders the other threads' stores before it).
+  __syncthreads();
+  Barrier gather = a.sync;
+  gather.epoch = a.gather_epoch;
+  peer_barrier(gather);
+  for (int k = 1; k < world; ++k) {
+    const int r = (rank + k) % world;  // peers in a rotated order: no owner read by all at once
+    for (std::size_t v = r * a.segment + first; v < segment_end(r); v += step) {
+      reinterpret_cast<uint4*>(a.out)[v] =
+          load_peer(reinterpret_cast<const uint4*>(a.stages[r]) + v);
+    }
+  }
+}
+
+// Calls f(T{}) with the element type of `dtype`.
+template <typename F>
+void with_element_type(core::DType dtype, F&& f) {
+  switch (dtype) {
+    case core::DType::kBf16:
+      return f(__nv_bfloat16{});
+    case core::DType::kFp16:
+      return f(__half{});
+    case core::DType::kFp32:
+      return f(float{});
+    case core::DType::kInt32:
+      return f(int{});
   }
 }
 
 }  // namespace
 
 NvlinkCollectives::NvlinkCollectives(Communicator& comm, std::size_t max_send_bytes)
-    : rank_(comm.rank()), world_(comm.size()) {
+    : comm_(&comm), rank_(comm.rank()), world_(comm.size()) {
   if (world_ > kMaxWorld) {
     throw UsageError("NVLink collectives: " + std::to_string(world_) + " ranks; at most " +
                      std::to_string(kMaxWorld));
@@ -206,7 +281,7 @@ void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset
 }
 
 void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count,
-                                 void* recv, cudaStream_t stream) {
+                                 void* recv, cudaStream_t stream, bool contiguous) {
   const std::size_t bytes = count * core::dtype_size(dtype);
   check_multiple_of_16(bytes, "a reduction");
   check_multiple_of_16(offset_bytes, "an offset");
@@ -223,20 +298,48 @@ void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, st
   a.vectors = bytes / 16;
   a.out = static_cast<char*>(recv);
   const int blocks = blocks_for(a.vectors);
-  switch (dtype) {
-    case core::DType::kBf16:
-      sum_kernel<__nv_bfloat16><<<blocks, 512, 0, stream>>>(a);
-      break;
-    case core::DType::kFp16:
-      sum_kernel<__half><<<blocks, 512, 0, stream>>>(a);
-      break;
-    case core::DType::kFp32:
-      sum_kernel<float><<<blocks, 512, 0, stream>>>(a);
-      break;
-    case core::DType::kInt32:
-      sum_kernel<int><<<blocks, 512, 0, stream>>>(a);
-      break;
+  with_element_type(dtype, [&](auto element) {
+    using T = decltype(element);
+    if (contiguous)
+      sum_kernel<T, true><<<blocks, 512, 0, stream>>>(a);
+    else
+      sum_kernel<T, false><<<blocks, 512, 0, stream>>>(a);
+  });
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void NvlinkCollectives::reserve_two_shot() {
+  if (!stage_) {
+    stage_ = std::make_unique<PeerMemory>(*comm_, send_->bytes(), "NVLink two-shot staging");
   }
+}
+
+void NvlinkCollectives::two_shot_sum(core::DType dtype, std::size_t count, void* recv,
+                                     cudaStream_t stream) {
+  if (!stage_) {
+    throw UsageError("NVLink collectives: a two-shot all-reduce needs reserve_two_shot() first");
+  }
+  const std::size_t bytes = count * core::dtype_size(dtype);
+  check_multiple_of_16(bytes, "a reduction");
+  if (bytes > send_->bytes()) {
+    throw UsageError("NVLink collectives: reducing " + std::to_string(bytes) + " bytes of a " +
+                     std::to_string(send_->bytes()) + "-byte send buffer");
+  }
+  TwoShotArgs a{};
+  a.sync = next_barrier();
+  a.gather_epoch = next_barrier().epoch;
+  for (int r = 0; r < world_; ++r) {
+    a.sources[r] = static_cast<const char*>(send_->peer(r));
+    a.stages[r] = static_cast<const char*>(stage_->peer(r));
+  }
+  a.my_stage = static_cast<char*>(stage_->local());
+  a.vectors = bytes / 16;
+  a.segment = (a.vectors + world_ - 1) / world_;
+  a.out = static_cast<char*>(recv);
+  const int blocks = blocks_for(a.segment);
+  with_element_type(dtype, [&](auto element) {
+    two_shot_kernel<decltype(element)><<<blocks, 512, 0, stream>>>(a);
+  });
   KILN_CUDA_CHECK_LAUNCH();
 }
 
@@ -272,13 +375,20 @@ void NvlinkCollectives::check_root(int root) const {
 }
 
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
-                                   cudaStream_t stream) {
-  pull_sum(dtype, 0, count, recv, stream);
+                                   cudaStream_t stream, AllReduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllReduceAlgorithm::kOneShot:
+      return pull_sum(dtype, 0, count, recv, stream, false);
+    case AllReduceAlgorithm::kOneShotContiguous:
+      return pull_sum(dtype, 0, count, recv, stream, true);
+    case AllReduceAlgorithm::kTwoShot:
+      return two_shot_sum(dtype, count, recv, stream);
+  }
 }
 
 void NvlinkCollectives::reduce_scatter(core::DType dtype, std::size_t block_count, void* recv,
                                        cudaStream_t stream) {
-  pull_sum(dtype, rank_ * block_count * core::dtype_size(dtype), block_count, recv, stream);
+  pull_sum(dtype, rank_ * block_count * core::dtype_size(dtype), block_count, recv, stream, false);
 }
 
 }  // namespace kiln::comm

@@ -29,6 +29,18 @@ namespace kiln::comm {
 class Communicator;
 struct PeerBarrier;  // comm/peer_barrier.cuh
 
+// How all_reduce moves the data (every variant sums in rank order with fp32 accumulation, so all
+// give the same bits):
+//   kOneShot            every rank reads every peer's whole vector, grid-stride (each pass of the
+//                       grid spans 1 MiB of every peer);
+//   kOneShotContiguous  the same reads, but each block walks one contiguous range (fewer distinct
+//                       pages of each peer in flight at once);
+//   kTwoShot            rank r sums its 1/W segment from every peer into a peer-visible staging
+//                       buffer, then every rank pulls the other segments from their owners: half
+//                       the NVLink bytes of one-shot from four ranks on (2(W-1)/W * S against
+//                       (W-1) * S), for a second barrier (needs reserve_two_shot()).
+enum class AllReduceAlgorithm { kOneShot, kOneShotContiguous, kTwoShot };
+
 class NvlinkCollectives {
  public:
   static constexpr int kMaxWorld = 8;     // = PeerBarrier::kMaxWorld
@@ -60,7 +72,10 @@ class NvlinkCollectives {
   void scatter(std::size_t block_bytes, int root, void* recv, cudaStream_t stream);
   // One-shot reductions (sum, fp32 accumulation for 16-bit types, one rounding), every rank
   // reading every peer's data: recv[0 .. count) = sum over ranks of send_buffer()[0 .. count).
-  void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
+  void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream,
+                  AllReduceAlgorithm algorithm = AllReduceAlgorithm::kOneShot);
+  // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot needs.
+  void reserve_two_shot();
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
   void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
 
@@ -84,13 +99,16 @@ class NvlinkCollectives {
   void pull(const std::vector<int>& sources, std::size_t offset, std::size_t block_bytes,
             void* recv, cudaStream_t stream);
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
-                cudaStream_t stream);
+                cudaStream_t stream, bool contiguous);
+  void two_shot_sum(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
   void check_root(int root) const;
+  Communicator* comm_;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
   unsigned long long epoch_ = 0;
   std::unique_ptr<PeerMemory> send_;
   std::unique_ptr<PeerMemory> flags_;  // [world][kMaxBlocks] arrival epochs, written by peers
+  std::unique_ptr<PeerMemory> stage_;  // kTwoShot's reduced segments (reserve_two_shot())
 };
 
 }  // namespace kiln::comm

@@ -18,7 +18,9 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
+#include "core/half_bits.hpp"
 #include "core/stream.hpp"
+#include "core/test_values.hpp"
 #include "gpu_availability.hpp"
 
 namespace {
@@ -75,6 +77,92 @@ int check_late_rank(const comm::RankInfo& info) {
 TEST(NvlinkCollectivesGpu, LateRankPastA32BitWrapTwoRanks) {
   KILN_SKIP_UNLESS_RANKS(2);
   EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_late_rank), 0);
+}
+
+// Every all-reduce algorithm gives the exact sum (test values are small integers, exact in bf16
+// and int32) on a vector count that does not split evenly over the ranks, over calls whose inputs
+// change, with a rank that writes its input late: a second barrier of the two-shot kernel that let
+// a rank gather a segment before its owner reduced it would read the last call's sum or poison.
+int check_all_reduce_algorithms(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  constexpr std::size_t kMaxBytes = 3 << 20;
+  comm::NvlinkCollectives nv(comm, kMaxBytes);
+  nv.reserve_two_shot();
+  core::DeviceBuffer recv(kMaxBytes), scratch(4);
+  int failures = 0, call = 0;
+  const comm::AllReduceAlgorithm algorithms[] = {comm::AllReduceAlgorithm::kOneShot,
+                                                 comm::AllReduceAlgorithm::kOneShotContiguous,
+                                                 comm::AllReduceAlgorithm::kTwoShot};
+  for (const core::DType dtype : {core::DType::kBf16, core::DType::kInt32}) {
+    const std::size_t element = core::dtype_size(dtype);
+    // 16 B .. 3 MiB: one vector, fewer vectors than ranks, an odd count, more than one grid pass.
+    for (const std::size_t vectors :
+         {std::size_t{1}, std::size_t{2}, std::size_t{4099}, std::size_t{(3 << 20) / 16}}) {
+      const std::size_t bytes = vectors * 16, count = bytes / element;
+      for (int a = 0; a < 3; ++a, ++call) {
+        core::poison(nv.send_buffer(), bytes, stream);
+        core::poison(recv.data(), bytes, stream);
+        host_barrier(comm, scratch, stream);
+        if (comm.rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        core::fill_test_values(nv.send_buffer(), dtype, count, 900 + call, comm.rank(), stream);
+        nv.all_reduce(dtype, count, recv.data(), stream, algorithms[a]);
+        comm.wait(stream, fmt::format("all_reduce call {}", call));
+        const std::vector<unsigned char> got = download(recv.data(), bytes);
+        for (std::size_t e = 0; e < count; ++e) {
+          int want = 0;
+          for (int r = 0; r < comm.size(); ++r) want += core::test_value(900 + call, r, e);
+          double value;
+          if (dtype == core::DType::kInt32) {
+            int v;
+            std::memcpy(&v, got.data() + e * 4, 4);
+            value = v;
+          } else {
+            std::uint16_t bits;
+            std::memcpy(&bits, got.data() + e * 2, 2);
+            value = core::half_bits_to_float(bits, dtype);
+          }
+          if (value != want) {
+            std::fprintf(stderr, "rank %d, algorithm %d, %zu vectors: element %zu is %g, not %d\n",
+                         comm.rank(), a, vectors, e, value, want);
+            ++failures;
+            break;
+          }
+        }
+        host_barrier(comm, scratch, stream);  // no peer still reads this call's inputs
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+TEST(NvlinkCollectivesGpu, AllReduceAlgorithmsExactThreeRanks) {
+  KILN_SKIP_UNLESS_RANKS(3);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(3, check_all_reduce_algorithms), 0);
+}
+
+TEST(NvlinkCollectivesGpu, AllReduceAlgorithmsExactFourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(4, check_all_reduce_algorithms), 0);
+}
+
+TEST(NvlinkCollectivesGpu, TwoShotNeedsItsStaging) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(1,
+                                             [](const comm::RankInfo& info) {
+                                               comm::Communicator comm(info, 30.0);
+                                               comm::NvlinkCollectives nv(comm, 1024);
+                                               core::DeviceBuffer out(1024);
+                                               try {
+                                                 nv.all_reduce(core::DType::kInt32, 256, out.data(),
+                                                               nullptr,
+                                                               comm::AllReduceAlgorithm::kTwoShot);
+                                               } catch (const UsageError&) {
+                                                 return 0;
+                                               }
+                                               return 1;
+                                             }),
+            0);
 }
 
 TEST(NvlinkCollectivesGpu, EpochsOnlyGrow) {
