@@ -1,8 +1,7 @@
 // allreduce (sum): every rank ends with the element-wise sum of every rank's vector. Reference:
-// ncclAllReduce. Solutions over peer memory (comm/nvlink_collectives.hpp): "kiln-nvlink" one-shot
-// pull-and-sum, "kiln-nvlink-contig" the same reads with one contiguous range per block, and
-// "kiln-nvlink-2shot" (reduce a segment each, then gather the segments), which moves half the
-// NVLink bytes from four ranks on.
+// ncclAllReduce. Solution "kiln-nvlink": NvlinkCollectives::all_reduce over peer memory, one-shot
+// (every rank reads every peer) or, from three ranks on and 1 MiB up, two-shot (reduce a segment
+// each, then gather the segments; half the NVLink bytes at four ranks).
 #include "comm/collective.hpp"
 #include "problems/peer_collective.hpp"
 #include "problems/registry.hpp"
@@ -23,12 +22,8 @@ class AllReduceRun final : public PeerCollectiveRun {
     comm::enqueue_collective(context_.comm, comm::CollectiveOp::kAllReduce, nvlink_.send_buffer(),
                              reference_out_.data(), counts_, context_.dtype, context_.stream);
   }
-  void solution(int index) override {
-    static constexpr comm::AllReduceAlgorithm kAlgorithms[] = {
-        comm::AllReduceAlgorithm::kOneShot, comm::AllReduceAlgorithm::kOneShotContiguous,
-        comm::AllReduceAlgorithm::kTwoShot};
-    nvlink_.all_reduce(context_.dtype, counts_.total_count, solution_out_.data(), context_.stream,
-                       kAlgorithms[index]);
+  void solution(int) override {
+    nvlink_.all_reduce(context_.dtype, counts_.total_count, solution_out_.data(), context_.stream);
   }
   std::string check_reference() override {
     const int world = context_.comm.size();
@@ -45,9 +40,7 @@ class AllReduce final : public bench::Problem {
   bench::Category category() const override { return bench::Category::kCollective; }
   std::string description() const override { return "sum of every rank's bytes_per_rank vector"; }
   std::vector<bench::ProblemSize> sizes() const override { return per_rank_byte_sizes(); }
-  std::vector<std::string> solutions() const override {
-    return {"kiln-nvlink", "kiln-nvlink-contig", "kiln-nvlink-2shot"};
-  }
+  std::vector<std::string> solutions() const override { return {"kiln-nvlink"}; }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
     const double b = static_cast<double>(size.dim("bytes_per_rank"));
     // Ring bus volume 2(W-1)/W*b; at least the input read and the output written locally.

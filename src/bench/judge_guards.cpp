@@ -27,6 +27,11 @@ std::string describe_l2_change(const L2State& before, const L2State& after) {
 }
 
 void reset_l2_state(cudaStream_t stream) {
+  // Only what differs from the reset state is set: cudaDeviceSetLimit and the persisting reset
+  // are costly, and a guarded call resets before every call. With no carve-out no line can
+  // persist, so there is nothing to reset.
+  const L2State now = read_l2_state(stream);
+  if (now.persisting_limit == 0 && now.window_bytes == 0) return;
   cudaStreamAttrValue value{};
   value.accessPolicyWindow.base_ptr = nullptr;
   value.accessPolicyWindow.num_bytes = 0;

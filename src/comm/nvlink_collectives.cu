@@ -102,21 +102,12 @@ __device__ __forceinline__ uint4 sum_vector(const char* const* sources, int worl
   return packed;
 }
 
-// One-shot sum of every rank's vectors. kContiguous: block b owns one contiguous range of whole
-// 512-vector strides instead of every gridDim-th stride.
-template <typename T, bool kContiguous>
+// One-shot sum of every rank's vectors.
+template <typename T>
 __global__ void __launch_bounds__(512) sum_kernel(SumArgs a) {
   peer_barrier(a.sync);
-  std::size_t begin = blockIdx.x * static_cast<std::size_t>(blockDim.x), end = a.vectors,
-              step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  if constexpr (kContiguous) {
-    const std::size_t strides = (a.vectors + blockDim.x - 1) / blockDim.x;
-    const std::size_t per_block = (strides + gridDim.x - 1) / gridDim.x * blockDim.x;
-    begin = blockIdx.x * per_block;
-    end = begin + per_block < a.vectors ? begin + per_block : a.vectors;
-    step = blockDim.x;
-  }
-  for (std::size_t v = begin + threadIdx.x; v < end; v += step) {
+  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+       v < a.vectors; v += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     reinterpret_cast<uint4*>(a.out)[v] = sum_vector<T>(a.sources, a.sync.world, a.offset_bytes, v);
   }
 }
@@ -281,7 +272,7 @@ void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset
 }
 
 void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count,
-                                 void* recv, cudaStream_t stream, bool contiguous) {
+                                 void* recv, cudaStream_t stream) {
   const std::size_t bytes = count * core::dtype_size(dtype);
   check_multiple_of_16(bytes, "a reduction");
   check_multiple_of_16(offset_bytes, "an offset");
@@ -298,13 +289,8 @@ void NvlinkCollectives::pull_sum(core::DType dtype, std::size_t offset_bytes, st
   a.vectors = bytes / 16;
   a.out = static_cast<char*>(recv);
   const int blocks = blocks_for(a.vectors);
-  with_element_type(dtype, [&](auto element) {
-    using T = decltype(element);
-    if (contiguous)
-      sum_kernel<T, true><<<blocks, 512, 0, stream>>>(a);
-    else
-      sum_kernel<T, false><<<blocks, 512, 0, stream>>>(a);
-  });
+  with_element_type(
+      dtype, [&](auto element) { sum_kernel<decltype(element)><<<blocks, 512, 0, stream>>>(a); });
   KILN_CUDA_CHECK_LAUNCH();
 }
 
@@ -376,19 +362,19 @@ void NvlinkCollectives::check_root(int root) const {
 
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
                                    cudaStream_t stream, AllReduceAlgorithm algorithm) {
-  switch (algorithm) {
-    case AllReduceAlgorithm::kOneShot:
-      return pull_sum(dtype, 0, count, recv, stream, false);
-    case AllReduceAlgorithm::kOneShotContiguous:
-      return pull_sum(dtype, 0, count, recv, stream, true);
-    case AllReduceAlgorithm::kTwoShot:
-      return two_shot_sum(dtype, count, recv, stream);
+  if (algorithm == AllReduceAlgorithm::kAuto) {
+    constexpr std::size_t kTwoShotFromBytes = 1 << 20;
+    algorithm = stage_ && world_ >= 3 && count * core::dtype_size(dtype) >= kTwoShotFromBytes
+                    ? AllReduceAlgorithm::kTwoShot
+                    : AllReduceAlgorithm::kOneShot;
   }
+  if (algorithm == AllReduceAlgorithm::kTwoShot) return two_shot_sum(dtype, count, recv, stream);
+  pull_sum(dtype, 0, count, recv, stream);
 }
 
 void NvlinkCollectives::reduce_scatter(core::DType dtype, std::size_t block_count, void* recv,
                                        cudaStream_t stream) {
-  pull_sum(dtype, rank_ * block_count * core::dtype_size(dtype), block_count, recv, stream, false);
+  pull_sum(dtype, rank_ * block_count * core::dtype_size(dtype), block_count, recv, stream);
 }
 
 }  // namespace kiln::comm

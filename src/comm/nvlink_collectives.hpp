@@ -29,17 +29,18 @@ namespace kiln::comm {
 class Communicator;
 struct PeerBarrier;  // comm/peer_barrier.cuh
 
-// How all_reduce moves the data (every variant sums in rank order with fp32 accumulation, so all
-// give the same bits):
-//   kOneShot            every rank reads every peer's whole vector, grid-stride (each pass of the
-//                       grid spans 1 MiB of every peer);
-//   kOneShotContiguous  the same reads, but each block walks one contiguous range (fewer distinct
-//                       pages of each peer in flight at once);
-//   kTwoShot            rank r sums its 1/W segment from every peer into a peer-visible staging
-//                       buffer, then every rank pulls the other segments from their owners: half
-//                       the NVLink bytes of one-shot from four ranks on (2(W-1)/W * S against
-//                       (W-1) * S), for a second barrier (needs reserve_two_shot()).
-enum class AllReduceAlgorithm { kOneShot, kOneShotContiguous, kTwoShot };
+// How all_reduce moves the data (both sum in rank order with fp32 accumulation, so both give
+// the same bits):
+//   kOneShot  every rank reads every peer's whole vector: one barrier, (W-1) * S NVLink bytes;
+//   kTwoShot  rank r sums its 1/W segment from every peer into a peer-visible staging buffer,
+//             then every rank pulls the other segments from their owners: 2(W-1)/W * S bytes
+//             (half of one-shot's from four ranks on) for a second barrier; needs
+//             reserve_two_shot();
+//   kAuto     two-shot from three ranks on and 1 MiB per rank up, when reserved, else one-shot.
+//             On 4xH200 (2026-11-27, docs/results/2026-11-27-h200-x4) two-shot took 19.4 against
+//             22.9 us at 1 MiB and 92.9 against 171.4 us at 16 MiB, one-shot 13.2 against 16.9 us
+//             at 256 KiB; at two ranks both move the same bytes and one-shot was as fast or faster.
+enum class AllReduceAlgorithm { kAuto, kOneShot, kTwoShot };
 
 class NvlinkCollectives {
  public:
@@ -73,7 +74,7 @@ class NvlinkCollectives {
   // One-shot reductions (sum, fp32 accumulation for 16-bit types, one rounding), every rank
   // reading every peer's data: recv[0 .. count) = sum over ranks of send_buffer()[0 .. count).
   void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream,
-                  AllReduceAlgorithm algorithm = AllReduceAlgorithm::kOneShot);
+                  AllReduceAlgorithm algorithm = AllReduceAlgorithm::kAuto);
   // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot needs.
   void reserve_two_shot();
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
@@ -99,7 +100,7 @@ class NvlinkCollectives {
   void pull(const std::vector<int>& sources, std::size_t offset, std::size_t block_bytes,
             void* recv, cudaStream_t stream);
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
-                cudaStream_t stream, bool contiguous);
+                cudaStream_t stream);
   void two_shot_sum(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
   void check_root(int root) const;
   Communicator* comm_;

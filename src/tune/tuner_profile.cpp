@@ -264,6 +264,12 @@ WaveProfile wave_profile_for(const TunerProfile& profile, const GemmShape& shape
     g.gemm_alone_us = per_wave_alone * g.launch.waves();
     g.reorder_us = nearest->reorder_us * (static_cast<double>(shape.m) * shape.n) /
                    (static_cast<double>(nearest->shape.m) * nearest->shape.n);
+    // The overhead is mostly what the model misses for the measured run (it was -910 us on a
+    // 16384x16384x2048 AllReduce at 4 ranks), which grows with the run: scaled by the GEMM's
+    // time like the rest. Carried over unscaled, it made a 4096x8192x2048 prediction negative
+    // (4xH200, 2026-11-27).
+    g.overhead_us =
+        nearest->overhead_us * g.gemm_with_comm_us / std::max(nearest->gemm_with_comm_us, 1e-9);
   }
   if (gemm_out != nullptr) *gemm_out = g;
   return wave_profile_of(profile, g, base);
@@ -321,7 +327,19 @@ PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape
   c.prediction = prediction;
   c.overhead_us = gemm.overhead_us;
   c.reorder_us = gemm.reorder_us;
-  c.predicted_us = gemm.overhead_us + prediction.seconds * 1e6 + gemm.reorder_us;
+  // Never below what no partition avoids: the GEMM alone, its last group's communication on the
+  // curve, the reorder. A negative overhead (the model over-predicting the anchor run) could
+  // otherwise carry a partition's prediction below that.
+  double last_group_bytes = 0.0;
+  if (!prediction.partition.empty()) {
+    const int last = prediction.partition.back();
+    for (int w = std::max(0, waves - last); w < waves; ++w)
+      last_group_bytes += wave.wave_bytes[static_cast<std::size_t>(w)];
+  }
+  const double last_group_us = last_group_bytes > 0 ? 1e6 * curve.seconds_at(last_group_bytes) : 0;
+  c.predicted_us =
+      std::max(gemm.overhead_us + prediction.seconds * 1e6, gemm.gemm_alone_us + last_group_us) +
+      gemm.reorder_us;
   c.gemm_source = source;
   return c;
 }

@@ -178,6 +178,24 @@ TEST(TunerProfile, UnprofiledShapesScaleTheNearestWaveTimeByK) {
   EXPECT_THROW(wave_profile_for(p, kShape, base), UsageError);
 }
 
+// A negative overhead (the model over-predicting its anchor run, 4xH200 AllReduce 2026-11-27)
+// scales with the GEMM to other shapes, and no prediction falls below the GEMM alone plus its last
+// group's communication plus the reorder.
+TEST(TunerProfile, NegativeOverheadScalesAndPredictionsKeepTheirFloor) {
+  TunerProfile p = synthetic_profile();
+  for (GemmProfile& g : p.gemms) g.overhead_us = -1000.0;
+  const Plan base = parse_plan(p.gemms[0].base_plan, "t");
+  GemmProfile used;
+  wave_profile_for(p, {1024, 1024, 4096}, base, &used);  // twice the waves: twice the GEMM
+  EXPECT_NEAR(used.overhead_us, -2000.0, 1e-9);
+  const TunedPlan tuned = tune_plan(p, kShape, {});
+  for (const PlanCandidate& c : tuned.considered) {
+    // Last group: at least one wave of kWaveBytes, 30 us on the ce curve, 20 us on nccl's.
+    EXPECT_GE(c.predicted_us, 95.0 + 20.0 + 7.0 - 1e-9) << to_string(c.plan);
+  }
+  EXPECT_GE(tuned.chosen.predicted_us, 95.0 + 20.0 + 7.0 - 1e-9);
+}
+
 TEST(TunerProfile, StrategiesOnAnEightWaveShape) {
   TunerProfile p = synthetic_profile();
   p.gemms.pop_back();                       // copy engines only

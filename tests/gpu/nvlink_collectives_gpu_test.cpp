@@ -92,8 +92,8 @@ int check_all_reduce_algorithms(const comm::RankInfo& info) {
   core::DeviceBuffer recv(kMaxBytes), scratch(4);
   int failures = 0, call = 0;
   const comm::AllReduceAlgorithm algorithms[] = {comm::AllReduceAlgorithm::kOneShot,
-                                                 comm::AllReduceAlgorithm::kOneShotContiguous,
-                                                 comm::AllReduceAlgorithm::kTwoShot};
+                                                 comm::AllReduceAlgorithm::kTwoShot,
+                                                 comm::AllReduceAlgorithm::kAuto};
   for (const core::DType dtype : {core::DType::kBf16, core::DType::kInt32}) {
     const std::size_t element = core::dtype_size(dtype);
     // 16 B .. 3 MiB: one vector, fewer vectors than ranks, an odd count, more than one grid pass.

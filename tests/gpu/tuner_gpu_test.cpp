@@ -4,6 +4,7 @@
 // it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "comm/communicator.hpp"
@@ -91,10 +92,12 @@ int check_small_profile(const comm::RankInfo& info) {
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
     ++failures;
   };
-  // Copy engines, and NCCL on the 12 SMs cap 120 leaves (swizzle 8 pads both shapes to 128
-  // tiles, so both grids are 120 CTAs).
-  if (p.curves.size() != 2 || p.curves[0].transport != "ce" || p.curves[1].nccl_ctas != 12)
-    fail("expected a ce curve and an nccl curve of 12 CTAs");
+  // Copy engines, NCCL on the 12 SMs cap 120 leaves (swizzle 8 pads both shapes to 128 tiles,
+  // so both grids are 120 CTAs), and NCCL unlimited (the serial plan's call).
+  if (p.curves.size() != 3 || p.curves[0].transport != "ce" || p.curves[1].nccl_ctas != 12 ||
+      p.curves[2].transport != "nccl" || p.curves[2].nccl_ctas != 0 ||
+      p.unlimited_nccl_curve() != &p.curves[2])
+    fail("expected a ce curve, an nccl curve of 12 CTAs and an unlimited nccl curve");
   for (const auto& c : p.curves) {
     for (double us : c.us)
       if (!(us > 0)) fail("non-positive latency on curve " + c.transport);
@@ -119,6 +122,12 @@ int check_small_profile(const comm::RankInfo& info) {
   }
   const tune::TunedPlan tuned = tune::tune_plan(p, {1536, 2048, 1536}, {});
   if (!(tuned.chosen.predicted_us > 0)) fail("no positive prediction for an unprofiled shape");
+  // The serial plan is among the candidates, predicted from the measured unlimited curve.
+  const auto serial =
+      std::find_if(tuned.considered.begin(), tuned.considered.end(),
+                   [](const tune::PlanCandidate& c) { return tune::is_serial_plan(c.plan); });
+  if (serial == tuned.considered.end() || !(serial->predicted_us > 0))
+    fail("no serial candidate with a positive prediction");
   const tune::TunerProfile back = tune::TunerProfile::from_json(p.to_json(), "round trip");
   if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
   return failures == 0 ? 0 : 1;
