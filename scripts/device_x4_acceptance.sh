@@ -97,7 +97,7 @@ step_tests() {
 }
 step_newtests() {
   capped 150 newtests.txt build/kiln_gpu_tests \
-    --gtest_filter='NvlinkCollectivesGpu.*:TunerGpu.*:AutomaticPlanGpu.*'
+    --gtest_filter="${NEWTESTS:-NvlinkCollectivesGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
@@ -108,7 +108,11 @@ step_sanitize() {
   done
 }
 step_suite() {
-  capped "${SUITE_LIMIT:-100}" suite-pkb.txt $k bench suite -g "$gpus" --preset pkb --json "$out/suite-g$gpus-pkb.json"
+  # The 14 multi-GPU problems (--problems '*' adds the single-GPU kb1 ones, minutes at pkb).
+  local problems
+  read -ra problems <<< "${SUITE_PROBLEMS:-allreduce reducescatter allgather alltoall broadcast scatter dp-bucketed-allreduce vocab-parallel-ce tp-gemm-allreduce tp-gemm-reducescatter tp-allgather-gemm ulysses-qkv-a2a moe-dispatch moe-combine}"
+  capped "${SUITE_LIMIT:-100}" suite-pkb.txt $k bench suite -g "$gpus" --problems "${problems[@]}" \
+    --preset pkb --json "$out/suite-g$gpus-pkb.json"
   grep -E "^# " "$out/suite-pkb.txt" | tail -8 | tee -a "$out/summary.txt"
 }
 step_nvdiag() {
