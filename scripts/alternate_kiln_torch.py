@@ -33,7 +33,8 @@ def run_kiln(args, shape, path):
     if not row.get("correct", False):
         raise RuntimeError(f"kiln {shape}: result differs from the serial one")
     return {"serial": row["serial_us"]["median"], "kiln": row["kiln_us"]["median"],
-            "cublas": row["cublas_gemm_us"]["median"], "plan": row.get("describe", "")}
+            "cublas": row["cublas_gemm_us"]["median"], "nccl": row["collective_us"]["median"],
+            "plan": row.get("describe", "")}
 
 
 def run_torch(args, shape, path):
@@ -45,7 +46,8 @@ def run_torch(args, shape, path):
     row = json.load(open(path))["rows"][0]
     if "async_tp_us" not in row:
         raise RuntimeError(f"torch {shape}: async-TP failed: {row.get('async_tp_error')}")
-    return {"torch_serial": row["serial_us"], "async_tp": row["async_tp_us"]}
+    return {"torch_serial": row["serial_us"], "async_tp": row["async_tp_us"],
+            "torch_matmul": row["matmul_us"], "torch_rs": row["reduce_scatter_us"]}
 
 
 def main():
@@ -82,7 +84,8 @@ def main():
           f"{'x faster serial':>15} {'async-TP/kiln':>13}")
     for s in shapes:
         med = {k: statistics.median(x[k] for x in samples[s])
-               for k in ("serial", "kiln", "cublas", "torch_serial", "async_tp")}
+               for k in ("serial", "kiln", "cublas", "nccl", "torch_serial", "async_tp",
+                         "torch_matmul", "torch_rs")}
         best_serial = min(med["serial"], med["torch_serial"])
         row = {"shape": s, "medians_us": med, "rounds": samples[s],
                "speedup_vs_faster_serial": best_serial / med["kiln"],
@@ -91,6 +94,12 @@ def main():
         print(f"{s:>18} {med['serial']:11.1f} {med['torch_serial']:12.1f} {med['kiln']:8.1f} "
               f"{med['async_tp']:9.1f} {row['speedup_vs_faster_serial']:15.3f} "
               f"{row['async_tp_over_kiln']:13.3f}")
+    # Where the two serials differ: each one's GEMM and collective alone, same rounds.
+    print(f"\n{'shape':>18} {'cuBLAS':>8} {'torch mm':>9} {'NCCL RS':>8} {'torch RS':>9}")
+    for row in rows:
+        med = row["medians_us"]
+        print(f"{row['shape']:>18} {med['cublas']:8.1f} {med['torch_matmul']:9.1f} "
+              f"{med['nccl']:8.1f} {med['torch_rs']:9.1f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"gpus": a.gpus, "rounds": a.rounds, "iterations": a.iters, "rows": rows}, f,

@@ -18,6 +18,8 @@
 #               timing, and kiln probe (P2P per pair): on 2026-11-27 kiln-nvlink AllReduce ran
 #               0.13-0.89x NCCL at 4 ranks where it is 1.1-1.7x on 2xH200; this tells the fabric
 #               from the world size
+#   collcheck   the suite's pull-based collectives at N ranks, default timing, 1M/16M/64M (the
+#               unrolled pull kernel against the pkb rows of 2026-11-27 call 2)
 #   g3          kiln bench collective -g 3 (a world that is not a power of two)
 #   watchdog    a rank that stops calling collectives (--debug-hang-rank) and a kill -9 of a rank
 #   g2          GPUs 0 and 1 alone: kiln overlap bench -g 2 --plan auto for rs and ar (issue 24's
@@ -127,6 +129,11 @@ step_nvdiag() {
     allgather --sizes "$sizes" --json "$out/nvdiag-suite-g2.json"
   grep -E "kiln-nvlink" "$out/nvdiag-suite-g2.txt" | sed "s/^/  g2 /" | tee -a "$out/summary.txt"
 }
+step_collcheck() {
+  capped 60 "collcheck-g$gpus.txt" $k bench suite -g "$gpus" --problems allgather broadcast alltoall \
+    allreduce --sizes 1M,16M,64M --json "$out/collcheck-g$gpus.json"
+  grep -E "kiln-nvlink" "$out/collcheck-g$gpus.txt" | tee -a "$out/summary.txt"
+}
 step_validate() {
   for op in rs ar; do
     [ -f "$out/profile-$op-g$gpus.json" ] || { note "validate $op: no profile from this call"; continue; }
@@ -175,12 +182,13 @@ step_g2() {
   done
 }
 step_alternate() {
-  capped 150 alternate.txt python3 scripts/alternate_kiln_torch.py --gpus "$gpus" --rounds 2 --iters 10 \
+  capped "${ALTERNATE_LIMIT:-150}" alternate.txt python3 scripts/alternate_kiln_torch.py --gpus "$gpus" \
+    --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 \
     --timeout 60 --json "$out/alternate.json"
-  tail -n 10 "$out/alternate.txt" | tee -a "$out/summary.txt"
+  tail -n 20 "$out/alternate.txt" | tee -a "$out/summary.txt"
 }
 step_sweep() {
-  capped 120 "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \
+  capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \
     --swizzles 1 8 --signals eager --json "$out/sweep-rs-g$gpus.json"
   overlap_rows "$out/sweep-rs-g$gpus.txt"
 }

@@ -51,10 +51,22 @@ def worker(rank, world, warmup, iters, port, out, shapes):
         def serial():
             dist.reduce_scatter_tensor(out_rs, a @ b)
 
+        product = a @ b
+
+        def matmul_alone():
+            torch.mm(a, b, out=product)
+
+        def reduce_scatter_alone():
+            dist.reduce_scatter_tensor(out_rs, product)
+
         def fused():
             torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", 0, group.group_name)
 
         row["serial_us"] = timed(serial, warmup, iters)
+        # The serial's two parts alone, to tell a slower GEMM from a slower collective when kiln's
+        # serial (cuBLAS + NCCL) and this one differ.
+        row["matmul_us"] = timed(matmul_alone, warmup, iters)
+        row["reduce_scatter_us"] = timed(reduce_scatter_alone, warmup, iters)
         try:
             row["async_tp_us"] = timed(fused, warmup, iters)
         except Exception as error:  # report, do not hide
