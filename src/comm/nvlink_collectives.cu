@@ -24,6 +24,11 @@ struct PullArgs {
   Barrier sync;
   const char* sources[NvlinkCollectives::kMaxWorld];  // the ranks read from, in output order
   int source_count;
+  // The grid reads sources[(k + rotation) % source_count] k-th: all-gathers and all-to-alls
+  // start each rank at its next peer, so the ranks do not all read one peer at a time (its
+  // NVLink egress then bounds every reader: 4-rank all-gather of 16 MiB, 458 us against NCCL's
+  // 192, 4xH200 2026-11-27).
+  int rotation;
   std::size_t block_bytes;    // per source
   std::size_t source_offset;  // into every source
   char* out;
@@ -45,17 +50,16 @@ __global__ void __launch_bounds__(512) pull_kernel(PullArgs a) {
     for (int u = 0; u < kPullUnroll; ++u) {  // every load issued before any store
       const std::size_t v = first + u * stride;
       if (v >= total) break;
-      const int source = static_cast<int>(v / vectors_per_block);
+      const int source = (static_cast<int>(v / vectors_per_block) + a.rotation) % a.source_count;
       value[u] = load_peer(reinterpret_cast<const uint4*>(a.sources[source] + a.source_offset) +
-                           (v - source * vectors_per_block));
+                           v % vectors_per_block);
     }
 #pragma unroll
     for (int u = 0; u < kPullUnroll; ++u) {
       const std::size_t v = first + u * stride;
       if (v >= total) break;
-      const int source = static_cast<int>(v / vectors_per_block);
-      reinterpret_cast<uint4*>(a.out + source * a.block_bytes)[v - source * vectors_per_block] =
-          value[u];
+      const int source = (static_cast<int>(v / vectors_per_block) + a.rotation) % a.source_count;
+      reinterpret_cast<uint4*>(a.out + source * a.block_bytes)[v % vectors_per_block] = value[u];
     }
   }
 }
@@ -280,7 +284,8 @@ void check_multiple_of_16(std::size_t bytes, const char* what) {
 }  // namespace
 
 void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset,
-                             std::size_t block_bytes, void* recv, cudaStream_t stream) {
+                             std::size_t block_bytes, void* recv, cudaStream_t stream,
+                             int rotation) {
   check_multiple_of_16(block_bytes, "a block");
   check_multiple_of_16(offset, "an offset");
   if (offset + block_bytes > send_->bytes()) {
@@ -292,6 +297,7 @@ void NvlinkCollectives::pull(const std::vector<int>& sources, std::size_t offset
   for (std::size_t k = 0; k < sources.size(); ++k)
     a.sources[k] = static_cast<const char*>(send_->peer(sources[k]));
   a.source_count = static_cast<int>(sources.size());
+  a.rotation = rotation % a.source_count;
   a.block_bytes = block_bytes;
   a.source_offset = offset;
   a.out = static_cast<char*>(recv);
@@ -361,13 +367,13 @@ void NvlinkCollectives::all_gather(std::size_t bytes, void* recv, cudaStream_t s
                                    std::size_t offset) {
   std::vector<int> all(world_);
   for (int r = 0; r < world_; ++r) all[r] = r;
-  pull(all, offset, bytes, recv, stream);
+  pull(all, offset, bytes, recv, stream, rank_ + 1);
 }
 
 void NvlinkCollectives::all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream) {
   std::vector<int> all(world_);
   for (int r = 0; r < world_; ++r) all[r] = r;
-  pull(all, rank_ * block_bytes, block_bytes, recv, stream);
+  pull(all, rank_ * block_bytes, block_bytes, recv, stream, rank_ + 1);
 }
 
 void NvlinkCollectives::broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream) {

@@ -96,9 +96,10 @@ class NvlinkCollectives {
   int blocks_for(std::size_t vectors) const;
 
  private:
-  // Copies `sources` ranks' [offset, offset + block) into recv, one block each, in order.
+  // Copies `sources` ranks' [offset, offset + block) into recv, one block each, in order; the
+  // grid reads them starting at sources[rotation % size].
   void pull(const std::vector<int>& sources, std::size_t offset, std::size_t block_bytes,
-            void* recv, cudaStream_t stream);
+            void* recv, cudaStream_t stream, int rotation = 0);
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
                 cudaStream_t stream);
   void two_shot_sum(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
