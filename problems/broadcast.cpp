@@ -13,7 +13,9 @@ class BroadcastRun final : public PeerCollectiveRun {
   BroadcastRun(bench::RankContext& context, std::size_t bytes)
       : PeerCollectiveRun(context, bytes, bytes),
         counts_(comm::counts_for(comm::CollectiveOp::kBroadcast, bytes, element_,
-                                 context.comm.size())) {}
+                                 context.comm.size())) {
+    nvlink_.reserve_two_shot();  // a scatter and an all-gather from three ranks and 1 MiB up
+  }
   void reference() override {
     comm::enqueue_collective(context_.comm, comm::CollectiveOp::kBroadcast, nvlink_.send_buffer(),
                              reference_out_.data(), counts_, context_.dtype, context_.stream);

@@ -39,7 +39,7 @@ def run_kiln(args, shape, path):
 
 def run_torch(args, shape, path):
     command = [sys.executable, "scripts/torch_async_tp.py", "--gpus", str(args.gpus), "--shape",
-               shape, "--iters", str(args.iters), "--json", path]
+               shape, "--iters", str(args.iters), "--rounds", str(args.torch_rounds), "--json", path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if done.returncode != 0:
         raise RuntimeError(f"torch {shape}: exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -56,6 +56,9 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--iters", type=int, default=10)
     p.add_argument("--shape", action="append", help="MxNxK per GPU, repeatable (default: the six)")
+    p.add_argument("--torch-rounds", type=int, default=2,
+                   help="PyTorch's contenders interleaved over this many rounds, as kiln's bench "
+                        "times its own (--rounds 2); 1: each back to back alone")
     p.add_argument("--kiln", default="build/kiln")
     p.add_argument("--timeout", type=int, default=180, help="seconds per process")
     p.add_argument("--json", default="")

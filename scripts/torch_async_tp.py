@@ -18,7 +18,8 @@ SHAPES = [(4096, 8192, 8192), (8192, 8192, 8192), (16384, 8192, 4096), (8192, 40
           (4096, 8192, 2048), (16384, 16384, 2048)]
 
 
-def timed(call, warmup, iters):
+def samples(call, warmup, iters):
+    """Per-call ms of `iters` calls back to back after `warmup`, max over ranks."""
     for _ in range(warmup):
         call()
     torch.cuda.synchronize()
@@ -30,10 +31,22 @@ def timed(call, warmup, iters):
     torch.cuda.synchronize()
     times = torch.tensor([events[i].elapsed_time(events[i + 1]) for i in range(iters)], device="cuda")
     dist.all_reduce(times, op=dist.ReduceOp.MAX)
-    return statistics.median(times.tolist()) * 1000.0
+    return times.tolist()
 
 
-def worker(rank, world, warmup, iters, port, out, shapes):
+def timed_rounds(calls, warmup, iters, rounds):
+    """Median us per contender. rounds > 1 interleaves them as kiln's overlap bench does (each
+    round runs every contender's iters/rounds calls in turn), so that both processes' figures come
+    from the same timing context; rounds = 1 times each contender's calls back to back alone."""
+    per_round = max(iters // rounds, 1)
+    got = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            got[name] += samples(call, warmup, per_round)
+    return {name: statistics.median(v) * 1000.0 for name, v in got.items()}
+
+
+def worker(rank, world, warmup, iters, rounds, port, out, shapes):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
                       TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
     torch.cuda.set_device(rank)
@@ -62,15 +75,16 @@ def worker(rank, world, warmup, iters, port, out, shapes):
         def fused():
             torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", 0, group.group_name)
 
-        row["serial_us"] = timed(serial, warmup, iters)
-        # The serial's two parts alone, to tell a slower GEMM from a slower collective when kiln's
-        # serial (cuBLAS + NCCL) and this one differ.
-        row["matmul_us"] = timed(matmul_alone, warmup, iters)
-        row["reduce_scatter_us"] = timed(reduce_scatter_alone, warmup, iters)
+        # The serial's two parts alone too, to tell a slower GEMM from a slower collective when
+        # kiln's serial (cuBLAS + NCCL) and this one differ.
+        calls = {"serial_us": serial, "matmul_us": matmul_alone,
+                 "reduce_scatter_us": reduce_scatter_alone}
         try:
-            row["async_tp_us"] = timed(fused, warmup, iters)
+            fused()
+            calls["async_tp_us"] = fused
         except Exception as error:  # report, do not hide
             row["async_tp_error"] = repr(error)
+        row.update(timed_rounds(calls, warmup, iters, rounds))
         rows.append(row)
         if rank == 0:
             print(json.dumps(row), flush=True)
@@ -78,7 +92,8 @@ def worker(rank, world, warmup, iters, port, out, shapes):
         with open(out, "w") as f:
             json.dump({"torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
                        "world_size": world, "device": torch.cuda.get_device_name(),
-                       "warmup": warmup, "iterations": iters, "rows": rows}, f, indent=1)
+                       "warmup": warmup, "iterations": iters, "rounds": rounds, "rows": rows}, f,
+                      indent=1)
     dist.destroy_process_group()
 
 
@@ -87,6 +102,8 @@ if __name__ == "__main__":
     parser.add_argument("--gpus", type=int, default=torch.cuda.device_count())
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleave the contenders over this many rounds (kiln's bench: 2)")
     parser.add_argument("--port", type=int, default=29533)
     parser.add_argument("--json", default="")
     parser.add_argument("--shape", action="append", help="MxNxK per GPU, repeatable (default: the six)")
@@ -102,5 +119,8 @@ if __name__ == "__main__":
     for m, n, k in shapes:
         if m % args.gpus:
             parser.error(f"--shape {m}x{n}x{k}: M must divide by --gpus {args.gpus} (ReduceScatter rows)")
-    mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.port, args.json, shapes),
+    if args.rounds < 1 or args.iters < args.rounds:
+        parser.error(f"--rounds {args.rounds}: between 1 and --iters ({args.iters})")
+    mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.rounds, args.port, args.json,
+                           shapes),
              nprocs=args.gpus)

@@ -139,14 +139,17 @@ struct TwoShotArgs {
   const char* sources[NvlinkCollectives::kMaxWorld];  // every rank's send buffer
   const char* stages[NvlinkCollectives::kMaxWorld];   // every rank's staging buffer
   char* my_stage;
+  int root;             // < 0: sum every rank's vector (all-reduce); else copy root's (broadcast)
   std::size_t vectors;  // 16-byte vectors in all
   std::size_t segment;  // vectors a rank reduces (the last segment may be shorter)
   char* out;
 };
 
-// Two-shot sum. Thread (b, t) of rank r reduces segment r's vectors at its grid-stride offsets
-// into r's staging buffer; after the second barrier thread (b, t) of every rank reads exactly the
-// offsets that thread (b, t) of the owner wrote, so a barrier per block (not per grid) suffices.
+// Two-shot sum (or broadcast: root >= 0). Thread (b, t) of rank r reduces (copies from the root)
+// segment r's vectors at its grid-stride offsets into r's staging buffer; after the second barrier
+// thread (b, t) of every rank reads exactly the offsets that thread (b, t) of the owner wrote, so a
+// barrier per block (not per grid) suffices. A broadcast this way takes (W-1)/W * S of the root's
+// NVLink egress in each phase instead of (W-1) * S when every rank reads the root whole.
 template <typename T>
 __global__ void __launch_bounds__(512) two_shot_kernel(TwoShotArgs a) {
   peer_barrier(a.sync);
@@ -158,7 +161,8 @@ __global__ void __launch_bounds__(512) two_shot_kernel(TwoShotArgs a) {
     return end < a.vectors ? end : a.vectors;
   };
   for (std::size_t v = rank * a.segment + first; v < segment_end(rank); v += step) {
-    const uint4 sum = sum_vector<T>(a.sources, world, 0, v);
+    const uint4 sum = a.root < 0 ? sum_vector<T>(a.sources, world, 0, v)
+                                 : load_peer(reinterpret_cast<const uint4*>(a.sources[a.root]) + v);
     reinterpret_cast<uint4*>(a.my_stage)[v] = sum;
     reinterpret_cast<uint4*>(a.out)[v] = sum;
   }
@@ -334,15 +338,17 @@ void NvlinkCollectives::reserve_two_shot() {
   }
 }
 
-void NvlinkCollectives::two_shot_sum(core::DType dtype, std::size_t count, void* recv,
-                                     cudaStream_t stream) {
+void NvlinkCollectives::two_shot(core::DType dtype, std::size_t count, int root, void* recv,
+                                 cudaStream_t stream) {
   if (!stage_) {
-    throw UsageError("NVLink collectives: a two-shot all-reduce needs reserve_two_shot() first");
+    throw UsageError(
+        "NVLink collectives: a two-shot all-reduce or broadcast needs "
+        "reserve_two_shot() first");
   }
   const std::size_t bytes = count * core::dtype_size(dtype);
-  check_multiple_of_16(bytes, "a reduction");
+  check_multiple_of_16(bytes, root < 0 ? "a reduction" : "a broadcast");
   if (bytes > send_->bytes()) {
-    throw UsageError("NVLink collectives: reducing " + std::to_string(bytes) + " bytes of a " +
+    throw UsageError("NVLink collectives: moving " + std::to_string(bytes) + " bytes of a " +
                      std::to_string(send_->bytes()) + "-byte send buffer");
   }
   TwoShotArgs a{};
@@ -353,6 +359,7 @@ void NvlinkCollectives::two_shot_sum(core::DType dtype, std::size_t count, void*
     a.stages[r] = static_cast<const char*>(stage_->peer(r));
   }
   a.my_stage = static_cast<char*>(stage_->local());
+  a.root = root;
   a.vectors = bytes / 16;
   a.segment = (a.vectors + world_ - 1) / world_;
   a.out = static_cast<char*>(recv);
@@ -378,6 +385,11 @@ void NvlinkCollectives::all_to_all(std::size_t block_bytes, void* recv, cudaStre
 
 void NvlinkCollectives::broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream) {
   check_root(root);
+  // Split into a scatter and an all-gather where one source would bound every reader (from three
+  // ranks on; at 4 ranks the whole-root pull fell below NCCL from 1 MiB, 4xH200 2026-11-27).
+  constexpr std::size_t kTwoPhaseFromBytes = 1 << 20;
+  if (stage_ && world_ >= 3 && bytes >= kTwoPhaseFromBytes && bytes % 16 == 0)
+    return two_shot(core::DType::kInt32, bytes / 4, root, recv, stream);
   pull({root}, 0, bytes, recv, stream);
 }
 
@@ -402,7 +414,7 @@ void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* r
                     ? AllReduceAlgorithm::kTwoShot
                     : AllReduceAlgorithm::kOneShot;
   }
-  if (algorithm == AllReduceAlgorithm::kTwoShot) return two_shot_sum(dtype, count, recv, stream);
+  if (algorithm == AllReduceAlgorithm::kTwoShot) return two_shot(dtype, count, -1, recv, stream);
   pull_sum(dtype, 0, count, recv, stream);
 }
 

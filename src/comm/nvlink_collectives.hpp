@@ -67,7 +67,8 @@ class NvlinkCollectives {
   void all_gather(std::size_t bytes, void* recv, cudaStream_t stream, std::size_t offset = 0);
   // recv[j * block .. +block) = rank j's send_buffer()[rank * block .. +block), block % 16 == 0.
   void all_to_all(std::size_t block_bytes, void* recv, cudaStream_t stream);
-  // recv[0 .. bytes) = root's send_buffer()[0 .. bytes).
+  // recv[0 .. bytes) = root's send_buffer()[0 .. bytes). From three ranks and 1 MiB up, and
+  // when reserve_two_shot() was called: a scatter then an all-gather among the ranks.
   void broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream);
   // recv[0 .. block) = root's send_buffer()[rank * block .. +block).
   void scatter(std::size_t block_bytes, int root, void* recv, cudaStream_t stream);
@@ -75,7 +76,8 @@ class NvlinkCollectives {
   // reading every peer's data: recv[0 .. count) = sum over ranks of send_buffer()[0 .. count).
   void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream,
                   AllReduceAlgorithm algorithm = AllReduceAlgorithm::kAuto);
-  // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot needs.
+  // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot and the
+  // two-phase broadcast need.
   void reserve_two_shot();
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
   void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
@@ -102,7 +104,8 @@ class NvlinkCollectives {
             void* recv, cudaStream_t stream, int rotation = 0);
   void pull_sum(core::DType dtype, std::size_t offset_bytes, std::size_t count, void* recv,
                 cudaStream_t stream);
-  void two_shot_sum(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
+  // The two-phase kernel: a sum of every rank's count elements (root < 0) or root's copy.
+  void two_shot(core::DType dtype, std::size_t count, int root, void* recv, cudaStream_t stream);
   void check_root(int root) const;
   Communicator* comm_;
   int rank_ = 0, world_ = 1;

@@ -136,6 +136,54 @@ int check_all_reduce_algorithms(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// The broadcast, whole-root pull below 1 MiB and scatter + all-gather above (from three ranks),
+// from the last rank, a late root, sizes that do not split evenly over the ranks: every rank ends
+// with the root's bytes, never poison or an earlier call's.
+int check_broadcast(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  constexpr std::size_t kMaxBytes = 3 << 20;
+  comm::NvlinkCollectives nv(comm, kMaxBytes);
+  nv.reserve_two_shot();
+  core::DeviceBuffer recv(kMaxBytes), expected(kMaxBytes), scratch(4);
+  const int root = comm.size() - 1;
+  int failures = 0, call = 0;
+  for (const std::size_t vectors :
+       {std::size_t{1}, std::size_t{4099}, std::size_t{(1 << 20) / 16 + 3}, kMaxBytes / 16}) {
+    for (int repeat = 0; repeat < 2; ++repeat, ++call) {
+      const std::size_t bytes = vectors * 16, count = bytes / 4;
+      core::poison(nv.send_buffer(), bytes, stream);
+      core::poison(recv.data(), bytes, stream);
+      host_barrier(comm, scratch, stream);
+      if (comm.rank() == root) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        core::fill_test_values(nv.send_buffer(), core::DType::kInt32, count, 700 + call, root,
+                               stream);
+      }
+      nv.broadcast(bytes, root, recv.data(), stream);
+      core::fill_test_values(expected.data(), core::DType::kInt32, count, 700 + call, root, stream);
+      comm.wait(stream, fmt::format("broadcast call {}", call));
+      if (download(recv.data(), bytes) != download(expected.data(), bytes)) {
+        std::fprintf(stderr, "rank %d: broadcast of %zu bytes differs from the root's\n",
+                     comm.rank(), bytes);
+        ++failures;
+      }
+      host_barrier(comm, scratch, stream);
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+TEST(NvlinkCollectivesGpu, BroadcastExactThreeRanks) {
+  KILN_SKIP_UNLESS_RANKS(3);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(3, check_broadcast), 0);
+}
+
+TEST(NvlinkCollectivesGpu, BroadcastExactFourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(4, check_broadcast), 0);
+}
+
 TEST(NvlinkCollectivesGpu, AllReduceAlgorithmsExactThreeRanks) {
   KILN_SKIP_UNLESS_RANKS(3);
   EXPECT_EQ(kiln::testing::launch_test_ranks(3, check_all_reduce_algorithms), 0);
