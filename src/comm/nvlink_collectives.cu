@@ -10,8 +10,10 @@
 #include <nccl.h>
 
 #include "comm/communicator.hpp"
+#include "comm/lamport_all_reduce.hpp"
 #include "comm/nvlink_collectives.hpp"
 #include "comm/peer_barrier.cuh"
+#include "comm/rank_timing.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 
@@ -338,6 +340,45 @@ void NvlinkCollectives::reserve_two_shot() {
   }
 }
 
+void NvlinkCollectives::reserve_lamport(std::size_t max_bytes) {
+  if (lamport_) return;
+  if (max_bytes == 0) throw UsageError("NVLink collectives: a Lamport capacity of 0 bytes");
+  lamport_capacity_ = (max_bytes + 15) / 16 * 16;
+  const std::size_t bytes = LamportArgs::kBuffers * world_ * lamport_capacity_;
+  lamport_ = std::make_unique<PeerMemory>(*comm_, bytes, "NVLink Lamport buffers");
+  fill_lamport_empty(lamport_->local(), bytes, nullptr);
+  KILN_CUDA_CHECK(cudaDeviceSynchronize());
+  // No peer may push before every rank's buffers are empty.
+  (void)max_over_ranks(*comm_, 0.0, nullptr);
+}
+
+bool NvlinkCollectives::lamport_fits(core::DType dtype, std::size_t bytes) const {
+  return lamport_ && (dtype == core::DType::kBf16 || dtype == core::DType::kFp16) &&
+         bytes % 16 == 0 && bytes <= lamport_capacity_;
+}
+
+void NvlinkCollectives::lamport(core::DType dtype, std::size_t count, void* recv,
+                                cudaStream_t stream) {
+  const std::size_t bytes = count * core::dtype_size(dtype);
+  if (!lamport_fits(dtype, bytes)) {
+    throw UsageError(
+        "NVLink collectives: a Lamport all-reduce needs reserve_lamport() of at least " +
+        std::to_string(bytes) + " bytes, bf16 or fp16, and a multiple of 16 bytes (capacity " +
+        std::to_string(lamport_capacity_) + ")");
+  }
+  LamportArgs a{};
+  for (int r = 0; r < world_; ++r) a.slots[r] = static_cast<char*>(lamport_->peer(r));
+  a.my_slots = static_cast<char*>(lamport_->local());
+  a.input = static_cast<const char*>(send_->local());
+  a.out = static_cast<char*>(recv);
+  a.capacity = lamport_capacity_;
+  a.vectors = bytes / 16;
+  a.buffer = static_cast<int>(lamport_calls_++ % LamportArgs::kBuffers);
+  a.rank = rank_;
+  a.world = world_;
+  launch_lamport_all_reduce(a, dtype, blocks_for(a.vectors), stream);
+}
+
 void NvlinkCollectives::two_shot(core::DType dtype, std::size_t count, int root, void* recv,
                                  cudaStream_t stream) {
   if (!stage_) {
@@ -408,12 +449,17 @@ void NvlinkCollectives::check_root(int root) const {
 
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
                                    cudaStream_t stream, AllReduceAlgorithm algorithm) {
+  const std::size_t bytes = count * core::dtype_size(dtype);
   if (algorithm == AllReduceAlgorithm::kAuto) {
     constexpr std::size_t kTwoShotFromBytes = 1 << 20;
-    algorithm = stage_ && world_ >= 3 && count * core::dtype_size(dtype) >= kTwoShotFromBytes
-                    ? AllReduceAlgorithm::kTwoShot
-                    : AllReduceAlgorithm::kOneShot;
+    if (lamport_fits(dtype, bytes) && bytes <= kLamportUpToBytes)
+      algorithm = AllReduceAlgorithm::kLamport;
+    else if (stage_ && world_ >= 3 && bytes >= kTwoShotFromBytes)
+      algorithm = AllReduceAlgorithm::kTwoShot;
+    else
+      algorithm = AllReduceAlgorithm::kOneShot;
   }
+  if (algorithm == AllReduceAlgorithm::kLamport) return lamport(dtype, count, recv, stream);
   if (algorithm == AllReduceAlgorithm::kTwoShot) return two_shot(dtype, count, -1, recv, stream);
   pull_sum(dtype, 0, count, recv, stream);
 }

@@ -36,11 +36,17 @@ struct PeerBarrier;  // comm/peer_barrier.cuh
 //             then every rank pulls the other segments from their owners: 2(W-1)/W * S bytes
 //             (half of one-shot's from four ranks on) for a second barrier; needs
 //             reserve_two_shot();
-//   kAuto     two-shot from three ranks on and 1 MiB per rank up, when reserved, else one-shot.
+//   kLamport  every rank pushes its vector into every rank's receive slots, whose empty elements
+//             hold -0.0; each rank polls its own slots (comm/lamport_all_reduce.hpp): no barrier,
+//             no remote read; bf16/fp16 up to the reserved capacity (reserve_lamport()), and -0.0
+//             inputs count as +0.0.
+//   kAuto     Lamport up to kLamportUpToBytes when reserved and 16-bit (not yet measured against
+//             one-shot: 2026-11-27), else two-shot from three ranks on and 1 MiB per rank up, when
+//             reserved, else one-shot.
 //             On 4xH200 (2026-11-27, docs/results/2026-11-27-h200-x4) two-shot took 19.4 against
 //             22.9 us at 1 MiB and 92.9 against 171.4 us at 16 MiB, one-shot 13.2 against 16.9 us
 //             at 256 KiB; at two ranks both move the same bytes and one-shot was as fast or faster.
-enum class AllReduceAlgorithm { kAuto, kOneShot, kTwoShot };
+enum class AllReduceAlgorithm { kAuto, kOneShot, kTwoShot, kLamport };
 
 class NvlinkCollectives {
  public:
@@ -79,6 +85,10 @@ class NvlinkCollectives {
   // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot and the
   // two-phase broadcast need.
   void reserve_two_shot();
+  // Collective: maps the Lamport receive buffers (3 x world slots of `max_bytes`, rounded up to
+  // 16) on every rank and empties them; kLamport takes messages up to `max_bytes`.
+  void reserve_lamport(std::size_t max_bytes);
+  static constexpr std::size_t kLamportUpToBytes = 1 << 20;
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
   void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
 
@@ -106,14 +116,19 @@ class NvlinkCollectives {
                 cudaStream_t stream);
   // The two-phase kernel: a sum of every rank's count elements (root < 0) or root's copy.
   void two_shot(core::DType dtype, std::size_t count, int root, void* recv, cudaStream_t stream);
+  void lamport(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream);
+  bool lamport_fits(core::DType dtype, std::size_t bytes) const;
   void check_root(int root) const;
   Communicator* comm_;
   int rank_ = 0, world_ = 1;
   int sms_ = 0;
   unsigned long long epoch_ = 0;
   std::unique_ptr<PeerMemory> send_;
-  std::unique_ptr<PeerMemory> flags_;  // [world][kMaxBlocks] arrival epochs, written by peers
-  std::unique_ptr<PeerMemory> stage_;  // kTwoShot's reduced segments (reserve_two_shot())
+  std::unique_ptr<PeerMemory> flags_;    // [world][kMaxBlocks] arrival epochs, written by peers
+  std::unique_ptr<PeerMemory> stage_;    // kTwoShot's reduced segments (reserve_two_shot())
+  std::unique_ptr<PeerMemory> lamport_;  // kLamport's receive buffers (reserve_lamport())
+  std::size_t lamport_capacity_ = 0;     // bytes per slot
+  unsigned long long lamport_calls_ = 0;
 };
 
 }  // namespace kiln::comm

@@ -89,18 +89,32 @@ int check_all_reduce_algorithms(const comm::RankInfo& info) {
   constexpr std::size_t kMaxBytes = 3 << 20;
   comm::NvlinkCollectives nv(comm, kMaxBytes);
   nv.reserve_two_shot();
+  nv.reserve_lamport(kMaxBytes);
   core::DeviceBuffer recv(kMaxBytes), scratch(4);
   int failures = 0, call = 0;
-  const comm::AllReduceAlgorithm algorithms[] = {comm::AllReduceAlgorithm::kOneShot,
-                                                 comm::AllReduceAlgorithm::kTwoShot,
-                                                 comm::AllReduceAlgorithm::kAuto};
+  const comm::AllReduceAlgorithm algorithms[] = {
+      comm::AllReduceAlgorithm::kOneShot, comm::AllReduceAlgorithm::kTwoShot,
+      comm::AllReduceAlgorithm::kAuto, comm::AllReduceAlgorithm::kLamport};
   for (const core::DType dtype : {core::DType::kBf16, core::DType::kInt32}) {
     const std::size_t element = core::dtype_size(dtype);
-    // 16 B .. 3 MiB: one vector, fewer vectors than ranks, an odd count, more than one grid pass.
+    // 16 B .. 3 MiB and back: one vector, fewer vectors than ranks, an odd count, more than one
+    // grid pass, then smaller calls on buffers a larger one filled (Lamport empties what it read).
     for (const std::size_t vectors :
-         {std::size_t{1}, std::size_t{2}, std::size_t{4099}, std::size_t{(3 << 20) / 16}}) {
+         {std::size_t{1}, std::size_t{2}, std::size_t{4099}, std::size_t{(3 << 20) / 16},
+          std::size_t{4099}, std::size_t{1}, std::size_t{(3 << 20) / 16}}) {
       const std::size_t bytes = vectors * 16, count = bytes / element;
-      for (int a = 0; a < 3; ++a, ++call) {
+      for (int a = 0; a < 4; ++a, ++call) {
+        // Lamport is bf16/fp16 only: an int32 call must be refused, not summed wrongly.
+        if (algorithms[a] == comm::AllReduceAlgorithm::kLamport && dtype == core::DType::kInt32) {
+          try {
+            nv.all_reduce(dtype, count, recv.data(), stream, algorithms[a]);
+            std::fprintf(stderr, "rank %d: an int32 Lamport all-reduce was accepted\n",
+                         comm.rank());
+            ++failures;
+          } catch (const UsageError&) {
+          }
+          continue;
+        }
         core::poison(nv.send_buffer(), bytes, stream);
         core::poison(recv.data(), bytes, stream);
         host_barrier(comm, scratch, stream);
