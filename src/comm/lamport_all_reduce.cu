@@ -9,6 +9,7 @@
 #include "comm/lamport_all_reduce.hpp"
 #include "comm/peer_barrier.cuh"
 #include "core/cuda_check.hpp"
+#include "core/half_float.cuh"
 
 namespace kiln::comm {
 namespace {
@@ -45,22 +46,6 @@ __device__ __forceinline__ unsigned no_negative_zero(unsigned word) {
 }
 
 template <typename T>
-__device__ __forceinline__ float widen(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(v);
-  else
-    return __half2float(v);
-}
-
-template <typename T>
-__device__ __forceinline__ T narrow(float v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(v);
-  else
-    return __float2half_rn(v);
-}
-
-template <typename T>
 __global__ void __launch_bounds__(512) lamport_kernel(LamportArgs a) {
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -93,12 +78,12 @@ __global__ void __launch_bounds__(512) lamport_kernel(LamportArgs a) {
       }
       const T* e = reinterpret_cast<const T*>(&x);
 #pragma unroll
-      for (int i = 0; i < kElems; ++i) acc[i] += widen(e[i]);
+      for (int i = 0; i < kElems; ++i) acc[i] += core::to_float(e[i]);
     }
     uint4 packed;
     T* out = reinterpret_cast<T*>(&packed);
 #pragma unroll
-    for (int i = 0; i < kElems; ++i) out[i] = narrow<T>(acc[i]);
+    for (int i = 0; i < kElems; ++i) out[i] = core::from_float<T>(acc[i]);
     reinterpret_cast<uint4*>(a.out)[v] = packed;
     for (int source = 0; source < a.world; ++source) {
       reinterpret_cast<uint4*>(a.my_slots + slot_offset(a, a.buffer, source))[v] =

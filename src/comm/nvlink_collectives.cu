@@ -16,6 +16,7 @@
 #include "comm/rank_timing.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/half_float.cuh"
 
 namespace kiln::comm {
 namespace {
@@ -74,16 +75,6 @@ struct SumArgs {
   char* out;
 };
 
-template <typename T>
-__device__ __forceinline__ float widen(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(v);
-  else if constexpr (std::is_same_v<T, __half>)
-    return __half2float(v);
-  else
-    return static_cast<float>(v);
-}
-
 // The sum of vector `v` over every rank's `sources[r] + offset_bytes`, in rank order (so every
 // rank computes the same bits), added in fp32 (int32: exact integer adds) and rounded once.
 template <typename T>
@@ -108,7 +99,7 @@ __device__ __forceinline__ uint4 sum_vector(const char* const* sources, int worl
       if constexpr (std::is_same_v<T, int>)
         acc[i] += e[i];
       else
-        acc[i] += widen(e[i]);
+        acc[i] += core::to_float(e[i]);
     }
   }
   uint4 packed;

@@ -8,6 +8,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/half_float.cuh"
 #include "overlap/reorder_kernels.hpp"
 
 namespace kiln::overlap {
@@ -68,20 +69,8 @@ __device__ __forceinline__ bool plain_copy(const ReorderSource& in) {
   return in.addend_count == 0 && in.own_slots == nullptr;
 }
 
-template <typename T>
-__device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(v);
-  else
-    return __half2float(v);
-}
-template <typename T>
-__device__ __forceinline__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(v);
-  else
-    return __float2half_rn(v);
-}
+using core::from_float;
+using core::to_float;
 
 template <typename T>
 __device__ __forceinline__ void add_vector(const void* base, std::int64_t offset,
