@@ -9,7 +9,8 @@
 #   torch       PyTorch's serial and async-TP (fused_matmul_reduce_scatter) on the six shapes
 #   newtests    this round's code on GPUs: the all-reduce algorithms at 3 and 4 ranks, the tuner's
 #               and the automatic plan's tests (serial candidate, cost per group)
-#   sanitize    compute-sanitizer memcheck and racecheck on the 3-rank all-reduce algorithms test
+#   sanitize    compute-sanitizer memcheck and racecheck on the 3-rank all-reduce and broadcast
+#               tests and the device compare
 #   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
 #               the three-rank copy-engine AllReduce, WatchdogGpu.*
 #   suite       kiln bench suite -g N --preset pkb
@@ -18,8 +19,8 @@
 #               timing, and kiln probe (P2P per pair): on 2026-11-27 kiln-nvlink AllReduce ran
 #               0.13-0.89x NCCL at 4 ranks where it is 1.1-1.7x on 2xH200; this tells the fabric
 #               from the world size
-#   collcheck   the suite's pull-based collectives at N ranks, default timing, 1M/16M/64M (the
-#               unrolled pull kernel against the pkb rows of 2026-11-27 call 2)
+#   collcheck   the suite's six collectives at N ranks, default timing, 16K..64M (the Lamport
+#               all-reduce, two-phase broadcast and rotated pulls against 2026-11-27's pkb rows)
 #   g3          kiln bench collective -g 3 (a world that is not a power of two)
 #   watchdog    a rank that stops calling collectives (--debug-hang-rank) and a kill -9 of a rank
 #   g2          GPUs 0 and 1 alone: kiln overlap bench -g 2 --plan auto for rs and ar (issue 24's
@@ -99,13 +100,15 @@ step_tests() {
 }
 step_newtests() {
   capped 150 newtests.txt build/kiln_gpu_tests \
-    --gtest_filter="${NEWTESTS:-NvlinkCollectivesGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
+    --gtest_filter="${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
   for tool in memcheck racecheck; do
-    capped 60 "sanitize-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
-      build/kiln_gpu_tests --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks'
+    # NCCL's own cudaFuncGetAttributes probes report API errors (24 on 2026-11-27): not ours.
+    capped 90 "sanitize-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
+      --report-api-errors no build/kiln_gpu_tests \
+      --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:FirstDifferenceGpu.*'
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
   done
 }
@@ -130,8 +133,11 @@ step_nvdiag() {
   grep -E "kiln-nvlink" "$out/nvdiag-suite-g2.txt" | sed "s/^/  g2 /" | tee -a "$out/summary.txt"
 }
 step_collcheck() {
-  capped 60 "collcheck-g$gpus.txt" $k bench suite -g "$gpus" --problems allgather broadcast alltoall \
-    allreduce --sizes 1M,16M,64M --json "$out/collcheck-g$gpus.json"
+  # Default timing (20 warm-up, 50 judged calls): the six collectives at the sizes where the
+  # Lamport all-reduce, the two-phase broadcast and the rotated pulls should show.
+  capped "${COLLCHECK_LIMIT:-120}" "collcheck-g$gpus.txt" $k bench suite -g "$gpus" --problems \
+    allreduce reducescatter allgather alltoall broadcast scatter --sizes "${COLLCHECK_SIZES:-16K,256K,1M,16M,64M}" \
+    --json "$out/collcheck-g$gpus.json"
   grep -E "kiln-nvlink" "$out/collcheck-g$gpus.txt" | tee -a "$out/summary.txt"
 }
 step_validate() {
