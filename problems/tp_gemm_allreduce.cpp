@@ -3,7 +3,7 @@
 // the partial products are summed over the ranks; every rank ends with the M x N sum (bf16).
 // Reference: cuBLAS GEMM, then ncclAllReduce. Solution "kiln-overlap": the overlap runtime
 // (src/overlap: signaling GEMM, per-wave-group copy-engine exchange, reduction fused into the
-// reorder) with a fixed plan that did well on 2xH200 (docs/results/2026-11-23-overlap/).
+// reorder) with the tuner's plan for the device, world size and shape.
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -15,11 +15,18 @@
 #include "problems/registry.hpp"
 #include "problems/tp_gemm_common.hpp"
 #include "roofline/bus_volume.hpp"
+#include "tune/automatic_plan.hpp"
 
 namespace kiln::problems {
 namespace {
 
-constexpr const char* kPlan = "tile=128x256 cap=128 comm=ce groups=each";
+// The tuner's plan for this device, world size, shape (tune::automatic_plan: the plan cache, else
+// the saved or built-in profile's prediction, the serial plan included, else the nearest tuned
+// shape, else the default), rank 0's and broadcast. A fixed plan that did well on 2xH200 (copy
+// engines, one group per wave) ran 0.37x NCCL at 4 ranks (4xH200, 2026-11-27).
+overlap::Plan tuned_plan(comm::Communicator& comm, const overlap::GemmShape& shape) {
+  return tune::automatic_plan(comm, overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16).plan;
+}
 
 class GemmAllReduceRun final : public TpGemmRun {
  public:
@@ -27,7 +34,7 @@ class GemmAllReduceRun final : public TpGemmRun {
       : TpGemmRun(context, shape.m, shape.n, shape.k, shape.m, shape.m),
         partial_(static_cast<std::size_t>(shape.m) * shape.n * 2),
         overlap_(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
-                 overlap::WeightLayout::kNK, context.comm, overlap::parse_plan(kPlan, "plan")) {}
+                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)) {}
 
   void reference() override {
     cublas_.run(m_, n_, k_, core::DType::kBf16, overlap::WeightLayout::kNK, a_ptr_, b_.data(),

@@ -6,7 +6,8 @@
 // row-major matrix; a sequence-parallel norm after it needs only the rows' identities.
 // Reference: cuBLAS GEMM, a strided copy (cudaMemcpy2DAsync) that makes each rank's rows
 // contiguous, ncclReduceScatter. Solution "kiln-overlap": the overlap runtime's GemmReduceScatter
-// (signaling GEMM, per-wave-group copy-engine exchange, reduction fused into the reorder).
+// (signaling GEMM, per-wave-group exchange, reduction fused into the reorder) with the tuner's
+// plan.
 #include <memory>
 
 #include "bench/cublas_gemm.hpp"
@@ -15,12 +16,27 @@
 #include "problems/registry.hpp"
 #include "problems/tp_gemm_common.hpp"
 #include "roofline/bus_volume.hpp"
+#include "tune/automatic_plan.hpp"
 
 namespace kiln::problems {
 namespace {
 
-constexpr const char* kPlan = "tile=128x256 cap=128 comm=ce groups=each";
+// The tuner's plan for this device, world size, shape (tune::automatic_plan: the plan cache, else
+// the saved or built-in profile's prediction, the serial plan included, else the nearest tuned
+// shape, else the default), rank 0's and broadcast. A fixed plan that did well on 2xH200 (copy
+// engines, one group per wave) ran 0.37x NCCL at 4 ranks (4xH200, 2026-11-27).
 constexpr int kRowPeriod = 128;  // the plan's tile height: the layout's period
+
+overlap::Plan tuned_plan(comm::Communicator& comm, const overlap::GemmShape& shape) {
+  overlap::Plan plan =
+      tune::automatic_plan(comm, overlap::OverlapOp::kReduceScatter, shape, core::DType::kBf16)
+          .plan;
+  // The problem's row layout has the period of a 128-row tile: a tuned plan with taller tiles
+  // gives way to the fixed one (the same on every rank: the plan is rank 0's).
+  if (plan.gemm.tile.m != kRowPeriod)
+    plan = overlap::parse_plan("tile=128x256 cap=128 comm=ce groups=each", "plan");
+  return plan;
+}
 
 class GemmReduceScatterRun final : public TpGemmRun {
  public:
@@ -29,7 +45,7 @@ class GemmReduceScatterRun final : public TpGemmRun {
         partial_(static_cast<std::size_t>(shape.m) * shape.n * 2),
         by_owner_(partial_.bytes()),
         overlap_(overlap::OverlapOp::kReduceScatter, shape, core::DType::kBf16,
-                 overlap::WeightLayout::kNK, context.comm, overlap::parse_plan(kPlan, "plan")) {
+                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)) {
     if (overlap_.geometry().tile_m != kRowPeriod || overlap_.output_rows() != out_rows_) {
       throw Error("tp-gemm-reducescatter: the overlap plan's layout is not the problem's");
     }
