@@ -2,6 +2,7 @@
 // ncclAllReduce. Solution "kiln-nvlink": NvlinkCollectives::all_reduce over peer memory: up to 1
 // MiB in bf16/fp16 the flag-in-data push (Lamport), else one-shot (every rank reads every peer) or,
 // from three ranks on and 1 MiB up, two-shot (reduce a segment each, then gather the segments).
+#include "comm/all_reduce_choice.hpp"
 #include "comm/collective.hpp"
 #include "problems/peer_collective.hpp"
 #include "problems/registry.hpp"
@@ -17,7 +18,7 @@ class AllReduceRun final : public PeerCollectiveRun {
         counts_(comm::counts_for(comm::CollectiveOp::kAllReduce, bytes, element_,
                                  context.comm.size())) {
     nvlink_.reserve_two_shot();
-    if (bytes <= comm::NvlinkCollectives::kLamportUpToBytes) nvlink_.reserve_lamport(bytes);
+    if (bytes <= comm::kLamportUpToBytes) nvlink_.reserve_lamport(bytes);
   }
   void reference() override {
     comm::enqueue_collective(context_.comm, comm::CollectiveOp::kAllReduce, nvlink_.send_buffer(),

@@ -9,6 +9,7 @@
 
 #include <nccl.h>
 
+#include "comm/all_reduce_choice.hpp"
 #include "comm/communicator.hpp"
 #include "comm/lamport_all_reduce.hpp"
 #include "comm/nvlink_collectives.hpp"
@@ -441,15 +442,9 @@ void NvlinkCollectives::check_root(int root) const {
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
                                    cudaStream_t stream, AllReduceAlgorithm algorithm) {
   const std::size_t bytes = count * core::dtype_size(dtype);
-  if (algorithm == AllReduceAlgorithm::kAuto) {
-    constexpr std::size_t kTwoShotFromBytes = 1 << 20;
-    if (lamport_fits(dtype, bytes) && bytes <= kLamportUpToBytes)
-      algorithm = AllReduceAlgorithm::kLamport;
-    else if (stage_ && world_ >= 3 && bytes >= kTwoShotFromBytes)
-      algorithm = AllReduceAlgorithm::kTwoShot;
-    else
-      algorithm = AllReduceAlgorithm::kOneShot;
-  }
+  if (algorithm == AllReduceAlgorithm::kAuto)
+    algorithm =
+        choose_all_reduce(world_, bytes, dtype, {lamport_ ? lamport_capacity_ : 0, !!stage_});
   if (algorithm == AllReduceAlgorithm::kLamport) return lamport(dtype, count, recv, stream);
   if (algorithm == AllReduceAlgorithm::kTwoShot) return two_shot(dtype, count, -1, recv, stream);
   pull_sum(dtype, 0, count, recv, stream);

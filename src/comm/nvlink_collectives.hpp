@@ -40,9 +40,8 @@ struct PeerBarrier;  // comm/peer_barrier.cuh
 //             hold -0.0; each rank polls its own slots (comm/lamport_all_reduce.hpp): no barrier,
 //             no remote read; bf16/fp16 up to the reserved capacity (reserve_lamport()), and -0.0
 //             inputs count as +0.0.
-//   kAuto     Lamport up to kLamportUpToBytes when reserved and 16-bit (not yet measured against
-//             one-shot: 2026-11-27), else two-shot from three ranks on and 1 MiB per rank up, when
-//             reserved, else one-shot.
+//   kAuto     comm::choose_all_reduce (all_reduce_choice.hpp): Lamport for small 16-bit messages
+//             where reserved, two-shot from three ranks and 1 MiB where reserved, else one-shot.
 //             On 4xH200 (2026-11-27, docs/results/2026-11-27-h200-x4) two-shot took 19.4 against
 //             22.9 us at 1 MiB and 92.9 against 171.4 us at 16 MiB, one-shot 13.2 against 16.9 us
 //             at 256 KiB; at two ranks both move the same bytes and one-shot was as fast or faster.
@@ -88,7 +87,6 @@ class NvlinkCollectives {
   // Collective: maps the Lamport receive buffers (3 x world slots of `max_bytes`, rounded up to
   // 16) on every rank and empties them; kLamport takes messages up to `max_bytes`.
   void reserve_lamport(std::size_t max_bytes);
-  static constexpr std::size_t kLamportUpToBytes = 1 << 20;
   // recv[0 .. block) = sum over ranks of send_buffer()[rank * block .. +block), block in elements.
   void reduce_scatter(core::DType dtype, std::size_t block_count, void* recv, cudaStream_t stream);
 
