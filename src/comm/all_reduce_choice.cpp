@@ -8,7 +8,8 @@ namespace kiln::comm {
 AllReduceAlgorithm choose_all_reduce(int world, std::size_t bytes, core::DType dtype,
                                      const AllReduceReservations& reserved) {
   const bool half = dtype == core::DType::kBf16 || dtype == core::DType::kFp16;
-  if (half && bytes % 16 == 0 && bytes <= reserved.lamport_capacity && bytes <= kLamportUpToBytes)
+  if (half && bytes > 0 && bytes % 16 == 0 && reserved.lamport_capacity > 0 &&
+      bytes <= reserved.lamport_capacity && bytes <= kLamportUpToBytes)
     return AllReduceAlgorithm::kLamport;
   if (reserved.two_shot && world >= 3 && bytes >= kTwoShotFromBytes)
     return AllReduceAlgorithm::kTwoShot;

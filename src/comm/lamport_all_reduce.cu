@@ -9,6 +9,7 @@
 #include "comm/lamport_all_reduce.hpp"
 #include "comm/peer_barrier.cuh"
 #include "core/cuda_check.hpp"
+#include "core/error.hpp"
 #include "core/half_float.cuh"
 
 namespace kiln::comm {
@@ -27,6 +28,14 @@ __device__ __forceinline__ uint4 load_volatile(const void* address) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "l"(address));
   return v;
+}
+
+// The push and the emptying: stores the poll reads while they may be in flight (volatile, like
+// the poll's loads, so that the two sides are not a data race in the PTX memory model).
+__device__ __forceinline__ void store_volatile(void* address, const uint4& v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(address), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
 }
 
 __device__ __forceinline__ bool has_empty(const uint4& v) {
@@ -54,9 +63,8 @@ __global__ void __launch_bounds__(512) lamport_kernel(LamportArgs a) {
     uint4 x = reinterpret_cast<const uint4*>(a.input)[v];
     x = make_uint4(no_negative_zero(x.x), no_negative_zero(x.y), no_negative_zero(x.z),
                    no_negative_zero(x.w));
-    for (int r = 0; r < a.world; ++r) {
-      reinterpret_cast<uint4*>(a.slots[r] + slot_offset(a, a.buffer, a.rank))[v] = x;
-    }
+    for (int r = 0; r < a.world; ++r)
+      store_volatile(a.slots[r] + slot_offset(a, a.buffer, a.rank) + v * 16, x);
   }
   // 2. Wait for every rank's vector in the local slots, sum in rank order, round once, and empty
   //    the slots just read.
@@ -86,8 +94,9 @@ __global__ void __launch_bounds__(512) lamport_kernel(LamportArgs a) {
     for (int i = 0; i < kElems; ++i) out[i] = core::from_float<T>(acc[i]);
     reinterpret_cast<uint4*>(a.out)[v] = packed;
     for (int source = 0; source < a.world; ++source) {
-      reinterpret_cast<uint4*>(a.my_slots + slot_offset(a, a.buffer, source))[v] =
-          make_uint4(kLamportEmptyWord, kLamportEmptyWord, kLamportEmptyWord, kLamportEmptyWord);
+      store_volatile(
+          a.my_slots + slot_offset(a, a.buffer, source) + v * 16,
+          make_uint4(kLamportEmptyWord, kLamportEmptyWord, kLamportEmptyWord, kLamportEmptyWord));
     }
   }
 }
@@ -104,8 +113,10 @@ void launch_lamport_all_reduce(const LamportArgs& args, core::DType dtype, int b
                                cudaStream_t stream) {
   if (dtype == core::DType::kBf16)
     lamport_kernel<__nv_bfloat16><<<blocks, 512, 0, stream>>>(args);
-  else
+  else if (dtype == core::DType::kFp16)
     lamport_kernel<__half><<<blocks, 512, 0, stream>>>(args);
+  else
+    throw UsageError("Lamport all-reduce: bf16 or fp16 only (a 16-bit sentinel)");
   KILN_CUDA_CHECK_LAUNCH();
 }
 

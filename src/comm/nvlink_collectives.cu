@@ -23,6 +23,9 @@ namespace kiln::comm {
 namespace {
 
 using Barrier = PeerBarrier;
+static_assert(NvlinkCollectives::kMaxWorld == PeerBarrier::kMaxWorld &&
+              NvlinkCollectives::kMaxWorld == LamportArgs::kMaxWorld);
+static_assert(NvlinkCollectives::kMaxBlocks == PeerBarrier::kMaxBlocks);
 
 struct PullArgs {
   Barrier sync;
@@ -133,9 +136,10 @@ struct TwoShotArgs {
   const char* sources[NvlinkCollectives::kMaxWorld];  // every rank's send buffer
   const char* stages[NvlinkCollectives::kMaxWorld];   // every rank's staging buffer
   char* my_stage;
-  int root;             // < 0: sum every rank's vector (all-reduce); else copy root's (broadcast)
-  std::size_t vectors;  // 16-byte vectors in all
-  std::size_t segment;  // vectors a rank reduces (the last segment may be shorter)
+  int root;  // < 0: sum every rank's vector (all-reduce); else copy root's (broadcast)
+  unsigned long long delay_ns;  // tests: this rank spins this long before phase 1
+  std::size_t vectors;          // 16-byte vectors in all
+  std::size_t segment;          // vectors a rank reduces (the last segment may be shorter)
   char* out;
 };
 
@@ -147,6 +151,13 @@ struct TwoShotArgs {
 template <typename T>
 __global__ void __launch_bounds__(512) two_shot_kernel(TwoShotArgs a) {
   peer_barrier(a.sync);
+  if (a.delay_ns > 0) {  // tests: peers reach phase 2 long before this rank's segment is ready
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < a.delay_ns);
+  }
   const int world = a.sync.world, rank = a.sync.rank;
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -333,9 +344,25 @@ void NvlinkCollectives::reserve_two_shot() {
 }
 
 void NvlinkCollectives::reserve_lamport(std::size_t max_bytes) {
-  if (lamport_) return;
   if (max_bytes == 0) throw UsageError("NVLink collectives: a Lamport capacity of 0 bytes");
-  lamport_capacity_ = (max_bytes + 15) / 16 * 16;
+  const std::size_t capacity = (max_bytes + 15) / 16 * 16;
+  if (lamport_) {
+    if (capacity > lamport_capacity_) {
+      throw UsageError("NVLink collectives: Lamport buffers of " +
+                       std::to_string(lamport_capacity_) + " bytes are reserved; " +
+                       std::to_string(capacity) + " asked (reserve the largest first)");
+    }
+    return;
+  }
+  // Every rank lays out every peer's slots with its own capacity: they must agree.
+  const double largest = max_over_ranks(*comm_, static_cast<double>(capacity), nullptr);
+  const double smallest = -max_over_ranks(*comm_, -static_cast<double>(capacity), nullptr);
+  if (largest != smallest) {
+    throw UsageError("NVLink collectives: the ranks reserve different Lamport capacities (" +
+                     std::to_string(static_cast<std::size_t>(smallest)) + " to " +
+                     std::to_string(static_cast<std::size_t>(largest)) + " bytes)");
+  }
+  lamport_capacity_ = capacity;
   const std::size_t bytes = LamportArgs::kBuffers * world_ * lamport_capacity_;
   lamport_ = std::make_unique<PeerMemory>(*comm_, bytes, "NVLink Lamport buffers");
   fill_lamport_empty(lamport_->local(), bytes, nullptr);
@@ -387,6 +414,7 @@ void NvlinkCollectives::two_shot(core::DType dtype, std::size_t count, int root,
   TwoShotArgs a{};
   a.sync = next_barrier();
   a.gather_epoch = next_barrier().epoch;
+  a.delay_ns = debug_two_shot_delay_ns_;
   for (int r = 0; r < world_; ++r) {
     a.sources[r] = static_cast<const char*>(send_->peer(r));
     a.stages[r] = static_cast<const char*>(stage_->peer(r));
@@ -441,6 +469,13 @@ void NvlinkCollectives::check_root(int root) const {
 
 void NvlinkCollectives::all_reduce(core::DType dtype, std::size_t count, void* recv,
                                    cudaStream_t stream, AllReduceAlgorithm algorithm) {
+  // Nothing to move, and no call taken: an empty Lamport call would let a peer run ahead by
+  // more than the buffers allow (it waits for nobody), and every rank returns here alike.
+  if (count == 0) return;
+  if (recv == send_->local() && algorithm != AllReduceAlgorithm::kLamport) {
+    throw UsageError(
+        "NVLink collectives: an all-reduce into its own send buffer (peers read it in place)");
+  }
   const std::size_t bytes = count * core::dtype_size(dtype);
   if (algorithm == AllReduceAlgorithm::kAuto)
     algorithm =

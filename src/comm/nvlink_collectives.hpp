@@ -77,8 +77,10 @@ class NvlinkCollectives {
   void broadcast(std::size_t bytes, int root, void* recv, cudaStream_t stream);
   // recv[0 .. block) = root's send_buffer()[rank * block .. +block).
   void scatter(std::size_t block_bytes, int root, void* recv, cudaStream_t stream);
-  // One-shot reductions (sum, fp32 accumulation for 16-bit types, one rounding), every rank
-  // reading every peer's data: recv[0 .. count) = sum over ranks of send_buffer()[0 .. count).
+  // Reductions (sum, fp32 accumulation for 16-bit types, one rounding, rank order: every rank
+  // gets the same bits) by `algorithm` (see AllReduceAlgorithm): recv[0 .. count) = sum over ranks
+  // of send_buffer()[0 .. count). recv must not be the send buffer (kLamport excepted); count 0
+  // does nothing.
   void all_reduce(core::DType dtype, std::size_t count, void* recv, cudaStream_t stream,
                   AllReduceAlgorithm algorithm = AllReduceAlgorithm::kAuto);
   // Collective: maps a staging buffer of max_send_bytes on every rank, which kTwoShot and the
@@ -101,6 +103,9 @@ class NvlinkCollectives {
   // must call it with the same value, before any call or in the same place of the sequence.
   // Throws kiln::UsageError for an epoch below the current one (epochs only grow).
   void start_epochs_after(unsigned long long epoch);
+  // Tests only: this rank's two-shot calls (all-reduce, broadcast) spin `ns` after their first
+  // barrier, so that a second barrier letting peers gather early would read stale segments.
+  void debug_delay_two_shot(unsigned long long ns) { debug_two_shot_delay_ns_ = ns; }
   // Blocks a peer-memory kernel may launch for `vectors` 16-byte vectors (one per thread of 512
   // while the grid fits, at most one block per SM of the smallest GPU): the same on every rank.
   int blocks_for(std::size_t vectors) const;
@@ -127,6 +132,7 @@ class NvlinkCollectives {
   std::unique_ptr<PeerMemory> lamport_;  // kLamport's receive buffers (reserve_lamport())
   std::size_t lamport_capacity_ = 0;     // bytes per slot
   unsigned long long lamport_calls_ = 0;
+  unsigned long long debug_two_shot_delay_ns_ = 0;
 };
 
 }  // namespace kiln::comm

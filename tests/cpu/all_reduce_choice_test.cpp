@@ -25,6 +25,8 @@ TEST(AllReduceChoice, LamportForSmallHalfMessagesWhereReserved) {
             AllReduceAlgorithm::kTwoShot);
   EXPECT_EQ(choose_all_reduce(4, 16 << 10, core::DType::kBf16, {0, true}),
             AllReduceAlgorithm::kOneShot);
+  EXPECT_NE(choose_all_reduce(4, 0, core::DType::kBf16, {}), AllReduceAlgorithm::kLamport);
+  EXPECT_NE(choose_all_reduce(4, 0, core::DType::kBf16, both), AllReduceAlgorithm::kLamport);
 }
 
 TEST(AllReduceChoice, TwoShotFromThreeRanksAndOneMiBWhereReserved) {
