@@ -108,7 +108,7 @@ step_sanitize() {
     # NCCL's own cudaFuncGetAttributes probes report API errors (24 on 2026-11-27): not ours.
     capped 90 "sanitize-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
       --report-api-errors no build/kiln_gpu_tests \
-      --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:FirstDifferenceGpu.*'
+      --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*'
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
   done
 }
