@@ -21,6 +21,8 @@
 #               from the world size
 #   collcheck   the suite's six collectives at N ranks, default timing, 16K..64M (the Lamport
 #               all-reduce, two-phase broadcast and rotated pulls against 2026-11-27's pkb rows)
+#   candidates  kiln bench candidate on allgather at -g N for every multi-GPU test candidate
+#               (tests/candidates: the correct pull, the cheats, crashes, hangs, bad builds)
 #   g3          kiln bench collective -g 3 (a world that is not a power of two)
 #   watchdog    a rank that stops calling collectives (--debug-hang-rank) and a kill -9 of a rank
 #   g2          GPUs 0 and 1 alone: kiln overlap bench -g 2 --plan auto for rs and ar (issue 24's
@@ -139,6 +141,20 @@ step_collcheck() {
     allreduce reducescatter allgather alltoall broadcast scatter --sizes "${COLLCHECK_SIZES:-16K,256K,1M,16M,64M}" \
     --json "$out/collcheck-g$gpus.json"
   grep -E "kiln-nvlink" "$out/collcheck-g$gpus.txt" | tee -a "$out/summary.txt"
+}
+step_candidates() {
+  mkdir -p "$out/candidates"
+  local source name code
+  for source in tests/candidates/*.cu; do
+    name=$(basename "$source" .cu)
+    [[ $name == kb1_* || $name == reduce_sum_cub ]] && continue  # single-GPU problems
+    capped 90 "candidates/$name.txt" $k bench candidate --problem allgather --source "$source" \
+      -g "$gpus" --sizes 64K,1M,16M --timeout 20 --time-limit 75 --json "$out/candidates/$name.json"
+    code=$?
+    [ -f "$out/candidates/$name.txt" ] || break  # the deadline
+    echo "$name (exit $code): $(grep -E '^# candidate' "$out/candidates/$name.txt" | tail -1)" \
+      | tee -a "$out/summary.txt"
+  done
 }
 step_validate() {
   for op in rs ar; do
