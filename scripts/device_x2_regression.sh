@@ -130,7 +130,9 @@ step_tests_overlap() { gtests 200 tests-overlap 'Overlap*TwoRanks*'; }
 step_tests_candidates() { gtests 230 tests-candidates 'CandidateGpu.*'; }
 step_tests() { step_tests_rest; step_tests_overlap; step_tests_candidates; }
 step_suite() {
-  capped 150 suite-pkb.txt $k bench suite -g 2 --problems "${suite_problems[@]}" --preset pkb \
+  # pkb rows took ~5.5 s each at 4 ranks before the device-side output compare (2026-11-27): run 7's
+  # 95 s for the 14 problems may not hold; SUITE_LIMIT raises the cap.
+  capped "${SUITE_LIMIT:-150}" suite-pkb.txt $k bench suite -g 2 --problems "${suite_problems[@]}" --preset pkb \
     --json "$out/suite-g2-pkb.json"
   grep -E "^# " "$out/suite-pkb.txt" 2> /dev/null | tail -n 4 | tee -a "$out/summary.txt"
   grep -E " no +[0-9.]| NO |error" "$out/suite-pkb.txt" 2> /dev/null | head -n 5 | tee -a "$out/summary.txt"
