@@ -44,7 +44,6 @@ steps=${*:-overlap-rs torch overlap-ar alternate tune-rs tune-ar auto tests-rest
 out=/tmp/kiln-x2/x2; rm -rf "$out"; mkdir -p "$out"
 archive=x2
 source scripts/device_steps.sh
-deadline=${DEADLINE:-560}
 k=build/kiln
 # An empty cache folder: every --plan auto without KILN_PLAN_CACHE takes the built-in profiles (as
 # tune run 8 did), never a plan cache or profile left on a reused machine.
@@ -55,17 +54,6 @@ ref_ar=docs/results/2026-11-23-overlap/h200-x2-run11/ar-g2.json
 # Suite run 7's problems: --problems '*' now adds the single-GPU kb1 problems (minutes at pkb).
 read -ra suite_problems <<< "${SUITE_PROBLEMS:-allreduce reducescatter allgather alltoall broadcast scatter dp-bucketed-allreduce vocab-parallel-ce tp-gemm-allreduce tp-gemm-reducescatter tp-allgather-gemm ulysses-qkv-a2a moe-dispatch moe-combine}"
 
-# Runs a command under min(LIMIT, time left before the deadline); skips it when under 15 s are
-# left, and says so in the summary.
-capped() {
-  local limit=$1 log=$2; shift 2
-  local left=$((deadline - SECONDS))
-  if [ "$left" -lt 15 ]; then note "$log: skipped, ${left} s left before the deadline"; return 124; fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  timed "$limit" "$log" "$@"
-}
-# The overlap bench's table rows and footer, without the per-group lines.
-overlap_rows() { [ -f "$1" ] && grep -v "^#   group" "$1" | grep -E "^ +[0-9]+x|shape|^# " | tee -a "$out/summary.txt"; }
 # One gtest run; every test's verdict, and any test that started without a verdict (cut or hung).
 gtests() {
   local limit=$1 name=$2 filter=$3 code
@@ -139,20 +127,7 @@ step_suite() {
 }
 # device_suite.sh's candidates step (summary lines in its format, for the comparison with suite
 # run 6), without kb1_* and reduce_sum_cub: they implement single-GPU problems, not allgather.
-step_candidates() {
-  mkdir -p "$out/candidates"
-  local source name code
-  for source in tests/candidates/*.cu; do
-    name=$(basename "$source" .cu)
-    [[ $name == kb1_* || $name == reduce_sum_cub ]] && continue
-    capped 150 "candidates/$name.txt" $k bench candidate --problem allgather --source "$source" -g 2 \
-      --sizes 64K,1M,16M --timeout 20 --time-limit 120 --json "$out/candidates/$name.json"
-    code=$?
-    [ -f "$out/candidates/$name.txt" ] || break  # the deadline
-    echo "$name (exit $code): $(grep -E '^# candidate' "$out/candidates/$name.txt" | tail -1)" >> "$out/candidates/summary.txt"
-  done
-  [ -f "$out/candidates/summary.txt" ] && tee -a "$out/summary.txt" < "$out/candidates/summary.txt"
-}
+step_candidates() { judge_candidates 2 150 120; }
 step_candidates_kb1() {
   mkdir -p "$out/candidates-kb1"
   local source name problem code
@@ -175,14 +150,4 @@ note "device: $(nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,power
 note "topology: $(nvidia-smi topo -m 2> /dev/null | head -3 | tr '\n' ';')"
 note "kiln: $($k --version 2>&1 | head -1); $(head -1 carry/MANIFEST 2> /dev/null); steps: $steps; deadline $deadline s"
 [ "$gpus" -lt 2 ] && note "WARNING: $gpus GPU(s): the 2-rank steps will skip or fail"
-nvidia-smi dmon -s pct -o T > "$out/dmon.txt" 2>&1 &
-dmon=$!
-trap 'kill $dmon 2> /dev/null' EXIT
-for s in $steps; do
-  declare -F "step_${s//-/_}" > /dev/null || { note "unknown step $s"; continue; }
-  pack
-  note "== $s at $SECONDS s"
-  "step_${s//-/_}"
-done
-note "done at $SECONDS s"
-pack
+run_steps

@@ -42,21 +42,9 @@ steps=${*:-coll nvdiag rs torch ar tests suite validate g3 watchdog g2 torch64m 
 out=/tmp/kiln-x4/x4; rm -rf "$out"; mkdir -p "$out"
 archive=x4
 source scripts/device_steps.sh
-deadline=${DEADLINE:-560}
 k=build/kiln
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 
-# Runs a command under min(LIMIT, time left before the deadline); skips it when under 15 s are
-# left, and says so in the summary.
-capped() {
-  local limit=$1 log=$2; shift 2
-  local left=$((deadline - SECONDS))
-  if [ "$left" -lt 15 ]; then note "$log: skipped, ${left} s left before the deadline"; return 124; fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  timed "$limit" "$log" "$@"
-}
-# The overlap bench's table rows and footer, without the per-group lines.
-overlap_rows() { grep -v "^#   group" "$1" | grep -E "^ +[0-9]+x|shape|^# " | tee -a "$out/summary.txt"; }
 # A collective bench's largest row and any wrong result or error.
 coll_rows() {
   grep -E "^ +[0-9]+ " "$1" | tail -1 | sed "s/^/  $2: /" | tee -a "$out/summary.txt"
@@ -142,20 +130,7 @@ step_collcheck() {
     --json "$out/collcheck-g$gpus.json"
   grep -E "kiln-nvlink" "$out/collcheck-g$gpus.txt" | tee -a "$out/summary.txt"
 }
-step_candidates() {
-  mkdir -p "$out/candidates"
-  local source name code
-  for source in tests/candidates/*.cu; do
-    name=$(basename "$source" .cu)
-    [[ $name == kb1_* || $name == reduce_sum_cub ]] && continue  # single-GPU problems
-    capped 90 "candidates/$name.txt" $k bench candidate --problem allgather --source "$source" \
-      -g "$gpus" --sizes 64K,1M,16M --timeout 20 --time-limit 75 --json "$out/candidates/$name.json"
-    code=$?
-    [ -f "$out/candidates/$name.txt" ] || break  # the deadline
-    echo "$name (exit $code): $(grep -E '^# candidate' "$out/candidates/$name.txt" | tail -1)" \
-      | tee -a "$out/summary.txt"
-  done
-}
+step_candidates() { judge_candidates "$gpus" 90 75; }
 step_validate() {
   for op in rs ar; do
     [ -f "$out/profile-$op-g$gpus.json" ] || { note "validate $op: no profile from this call"; continue; }
@@ -218,14 +193,4 @@ step_sweep() {
 note "device: $(nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,power.limit,temperature.gpu --format=csv,noheader | tr '\n' ';')"
 note "topology: $(nvidia-smi topo -m 2> /dev/null | head -$((gpus + 1)) | tr '\n' ';')"
 note "kiln: $($k --version 2>&1 | head -1); $(head -1 carry/MANIFEST 2> /dev/null)"
-nvidia-smi dmon -s pct -o T > "$out/dmon.txt" 2>&1 &
-dmon=$!
-trap 'kill $dmon 2> /dev/null' EXIT
-for s in $steps; do
-  declare -F "step_$s" > /dev/null || { note "unknown step $s"; continue; }
-  pack
-  note "== $s at $SECONDS s"
-  "step_$s"
-done
-note "done at $SECONDS s"
-pack
+run_steps
