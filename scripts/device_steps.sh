@@ -26,6 +26,15 @@ capped() {
   [ "$limit" -gt "$left" ] && limit=$left
   timed "$limit" "$log" "$@"
 }
+# Runs every kiln_gpu_tests test that FILTER matches in its own process, as ctest does (a test
+# whose process used CUDA before forking ranks leaves those ranks unable to start), each under an
+# optional wrapper (e.g. compute-sanitizer ...), all output to $out/LOG, the whole capped at LIMIT.
+gtest_each() {
+  local limit=$1 log=$2 filter=$3 names; shift 3
+  names=$(build/kiln_gpu_tests --gtest_list_tests --gtest_filter="$filter" \
+    | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' | tr '\n' ' ')
+  capped "$limit" "$log" bash -c 'for t in '"$names"'; do "$@" build/kiln_gpu_tests --gtest_filter="$t"; done' _ "$@"
+}
 # The overlap bench's table rows and footer, without the per-group lines.
 overlap_rows() { [ -f "$1" ] && grep -v "^#   group" "$1" | grep -E "^ +[0-9]+x|shape|^# " | tee -a "$out/summary.txt"; }
 # Every multi-GPU test candidate (tests/candidates, not the single-GPU kb1 ones) through

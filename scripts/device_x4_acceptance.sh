@@ -89,16 +89,15 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  capped 150 newtests.txt build/kiln_gpu_tests \
-    --gtest_filter="${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
   for tool in memcheck racecheck; do
     # NCCL's own cudaFuncGetAttributes probes report API errors (24 on 2026-11-27): not ours.
-    capped 90 "sanitize-$tool.txt" compute-sanitizer --tool "$tool" --target-processes all \
-      --report-api-errors no build/kiln_gpu_tests \
-      --gtest_filter='NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*'
+    gtest_each 90 "sanitize-$tool.txt" \
+      'NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*' \
+      compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
   done
 }
