@@ -54,10 +54,11 @@ ref_ar=docs/results/2026-11-23-overlap/h200-x2-run11/ar-g2.json
 # Suite run 7's problems: --problems '*' now adds the single-GPU kb1 problems (minutes at pkb).
 read -ra suite_problems <<< "${SUITE_PROBLEMS:-allreduce reducescatter allgather alltoall broadcast scatter dp-bucketed-allreduce vocab-parallel-ce tp-gemm-allreduce tp-gemm-reducescatter tp-allgather-gemm ulysses-qkv-a2a moe-dispatch moe-combine}"
 
-# One gtest run; every test's verdict, and any test that started without a verdict (cut or hung).
+# The tests FILTER matches, one process each (gtest_each); every test's verdict, and any test that
+# started without a verdict (cut or hung).
 gtests() {
   local limit=$1 name=$2 filter=$3 code
-  capped "$limit" "$name.txt" build/kiln_gpu_tests --gtest_filter="$filter"
+  gtest_each "$limit" "$name.txt" "$filter"
   code=$?
   [ -f "$out/$name.txt" ] || return
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED" "$out/$name.txt" | sort -u | tee -a "$out/summary.txt"
