@@ -171,7 +171,20 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options) {
               -1.0};
     }
   }
-  return {default_overlap_plan(), "default (no cache entry, profile or fitting neighbour)", -1.0};
+  return fallback_plan(key, sms);
+}
+
+PlanLookup fallback_plan(const PlanKey& key, int sms) {
+  const std::string source = "default (no cache entry, profile or fitting neighbour)";
+  Plan plan = default_overlap_plan();
+  if (key.op != "ar" || key.world < 3 || sms <= 0) return {plan, source, -1.0};
+  plan.copy_engine = false;  // the serial form: every SM, then one NCCL call (is_serial_plan)
+  plan.partition = {waves_of(plan, key.shape, sms)};
+  return {plan,
+          fmt::format("{}: the serial form for AllReduce at {} ranks; `kiln tune profile -g {} "
+                      "--op ar` measures whether an overlapped plan beats it",
+                      source, key.world, key.world),
+          -1.0};
 }
 
 }  // namespace kiln::tune

@@ -60,4 +60,12 @@ PlanLookup lookup_plan(const PlanKey& key, const PlanLookupOptions& options);
 // won every issue shape on 2xH200 in issue 3, docs/results/2026-11-23-overlap/).
 Plan default_overlap_plan();
 
+// lookup_plan's last answer, where nothing is known about this device and world: the default
+// above, except AllReduce at 3 or more ranks, which takes the serial form (GEMM on every SM, one
+// NCCL call; is_serial_plan). The copy-engine exchange sends every group to each of the world-1
+// peers unpaced, and at 4 ranks the default ran 0.375x and 0.857x cuBLAS + NCCL (4xH100,
+// 4096x8192x2048 and 8192^3, 2026-11-27, docs/results/2026-11-27-h100-x4-x2/) where ReduceScatter's
+// ran 0.79-1.39x and 2 ranks' AllReduce 0.99-1.27x. `sms` <= 0 (unknown) keeps the default.
+PlanLookup fallback_plan(const PlanKey& key, int sms);
+
 }  // namespace kiln::tune

@@ -152,4 +152,33 @@ TEST_F(PlanLookupTest, UnknownSettingGetsTheDefaultAndBadFilesAreNamed) {
   EXPECT_THROW(lookup_plan(key, explicit_profile), UsageError);
 }
 
+TEST(FallbackPlan, AllReduceAtThreeOrMoreRanksTakesTheSerialForm) {
+  // No profile, cache or neighbour: AllReduce at 3+ ranks runs serial (one group of every wave, no
+  // cap, NCCL); ReduceScatter and 2 ranks keep the copy-engine default; an unknown SM count too.
+  constexpr GemmShape shape{4096, 8192, 2048};
+  const int sms = 132;
+  for (int world : {3, 4, 8}) {
+    const PlanLookup found = fallback_plan({"h100-sxm", world, "ar", "bf16", shape}, sms);
+    EXPECT_TRUE(is_serial_plan(found.plan)) << world << ": " << to_string(found.plan);
+    const int waves =
+        host_launch_geometry(shape, found.plan.gemm, found.plan.schedule, sms).waves();
+    EXPECT_EQ(found.plan.partition, std::vector<int>{waves}) << world;
+    EXPECT_EQ(found.source.rfind("default", 0), 0u);
+    EXPECT_NE(found.source.find("kiln tune profile -g " + std::to_string(world)), std::string::npos)
+        << found.source;
+    // The plan is one the runtime accepts: its groups cover this launch's waves.
+    EXPECT_EQ(make_wave_groups(found.plan.partition, host_launch_geometry(shape, found.plan.gemm,
+                                                                          found.plan.schedule, sms))
+                  .groups(),
+              1);
+  }
+  for (const PlanKey& key :
+       {PlanKey{"h100-sxm", 2, "ar", "bf16", shape}, PlanKey{"h100-sxm", 4, "rs", "bf16", shape}}) {
+    const PlanLookup found = fallback_plan(key, sms);
+    EXPECT_TRUE(found.plan.copy_engine) << key.op << key.world;
+    EXPECT_TRUE(found.plan.partition.empty());
+  }
+  EXPECT_TRUE(fallback_plan({"h100-sxm", 4, "ar", "bf16", shape}, 0).plan.copy_engine);
+}
+
 }  // namespace
