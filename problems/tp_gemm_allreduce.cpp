@@ -34,7 +34,9 @@ class GemmAllReduceRun final : public TpGemmRun {
       : TpGemmRun(context, shape.m, shape.n, shape.k, shape.m, shape.m),
         partial_(static_cast<std::size_t>(shape.m) * shape.n * 2),
         overlap_(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
-                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)) {}
+                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)) {
+    ranks_summed_ = context.comm.size();
+  }
 
   void reference() override {
     cublas_.run(m_, n_, k_, core::DType::kBf16, overlap::WeightLayout::kNK, a_ptr_, b_.data(),

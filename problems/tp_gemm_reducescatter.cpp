@@ -49,6 +49,7 @@ class GemmReduceScatterRun final : public TpGemmRun {
     if (overlap_.geometry().tile_m != kRowPeriod || overlap_.output_rows() != out_rows_) {
       throw Error("tp-gemm-reducescatter: the overlap plan's layout is not the problem's");
     }
+    ranks_summed_ = context.comm.size();
   }
 
   void reference() override {
