@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/collective.hpp"
 #include "comm/nvlink_collectives.hpp"
 #include "core/stream.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "problems/registry.hpp"
 #include "problems/tp_gemm_common.hpp"
 #include "roofline/bus_volume.hpp"
@@ -86,7 +86,7 @@ class AllGatherGemmRun final : public TpGemmRun {
   std::size_t shard_bytes_;
   comm::NvlinkCollectives nvlink_;  // this rank's A shard, peer-visible, and the barrier
   core::DeviceBuffer gathered_;
-  bench::CublasGemm cublas_;
+  overlap::CublasGemm cublas_;
   core::Stream copy_stream_;
   core::Event start_{cudaEventDisableTiming};
   std::vector<core::Event> chunk_ready_;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <memory>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/collective.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "problems/peer_collective.hpp"
 #include "problems/registry.hpp"
@@ -63,7 +63,7 @@ class GemmAllReduceRun final : public TpGemmRun {
 
  private:
   core::DeviceBuffer partial_;
-  bench::CublasGemm cublas_;
+  overlap::CublasGemm cublas_;
   overlap::GemmCollective overlap_;
 };
 

@@ -10,8 +10,8 @@
 // plan.
 #include <memory>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/collective.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "problems/registry.hpp"
 #include "problems/tp_gemm_common.hpp"
@@ -88,7 +88,7 @@ class GemmReduceScatterRun final : public TpGemmRun {
 
  private:
   core::DeviceBuffer partial_, by_owner_;
-  bench::CublasGemm cublas_;
+  overlap::CublasGemm cublas_;
   overlap::GemmCollective overlap_;
 };
 

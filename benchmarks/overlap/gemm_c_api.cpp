@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "bench/cublas_gemm.hpp"
 #include "core/cuda_check.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
@@ -25,7 +25,7 @@ struct GemmPair {
   kiln::core::DType dtype;
   kiln::overlap::WeightLayout layout;
   kiln::overlap::GemmShape shape;
-  kiln::bench::CublasGemm cublas;
+  kiln::overlap::CublasGemm cublas;
   std::unique_ptr<kiln::overlap::SignalingGemm> gemm;
   kiln::overlap::ScheduleOptions schedule;
   std::unique_ptr<kiln::tune::StandaloneTargets> targets;

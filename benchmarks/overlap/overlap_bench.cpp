@@ -13,7 +13,6 @@
 #include <random>
 #include <set>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
 #include "comm/rank_timing.hpp"
@@ -24,6 +23,7 @@
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
 #include "core/table.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/signaling_gemm.hpp"
 #include "tune/automatic_plan.hpp"
@@ -136,7 +136,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
   const std::size_t element = core::dtype_size(o.dtype);
   const int world = comm.size();
   core::Stream stream, side_stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   std::vector<OverlapRow> rows;
   const std::uint64_t seed_base = 0x6b696c6eull;  // "kiln"; ranks differ through their rank
 

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <memory>
 
-#include "bench/cublas_gemm.hpp"
 #include "benchmarks/overlap/overlap_bench.hpp"
 #include "core/device_buffer.hpp"
 #include "core/event_timer.hpp"
@@ -15,6 +14,7 @@
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
 #include "core/table.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plain_gemm.hpp"
 #include "overlap/plan.hpp"
@@ -70,7 +70,7 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
   const std::size_t element = core::dtype_size(o.dtype);
   const int sms = overlap::current_device_sms();
   core::Stream stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   std::vector<OverlapGemmRow> rows;
   for (const overlap::GemmShape& shape : o.shapes) {
     OverlapGemmRow row;

@@ -79,6 +79,10 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.gemm);
   if (options.wrap_gemm) gemm_ = options.wrap_gemm(std::move(gemm_));
+  if (op == OverlapOp::kAllReduce && is_serial_plan(plan) && !options.wrap_gemm && !options.trace &&
+      !options.poison_workspace_after_run && options.debug_signal_delay_ns == 0) {
+    serial_gemm_ = std::make_unique<CublasGemm>(1);
+  }
   device_sms_ = current_device_sms();
   launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
   if (options.contiguous_rows) {
@@ -176,6 +180,9 @@ std::size_t GemmCollective::workspace_bytes(OverlapOp op, const GemmShape& shape
   bytes += sizeof(int) * launch.tiles_m * launch.tiles_n;  // slot of each tile
   bytes += sizeof(unsigned) * (groups.groups() + 1);       // counters
   bytes += sizeof(int) * groups.concatenated().size();     // wave-group tables
+  if (op == OverlapOp::kAllReduce && is_serial_plan(plan)) {
+    bytes += CublasGemm::kWorkspaceBytes;  // the serial form's cuBLAS (run_serial_baseline)
+  }
   return bytes;
 }
 
@@ -251,7 +258,8 @@ std::string GemmCollective::describe() const {
       to_string(plan_), launch_.slots, launch_.tiles_m, launch_.tiles_n, launch_.grid_ctas,
       launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
       wait_method_name(wait_method_),
-      exchange_ ? std::string("copy engines, reduced in the reorder")
+      serial_gemm_ ? std::string("serial form: run() is cuBLAS, then one NCCL AllReduce in place")
+      : exchange_  ? std::string("copy engines, reduced in the reorder")
       : collective_comm_ == comm_.get()
           ? std::string("NCCL CTAs unlimited")
           : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));
@@ -454,10 +462,34 @@ void GemmCollective::mark_run_done(cudaStream_t stream) {
 void GemmCollective::run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
                          cudaStream_t stream) {
   check_output(out);
+  if (serial_gemm_) {
+    run_serial_baseline(a, b, out, stream);
+    return;
+  }
   enqueue_gemm_and_collectives(a, b, stream);
   before_reorder(stream);
   restore_row_major(reorder_source(), dtype_, output_rows(), shape_.n, out.data, stream);
   after_reorder(stream);
+}
+
+// Nothing overlaps in the serial form, and its signaling version adds the slot layout's reorder
+// (a read and a write of the output) and runs CUTLASS's kernel where cuBLAS may be faster: on
+// 4xH200 at 4096x8192x2048 it ran 566 us against cuBLAS + NCCL's 508 (528 without the reorder;
+// docs/results/2026-11-27-h200-x4-b/call2/auto-ar-g4.txt). Run as the baseline, it is the
+// baseline, and the NCCL sum of a row-major buffer matches the serial reference's bits.
+void GemmCollective::run_serial_baseline(const MatrixRef& a, const MatrixRef& b,
+                                         const MutableMatrixRef& out, cudaStream_t stream) {
+  refuse_if_forced();
+  check_inputs(a, b);
+  wait_for_previous_run(stream);
+  serial_gemm_->run(shape_.m, shape_.n, shape_.k, dtype_, gemm_->weight_layout(), a.data, b.data,
+                    out.data, stream);
+  const std::size_t elements = static_cast<std::size_t>(shape_.m) * shape_.n;
+  comm_.call("overlap allreduce (serial form)", [&] {
+    return ncclAllReduce(out.data, out.data, elements, comm::nccl_type(dtype_), ncclSum,
+                         collective_comm_, stream);
+  });
+  mark_run_done(stream);
 }
 
 void GemmCollective::run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight,

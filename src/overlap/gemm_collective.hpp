@@ -30,6 +30,7 @@
 #include "core/dtype.hpp"
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/group_wait.hpp"
 #include "overlap/limited_communicator.hpp"
 #include "overlap/plan.hpp"
@@ -117,8 +118,14 @@ class GemmCollective {
   // A run whose GEMM launch throws leaves the object usable. Concurrency: two objects that run
   // NCCL collectives at the same time on different communicators can deadlock (NCCL's own rule:
   // order such calls the same way on every rank).
+  // An AllReduce plan of the serial form (is_serial_plan: nothing would overlap) runs here as the
+  // serial baseline itself: cuBLAS into `out`, then one NCCL AllReduce of `out` in place, on
+  // `stream`, with no slot layout and no reorder (a test's wrapped GEMM, a trace, poisoning or a
+  // signal delay keep the signaling path). The other run_* calls always take the signaling path.
   void run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
            cudaStream_t stream);
+  // Whether run() takes the serial baseline path above.
+  bool runs_serial_baseline() const { return serial_gemm_ != nullptr; }
   // As run(), with RMSNorm(weight[N], eps) fused into the reorder.
   void run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight, float eps,
                    const MutableMatrixRef& out, cudaStream_t stream);
@@ -161,6 +168,9 @@ class GemmCollective {
   void check_inputs(const MatrixRef& a, const MatrixRef& b) const;
   void check_output(const MutableMatrixRef& out) const;
   void enqueue_gemm_and_collectives(const MatrixRef& a, const MatrixRef& b, cudaStream_t stream);
+  // run() for a serial AllReduce plan (runs_serial_baseline).
+  void run_serial_baseline(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
+                           cudaStream_t stream);
   ReorderSource reorder_source() const;
   // Copy-engine plans: before the reorder, wait for the peers' data; after it, free the buffer.
   void before_reorder(cudaStream_t stream);
@@ -183,6 +193,9 @@ class GemmCollective {
   Plan plan_;
   OverlapOptions options_;
   std::unique_ptr<SignalingGemm> gemm_;
+  // The serial form's GEMM (runs_serial_baseline), the heuristic's first cublasLt algorithm:
+  // no timing and no synchronisation on the first call, so a captured first run works.
+  std::unique_ptr<CublasGemm> serial_gemm_;
   int device_sms_ = 0;
   LaunchGeometry launch_;
   WaveGroups groups_;  // contiguous_rows: tile-column groups (make_column_groups)

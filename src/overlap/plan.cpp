@@ -265,4 +265,8 @@ Plan contiguous_rows_plan(Plan plan) {
   return plan;
 }
 
+bool is_serial_plan(const Plan& plan) {
+  return !plan.copy_engine && plan.schedule.cta_cap == 0 && plan.partition.size() == 1;
+}
+
 }  // namespace kiln::overlap

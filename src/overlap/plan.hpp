@@ -77,6 +77,12 @@ ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& la
 // take contiguous row blocks only for plans rastered along M.
 Plan contiguous_rows_plan(Plan plan);
 
+// Whether a plan is the serial form: comm=nccl, cap=0 (the GEMM on every SM) and exactly one
+// group (one collective after the whole GEMM). Nothing overlaps, so GemmCollective runs an
+// AllReduce of this form as the serial baseline itself (cuBLAS, then one NCCL call on the
+// row-major output), and the tuner offers it where no overlapped plan is predicted to win.
+bool is_serial_plan(const Plan& plan);
+
 // Checks the plan's own fields (GEMM configuration built, cap 0 or a multiple of the cluster
 // size, swizzle a power of two in 1..8).
 void validate_plan(const Plan& plan, const std::string& argument);

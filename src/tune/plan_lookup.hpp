@@ -65,7 +65,9 @@ Plan default_overlap_plan();
 // NCCL call; is_serial_plan). The copy-engine exchange sends every group to each of the world-1
 // peers unpaced, and at 4 ranks the default ran 0.375x and 0.857x cuBLAS + NCCL (4xH100,
 // 4096x8192x2048 and 8192^3, 2026-11-27, docs/results/2026-11-27-h100-x4-x2/) where ReduceScatter's
-// ran 0.79-1.39x and 2 ranks' AllReduce 0.99-1.27x. `sms` <= 0 (unknown) keeps the default.
+// ran 0.79-1.39x and 2 ranks' AllReduce 0.99-1.27x. The serial form's signaling version then ran
+// 0.673x and 0.935x (x4-call3 there, its slot layout's reorder and CUTLASS's GEMM); GemmCollective
+// now runs that form as cuBLAS + NCCL itself. `sms` <= 0 (unknown) keeps the default.
 PlanLookup fallback_plan(const PlanKey& key, int sms);
 
 }  // namespace kiln::tune

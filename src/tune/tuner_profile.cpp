@@ -387,10 +387,6 @@ std::vector<int> coarse_partition(int waves) {
   return out;
 }
 
-bool is_serial_plan(const Plan& plan) {
-  return !plan.copy_engine && plan.schedule.cta_cap == 0 && plan.partition.size() == 1;
-}
-
 std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const GemmShape& shape,
                                               const overlap::GemmConfig* config) {
   const TransportCurve* unlimited = profile.unlimited_nccl_curve();
@@ -407,7 +403,11 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
     double bytes = 0.0;
     for (const double b : wave.wave_bytes) bytes += b;
     const double comm_us = 1e6 * curve.seconds_at(bytes);
-    const double total = gemm.gemm_alone_us + comm_us + gemm.reorder_us;
+    // An AllReduce of the serial form runs as cuBLAS + one NCCL call on the row-major output,
+    // with no reorder (GemmCollective::run_serial_baseline); the profiled GEMM stands in for
+    // cuBLAS's. A ReduceScatter's still reorders its slot layout.
+    const double reorder_us = profile.op == "ar" ? 0.0 : gemm.reorder_us;
+    const double total = gemm.gemm_alone_us + comm_us + reorder_us;
     if (best && best->predicted_us <= total) continue;
     PlanCandidate c;
     c.plan = base;
@@ -421,7 +421,7 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
     c.prediction.partition = c.plan.partition;
     c.prediction.seconds = group.comm_done;
     c.prediction.groups = {group};
-    c.reorder_us = gemm.reorder_us;
+    c.reorder_us = reorder_us;
     c.predicted_us = total;
     c.gemm_source = "serial: GEMM alone (" + source + ") + one unlimited NCCL call";
     best = std::move(c);

@@ -142,16 +142,18 @@ struct TunedPlan {
 // NCCL's own (AllReduce at 4 ranks on 4xH200, where copy engines send w/2 times a ring's bytes and
 // NCCL on the 8 SMs a cap leaves runs at half its rate: docs/results/2026-11-27-h200-x4/), the
 // fastest plan is the serial one: the GEMM on every SM, then one collective of the whole output on
-// NCCL's default communicator, then the reorder. As a plan that is comm=nccl cap=0 with one group
-// (the runtime then calls NCCL once, unlimited, after the last tile). Predicted as the GEMM alone
-// (profiled, or scaled like wave_profile_for) + the unlimited curve at the output's bytes per rank
-// + the reorder; of the profile's cap-0 base plans, the GEMM configuration with the smallest total.
+// NCCL's default communicator (ReduceScatter: then the reorder). As a plan that is comm=nccl cap=0
+// with one group (the runtime then calls NCCL once, unlimited, after the last tile; an AllReduce
+// runs as cuBLAS + NCCL on the row-major output, GemmCollective::run_serial_baseline). Predicted
+// as the GEMM alone (profiled, or scaled like wave_profile_for) + the unlimited curve at the
+// output's bytes per rank (+ the reorder for ReduceScatter); of the profile's cap-0 base plans,
+// the GEMM configuration with the smallest total.
 // `config`: only that GEMM configuration (for predict_plan of a given serial plan). nullopt when
 // the profile has no unlimited NCCL curve or no cap-0 base plan (with that configuration).
 std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const GemmShape& shape,
                                               const overlap::GemmConfig* config = nullptr);
-// Whether a plan is the serial form above (comm=nccl, cap=0, exactly one group).
-bool is_serial_plan(const Plan& plan);
+// Whether a plan is the serial form above (overlap/plan.hpp).
+using overlap::is_serial_plan;
 
 // The wave profile of `shape` under a base plan: profiled, or scaled from the nearest profiled
 // shape with that base plan (the time of a wave, grid_ctas tiles of BM x BN x K, taken as

@@ -274,6 +274,20 @@ TEST(TunerProfile, OverlapWinsWhereItIsPredictedFasterThanSerial) {
             "serial: GEMM alone (scaled from 512x1024x4096) + one unlimited NCCL call");
 }
 
+TEST(TunerProfile, SerialAllReduceIsPredictedWithoutTheReorder) {
+  // An AllReduce of the serial form runs as cuBLAS + NCCL on the row-major output (no slot
+  // layout): 90 + 15, not + the 7 us reorder that a ReduceScatter's serial form still pays.
+  TunerProfile p = profile_with_serial(15.0);
+  p.op = "ar";
+  const auto serial = serial_candidate(p, kShape);
+  ASSERT_TRUE(serial.has_value());
+  EXPECT_NEAR(serial->predicted_us, 105.0, 1e-9);
+  EXPECT_EQ(serial->reorder_us, 0.0);
+  EXPECT_NEAR(predict_plan(p, kShape, serial->plan).predicted_us, 105.0, 1e-9);
+  p.op = "rs";
+  EXPECT_NEAR(serial_candidate(p, kShape)->predicted_us, 112.0, 1e-9);
+}
+
 TEST(TunerProfile, NoSerialCandidateWithoutItsMeasurements) {
   // Profiles before 2026-11-27 have no unlimited NCCL curve: the tuner behaves as before.
   TunerProfile p = profile_with_serial(15.0);

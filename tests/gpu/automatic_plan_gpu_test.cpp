@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <vector>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
@@ -23,6 +22,7 @@
 #include "core/stream.hpp"
 #include "device_compare.hpp"
 #include "gpu_availability.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "tune/automatic_plan.hpp"
 
@@ -69,7 +69,7 @@ int check_automatic_plan(const comm::RankInfo& info) {
   const overlap::MatrixRef b_ref{b.data(), dtype, shape.n, shape.k};
   // The reference: cuBLAS on each rank, summed by NCCL.
   core::DeviceBuffer reference(std::size_t(shape.m) * shape.n * 2);
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   cublas.run(shape.m, shape.n, shape.k, dtype, layout, a.data(), b.data(), reference.data(),
              stream);
   comm.call("reference", [&] {

@@ -14,14 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/communicator.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/stream.hpp"
 #include "device_compare.hpp"
+#include "gemm_allreduce_case.hpp"
 #include "gpu_availability.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ using overlap::GemmShape;
 int check_contiguous_rows(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   int failures = 0;
   const auto fail = [&](const std::string& what) {
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
@@ -60,29 +61,12 @@ int check_contiguous_rows(const comm::RankInfo& info) {
   std::uint64_t seed = 5000 * world + 3;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
+      kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
       const std::size_t c_count = std::size_t(shape.m) * shape.n;
-      core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2),
-          b(std::size_t(shape.n) * shape.k * 2), ref(c_count * 2), out(c_count * 2),
-          weight(shape.n * 2);
-      core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
-                         ++seed + 31 * comm.rank(), stream);
-      core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
-                         ++seed + 31 * comm.rank(), stream);
-      core::fill_uniform(weight.data(), core::DType::kBf16, shape.n, ++seed, stream);
-      cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
-                 ref.data(), stream);
-      comm.call("reference", [&] {
-        return ncclAllReduce(ref.data(), ref.data(), c_count, ncclBfloat16, ncclSum, comm.get(),
-                             stream);
-      });
-      comm.wait(stream, "reference");
-      const std::vector<float> want = kiln::testing::download_floats(ref.data(), c_count);
-      const std::vector<float> w = kiln::testing::download_floats(weight.data(), shape.n);
-      const bool nk = layout == overlap::WeightLayout::kNK;
-      const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
-      const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, nk ? shape.n : shape.k,
-                                     nk ? shape.k : shape.n};
-      const overlap::MatrixRef w_ref{weight.data(), core::DType::kBf16, 1, shape.n};
+      core::DeviceBuffer& out = c.out;
+      const std::vector<float>& want = c.want;
+      const std::vector<float>& w = c.w;
+      const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
       const int q = shape.m / world;
       for (const std::string& text : all_plans) {
         const overlap::Plan plan = overlap::parse_plan(text, "plan");

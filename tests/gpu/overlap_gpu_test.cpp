@@ -3,7 +3,7 @@
 // multiples, several plans, three runs each (the counters' epochs), the device's tile order
 // against the host scheduler model, and the API's errors on bad input; copy-engine plans; a run
 // whose GEMM launch throws; runs on alternating streams; copy-engine AllReduce bits identical on
-// every rank (issue 18).
+// every rank (issue 18); the serial form of AllReduce run as the baseline.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
@@ -16,7 +16,6 @@
 #include <thread>
 #include <vector>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -25,8 +24,11 @@
 #include "core/stream.hpp"
 #include "device_compare.hpp"
 #include "faulty_gemm.hpp"
+#include "gemm_allreduce_case.hpp"
 #include "gpu_availability.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "overlap/launch_geometry.hpp"
 #include "overlap/tile_order.hpp"
 
 namespace {
@@ -43,7 +45,7 @@ std::vector<float> download(const void* data, std::size_t count) {
 int check_overlap(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   int failures = 0;
   const auto fail = [&](const std::string& what) {
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
@@ -72,29 +74,12 @@ int check_overlap(const comm::RankInfo& info) {
   std::uint64_t seed = 1000 * info.world_size + 7;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
+      kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
       const std::size_t c_count = std::size_t(shape.m) * shape.n;
-      core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2),
-          b(std::size_t(shape.n) * shape.k * 2), ref(c_count * 2), out(c_count * 2),
-          weight(shape.n * 2);
-      core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
-                         ++seed + 31 * comm.rank(), stream);
-      core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
-                         ++seed + 31 * comm.rank(), stream);
-      core::fill_uniform(weight.data(), core::DType::kBf16, shape.n, ++seed, stream);
-      cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
-                 ref.data(), stream);
-      comm.call("reference", [&] {
-        return ncclAllReduce(ref.data(), ref.data(), c_count, ncclBfloat16, ncclSum, comm.get(),
-                             stream);
-      });
-      comm.wait(stream, "reference");
-      const std::vector<float> want = download(ref.data(), c_count);
-      const bool nk = layout == overlap::WeightLayout::kNK;
-      const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
-      const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, nk ? shape.n : shape.k,
-                                     nk ? shape.k : shape.n};
-      const overlap::MatrixRef w_ref{weight.data(), core::DType::kBf16, 1, shape.n};
-      const std::vector<float> w = download(weight.data(), shape.n);
+      core::DeviceBuffer& out = c.out;
+      const std::vector<float>& want = c.want;
+      const std::vector<float>& w = c.w;
+      const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
 
       for (overlap::OverlapOp op :
            {overlap::OverlapOp::kReduceScatter, overlap::OverlapOp::kAllReduce}) {
@@ -215,7 +200,7 @@ using kiln::testing::FaultyGemm;
 int check_throwing_launch(const comm::RankInfo& info) {
   comm::Communicator comm(info, 20.0);
   core::Stream stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   int failures = 0;
   const GemmShape shape{1000, 520, 256};
   const std::size_t c_count = std::size_t(shape.m) * shape.n;
@@ -276,7 +261,7 @@ int check_throwing_launch(const comm::RankInfo& info) {
 // previous run's collective and reorder still used them.
 int check_cross_stream(const comm::RankInfo& info) {
   comm::Communicator comm(info, 30.0);
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   int failures = 0;
   const GemmShape shape{2048, 4096, 512};
   constexpr int kRuns = 6;
@@ -515,6 +500,71 @@ int check_allreduce_bits(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// An AllReduce plan of the serial form (cap 0, NCCL, one group of every wave) runs as the serial
+// baseline (cuBLAS, then one NCCL AllReduce in place): correct against cuBLAS + NCCL over three
+// runs and both weight layouts; with a trace asked for it keeps the signaling path, as
+// run_rmsnorm always does, and both are correct too.
+int check_serial_allreduce(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  overlap::CublasGemm cublas;
+  int failures = 0;
+  const auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
+    ++failures;
+  };
+  const int sms = overlap::current_device_sms();
+  std::uint64_t seed = 77 + info.world_size;
+  for (const GemmShape& shape : {GemmShape{300, 264, 136}, GemmShape{2048, 1024, 512}}) {
+    for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
+      kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
+      const std::size_t c_count = std::size_t(shape.m) * shape.n;
+      core::DeviceBuffer& out = c.out;
+      const std::vector<float>& want = c.want;
+      const std::vector<float>& w = c.w;
+      const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
+      overlap::Plan plan = overlap::parse_plan("tile=128x256 cap=0 swizzle=1", "plan");
+      plan.partition = {
+          overlap::host_launch_geometry(shape, plan.gemm, plan.schedule, sms).waves()};
+      if (!overlap::is_serial_plan(plan)) fail("the test's plan is not of the serial form");
+      for (const bool trace : {false, true}) {
+        overlap::OverlapOptions options;
+        options.trace = trace;
+        overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
+                                   layout, comm, plan, options);
+        const std::string label = fmt::format("{}x{}x{} {} trace={}", shape.m, shape.n, shape.k,
+                                              overlap::weight_layout_name(layout), trace);
+        if (gc.runs_serial_baseline() == trace)
+          fail(label + ": runs_serial_baseline() is " + (trace ? "true" : "false"));
+        const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, shape.m, shape.n};
+        for (int run = 0; run < 3; ++run) {
+          core::poison(out.data(), out.bytes(), stream);
+          if (run < 2)
+            gc.run(a_ref, b_ref, out_ref, stream);
+          else
+            gc.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, stream);
+          comm.wait(stream, label);
+          const std::vector<float> got = download(out.data(), c_count);
+          std::vector<float> expect = want;
+          if (run == 2) {
+            for (int r = 0; r < shape.m; ++r) {
+              float* row = expect.data() + std::size_t(r) * shape.n;
+              double squares = 0;
+              for (int c = 0; c < shape.n; ++c) squares += double(row[c]) * row[c];
+              const double scale = 1.0 / std::sqrt(squares / shape.n + 1e-5);
+              for (int c = 0; c < shape.n; ++c) row[c] = float(row[c] * scale * w[c]);
+            }
+          }
+          const double error = relative_error(got, expect);
+          if (!(error <= 1e-2))
+            fail(fmt::format("{} run {}: relative error {}", label, run, error));
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 // `time_limit_s` > 0: the launcher kills the ranks after it (tests of waits that must not hang).
 void run_ranks(int world, const std::function<int(const comm::RankInfo&)>& body,
                double time_limit_s = 0.0) {
@@ -539,6 +589,15 @@ TEST(OverlapGpu, TwoRanks) {
 TEST(OverlapGpu, FourRanks) {
   KILN_SKIP_UNLESS_RANKS(4);
   run_ranks(4, check_overlap);
+}
+
+TEST(OverlapGpu, SerialAllReduceRunsAsTheBaseline) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  run_ranks(1, check_serial_allreduce);
+}
+TEST(OverlapGpu, SerialAllReduceRunsAsTheBaselineTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_serial_allreduce);
 }
 
 TEST(OverlapGpu, ThrowingLaunchLeavesTheOperationUsable) {

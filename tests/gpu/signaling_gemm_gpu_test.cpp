@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench/cublas_gemm.hpp"
 #include "comm/local_launcher.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -21,6 +20,7 @@
 #include "core/stream.hpp"
 #include "device_compare.hpp"
 #include "gpu_availability.hpp"
+#include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -38,7 +38,7 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
                          const overlap::ScheduleOptions& schedule, std::uint64_t seed) {
   const int sms = overlap::current_device_sms();
   core::Stream stream;
-  bench::CublasGemm cublas;
+  overlap::CublasGemm cublas;
   const std::size_t c_count = std::size_t(shape.m) * shape.n;
   core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
       ref(c_count * 2), out(c_count * 2);

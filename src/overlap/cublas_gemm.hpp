@@ -18,7 +18,7 @@
 #include "core/dtype.hpp"
 #include "overlap/gemm_shape.hpp"
 
-namespace kiln::bench {
+namespace kiln::overlap {
 
 class CublasGemm {
  public:
@@ -32,20 +32,21 @@ class CublasGemm {
 
   // c (ldc = n) = a · op(b) for the rows [0, m) of a and c; `m` may be a chunk of the full shape.
   // The first call for a shape (m, n, k, dtype, layout) times the candidates on these buffers
-  // (synchronising `stream`): make it outside any timed region, as every warm-up does.
-  void run(int m, int n, int k, core::DType dtype, overlap::WeightLayout layout, const void* a,
+  // (synchronising `stream`): make it outside any timed region, as every warm-up does. With one
+  // candidate it neither times nor synchronises (torch.matmul's choice; capturable).
+  void run(int m, int n, int k, core::DType dtype, WeightLayout layout, const void* a,
            const void* b, void* c, cudaStream_t stream);
 
   // The algorithm chosen for a shape already run, e.g. "cublasLt algo 66 tile 33 stages 22
   // cluster 5 (fastest of 8 candidates, 812.4 us; the heuristic's first 830.1 us)"; "" before
   // its first run.
-  std::string chosen(int m, int n, int k, core::DType dtype, overlap::WeightLayout layout) const;
+  std::string chosen(int m, int n, int k, core::DType dtype, WeightLayout layout) const;
 
  private:
   struct ShapePlan;
   using Key = std::tuple<int, int, int, int, int>;
-  ShapePlan& plan_for(int m, int n, int k, core::DType dtype, overlap::WeightLayout layout,
-                      const void* a, const void* b, void* c, cudaStream_t stream);
+  ShapePlan& plan_for(int m, int n, int k, core::DType dtype, WeightLayout layout, const void* a,
+                      const void* b, void* c, cudaStream_t stream);
 
   int candidates_;
   cublasLtHandle_t handle_ = nullptr;
@@ -53,4 +54,4 @@ class CublasGemm {
   std::map<Key, std::unique_ptr<ShapePlan>> plans_;
 };
 
-}  // namespace kiln::bench
+}  // namespace kiln::overlap
