@@ -14,6 +14,7 @@
 #include "apps/kiln/commands.hpp"
 #include "apps/kiln/rank_flags.hpp"
 #include "bench/candidate_library.hpp"
+#include "bench/candidate_verdict.hpp"
 #include "bench/problem.hpp"
 #include "bench/result_envelope.hpp"
 #include "bench/suite.hpp"
@@ -449,22 +450,47 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   bench::SuiteOptions o = candidate_options(f);
   if (f.sources.size() > 1) return judge_candidate_batch(f, invocation);
   const std::string& source = f.sources.front();
-  if (f.json_per_source) std::filesystem::remove(json_beside(source));
-  const JudgementBuildDir build_dir(f);
-  const bench::CandidateBuild build =
-      bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout, f.build_cache);
-  fmt::print("# compiled: {}\n", build.command);
-  o.candidate_library = build.library;
+  const std::string json_path = f.json_per_source ? json_beside(source) : f.json_path;
+  // No stale report survives: the ranks write theirs only when they finish.
+  if (!json_path.empty()) std::filesystem::remove(json_path);
   o.candidate_name = std::filesystem::path(source).stem().string();
   core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+  bench::CandidateVerdict verdict;
+  verdict.name = o.candidate_name;
+  verdict.source = source;
+  verdict.problem = f.problem;
+  const JudgementBuildDir build_dir(f);
+  bench::CandidateBuild build;
+  try {
+    build = bench::compile_candidate(source, build_dir.path(), f.arch, f.compile_timeout,
+                                     f.build_cache);
+  } catch (const bench::CandidateBuildError& e) {
+    // The candidate's fault, not the caller's: a verdict (exit 1), with nvcc's words.
+    fmt::print(stderr, "kiln: {}\n", e.what());
+    verdict.exit_code = -1;
+    verdict.reason = "did not compile";
+    verdict.build_log = e.what();
+    bench::record_candidate_verdict(json_path, verdict, provenance);
+    fmt::print("# candidate {}: REJECTED (did not compile, see above)\n", o.candidate_name);
+    return 1;
+  }
+  fmt::print("# compiled: {}\n", build.command);
+  o.candidate_library = build.library;
   const comm::RankRequest request = candidate_request(f);
   const comm::RankLayout layout = comm::resolve_ranks(request);
   SuiteFlags flags;
   flags.timeout = f.timeout;
-  flags.json_path = f.json_per_source ? json_beside(source) : f.json_path;
+  flags.json_path = json_path;
   const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
     return rank_main(info, o, flags, provenance);
   });
+  verdict.accepted = code == 0;
+  verdict.exit_code = code;
+  if (code != 0) {
+    verdict.reason = bench::rejection_reason(
+        code, json_path.empty() ? nlohmann::json() : bench::read_report(json_path), f.time_limit);
+  }
+  bench::record_candidate_verdict(json_path, verdict, provenance);
   if (code != 0) {
     fmt::print("# candidate {}: REJECTED ({})\n", o.candidate_name,
                code == 124   ? fmt::format("ran past --time-limit {} s", f.time_limit)

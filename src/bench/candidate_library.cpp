@@ -168,10 +168,10 @@ void build_unit_object(const UnitObject& u, const std::string& unit, const std::
   std::string log;
   const int code = core::run_command(u.compile_to(partial), log);
   if (code == 124)
-    throw UsageError(fmt::format("--source {}: nvcc ran longer than {} s on its kiln-unit", source,
-                                 timeout_seconds));
+    throw CandidateBuildError(fmt::format("--source {}: nvcc ran longer than {} s on its kiln-unit",
+                                          source, timeout_seconds));
   if (code != 0)
-    throw UsageError(
+    throw CandidateBuildError(
         fmt::format("--source {}: nvcc failed on its kiln-unit (exit {}):\n{}", source, code, log));
   std::error_code error;
   std::filesystem::rename(partial, u.object, error);
@@ -293,11 +293,11 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     code = core::run_command(build.command, build.log);
   }
   if (code == 124) {
-    throw UsageError(
+    throw CandidateBuildError(
         fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));
   }
   if (code != 0) {
-    throw UsageError(
+    throw CandidateBuildError(
         fmt::format("--source {}: nvcc failed (exit {}):\n{}", source, code, build.log));
   }
   std::ofstream(key_path) << key_text;

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "core/error.hpp"
+
 #include "kiln/candidate.h"
 
 namespace kiln::bench {
@@ -16,8 +18,15 @@ struct CandidateBuild {
   std::string log;      // nvcc's output
 };
 
+// The candidate's own code did not build: nvcc failed or ran past its time. A judge's verdict
+// (the candidate is rejected), where other UsageErrors are the caller's mistakes (no such file).
+class CandidateBuildError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
 // Compiles `source` into `output_dir` (created if needed) for `arch` (e.g. "sm_90a"). Throws
-// kiln::UsageError with nvcc's messages when the source does not compile, or when nvcc runs
+// CandidateBuildError with nvcc's messages when the source does not compile, or when nvcc runs
 // longer than `timeout_seconds`. A library built there from the same source by the same command
 // is reused. `shared_cache` (a folder; empty: none) holds libraries by their code and flags
 // across output folders: a source whose code, full-line comments aside, was compiled with the

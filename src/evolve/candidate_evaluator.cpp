@@ -147,7 +147,17 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
     e.roof_us = row.at("roof_us").get<double>();
     e.binding = row.at("binding").get<std::string>();
     e.failure = row.value("failure", std::string());
-    break;
+    return e;
+  }
+  // No judged row: the judge's verdict says why (did not compile, crashed, ran past its time).
+  if (const auto verdict = j.find("verdict"); verdict != j.end() && verdict->is_object()) {
+    const std::string log = verdict->value("build_log", std::string());
+    const std::size_t at = log.find("error");
+    e.failure = fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),
+                            verdict->value("exit_code", code), log.empty() ? "" : ": ",
+                            log.substr(at == std::string::npos ? 0 : at, 300));
+  } else {
+    e.failure = fmt::format("no judged row (exit {})", code);
   }
   return e;
 }

@@ -85,3 +85,28 @@ foreach(reuse OFF ON)
   endif()
   message(STATUS "ok: kiln bench candidate ${flag} -> --build-dir holds '${left}'")
 endforeach()
+
+# A candidate that does not compile is a verdict, not a usage error: exit 1, a REJECTED line, and
+# its JSON says so (no GPU needed: the judgement ends before any rank starts).
+set(verdict_json ${judge_dir}/does_not_compile.json)
+file(WRITE ${verdict_json} "{\"stale\": true}")  # a previous run's report must not survive
+execute_process(COMMAND ${KILN} bench candidate --problem kb1-19-relu -g 1
+                        --source ${CMAKE_CURRENT_LIST_DIR}/../candidates/does_not_compile.cu
+                        --build-dir ${judge_dir}/out --json ${verdict_json}
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT code EQUAL 1 OR NOT out MATCHES "# candidate does_not_compile: REJECTED \\(did not compile")
+  message(FATAL_ERROR "does_not_compile: exit ${code}, expected 1 and a REJECTED line: ${out} ${err}")
+endif()
+if(NOT err MATCHES "nvcc failed")
+  message(FATAL_ERROR "does_not_compile: stderr does not carry nvcc's failure: ${err}")
+endif()
+file(READ ${verdict_json} report)
+string(JSON accepted GET "${report}" verdict accepted)
+string(JSON reason GET "${report}" verdict reason)
+string(JSON log GET "${report}" verdict build_log)
+string(JSON stale ERROR_VARIABLE no_stale GET "${report}" stale)
+if(NOT accepted STREQUAL "OFF" OR NOT reason STREQUAL "did not compile" OR NOT log MATCHES
+   "expected an expression" OR NOT no_stale)
+  message(FATAL_ERROR "does_not_compile: the JSON's verdict is wrong or stale: ${report}")
+endif()
+message(STATUS "ok: kiln bench candidate does_not_compile -> exit 1, verdict in its JSON")
