@@ -7,8 +7,9 @@
 #   rs, ar      kiln tune profile -g N --op OP (the built-in h200-sxm-gN profiles come from these),
 #               then kiln overlap bench -g N --op OP --plan auto from the plans the profile cached
 #   torch       PyTorch's serial and async-TP (fused_matmul_reduce_scatter) on the six shapes
-#   newtests    this round's code on GPUs: the all-reduce algorithms at 3 and 4 ranks, the tuner's
-#               and the automatic plan's tests (serial candidate, cost per group)
+#   newtests    this round's code on GPUs, each test in its own process: the NVLink all-reduce
+#               algorithms and broadcast at 3 and 4 ranks, the device compare, the tuner's and the
+#               automatic plan's tests, the serial-form AllReduce run as cuBLAS + NCCL (NEWTESTS)
 #   sanitize    compute-sanitizer memcheck and racecheck on the 3-rank all-reduce and broadcast
 #               tests and the device compare
 #   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
@@ -89,7 +90,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
