@@ -79,10 +79,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   }
   gemm_ = make_signaling_gemm(dtype, layout, plan.gemm);
   if (options.wrap_gemm) gemm_ = options.wrap_gemm(std::move(gemm_));
-  if (op == OverlapOp::kAllReduce && is_serial_plan(plan) && !options.wrap_gemm && !options.trace &&
-      !options.poison_workspace_after_run && options.debug_signal_delay_ns == 0) {
-    serial_gemm_ = std::make_unique<CublasGemm>(1);
-  }
+  if (runs_serial_baseline(op, plan, options)) serial_gemm_ = std::make_unique<CublasGemm>(1);
   device_sms_ = current_device_sms();
   launch_ = gemm_->geometry(shape, plan.schedule, device_sms_);
   if (options.contiguous_rows) {
@@ -107,6 +104,13 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
 
 GemmCollective::~GemmCollective() {
   comm_.remove_stall_reporter(stall_reporter_);
+}
+
+bool GemmCollective::runs_serial_baseline(OverlapOp op, const Plan& plan,
+                                          const OverlapOptions& options) {
+  return op == OverlapOp::kAllReduce && is_serial_plan(plan) && !options.contiguous_rows &&
+         !options.wrap_gemm && !options.trace && !options.poison_workspace_after_run &&
+         options.debug_signal_delay_ns == 0;
 }
 
 std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, core::DType dtype,

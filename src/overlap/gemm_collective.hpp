@@ -124,8 +124,9 @@ class GemmCollective {
   // signal delay keep the signaling path). The other run_* calls always take the signaling path.
   void run(const MatrixRef& a, const MatrixRef& b, const MutableMatrixRef& out,
            cudaStream_t stream);
-  // Whether run() takes the serial baseline path above.
+  // Whether run() takes the serial baseline path above: for this object, and for any (host only).
   bool runs_serial_baseline() const { return serial_gemm_ != nullptr; }
+  static bool runs_serial_baseline(OverlapOp op, const Plan& plan, const OverlapOptions& options);
   // As run(), with RMSNorm(weight[N], eps) fused into the reorder.
   void run_rmsnorm(const MatrixRef& a, const MatrixRef& b, const MatrixRef& weight, float eps,
                    const MutableMatrixRef& out, cudaStream_t stream);

@@ -1,5 +1,6 @@
-// GemmCollective's host-side steps without a GPU: can_implement names what cannot run, and
-// workspace_bytes sizes what the constructor will allocate.
+// GemmCollective's host-side steps without a GPU: can_implement names what cannot run,
+// workspace_bytes sizes what the constructor will allocate, and which plans run() executes as the
+// serial baseline (cuBLAS + one NCCL call).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -56,6 +57,39 @@ TEST(GemmCollectiveChecks, WorkspaceBytesCountTheBuffersOfEachTransport) {
   EXPECT_GE(rs_nccl, ar_nccl + output / 2);
   EXPECT_GE(ar_ce, ar_nccl + 2 * output);
   EXPECT_THROW(GemmCollective::workspace_bytes(kRs, shape, kBf16, nccl, 3, 132), UsageError);
+}
+
+TEST(GemmCollectiveChecks, OnlySerialAllReducePlansRunAsTheBaseline) {
+  Plan serial = parse_plan("tile=128x256 cap=0 comm=nccl groups=8", "t");
+  ASSERT_TRUE(is_serial_plan(serial));
+  const OverlapOptions plain;
+  EXPECT_TRUE(GemmCollective::runs_serial_baseline(kAr, serial, plain));
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(kRs, serial, plain));  // RS keeps its layout
+  // Not the serial form: copy engines, a cap (NCCL beside the GEMM), or more than one group.
+  for (const char* text : {"tile=128x256 cap=0 comm=ce groups=8", "tile=128x256 cap=128 groups=8",
+                           "tile=128x256 cap=0 groups=4,4", "tile=128x256 cap=0 groups=each"}) {
+    EXPECT_FALSE(GemmCollective::runs_serial_baseline(kAr, parse_plan(text, "t"), plain)) << text;
+  }
+  // What tests ask of the signaling path keeps it: a wrapped GEMM, a trace, poisoning, a delay.
+  OverlapOptions o = plain;
+  o.trace = true;
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(kAr, serial, o));
+  o = plain;
+  o.wrap_gemm = [](std::unique_ptr<SignalingGemm> g) { return g; };
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(kAr, serial, o));
+  o = plain;
+  o.poison_workspace_after_run = true;
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(kAr, serial, o));
+  o = plain;
+  o.debug_signal_delay_ns = 100;
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(kAr, serial, o));
+  // Its cuBLAS workspace is counted: against the same single group beside a cap (8 waves of 128
+  // tiles either way, so the same tables), exactly that much more.
+  const GemmShape shape{4096, 8192, 8192};
+  const Plan capped = parse_plan("tile=128x256 cap=128 groups=8", "t");
+  EXPECT_EQ(GemmCollective::workspace_bytes(kAr, shape, kBf16, serial, 2, 132) -
+                GemmCollective::workspace_bytes(kAr, shape, kBf16, capped, 2, 132),
+            CublasGemm::kWorkspaceBytes);
 }
 
 }  // namespace
