@@ -33,7 +33,17 @@ gtest_each() {
   local limit=$1 log=$2 filter=$3 names; shift 3
   names=$(build/kiln_gpu_tests --gtest_list_tests --gtest_filter="$filter" \
     | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' | tr '\n' ' ')
-  capped "$limit" "$log" bash -c 'for t in '"$names"'; do "$@" build/kiln_gpu_tests --gtest_filter="$t"; done' _ "$@"
+  if [ -z "${names// /}" ]; then
+    note "$log: no test matches '$filter' (or build/kiln_gpu_tests could not list them)"
+    return 1
+  fi
+  # Every test runs; the step's exit is the last failure's, and a test that ended without a
+  # verdict line (a crash) still leaves one: "[ EXITED code ] name".
+  capped "$limit" "$log" bash -c 'rc=0
+    for t in '"$names"'; do
+      "$@" build/kiln_gpu_tests --gtest_filter="$t" || { rc=$?; echo "[ EXITED $rc ] $t"; }
+    done
+    exit $rc' _ "$@"
 }
 # The overlap bench's table rows and footer, without the per-group lines.
 overlap_rows() { [ -f "$1" ] && grep -v "^#   group" "$1" | grep -E "^ +[0-9]+x|shape|^# " | tee -a "$out/summary.txt"; }

@@ -61,7 +61,7 @@ gtests() {
   gtest_each "$limit" "$name.txt" "$filter"
   code=$?
   [ -f "$out/$name.txt" ] || return
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED" "$out/$name.txt" | sort -u | tee -a "$out/summary.txt"
+  grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|PASSED" "$out/$name.txt" | sort -u | tee -a "$out/summary.txt"
   [ "$code" = 124 ] && grep "^\[ RUN" "$out/$name.txt" | tail -1 | sed 's/^/  cut inside: /' | tee -a "$out/summary.txt"
 }
 

@@ -87,11 +87,11 @@ step_tests() {
   # 160 s: OverlapGpu.FourRanks alone took 89 s on 4xH200 (2026-11-27), the filter 125 s.
   capped 160 tests.txt build/kiln_gpu_tests \
     --gtest_filter='CollectivesGpu.FourRanks:OverlapGpu.FourRanks:OverlapContiguousRowsGpu.FourRanks:OverlapGpu.CopyEngineAllReduceBitwiseIdenticalThreeRanks:WatchdogGpu.*'
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
+  grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
   gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*}"
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
+  grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
   for tool in memcheck racecheck; do
@@ -99,7 +99,7 @@ step_sanitize() {
     gtest_each 90 "sanitize-$tool.txt" \
       'NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*' \
       compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED|EXITED [0-9]+) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
   done
 }
 step_suite() {

@@ -427,6 +427,9 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
       entries.push_back(
           {std::filesystem::path(source).stem().string(), build.library, json_beside(source)});
     } catch (const UsageError& e) {
+      // Left out, with no JSON (kiln evolve judges such a source again alone, or reads its
+      // failure from the log): a batch is kiln's own generated kernels, where one that cannot be
+      // built (nvcc's error, CUTLASS's headers not found) must not stop the others.
       fmt::print("# candidate {}: not compiled: {}\n", source, e.what());
     }
   }

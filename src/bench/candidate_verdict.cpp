@@ -34,7 +34,9 @@ std::string rejection_reason(int exit_code, const nlohmann::json& report, double
 nlohmann::json read_report(const std::string& path) {
   std::ifstream file(path);
   if (!file) return nullptr;
-  return nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json report = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded()) return nullptr;  // half a report: none
+  return report;
 }
 
 void record_candidate_verdict(const std::string& path, const CandidateVerdict& verdict,

@@ -139,7 +139,14 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
                             output.substr(at == std::string::npos ? 0 : at, 300));
     return e;
   }
-  const nlohmann::json j = nlohmann::json::parse(json);
+  // A report cut short (a rank killed while writing it) is no result, not an exception.
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("rows")) {
+    e.failure = fmt::format("unreadable result (exit {}): {}", code, json_path);
+    return e;
+  }
+  const auto verdict = j.find("verdict");
+  const bool has_verdict = verdict != j.end() && verdict->is_object();
   for (const auto& row : j.at("rows")) {
     if (!row.value("skipped", std::string()).empty()) continue;
     e.correct = row.at("correct").get<bool>();
@@ -147,10 +154,15 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
     e.roof_us = row.at("roof_us").get<double>();
     e.binding = row.at("binding").get<std::string>();
     e.failure = row.value("failure", std::string());
+    // Correct rows, then a rank crashed or ran past its time: the judge did not accept it.
+    if (has_verdict && e.correct && !verdict->value("accepted", true)) {
+      e.correct = false;
+      e.failure = verdict->value("reason", std::string("not accepted"));
+    }
     return e;
   }
   // No judged row: the judge's verdict says why (did not compile, crashed, ran past its time).
-  if (const auto verdict = j.find("verdict"); verdict != j.end() && verdict->is_object()) {
+  if (has_verdict) {
     const std::string log = verdict->value("build_log", std::string());
     const std::size_t at = log.find("error");
     e.failure = fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),

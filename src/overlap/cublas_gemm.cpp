@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "core/cublas_check.hpp"
@@ -31,9 +32,18 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
                      attribute(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
 }
 
+// The largest power of two up to 256 that divides the address (256 for null).
+unsigned alignment_of(const void* pointer) {
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  unsigned alignment = 256;
+  while (alignment > 1 && address % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
 }  // namespace
 
 struct CublasGemm::ShapePlan {
+  unsigned alignment = 256;  // the least pointer alignment the algorithm was chosen for
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t weight = nullptr, activations = nullptr, out = nullptr;
   cublasLtMatmulAlgo_t algo{};
@@ -60,7 +70,14 @@ CublasGemm::ShapePlan& CublasGemm::plan_for(int m, int n, int k, core::DType dty
                                             WeightLayout layout, const void* a, const void* b,
                                             void* c, cudaStream_t stream) {
   const Key key{m, n, k, static_cast<int>(dtype), static_cast<int>(layout)};
-  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  // The heuristic assumes 256-byte-aligned matrices unless told otherwise, and an algorithm chosen
+  // so may fail on the 16-byte-aligned views a caller (a torch slice) may pass: it is told the
+  // alignment these pointers have, and a shape is planned again for less aligned ones.
+  const unsigned alignment = std::min({alignment_of(a), alignment_of(b), alignment_of(c)});
+  if (auto it = plans_.find(key); it != plans_.end()) {
+    if (it->second->alignment <= alignment) return *it->second;
+    plans_.erase(it);
+  }
   if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
     throw UsageError("cuBLAS baseline: dtype " + core::dtype_name(dtype) + "; accepted bf16, fp16");
   }
@@ -83,6 +100,13 @@ CublasGemm::ShapePlan& CublasGemm::plan_for(int m, int n, int k, core::DType dty
   const std::size_t workspace = kWorkspaceBytes;
   KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
+  for (const cublasLtMatmulPreferenceAttributes_t attribute :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    KILN_CUBLAS_CHECK(
+        cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof(alignment)));
+  }
+  p->alignment = alignment;
   std::vector<cublasLtMatmulHeuristicResult_t> results(candidates_);
   int found = 0;
   const cublasStatus_t heuristic =

@@ -36,10 +36,12 @@ PlanLookup lookup_for_this_device(overlap::OverlapOp op, const overlap::GemmShap
     int total = 0;
     for (int g : p.partition) total += g;
     if (total != waves) {
-      found.source += fmt::format(
-          "; its groups cover {} waves but this GPU ({} SMs) launches {}: one group per wave",
-          total, sms, waves);
-      found.plan.partition.clear();
+      // The serial form stays serial (one group of every wave); other plans get one per wave.
+      const bool serial = overlap::is_serial_plan(p);
+      found.source +=
+          fmt::format("; its groups cover {} waves but this GPU ({} SMs) launches {}: {}", total,
+                      sms, waves, serial ? "one group of all" : "one group per wave");
+      found.plan.partition = serial ? std::vector<int>{waves} : std::vector<int>{};
       found.predicted_us = -1.0;
     }
   }

@@ -463,7 +463,9 @@ PlanCandidate predict_plan(const TunerProfile& profile, const GemmShape& shape, 
     return std::none_of(profile.gemms.begin(), profile.gemms.end(),
                         [&](const GemmProfile& g) { return g.base_plan == key; });
   };
-  if (is_serial_plan(plan) && unmeasured()) {
+  // An AllReduce of the serial form runs as cuBLAS + NCCL with no reorder, measured base or not
+  // (serial_candidate predicts it so; candidate_from would add the reorder).
+  if (is_serial_plan(plan) && (profile.op == "ar" || unmeasured())) {
     if (auto serial = serial_candidate(profile, shape, &plan.gemm)) {
       serial->plan = plan;  // its raster and swizzle as given
       return *serial;

@@ -71,6 +71,10 @@ TEST_F(CandidateVerdictFile, WrittenAloneWhereTheRanksLeftNoneOrGarbage) {
   EXPECT_TRUE(report.contains("provenance"));
   EXPECT_EQ(report["verdict"]["reason"], "a rank crashed");
   std::ofstream(path()) << "{ half a report";  // a rank killed while writing
+  EXPECT_TRUE(read_report(path()).is_null());
+  EXPECT_NE(rejection_reason(137, read_report(path()), 60).find("crashed"), std::string::npos);
+  EXPECT_NE(rejection_reason(1, read_report(path()), 60).find("without a report"),
+            std::string::npos);
   verdict_.build_log = std::string(20000, 'x');
   record_candidate_verdict(path(), verdict_, provenance_);
   report = read_report(path());

@@ -502,8 +502,8 @@ int check_allreduce_bits(const comm::RankInfo& info) {
 
 // An AllReduce plan of the serial form (cap 0, NCCL, one group of every wave) runs as the serial
 // baseline (cuBLAS, then one NCCL AllReduce in place): correct against cuBLAS + NCCL over three
-// runs and both weight layouts; with a trace asked for it keeps the signaling path, as
-// run_rmsnorm always does, and both are correct too.
+// runs (the second on another stream) and both weight layouts; with a trace asked for it keeps
+// the signaling path, as run_rmsnorm always does, and both are correct too.
 int check_serial_allreduce(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
@@ -514,6 +514,7 @@ int check_serial_allreduce(const comm::RankInfo& info) {
     ++failures;
   };
   const int sms = overlap::current_device_sms();
+  core::Stream other;
   std::uint64_t seed = 77 + info.world_size;
   for (const GemmShape& shape : {GemmShape{300, 264, 136}, GemmShape{2048, 1024, 512}}) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
@@ -538,12 +539,14 @@ int check_serial_allreduce(const comm::RankInfo& info) {
           fail(label + ": runs_serial_baseline() is " + (trace ? "true" : "false"));
         const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, shape.m, shape.n};
         for (int run = 0; run < 3; ++run) {
-          core::poison(out.data(), out.bytes(), stream);
+          // Run 1 on another stream: the serial path orders itself after run 0 (run_done_).
+          cudaStream_t on = run == 1 ? other.get() : stream.get();
+          core::poison(out.data(), out.bytes(), on);
           if (run < 2)
-            gc.run(a_ref, b_ref, out_ref, stream);
+            gc.run(a_ref, b_ref, out_ref, on);
           else
-            gc.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, stream);
-          comm.wait(stream, label);
+            gc.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, on);
+          comm.wait(on, label);
           const std::vector<float> got = download(out.data(), c_count);
           std::vector<float> expect = want;
           if (run == 2) {
