@@ -37,6 +37,10 @@ struct SuiteFlags {
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5;
   double timeout = 60.0;
   bool list = false;
+  // Rewrite the JSON after every row ("complete": false until the last), so that a run cut by a
+  // time limit or a crash still leaves the rows it measured. Not in a batch judgement, whose
+  // driver (kiln evolve) reads a missing JSON as "judge this one again alone".
+  bool json_after_every_row = false;
 };
 
 int list_problems() {
@@ -58,6 +62,15 @@ void write_svg(const std::string& path, const std::string& svg) {
   fmt::print("# wrote {}\n", path);
 }
 
+// `value` to `path` through a file beside it and a rename: a reader (or a kill) never meets half.
+void write_json_atomically(const std::string& path, const nlohmann::json& value) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string partial = path + ".partial";
+  core::write_json_file(partial, value);
+  std::filesystem::rename(partial, path);
+}
+
 // One suite run on an existing communicator: rows, metrics, JSON and plot. True when every
 // judged row is correct (and, for a candidate, something was judged).
 bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, const SuiteFlags& f,
@@ -74,12 +87,21 @@ bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, c
     fmt::print("{}\n", bench::format_suite_header());
     std::fflush(stdout);
   }
+  if (printer) comm::add_rank_provenance(provenance, comm);
+  std::vector<bench::SuiteRow> so_far;
   const auto rows =
       bench::run_suite(comm, problems::problem_registry(), o, [&](const bench::SuiteRow& row) {
         if (!row.failure.empty()) fmt::print(stderr, "# rank {}: {}\n", comm.rank(), row.failure);
         if (printer) {
           fmt::print("{}\n", bench::format_suite_row(row));
           std::fflush(stdout);
+          so_far.push_back(row);
+          if (f.json_after_every_row && !f.json_path.empty()) {
+            nlohmann::json partial = bench::suite_json(o, bench::suite_metrics(so_far), so_far);
+            partial["complete"] = false;
+            write_json_atomically(f.json_path,
+                                  bench::result_envelope(provenance, "suite", partial));
+          }
         }
       });
   bool ok = true;
@@ -113,8 +135,8 @@ bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, c
           comm.shares_gpu() ? "  (ranks share GPUs: speed metrics not meaningful)" : "");
     }
     if (!f.json_path.empty()) {
-      comm::add_rank_provenance(provenance, comm);
-      const nlohmann::json result = bench::suite_json(o, metrics, rows);
+      nlohmann::json result = bench::suite_json(o, metrics, rows);
+      if (f.json_after_every_row) result["complete"] = true;
       bench::write_result(f.json_path, provenance, "suite", result);
     }
     if (!f.svg_path.empty()) {
@@ -195,7 +217,10 @@ void register_bench_suite(CLI::App& bench, Runner& run) {
       request.gpus = f->gpus;
       request.ranks_per_gpu = f->ranks_per_gpu;
       const comm::RankLayout layout = comm::resolve_ranks(request);
-      const SuiteFlags flags = *f;
+      SuiteFlags flags = *f;
+      flags.json_after_every_row = true;
+      // No stale report survives a run that ends before its first row.
+      if (!flags.json_path.empty()) std::filesystem::remove(flags.json_path);
       return comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
         return rank_main(info, o, flags, provenance);
       });
@@ -484,6 +509,7 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   SuiteFlags flags;
   flags.timeout = f.timeout;
   flags.json_path = json_path;
+  flags.json_after_every_row = true;
   const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
     return rank_main(info, o, flags, provenance);
   });
