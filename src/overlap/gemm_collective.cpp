@@ -480,7 +480,8 @@ void GemmCollective::run(const MatrixRef& a, const MatrixRef& b, const MutableMa
 // (a read and a write of the output) and runs CUTLASS's kernel where cuBLAS may be faster: on
 // 4xH200 at 4096x8192x2048 it ran 566 us against cuBLAS + NCCL's 508 (528 without the reorder;
 // docs/results/2026-11-27-h200-x4-b/call2/auto-ar-g4.txt). Run as the baseline, it is the
-// baseline, and the NCCL sum of a row-major buffer matches the serial reference's bits.
+// baseline, and NCCL adds each element at the position the serial reference gives it (same ring
+// order, so the same roundings wherever the two cuBLAS products agree).
 void GemmCollective::run_serial_baseline(const MatrixRef& a, const MatrixRef& b,
                                          const MutableMatrixRef& out, cudaStream_t stream) {
   refuse_if_forced();
