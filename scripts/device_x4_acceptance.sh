@@ -96,7 +96,7 @@ step_newtests() {
 step_sanitize() {
   for tool in memcheck racecheck; do
     # NCCL's own cudaFuncGetAttributes probes report API errors (24 on 2026-11-27): not ours.
-    gtest_each 90 "sanitize-$tool.txt" \
+    gtest_each 150 "sanitize-$tool.txt" \
       'NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*' \
       compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED|EXITED [0-9]+) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
