@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "apps/kiln/commands.hpp"
@@ -124,6 +125,11 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
   }
   bool all_correct = true;
   std::vector<double> speedups;
+  if (printer) {
+    comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
+    if (!json_path.empty()) std::filesystem::remove(json_path);  // no stale report survives
+  }
+  std::vector<benchmarks::OverlapRow> so_far;
   const std::vector<benchmarks::OverlapRow> rows =
       benchmarks::run_overlap_bench(comm, o, [&](const benchmarks::OverlapRow& row) {
         all_correct = all_correct && row.correct;
@@ -132,6 +138,16 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
         fmt::print("{}\n{}", benchmarks::format_overlap_row(row),
                    benchmarks::format_overlap_row_details(row, o.automatic_plan));
         std::fflush(stdout);
+        // The JSON after every shape ("complete": false until the last): a call cut by its time
+        // limit keeps the shapes it measured.
+        so_far.push_back(row);
+        if (!json_path.empty()) {
+          nlohmann::json partial = benchmarks::overlap_bench_json(o, so_far, comm.size());
+          partial["complete"] = false;
+          const auto parent = std::filesystem::path(json_path).parent_path();
+          if (!parent.empty()) std::filesystem::create_directories(parent);
+          core::write_json_file(json_path, bench::result_envelope(provenance, "overlap", partial));
+        }
       });
   if (printer) {
     double log_sum = 0.0;
@@ -142,9 +158,9 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
         comm.shares_gpu() ? " (ranks share GPUs: not meaningful)" : "",
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {
-      comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
-      bench::write_result(json_path, provenance, "overlap",
-                          benchmarks::overlap_bench_json(o, rows, comm.size()));
+      nlohmann::json result = benchmarks::overlap_bench_json(o, rows, comm.size());
+      result["complete"] = true;
+      bench::write_result(json_path, provenance, "overlap", result);
     }
   }
   return o.check && !all_correct ? 1 : 0;
