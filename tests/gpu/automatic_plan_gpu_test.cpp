@@ -24,6 +24,7 @@
 #include "gpu_availability.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "rank_failures.hpp"
 #include "tune/automatic_plan.hpp"
 
 namespace kiln {
@@ -50,11 +51,7 @@ int check_automatic_plan(const comm::RankInfo& info) {
 
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
-  int failures = 0;
-  const auto fail = [&](const std::string& what) {
-    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  };
+  kiln::testing::RankFailures fail(comm.rank());
   const GemmShape shape{1024, 2048, 512};
   const auto op = overlap::OverlapOp::kAllReduce;
   const auto dtype = core::DType::kBf16;
@@ -138,7 +135,7 @@ int check_automatic_plan(const comm::RankInfo& info) {
     std::fprintf(stderr, "rank %d: %s\n", comm.rank(), automatic.describe().c_str());
   }
   std::filesystem::remove_all(dir);
-  return failures == 0 ? 0 : 1;
+  return fail.exit_code();
 }
 
 TEST(AutomaticPlanGpu, OneRank) {

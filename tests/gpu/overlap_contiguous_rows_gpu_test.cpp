@@ -24,6 +24,7 @@
 #include "gpu_availability.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "rank_failures.hpp"
 
 namespace {
 
@@ -34,11 +35,7 @@ int check_contiguous_rows(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
   overlap::CublasGemm cublas;
-  int failures = 0;
-  const auto fail = [&](const std::string& what) {
-    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  };
+  kiln::testing::RankFailures fail(comm.rank());
   const int world = comm.size();
   // M a multiple of world x 256 (every plan's tile height); N not a multiple of any tile width.
   const std::vector<GemmShape> shapes = {{256 * world, 264, 136}, {1024 * world, 1000, 256}};
@@ -110,7 +107,7 @@ int check_contiguous_rows(const comm::RankInfo& info) {
       }
     }
   }
-  return failures == 0 ? 0 : 1;
+  return fail.exit_code();
 }
 
 // The layout's own refusals, each a UsageError that names the rule.

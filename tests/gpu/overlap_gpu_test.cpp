@@ -30,6 +30,7 @@
 #include "overlap/gemm_collective.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/tile_order.hpp"
+#include "rank_failures.hpp"
 
 namespace {
 
@@ -46,11 +47,7 @@ int check_overlap(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
   overlap::CublasGemm cublas;
-  int failures = 0;
-  const auto fail = [&](const std::string& what) {
-    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  };
+  kiln::testing::RankFailures fail(comm.rank());
   const std::vector<GemmShape> shapes = {
       {300, 264, 136}, {1000, 520, 256}, {256, 256, 64}, {2048, 1024, 512}};
   const std::vector<std::string> plans = {
@@ -136,7 +133,7 @@ int check_overlap(const comm::RankInfo& info) {
       }
     }
   }
-  return failures == 0 ? 0 : 1;
+  return fail.exit_code();
 }
 
 int check_bad_input(const comm::RankInfo& info) {
@@ -508,11 +505,7 @@ int check_serial_allreduce(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
   overlap::CublasGemm cublas;
-  int failures = 0;
-  const auto fail = [&](const std::string& what) {
-    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  };
+  kiln::testing::RankFailures fail(comm.rank());
   const int sms = overlap::current_device_sms();
   core::Stream other;
   std::uint64_t seed = 77 + info.world_size;
@@ -565,7 +558,7 @@ int check_serial_allreduce(const comm::RankInfo& info) {
       }
     }
   }
-  return failures == 0 ? 0 : 1;
+  return fail.exit_code();
 }
 
 // `time_limit_s` > 0: the launcher kills the ranks after it (tests of waits that must not hang).

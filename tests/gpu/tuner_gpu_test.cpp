@@ -12,6 +12,7 @@
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "rank_failures.hpp"
 #include "tune/tune_measure.hpp"
 
 namespace kiln {
@@ -87,11 +88,7 @@ int check_small_profile(const comm::RankInfo& info) {
   o.iterations = 5;
   o.points_per_octave = 2;
   const tune::TunerProfile p = tune::measure_tuner_profile(comm, o, nullptr);
-  int failures = 0;
-  const auto fail = [&](const std::string& what) {
-    std::fprintf(stderr, "rank %d: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  };
+  kiln::testing::RankFailures fail(comm.rank());
   // Copy engines, NCCL on the 12 SMs cap 120 leaves (swizzle 8 pads both shapes to 128 tiles,
   // so both grids are 120 CTAs), and NCCL unlimited (the serial plan's call).
   if (p.curves.size() != 3 || p.curves[0].transport != "ce" || p.curves[1].nccl_ctas != 12 ||
@@ -130,7 +127,7 @@ int check_small_profile(const comm::RankInfo& info) {
     fail("no serial candidate with a positive prediction");
   const tune::TunerProfile back = tune::TunerProfile::from_json(p.to_json(), "round trip");
   if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
-  return failures == 0 ? 0 : 1;
+  return fail.exit_code();
 }
 
 TEST(TunerGpu, SmallProfileOneRank) {
