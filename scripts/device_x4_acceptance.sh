@@ -10,8 +10,8 @@
 #   newtests    this round's code on GPUs, each test in its own process: the NVLink all-reduce
 #               algorithms and broadcast at 3 and 4 ranks, the device compare, the tuner's and the
 #               automatic plan's tests, the serial-form AllReduce run as cuBLAS + NCCL (NEWTESTS)
-#   sanitize    compute-sanitizer memcheck and racecheck on the 3-rank all-reduce and broadcast
-#               tests and the device compare
+#   sanitize    compute-sanitizer memcheck and racecheck (SAN_TOOLS) on the 3-rank all-reduce and
+#               broadcast tests and the device compare (SAN_TESTS, a gtest filter)
 #   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
 #               the three-rank copy-engine AllReduce, WatchdogGpu.*
 #   suite       kiln bench suite -g N --preset pkb
@@ -94,10 +94,10 @@ step_newtests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck}; do
     # NCCL's own cudaFuncGetAttributes probes report API errors (24 on 2026-11-27): not ours.
     gtest_each 150 "sanitize-$tool.txt" \
-      'NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*' \
+      "${SAN_TESTS:-NvlinkCollectivesGpu.AllReduceAlgorithmsExactThreeRanks:NvlinkCollectivesGpu.BroadcastExactThreeRanks:NvlinkCollectivesGpu.LamportBackToBackTwoRanks:FirstDifferenceGpu.*}" \
       compute-sanitizer --tool "$tool" --target-processes all --report-api-errors no
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[ +(OK|FAILED|EXITED [0-9]+) +\]" "$out/sanitize-$tool.txt" | sed "s/^/  $tool: /" | tee -a "$out/summary.txt"
   done
