@@ -142,9 +142,12 @@ step_validate() {
 }
 step_compare() {
   for op in rs ar; do
-    [ -f "$out/profile-$op-g$gpus.json" ] || { note "compare $op: no profile from this call"; continue; }
+    # This call's profile, else the built-in one (data/tuner/h200-sxm-gN-OP-bf16.json).
+    local profile=()
+    [ -f "$out/profile-$op-g$gpus.json" ] && profile=(--profile "$out/profile-$op-g$gpus.json")
+    [ ${#profile[@]} -eq 0 ] && note "compare $op: no profile from this call, the built-in one"
     capped 30 "compare-$op-g$gpus.txt" $k tune compare -g "$gpus" --op "$op" \
-      --profile "$out/profile-$op-g$gpus.json" --json "$out/compare-$op-g$gpus.json"
+      "${profile[@]}" --json "$out/compare-$op-g$gpus.json"
     grep -v "^compare \[" "$out/compare-$op-g$gpus.txt" | tail -n 14 | tee -a "$out/summary.txt"
   done
 }

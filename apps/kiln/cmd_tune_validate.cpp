@@ -111,8 +111,11 @@ int validate_main(const comm::RankInfo& info, const ValidateFlags& f,
   const tune::TunerProfile profile = profile_for(comm, f, o);
   double units = 0;
   for (const auto& s : o.shapes) {
-    const auto tuned = tune::tune_plan(profile, s, o.limits);
-    const int waves = tune::wave_profile_for(profile, s, tuned.chosen.plan).waves();
+    // The plan run_tune_validation measures: with the serial plan in the running, the tuner's
+    // choice can be a base the profile never measured (4xH200, 2026-11-27: every rank stopped
+    // here with "profile has no GEMM measurement with base plan ... comm=nccl").
+    const int waves =
+        tune::wave_profile_for(profile, s, tune::validation_plan(profile, s, o.limits)).waves();
     units += static_cast<double>(
         std::min<std::uint64_t>(tune::candidate_count(waves, o.limits), o.max_measured));
   }

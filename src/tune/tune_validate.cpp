@@ -92,6 +92,12 @@ std::vector<GemmShape> default_validation_shapes() {
           {4096, 8192, 8192}, {8192, 4096, 14336}, {2048, 16384, 4096}, {6144, 8192, 4096}};
 }
 
+Plan validation_plan(const tune::TunerProfile& profile, const GemmShape& shape,
+                     const tune::PartitionLimits& limits) {
+  return tune::tune_plan(profile, shape, limits, tune::PartitionStrategy::kPredictive, false)
+      .chosen.plan;
+}
+
 std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
                                                  const tune::TunerProfile& profile,
                                                  const TuneValidateOptions& o,
@@ -102,13 +108,9 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
     ShapeValidation sv;
     sv.shape = shape;
     const auto start = std::chrono::steady_clock::now();
-    // The partition model is what is validated: the overlap plans alone (a serial plan has one
-    // partition; compare times it where the tuner picks it).
-    const tune::TunedPlan tuned =
-        tune::tune_plan(profile, shape, o.limits, tune::PartitionStrategy::kPredictive, false);
+    const Plan base = validation_plan(profile, shape, o.limits);
     sv.plan_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    const Plan base = tuned.chosen.plan;
     sv.base_plan = tune::base_plan_string(base);
     tune::GemmProfile gemm;
     const tune::WaveProfile wave = tune::wave_profile_for(profile, shape, base, &gemm);

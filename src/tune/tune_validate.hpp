@@ -49,6 +49,12 @@ struct TuneValidateOptions {
 // partitions of most can all be measured.
 std::vector<overlap::GemmShape> default_validation_shapes();
 
+// The plan whose partitions validate measures for `shape`: the tuner's predictive choice among
+// the overlap plans alone. The serial plan is left out (it has one partition and a base the profile
+// never measured; compare times it where the tuner picks it).
+Plan validation_plan(const tune::TunerProfile& profile, const GemmShape& shape,
+                     const tune::PartitionLimits& limits);
+
 struct ValidationPoint {
   overlap::GemmShape shape;
   std::string plan;

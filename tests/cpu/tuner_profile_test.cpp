@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "tune/tune_validate.hpp"
 
 namespace kiln::tune {
 using namespace kiln::overlap;  // the runtime's values (shapes, plans, geometry)
@@ -255,6 +256,12 @@ TEST(TunerProfile, SerialPlanWinsWhereNoOverlapPlanIsPredictedFaster) {
       is_serial_plan(tune_plan(p, kShape, {}, PartitionStrategy::kOneWavePerGroup).chosen.plan));
   EXPECT_FALSE(
       is_serial_plan(tune_plan(p, kShape, {}, PartitionStrategy::kPredictive, false).chosen.plan));
+  // validate sizes its work from the plan it measures: the serial plan's base was never
+  // profiled (the GEMM lookup throws), the validation plan's was.
+  EXPECT_THROW(wave_profile_for(p, kShape, tuned.chosen.plan), UsageError);
+  const Plan measured = validation_plan(p, kShape, {});
+  EXPECT_FALSE(is_serial_plan(measured));
+  EXPECT_EQ(wave_profile_for(p, kShape, measured).waves(), 2);
 }
 
 TEST(TunerProfile, OverlapWinsWhereItIsPredictedFasterThanSerial) {
