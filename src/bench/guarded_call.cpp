@@ -42,13 +42,13 @@ GuardedCaller::GuardedCaller(comm::Communicator& comm, cudaStream_t stream, Prob
   }
 }
 
-GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determinism) {
-  const bool peers = comm_.size() > 1;
+void GuardedCaller::meet() {
+  comm_.wait(stream_, what_);
+  if (comm_.size() > 1) (void)max_over_ranks(comm_, 0.0, stream_);
+}
+
+L2State GuardedCaller::prepare(std::uint64_t seed) {
   // No peer still reads the last call's inputs when they are replaced.
-  const auto meet = [&] {
-    comm_.wait(stream_, what_);
-    if (peers) (void)max_over_ranks(comm_, 0.0, stream_);
-  };
   meet();
   reset_l2_state(stream_);
   const L2State before = read_l2_state(stream_);
@@ -60,13 +60,30 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   // that waits for its peers (a peer-memory barrier, an NCCL kernel) would count as its own time,
   // while the reference, timed back to back, pays that skew once (4xH200, 2026-11-27: a one-shot
   // AllReduce of 16 MiB read 787 us here against ~60 us of kernel).
-  if (peers) {
+  if (comm_.size() > 1) {
     comm_.call(what_ + ": the streams' meeting", [&] {
       return ncclAllReduce(meeting_.data(), meeting_.data(), 1, ncclInt32, ncclMax, comm_.get(),
                            stream_);
     });
   }
   core::enqueue_sleep(kLeadSleepNs, stream_);
+  return before;
+}
+
+float GuardedCaller::time_reference(std::uint64_t seed) {
+  (void)prepare(seed);
+  start_.record(stream_);
+  run_.reference();
+  stop_.record(stream_);
+  // The same device work behind the span as a judged call's, so that the next call finds the
+  // GPU as a judged call leaves it.
+  hashes_.enqueue(kOutputsAtReturn, outputs_, stream_);
+  comm_.wait(stream_, what_);
+  return 1000.0f * stop_.elapsed_ms_since(start_);
+}
+
+GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determinism) {
+  const L2State before = prepare(seed);
   start_.record(stream_);
   Outcome out;
   out.failure = call_();

@@ -293,6 +293,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         end_phase("reference_timing");
         std::string timing_error;
         std::vector<float> solution_samples;
+        std::vector<float> judged_reference_samples;  // guarded timing: the reference timed alike
         if (o.screen_timing) {
           report(what + " screened timing");
           meet(comm, stream_handle);
@@ -328,13 +329,22 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           meet(comm, stream_handle);
           for (int i = 0; i < o.iterations; ++i) {
             if (i % 10 == 0) report(fmt::format("{} timing, call {}", what, i));
-            const GuardedCaller::Outcome r =
-                caller.call(core::mix64(o.seed + 1000003 + static_cast<std::uint64_t>(i)), false);
+            const std::uint64_t seed =
+                core::mix64(o.seed + 1000003 + static_cast<std::uint64_t>(i));
+            // The reference timed alike, on the same inputs, before and after the solution in
+            // turn (neither always follows the other's warm-up).
+            const auto time_reference = [&] {
+              if (o.time_reference) judged_reference_samples.push_back(caller.time_reference(seed));
+            };
+            if (i % 2 == 0) time_reference();
+            const GuardedCaller::Outcome r = caller.call(seed, false);
+            if (i % 2 == 1) time_reference();
             if (!r.failure.empty() && timing_error.empty())
               timing_error = fmt::format("timed call {}: {}", i, r.failure);
             solution_samples.push_back(r.us);
           }
           max_over_ranks(comm, solution_samples, stream_handle);
+          if (o.time_reference) max_over_ranks(comm, judged_reference_samples, stream_handle);
         }
         end_phase("timed_calls");
         bool outside_work = false;
@@ -372,8 +382,15 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           }
           end_phase("outside_work");
         }
-        if (o.time_reference)
-          row.reference_us = core::summarize(std::span<const float>(reference_samples));
+        if (o.time_reference) {
+          // The speedup compares calls timed alike: judged against judged, screened (back to
+          // back) against back to back.
+          row.reference_steady_us = core::summarize(std::span<const float>(reference_samples));
+          row.reference_us =
+              judged_reference_samples.empty()
+                  ? row.reference_steady_us
+                  : core::summarize(std::span<const float>(judged_reference_samples));
+        }
         row.solution_us = core::summarize(std::span<const float>(solution_samples));
         if (!timing_error.empty() && row.failure.empty()) row.failure = timing_error;
         correct = all_ranks(comm, timing_error.empty(), stream_handle) && correct;
@@ -466,6 +483,7 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"correct", r.correct},
           {"failure", r.failure},
           {"reference_us", core::to_json(r.reference_us)},
+          {"reference_steady_us", core::to_json(r.reference_steady_us)},
           {"solution_us", core::to_json(r.solution_us)},
           {"speedup", r.speedup},
           {"roof_us", r.roof_us},

@@ -80,8 +80,10 @@ struct SuiteRow {
   std::string reference_check;  // "" when the reference passed its own check
   bool correct = false;         // every trial and the re-check, on every rank
   std::string failure;          // this rank's first failure, if any
-  core::TimingStats reference_us, solution_us;
-  double speedup = 0.0;  // reference / solution (medians)
+  // The reference timed as the solution is (guarded timing: each call judged alike, on the same
+  // inputs; screened timing: back to back), and back to back on one set of inputs (steady).
+  core::TimingStats reference_us, reference_steady_us, solution_us;
+  double speedup = 0.0;  // reference / solution (medians, timed alike)
   double roof_us = 0.0;
   double utilization = 0.0;
   std::string binding;
