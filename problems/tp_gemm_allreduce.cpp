@@ -50,6 +50,7 @@ class GemmAllReduceRun final : public TpGemmRun {
     overlap_.run({a_ptr_, core::DType::kBf16, m_, k_}, {b_.data(), core::DType::kBf16, n_, k_},
                  {solution_out_.data(), core::DType::kBf16, m_, n_}, context_.stream);
   }
+  std::string describe_solution(int) const override { return "plan " + overlap_.describe(); }
   std::string check_reference() override {
     // C[i][j] = Σ_r (A_r · B_rᵀ)[i][j], every rank's operands rebuilt on the host.
     const int world = context_.comm.size();

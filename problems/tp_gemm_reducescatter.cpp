@@ -74,6 +74,7 @@ class GemmReduceScatterRun final : public TpGemmRun {
     overlap_.run({a_ptr_, core::DType::kBf16, m_, k_}, {b_.data(), core::DType::kBf16, n_, k_},
                  {solution_out_.data(), core::DType::kBf16, out_rows_, n_}, context_.stream);
   }
+  std::string describe_solution(int) const override { return "plan " + overlap_.describe(); }
   std::string check_reference() override {
     // Local row l is global row overlap_.global_row(l) of Σ_r A_r · B_rᵀ.
     const int world = context_.comm.size();

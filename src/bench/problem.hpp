@@ -92,6 +92,9 @@ class ProblemRun {
   // The buffers an outside candidate works on (its output is the solution's, compared the same
   // way). Throws kiln::UsageError for problems that take no candidates yet.
   virtual CandidateBuffers candidate_buffers();
+  // What a solution runs where it chose at run time (a tuned plan and where it came from), for
+  // the row's JSON and note; "" when there is nothing to say.
+  virtual std::string describe_solution(int /*index*/) const { return ""; }
 };
 
 class Problem {

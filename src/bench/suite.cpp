@@ -254,6 +254,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         row.category = category_name(problem->category());
         row.size = size.name;
         row.solution = solutions[s];
+        if (!candidate) row.solution_note = run->describe_solution(s);
         row.reference_check =
             reference_ok ? ""
                          : (reference_check.empty() ? "failed on another rank" : reference_check);
@@ -467,6 +468,7 @@ std::string format_suite_row(const SuiteRow& r) {
   if (note.empty() && r.torch_us > 0) {
     note = fmt::format("torch {:.2f} us, x{:.3f}", r.torch_us, r.torch_us / r.solution_us.median);
   }
+  if (note.empty()) note = r.solution_note.substr(0, r.solution_note.find(" | "));  // JSON: all
   return suite_table().row({r.problem, r.category.substr(0, 13), r.size, r.solution,
                             r.correct ? "yes" : "NO", fmt::format("{:.2f}", r.reference_us.median),
                             fmt::format("{:.2f}", r.solution_us.median),
@@ -479,6 +481,7 @@ nlohmann::json suite_row_to_json(const SuiteRow& r) {
           {"category", r.category},
           {"size", r.size},
           {"solution", r.solution},
+          {"solution_note", r.solution_note},
           {"reference_check", r.reference_check.empty() ? "passed" : r.reference_check},
           {"correct", r.correct},
           {"failure", r.failure},

@@ -77,6 +77,7 @@ void apply_timing_preset(SuiteOptions& options, const std::string& preset);
 
 struct SuiteRow {
   std::string problem, category, size, solution;
+  std::string solution_note;    // ProblemRun::describe_solution: e.g. the tuned plan it runs
   std::string reference_check;  // "" when the reference passed its own check
   bool correct = false;         // every trial and the re-check, on every rank
   std::string failure;          // this rank's first failure, if any

@@ -35,7 +35,10 @@ TEST(SuiteGpu, ReferencesAndSolutionsAgreeOnTwoRanks) {
                                    row.reference_us.median > 0 &&
                                    row.reference_steady_us.median > 0 &&
                                    row.speedup == row.reference_us.median / row.solution_us.median;
-          if (!row.correct || !row.reference_check.empty() || !timed_alike) {
+          // The overlap solutions name the plan they run.
+          const bool named = row.problem.rfind("tp-gemm-", 0) != 0 ||
+                             row.solution_note.rfind("plan tile=", 0) == 0;
+          if (!row.correct || !row.reference_check.empty() || !timed_alike || !named) {
             ++failures;
             std::fprintf(stderr, "rank %d: %s\n", comm.rank(),
                          bench::format_suite_row(row).c_str());
