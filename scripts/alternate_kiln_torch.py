@@ -25,7 +25,7 @@ SHAPES = ["4096x8192x8192", "8192x8192x8192", "16384x8192x4096", "8192x4096x1433
 def run_kiln(args, shape, path):
     command = [args.kiln, "overlap", "bench", "-g", str(args.gpus), "--op", "rs", "--plan", "auto",
                "--layout", "kn", "--shape", shape, "--rounds", "2", "-w", "3", "-n",
-               str(args.iters), "--json", path]
+               str(args.iters), "--settle-seconds", str(args.settle_seconds), "--json", path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if done.returncode != 0:
         raise RuntimeError(f"kiln {shape}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -39,7 +39,8 @@ def run_kiln(args, shape, path):
 
 def run_torch(args, shape, path):
     command = [sys.executable, "scripts/torch_async_tp.py", "--gpus", str(args.gpus), "--shape",
-               shape, "--iters", str(args.iters), "--rounds", str(args.torch_rounds), "--json", path]
+               shape, "--iters", str(args.iters), "--rounds", str(args.torch_rounds),
+               "--settle-seconds", str(args.settle_seconds), "--json", path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if done.returncode != 0:
         raise RuntimeError(f"torch {shape}: exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -59,6 +60,10 @@ def main():
     p.add_argument("--torch-rounds", type=int, default=2,
                    help="PyTorch's contenders interleaved over this many rounds, as kiln's bench "
                         "times its own (--rounds 2); 1: each back to back alone")
+    p.add_argument("--settle-seconds", type=float, default=1.0,
+                   help="both sides run GEMMs back to back this long before timing a shape, so "
+                        "that both time at the clock a sustained load holds (kiln's bench ran at "
+                        "1350-1500 MHz, PyTorch's short script at 1980, 4xH200 2026-11-27)")
     p.add_argument("--kiln", default="build/kiln")
     p.add_argument("--timeout", type=int, default=180, help="seconds per process")
     p.add_argument("--json", default="")

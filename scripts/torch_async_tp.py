@@ -2,13 +2,15 @@
 
 Run on a GPU machine: python3 scripts/torch_async_tp.py --gpus 4 [--json F]
 For each shape (per-GPU GEMM M×N×K, bf16): torch.ops.symm_mem.fused_matmul_reduce_scatter and
-serial matmul + reduce_scatter_tensor, time = median over iterations of the max over ranks.
+serial matmul + reduce_scatter_tensor, time = median over iterations of the max over ranks, after
+--settle-seconds of torch.mm back to back (the clock a sustained load holds, as kiln's bench).
 NVLink multicast stays off (TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NCCL_NVLS_ENABLE=0).
 """
 import argparse
 import json
 import os
 import statistics
+import time
 
 import torch
 import torch.distributed as dist
@@ -46,7 +48,18 @@ def timed_rounds(calls, warmup, iters, rounds):
     return {name: statistics.median(v) * 1000.0 for name, v in got.items()}
 
 
-def worker(rank, world, warmup, iters, rounds, port, out, shapes):
+def settle(call, seconds):
+    """`call` back to back for `seconds` (this rank alone: no collective), so that the timing
+    starts at the clock a sustained load holds at the power cap, as kiln's overlap bench does
+    before its final figures (--settle-seconds)."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        for _ in range(8):
+            call()
+        torch.cuda.synchronize()
+
+
+def worker(rank, world, warmup, iters, rounds, port, out, shapes, settle_seconds):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
                       TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
     torch.cuda.set_device(rank)
@@ -84,6 +97,7 @@ def worker(rank, world, warmup, iters, rounds, port, out, shapes):
             calls["async_tp_us"] = fused
         except Exception as error:  # report, do not hide
             row["async_tp_error"] = repr(error)
+        settle(matmul_alone, settle_seconds)
         row.update(timed_rounds(calls, warmup, iters, rounds))
         rows.append(row)
         if rank == 0:
@@ -92,7 +106,8 @@ def worker(rank, world, warmup, iters, rounds, port, out, shapes):
         with open(out, "w") as f:
             json.dump({"torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
                        "world_size": world, "device": torch.cuda.get_device_name(),
-                       "warmup": warmup, "iterations": iters, "rounds": rounds, "rows": rows}, f,
+                       "warmup": warmup, "iterations": iters, "rounds": rounds,
+                       "settle_seconds": settle_seconds, "rows": rows}, f,
                       indent=1)
     dist.destroy_process_group()
 
@@ -107,7 +122,12 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=29533)
     parser.add_argument("--json", default="")
     parser.add_argument("--shape", action="append", help="MxNxK per GPU, repeatable (default: the six)")
+    parser.add_argument("--settle-seconds", type=float, default=1.0,
+                        help="seconds of torch.mm back to back before each shape's timing, as "
+                             "kiln's overlap bench settles (0: none)")
     args = parser.parse_args()
+    if not 0 <= args.settle_seconds <= 60:
+        parser.error(f"--settle-seconds {args.settle_seconds}: accepted range 0..60")
     shapes = SHAPES
     if args.shape:
         shapes = []
@@ -122,5 +142,5 @@ if __name__ == "__main__":
     if args.rounds < 1 or args.iters < args.rounds:
         parser.error(f"--rounds {args.rounds}: between 1 and --iters ({args.iters})")
     mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.rounds, args.port, args.json,
-                           shapes),
+                           shapes, args.settle_seconds),
              nprocs=args.gpus)

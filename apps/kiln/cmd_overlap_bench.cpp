@@ -39,6 +39,7 @@ struct OverlapFlags {
   int iterations = 20;
   int sweep_iterations = 5;
   int rounds = 4;
+  double settle_seconds = 1.0;
   int check = 1;
   bool spin_wait = false;
   double timeout = 60.0;
@@ -90,6 +91,9 @@ benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
       f.rounds >= 1 && f.rounds <= f.iterations,
       fmt::format("--rounds {}: accepted range 1..{} (the -n iterations)", f.rounds, f.iterations));
   o.rounds = f.rounds;
+  KILN_REQUIRE(f.settle_seconds >= 0 && f.settle_seconds <= 60,
+               fmt::format("--settle-seconds {}: accepted range 0..60", f.settle_seconds));
+  o.settle_seconds = f.settle_seconds;
   o.warmup = f.warmup;
   o.iterations = f.iterations;
   o.sweep_iterations = f.sweep_iterations;
@@ -193,6 +197,10 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
                   "reduced in the reorder) (default: both)");
   cmd->add_option("--rounds", f.rounds,
                   "rounds over which the final figures interleave serial, decomposition and kiln")
+      ->capture_default_str();
+  cmd->add_option("--settle-seconds", f.settle_seconds,
+                  "seconds of cuBLAS GEMMs back to back before each shape's final figures, so "
+                  "that every contender runs at the clock a sustained load holds (0: none)")
       ->capture_default_str();
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();

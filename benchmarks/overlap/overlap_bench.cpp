@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -23,6 +24,7 @@
 #include "core/half_bits.hpp"
 #include "core/stream.hpp"
 #include "core/table.hpp"
+#include "core/wall_clock.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/signaling_gemm.hpp"
@@ -56,6 +58,16 @@ void time_interleaved(comm::Communicator& comm, cudaStream_t stream, int warmup,
       {warmup, core::per_round(iterations, rounds), rounds}, "overlap bench: interleaved rounds");
   for (std::size_t v = 0; v < variants.size(); ++v) {
     *variants[v].result = core::summarize(std::span<const float>(pooled[v]));
+  }
+}
+
+// `enqueue` back to back on `stream` for `seconds` (this rank alone: no collective, so the ranks
+// need not agree on a count), synchronising every few calls to keep the queue short.
+void settle(double seconds, const std::function<void()>& enqueue, cudaStream_t stream) {
+  const core::WallTime start = core::wall_now();
+  while (core::seconds_since(start) < seconds) {
+    for (int i = 0; i < 8; ++i) enqueue();
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 }
 
@@ -349,6 +361,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
                                   [&](int) { contiguous->run_gemm_only(a_ref, b_ref, stream); },
                                   &row.kiln_contiguous_gemm_us});
       }
+      settle(
+          o.settle_seconds, [&] { gemm(shape.m, a.data(), c.data(), stream); }, stream);
       time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
 
       // The last wave's data through the collective alone (for the bound).
@@ -542,6 +556,7 @@ nlohmann::json overlap_bench_json(const OverlapBenchOptions& o, const std::vecto
   result["world_size"] = world;
   result["warmup"] = o.warmup;
   result["iterations"] = o.iterations;
+  result["settle_seconds"] = o.settle_seconds;
   result["rows"] = nlohmann::json::array();
   for (const OverlapRow& row : rows) result["rows"].push_back(overlap_row_to_json(row));
   return result;

@@ -49,6 +49,11 @@ struct OverlapBenchOptions {
   int iterations = 20;
   int sweep_iterations = 5;
   int rounds = 4;  // the final figures interleave the contenders over this many rounds
+  // Seconds of cuBLAS GEMMs back to back on every rank before each shape's final figures: the
+  // clock a sustained run holds at the power cap (4xH200, 2026-11-27: 1350-1500 MHz through
+  // kiln's bench, 1980 MHz through PyTorch's short script, which made kiln's cuBLAS read 4-7%
+  // slower than torch.matmul in the same window). scripts/torch_async_tp.py settles alike.
+  double settle_seconds = 1.0;
   bool check = true;
   bool spin_wait = false;
   double timeout_seconds = 60.0;
