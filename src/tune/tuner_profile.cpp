@@ -111,6 +111,16 @@ std::vector<std::string> TunerProfile::base_plans() const {
   return out;
 }
 
+std::vector<std::string> TunerProfile::base_plans_for(const overlap::GemmShape& shape) const {
+  std::vector<std::string> out;
+  for (const GemmProfile& g : gemms) {
+    if (same_shape(g.shape, shape) && std::find(out.begin(), out.end(), g.base_plan) == out.end()) {
+      out.push_back(g.base_plan);
+    }
+  }
+  return out.empty() ? base_plans() : out;
+}
+
 nlohmann::json TunerProfile::to_json() const {
   nlohmann::json j;
   j["kind"] = "kiln-tuner-profile";
@@ -393,7 +403,7 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
   if (unlimited == nullptr) return std::nullopt;
   const LatencyCurve curve = unlimited->curve();
   std::optional<PlanCandidate> best;
-  for (const std::string& text : profile.base_plans()) {
+  for (const std::string& text : profile.base_plans_for(shape)) {
     const Plan base = overlap::parse_plan(text, "profile base plan");
     // The GEMM alone on every SM: only a cap-0 base plan measured it so.
     if (base.schedule.cta_cap != 0 || (config != nullptr && !(base.gemm == *config))) continue;
@@ -431,7 +441,7 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
 
 TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
                     const PartitionLimits& limits, PartitionStrategy strategy, bool with_serial) {
-  const std::vector<std::string> bases = profile.base_plans();
+  const std::vector<std::string> bases = profile.base_plans_for(shape);
   if (bases.empty()) throw UsageError("the tuner profile holds no GEMM measurement");
   TunedPlan tuned;
   std::string reasons;

@@ -197,6 +197,32 @@ TEST(TunerProfile, NegativeOverheadScalesAndPredictionsKeepTheirFloor) {
   EXPECT_GE(tuned.chosen.predicted_us, 95.0 + 20.0 + 7.0 - 1e-9);
 }
 
+// A base plan measured only on another shape would be predicted faster here (its GEMM scaled from
+// a fast anchor), but this shape was measured with two other base plans: those are what the tuner
+// weighs. A shape nobody measured weighs every base plan.
+TEST(TunerProfile, MeasuredBasePlansBeatExtrapolatedOnes) {
+  TunerProfile p = synthetic_profile();
+  GemmProfile elsewhere = p.gemms[0];
+  Plan base = parse_plan(elsewhere.base_plan, "t");
+  base.schedule.swizzle = 2;
+  elsewhere.base_plan = base_plan_string(base);
+  elsewhere.shape = {512, 1024, 2048};  // half the K: scaled here to twice its 10 us a wave
+  elsewhere.launch = host_launch_geometry(elsewhere.shape, base.gemm, {8, true, 2}, 132);
+  elsewhere.gemm_alone_us = elsewhere.gemm_with_comm_us = 20.0;
+  elsewhere.overhead_us = 0.0;
+  p.gemms.push_back(elsewhere);
+  const TunedPlan here = tune_plan(p, kShape, {});
+  ASSERT_EQ(here.considered.size(), 2u);
+  EXPECT_EQ(here.chosen.gemm_source, "profiled");
+  EXPECT_NEAR(here.chosen.predicted_us, 142.0, 1e-9);  // as without the third base plan
+  const TunedPlan unmeasured = tune_plan(p, {512, 1024, 8192}, {});
+  ASSERT_EQ(unmeasured.considered.size(), 3u);
+  EXPECT_EQ(unmeasured.chosen.plan.schedule.swizzle, 2);
+  EXPECT_EQ(unmeasured.chosen.gemm_source, "scaled from 512x1024x2048");
+  EXPECT_EQ(p.base_plans_for(kShape).size(), 2u);
+  EXPECT_EQ(p.base_plans_for({1, 1, 1}).size(), 3u);
+}
+
 TEST(TunerProfile, StrategiesOnAnEightWaveShape) {
   TunerProfile p = synthetic_profile();
   p.gemms.pop_back();                       // copy engines only
