@@ -1,6 +1,7 @@
 // Shared by the tensor-parallel GEMM problems (tp-gemm-allreduce, tp-gemm-reducescatter,
 // tp-allgather-gemm): operands from per-rank seeds that the host can rebuild, bf16 downloads, a
-// host dot product for the reference's own check and the relative comparison of two results.
+// host dot product for the reference's own check and the relative comparison of two results (on
+// the device for judged calls, the same judgement on host copies for tests).
 #pragma once
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "core/device_buffer.hpp"
 #include "core/fill.hpp"
 #include "core/half_bits.hpp"
+#include "core/relative_difference.hpp"
 #include "core/test_values.hpp"
 
 namespace kiln::problems {
@@ -65,24 +67,41 @@ inline double relative_tolerance(int ranks_summed) {
   return std::max(1e-2, (ranks_summed - 1) * std::ldexp(1.0, -7));
 }
 
-// "" when |got - want| <= relative_tolerance(ranks_summed) * max |want| everywhere and got is
-// finite (a poisoned, unwritten element is NaN), else the first problem found.
-inline std::string compare_relative(const std::vector<float>& want, const std::vector<float>& got,
-                                    int rank, int ranks_summed) {
-  double max_diff = 0, max_ref = 0;
-  for (std::size_t e = 0; e < want.size(); ++e) {
-    if (!std::isfinite(got[e])) {
-      return fmt::format("rank {}: element {} is not finite (unwritten)", rank, e);
-    }
-    max_diff = std::max(max_diff, static_cast<double>(std::abs(got[e] - want[e])));
-    max_ref = std::max(max_ref, static_cast<double>(std::abs(want[e])));
+// "" when |got - want| <= relative_tolerance(ranks_summed) * max |want| everywhere and both are
+// finite (a poisoned, unwritten element is NaN), else the first problem found. `d` comes from the
+// device (core::RelativeDifferenceMeter) or from the host (compare_relative).
+inline std::string judge_relative(const core::RelativeDifference& d, int rank, int ranks_summed) {
+  if (d.first_nonfinite_want) {
+    return fmt::format("rank {}: reference element {} is not finite", rank,
+                       *d.first_nonfinite_want);
+  }
+  if (d.first_nonfinite_got) {
+    return fmt::format("rank {}: element {} is not finite (unwritten)", rank,
+                       *d.first_nonfinite_got);
   }
   const double tolerance = relative_tolerance(ranks_summed);
-  if (max_diff > tolerance * max_ref) {
+  if (d.max_abs_difference > tolerance * d.max_abs_want) {
     return fmt::format("rank {}: max |difference| {} is above {:.3g} of max |reference| {}", rank,
-                       max_diff, tolerance, max_ref);
+                       d.max_abs_difference, tolerance, d.max_abs_want);
   }
   return "";
+}
+
+// The same judgement over host copies.
+inline std::string compare_relative(const std::vector<float>& want, const std::vector<float>& got,
+                                    int rank, int ranks_summed) {
+  core::RelativeDifference d;
+  for (std::size_t e = 0; e < want.size(); ++e) {
+    const bool want_ok = std::isfinite(want[e]), got_ok = std::isfinite(got[e]);
+    if (!want_ok && !d.first_nonfinite_want) d.first_nonfinite_want = e;
+    if (!got_ok && !d.first_nonfinite_got) d.first_nonfinite_got = e;
+    if (want_ok) d.max_abs_want = std::max(d.max_abs_want, static_cast<double>(std::abs(want[e])));
+    if (want_ok && got_ok) {
+      d.max_abs_difference =
+          std::max(d.max_abs_difference, static_cast<double>(std::abs(got[e] - want[e])));
+    }
+  }
+  return judge_relative(d, rank, ranks_summed);
 }
 
 // The host's check of one element that sums `terms` products of uniform(-1, 1) values (standard
@@ -125,9 +144,9 @@ class TpGemmRun : public bench::ProblemRun {
     core::poison(solution_out_.data(), solution_out_.bytes(), context_.stream);
   }
   std::string compare() override {
-    return compare_relative(download_bf16(reference_out_.data(), reference_out_.bytes() / 2),
-                            download_bf16(solution_out_.data(), solution_out_.bytes() / 2),
-                            context_.comm.rank(), ranks_summed_);
+    return judge_relative(meter_.measure_bf16(reference_out_.data(), solution_out_.data(),
+                                              reference_out_.bytes() / 2, context_.stream),
+                          context_.comm.rank(), ranks_summed_);
   }
 
  protected:
@@ -165,7 +184,8 @@ class TpGemmRun : public bench::ProblemRun {
   int ranks_summed_ = 1;
   std::uint64_t seed_ = 0;
   core::DeviceBuffer a_, b_, reference_out_, solution_out_;
-  void* a_ptr_;  // this rank's A
+  void* a_ptr_;                          // this rank's A
+  core::RelativeDifferenceMeter meter_;  // compare() on the device
 };
 
 }  // namespace kiln::problems

@@ -81,6 +81,26 @@ TEST(TpGemmCompare, MissingRankWrongBlockAndUnwrittenElementFail) {
   }
 }
 
+// A reference that is not finite fails the comparison (it would otherwise make every tolerance
+// pass or fail by accident), and names which side is at fault.
+TEST(TpGemmCompare, NonFiniteReferenceOrOutputIsNamed) {
+  std::vector<float> want(64, 1.0f), got(64, 1.0f);
+  EXPECT_EQ(compare_relative(want, got, 0, 2), "");
+  want[5] = std::numeric_limits<float>::infinity();
+  EXPECT_NE(compare_relative(want, got, 3, 2).find("rank 3: reference element 5 is not finite"),
+            std::string::npos);
+  want[5] = 1.0f;
+  got[9] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(compare_relative(want, got, 0, 2).find("element 9 is not finite (unwritten)"),
+            std::string::npos);
+  core::RelativeDifference d;
+  d.max_abs_want = 100.0;
+  d.max_abs_difference = 1.01;  // just above 1e-2 of 100
+  EXPECT_NE(judge_relative(d, 0, 2), "");
+  d.max_abs_difference = 0.99;
+  EXPECT_EQ(judge_relative(d, 0, 2), "");
+}
+
 TEST(TpGemmCompare, ToleranceGrowsWithTheRanksSummedFromOnePercent) {
   EXPECT_DOUBLE_EQ(relative_tolerance(1), 1e-2);
   EXPECT_DOUBLE_EQ(relative_tolerance(2), 1e-2);
