@@ -32,6 +32,8 @@
 #   compare     kiln tune compare -g N for rs and ar (equal-size and one-wave-per-group plans)
 #   alternate   kiln and PyTorch taking turns in one window (scripts/alternate_kiln_torch.py)
 #   sweep       kiln overlap bench -g N --op rs with the plan sweep (a reduced set of caps)
+#   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
+#               for rs and ar on PYOPS_SHAPES (kiln's op, PyTorch serial, async-TP, one process)
 # Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
 # Usage: bash scripts/device_x4_acceptance.sh [step ...]
 set -uo pipefail
@@ -186,6 +188,20 @@ step_alternate() {
     --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 \
     --timeout 60 --json "$out/alternate.json"
   tail -n 20 "$out/alternate.txt" | tee -a "$out/summary.txt"
+}
+step_pyops() {
+  # kiln's PyTorch ops built on the device from this tree (needs .pydeps in the carry, filled by
+  # scripts/pack_pydeps.sh; ~3 min), then python -m kiln.bench on N ranks: kiln's op, PyTorch's
+  # serial and async-TP interleaved in the same processes (issue 23's "side by side").
+  capped 330 pyops-install.txt bash scripts/device_torch_ops.sh install
+  tail -n 5 /tmp/kiln-torch-ops/t/summary.txt 2> /dev/null | tee -a "$out/summary.txt"
+  local args=() shape
+  for shape in ${PYOPS_SHAPES:-8192x8192x8192 16384x8192x4096 4096x8192x2048}; do
+    args+=(--shape "$shape")
+  done
+  capped 240 "pyops-bench-g$gpus.txt" bash -c "cd /tmp && python3 -m kiln.bench --nproc $gpus \
+    --op rs --op ar ${args[*]} --json $out/pyops-bench-g$gpus.json"
+  tail -n 16 "$out/pyops-bench-g$gpus.txt" | tee -a "$out/summary.txt"
 }
 step_sweep() {
   capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \
