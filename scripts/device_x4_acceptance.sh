@@ -9,7 +9,8 @@
 #   torch       PyTorch's serial and async-TP (fused_matmul_reduce_scatter) on the six shapes
 #   newtests    this round's code on GPUs, each test in its own process: the NVLink all-reduce
 #               algorithms and broadcast at 3 and 4 ranks, the device compare, the tuner's and the
-#               automatic plan's tests, the serial-form AllReduce run as cuBLAS + NCCL (NEWTESTS)
+#               automatic plan's tests, the serial-form AllReduce run as cuBLAS + NCCL, a copy
+#               stream per peer, the device comparison, the suite's judged reference (NEWTESTS)
 #   sanitize    compute-sanitizer memcheck and racecheck (SAN_TOOLS) on the 3-rank all-reduce and
 #               broadcast tests and the device compare (SAN_TESTS, a gtest filter)
 #   tests       CollectivesGpu.FourRanks, OverlapGpu.FourRanks, OverlapContiguousRowsGpu.FourRanks,
@@ -32,6 +33,8 @@
 #   compare     kiln tune compare -g N for rs and ar (equal-size and one-wave-per-group plans)
 #   alternate   kiln and PyTorch taking turns in one window (scripts/alternate_kiln_torch.py)
 #   sweep       kiln overlap bench -g N --op rs with the plan sweep (a reduced set of caps)
+#   cestreams   kiln overlap bench --plan auto --ab-copy-streams for rs and ar: the copy-engine plans
+#               with a copy stream per peer against one stream, interleaved
 #   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
 #               for rs and ar on PYOPS_SHAPES (kiln's op, PyTorch serial, async-TP, one process)
 # Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
@@ -92,7 +95,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:RelativeDifferenceGpu.*:SuiteGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
@@ -202,6 +205,16 @@ step_pyops() {
   capped 240 "pyops-bench-g$gpus.txt" bash -c "cd /tmp && python3 -m kiln.bench --nproc $gpus \
     --op rs --op ar ${args[*]} --json $out/pyops-bench-g$gpus.json"
   tail -n 16 "$out/pyops-bench-g$gpus.txt" | tee -a "$out/summary.txt"
+}
+step_cestreams() {
+  # The copy-engine plans with a copy stream per peer against one stream, interleaved
+  # (docs/research/async-tp-at-4-ranks.md, item 3), from the built-in profiles' plans.
+  for op in rs ar; do
+    capped 100 "cestreams-$op-g$gpus.txt" $k overlap bench -g "$gpus" --op "$op" --plan auto \
+      --ab-copy-streams --json "$out/cestreams-$op-g$gpus.json"
+    grep -E "^ +[0-9]+x|copy stream per peer|geo-mean" "$out/cestreams-$op-g$gpus.txt" |
+      cut -c1-160 | tee -a "$out/summary.txt"
+  done
 }
 step_sweep() {
   capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \

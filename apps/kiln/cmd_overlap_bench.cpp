@@ -40,6 +40,7 @@ struct OverlapFlags {
   int sweep_iterations = 5;
   int rounds = 4;
   double settle_seconds = 1.0;
+  bool ab_copy_streams = false;
   int check = 1;
   bool spin_wait = false;
   double timeout = 60.0;
@@ -94,6 +95,7 @@ benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   KILN_REQUIRE(f.settle_seconds >= 0 && f.settle_seconds <= 60,
                fmt::format("--settle-seconds {}: accepted range 0..60", f.settle_seconds));
   o.settle_seconds = f.settle_seconds;
+  o.ab_copy_streams = f.ab_copy_streams;
   o.warmup = f.warmup;
   o.iterations = f.iterations;
   o.sweep_iterations = f.sweep_iterations;
@@ -202,6 +204,9 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
                   "seconds of cuBLAS GEMMs back to back before each shape's final figures, so "
                   "that every contender runs at the clock a sustained load holds (0: none)")
       ->capture_default_str();
+  cmd->add_flag("--ab-copy-streams", f.ab_copy_streams,
+                "with a copy-engine plan at 3 or more ranks, also time it with a copy stream per "
+                "peer (each group's copies at once), interleaved with the rest");
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
   add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);

@@ -361,6 +361,25 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
                                   [&](int) { contiguous->run_gemm_only(a_ref, b_ref, stream); },
                                   &row.kiln_contiguous_gemm_us});
       }
+      // The same plan with a copy stream per peer, where that differs from one stream.
+      row.has_peer_streams = o.ab_copy_streams && chosen.copy_engine && world >= 3;
+      std::unique_ptr<overlap::GemmCollective> peer_streams;
+      core::DeviceBuffer peer_streams_out(row.has_peer_streams ? out.bytes() : 0);
+      if (row.has_peer_streams) {
+        overlap::OverlapOptions options = options_for(chosen, false);
+        options.copy_stream_per_peer = true;
+        peer_streams = std::make_unique<overlap::GemmCollective>(o.op, shape, o.dtype, o.layout,
+                                                                 comm, chosen, options);
+      }
+      const overlap::MutableMatrixRef peer_streams_ref{
+          peer_streams_out.data(), o.dtype, row.has_peer_streams ? peer_streams->output_rows() : 0,
+          shape.n};
+      if (row.has_peer_streams) {
+        final_variants.push_back(
+            {"kiln, a copy stream per peer " + name,
+             [&](int) { peer_streams->run(a_ref, b_ref, peer_streams_ref, stream); },
+             &row.kiln_peer_streams_us});
+      }
       settle(
           o.settle_seconds, [&] { gemm(shape.m, a.data(), c.data(), stream); }, stream);
       time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
@@ -409,8 +428,11 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         row.relative_error = error_of(op, out_ref);
         if (row.has_contiguous)
           row.contiguous_relative_error = error_of(*contiguous, contiguous_ref);
+        if (row.has_peer_streams)
+          row.peer_streams_relative_error = error_of(*peer_streams, peer_streams_ref);
         row.correct = row.relative_error <= 1e-2 &&
-                      (!row.has_contiguous || row.contiguous_relative_error <= 1e-2);
+                      (!row.has_contiguous || row.contiguous_relative_error <= 1e-2) &&
+                      (!row.has_peer_streams || row.peer_streams_relative_error <= 1e-2);
       }
     }
     {
@@ -504,6 +526,10 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
     j["kiln_contiguous_rows_gemm_us"] = core::to_json(r.kiln_contiguous_gemm_us);
     j["contiguous_rows_relative_error"] = r.contiguous_relative_error;
   }
+  if (r.has_peer_streams) {
+    j["kiln_peer_streams_us"] = core::to_json(r.kiln_peer_streams_us);
+    j["peer_streams_relative_error"] = r.peer_streams_relative_error;
+  }
   j["bound_us"] = r.bound_us;
   j["speedup_vs_serial"] = r.speedup_vs_serial;
   j["speedup_vs_decomposition"] = r.speedup_vs_decomposition;
@@ -537,6 +563,11 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
         "#   plan from {}; predicted {}\n", row.plan_source,
         row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us) : std::string("-"));
   }
+  if (row.has_peer_streams) {
+    out += fmt::format("#   a copy stream per peer: {:.1f} us against {:.1f} us on one (x{:.3f})\n",
+                       row.kiln_peer_streams_us.median, row.kiln_us.median,
+                       row.kiln_us.median / row.kiln_peer_streams_us.median);
+  }
   for (const overlap::GroupTimeline& t : row.timeline) {
     out += fmt::format(
         "#   group {:2}: {} wave(s) {:8.1f} MiB  compute done {:8.1f}  comm {:8.1f} -> {:8.1f} "
@@ -557,6 +588,7 @@ nlohmann::json overlap_bench_json(const OverlapBenchOptions& o, const std::vecto
   result["warmup"] = o.warmup;
   result["iterations"] = o.iterations;
   result["settle_seconds"] = o.settle_seconds;
+  result["ab_copy_streams"] = o.ab_copy_streams;
   result["rows"] = nlohmann::json::array();
   for (const OverlapRow& row : rows) result["rows"].push_back(overlap_row_to_json(row));
   return result;

@@ -54,6 +54,9 @@ struct OverlapBenchOptions {
   // kiln's bench, 1980 MHz through PyTorch's short script, which made kiln's cuBLAS read 4-7%
   // slower than torch.matmul in the same window). scripts/torch_async_tp.py settles alike.
   double settle_seconds = 1.0;
+  // With a comm=ce plan at 3 or more ranks, also time the plan with a copy stream per peer
+  // (OverlapOptions::copy_stream_per_peer), interleaved with the rest: an A/B of that option.
+  bool ab_copy_streams = false;
   bool check = true;
   bool spin_wait = false;
   double timeout_seconds = 60.0;
@@ -82,6 +85,10 @@ struct OverlapRow {
   core::TimingStats kiln_contiguous_us, kiln_contiguous_gemm_us;
   double contiguous_relative_error = -1.0;
   std::string contiguous_plan;  // the kiln plan with raster=m
+  // OverlapBenchOptions::ab_copy_streams: the same plan, a copy stream per peer.
+  bool has_peer_streams = false;
+  core::TimingStats kiln_peer_streams_us;
+  double peer_streams_relative_error = -1.0;
   int decomposition_chunks = 0;
   std::string plan;                   // the plan kiln ran
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it

@@ -92,6 +92,12 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
                             options.contiguous_rows);
   choose_collective_comm(options);
   allocate_workspace();
+  if (options.copy_stream_per_peer && exchange_ && comm.size() >= 3) {
+    for (int step = 1; step < comm.size(); ++step) {
+      peer_streams_.emplace_back();
+      peer_done_.emplace_back(cudaEventDisableTiming);
+    }
+  }
   const unsigned* always_zero = counters_.as<unsigned>() + groups_.groups();
   wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
                                          : detect_wait_method(comm_stream_, always_zero);
@@ -416,21 +422,34 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
   const std::size_t element = core::dtype_size(dtype_);
   const int me = exchange_->rank(), world = exchange_->world();
   if (first == 0) exchange_->wait_until_peers_freed(exchange_epoch_, comm_stream_);
+  const bool per_peer = !peer_streams_.empty();
+  if (per_peer) group_ready_.record(comm_stream_);
   // Only the peers' parts travel; the reorder reads this rank's own from the slot buffer.
   for (int step = 1; step < world; ++step) {
     const int r = (me + step) % world;
+    cudaStream_t copy_stream = comm_stream_;
+    if (per_peer) {
+      copy_stream = peer_streams_[step - 1].get();
+      KILN_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, group_ready_.get(), 0));
+    }
     if (op_ == OverlapOp::kReduceScatter) {
       // Rank r's part of the group (its subtiles, or with contiguous rows its whole tiles):
       // contiguous in the slot buffer, at the group's offset in the layout a ReduceScatter
       // delivers.
       const std::size_t bytes = static_cast<std::size_t>(geometry_.recv_elements(count)) * element;
       exchange_->copy_to(r, static_cast<std::size_t>(geometry_.recv_elements(first)) * element,
-                         group_data + r * bytes, bytes, comm_stream_);
+                         group_data + r * bytes, bytes, copy_stream);
     } else {
       const std::size_t bytes =
           static_cast<std::size_t>(count) * geometry_.tile_elements() * element;
       exchange_->copy_to(r, first * geometry_.tile_elements() * element, group_data, bytes,
-                         comm_stream_);
+                         copy_stream);
+    }
+    if (per_peer) {
+      // The group ends on the communication stream when every peer's copy has: its trace event,
+      // the next group and the arrival flags (set after the data, in stream order) follow it.
+      peer_done_[step - 1].record(copy_stream);
+      KILN_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, peer_done_[step - 1].get(), 0));
     }
   }
 }

@@ -75,6 +75,11 @@ struct OverlapOptions {
   // previous run's data. And delay about one tile in four between its stores and its signal.
   bool poison_workspace_after_run = false;
   unsigned debug_signal_delay_ns = 0;
+  // comm=ce with 3 or more ranks: each group's copies to its W-1 peers run at once, one stream
+  // per peer, instead of one after another on the communication stream (groups stay in order).
+  // An experiment: at 4 ranks a group's three copies reached 137-233 GB/s where one copy a group
+  // reached 231-376 at 2 ranks (docs/research/async-tp-at-4-ranks.md, item 3); off by default.
+  bool copy_stream_per_peer = false;
 };
 
 // Per group of the last traced run, in microseconds from the GEMM's start.
@@ -218,6 +223,11 @@ class GemmCollective {
   core::DeviceBuffer trace_;               // slot done ns | gemm start (globaltimer)
   std::vector<core::Event> trace_events_;  // gemm start | per group comm start/done
   core::Stream comm_stream_;
+  // OverlapOptions::copy_stream_per_peer: one stream per peer step, a group's start and each
+  // peer's end of it (events reused group after group).
+  std::vector<core::Stream> peer_streams_;
+  core::Event group_ready_{cudaEventDisableTiming};
+  std::vector<core::Event> peer_done_;
   core::Event inputs_ready_{cudaEventDisableTiming};
   core::Event comm_done_{cudaEventDisableTiming};
   // The end of the last run on its stream (after its reorder), which the next run waits for.

@@ -435,6 +435,58 @@ std::uint64_t device_hash(const void* data, std::size_t bytes) {
   return h;
 }
 
+// OverlapOptions::copy_stream_per_peer moves the same bytes to the same places as one stream
+// does: with every group's copies on their own streams the output is bitwise the one-stream
+// operation's, run after run (the streams' events are reused group after group), for AllReduce
+// and, where the world size allows it, ReduceScatter.
+int check_copy_stream_per_peer(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  int failures = 0;
+  const GemmShape shape{1024, 512, 256};
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      one_out(std::size_t(shape.m) * shape.n * 2), per_peer_out(one_out.bytes());
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 77 + comm.rank(),
+                     stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                     177 + comm.rank(), stream);
+  const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
+  overlap::OverlapOptions per_peer_options;
+  per_peer_options.copy_stream_per_peer = true;
+  for (const auto op : {overlap::OverlapOp::kAllReduce, overlap::OverlapOp::kReduceScatter}) {
+    for (const char* text : {"tile=128x128 cap=16 comm=ce groups=each",
+                             "tile=128x256 cap=0 swizzle=2 signal=deferred comm=ce"}) {
+      const overlap::Plan plan = overlap::parse_plan(text, "plan");
+      if (!overlap::GemmCollective::can_implement(op, shape, core::DType::kBf16, plan, comm.size(),
+                                                  0, false)
+               .empty()) {
+        continue;  // ReduceScatter at a world size that is not a power of two
+      }
+      overlap::GemmCollective one(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
+                                  plan);
+      overlap::GemmCollective per_peer(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK,
+                                       comm, plan, per_peer_options);
+      const int rows = one.output_rows();
+      for (int run = 0; run < 3; ++run) {
+        core::poison(one_out.data(), one_out.bytes(), stream);
+        core::poison(per_peer_out.data(), per_peer_out.bytes(), stream);
+        one.run(a_ref, b_ref, {one_out.data(), core::DType::kBf16, rows, shape.n}, stream);
+        per_peer.run(a_ref, b_ref, {per_peer_out.data(), core::DType::kBf16, rows, shape.n},
+                     stream);
+        comm.wait(stream, text);
+        const std::size_t bytes = std::size_t(rows) * shape.n * 2;
+        if (device_hash(one_out.data(), bytes) != device_hash(per_peer_out.data(), bytes)) {
+          std::fprintf(stderr, "rank %d, %s [%s] run %d: a copy stream per peer differs\n",
+                       comm.rank(), overlap::overlap_op_name(op).c_str(), text, run);
+          ++failures;
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 // Issue 18, defect 3: a copy-engine AllReduce leaves identical bits on every rank (three or more
 // ranks: with two, the sums are equal in any order). Per-rank random inputs, two plans.
 int check_allreduce_bits(const comm::RankInfo& info) {
@@ -607,6 +659,15 @@ TEST(OverlapGpu, ThrowingLaunchLeavesTheOperationUsableTwoRanks) {
 TEST(OverlapGpu, CopyEngineAllReduceBitwiseIdenticalThreeRanks) {
   KILN_SKIP_UNLESS_RANKS(3);
   run_ranks(3, check_allreduce_bits);
+}
+
+TEST(OverlapGpu, CopyStreamPerPeerMatchesOneStreamThreeRanks) {
+  KILN_SKIP_UNLESS_RANKS(3);
+  run_ranks(3, check_copy_stream_per_peer);
+}
+TEST(OverlapGpu, CopyStreamPerPeerMatchesOneStreamFourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  run_ranks(4, check_copy_stream_per_peer);
 }
 
 TEST(OverlapGpu, RunsOnDifferentStreamsAreOrdered) {
