@@ -152,7 +152,7 @@ step_compare() {
     [ -f "$out/profile-$op-g$gpus.json" ] && profile=(--profile "$out/profile-$op-g$gpus.json")
     [ ${#profile[@]} -eq 0 ] && note "compare $op: no profile from this call, the built-in one"
     capped 30 "compare-$op-g$gpus.txt" $k tune compare -g "$gpus" --op "$op" \
-      "${profile[@]}" --json "$out/compare-$op-g$gpus.json"
+      ${profile[@]+"${profile[@]}"} --json "$out/compare-$op-g$gpus.json"
     grep -v "^compare \[" "$out/compare-$op-g$gpus.txt" | tail -n 14 | tee -a "$out/summary.txt"
   done
 }

@@ -363,6 +363,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       }
       // The same plan with a copy stream per peer, where that differs from one stream.
       row.has_peer_streams = o.ab_copy_streams && chosen.copy_engine && world >= 3;
+      row.ab_copy_streams_skipped = o.ab_copy_streams && !row.has_peer_streams;
       std::unique_ptr<overlap::GemmCollective> peer_streams;
       core::DeviceBuffer peer_streams_out(row.has_peer_streams ? out.bytes() : 0);
       if (row.has_peer_streams) {
@@ -562,6 +563,9 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
     out += fmt::format(
         "#   plan from {}; predicted {}\n", row.plan_source,
         row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us) : std::string("-"));
+  }
+  if (row.ab_copy_streams_skipped) {
+    out += "#   --ab-copy-streams: not timed (the plan is not comm=ce, or fewer than 3 ranks)\n";
   }
   if (row.has_peer_streams) {
     out += fmt::format("#   a copy stream per peer: {:.1f} us against {:.1f} us on one (x{:.3f})\n",

@@ -87,6 +87,7 @@ struct OverlapRow {
   std::string contiguous_plan;  // the kiln plan with raster=m
   // OverlapBenchOptions::ab_copy_streams: the same plan, a copy stream per peer.
   bool has_peer_streams = false;
+  bool ab_copy_streams_skipped = false;  // asked for, but the plan or world has no per-peer form
   core::TimingStats kiln_peer_streams_us;
   double peer_streams_relative_error = -1.0;
   int decomposition_chunks = 0;

@@ -11,7 +11,9 @@
 //   freed[d]:   rank d has finished reading run e from its buffer (written by d after its reorder),
 // so rank s waits freed[d] >= e-1 before it overwrites rank d's region s in run e. A flag is set
 // remotely by a 4-byte copy of a local word that a stream write has just set, in stream order
-// after the data copies (the copy engine completes a copy before the next one starts).
+// after the data copies (the copy engine completes a copy before the next one starts; with a
+// copy stream per peer, GemmCollective makes the flag's stream wait for every peer stream's copies
+// first).
 // Idea: DMA-engine offload of collectives to avoid compute interference (e.g. ConCCL,
 // arXiv:2412.14335); FlashOverlap's signaling and reordering stay as they are.
 #pragma once

@@ -269,7 +269,9 @@ std::string GemmCollective::describe() const {
       launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
       wait_method_name(wait_method_),
       serial_gemm_ ? std::string("serial form: run() is cuBLAS, then one NCCL AllReduce in place")
-      : exchange_  ? std::string("copy engines, reduced in the reorder")
+      : exchange_  ? std::string(peer_streams_.empty()
+                                     ? "copy engines, reduced in the reorder"
+                                     : "copy engines, a stream per peer, reduced in the reorder")
       : collective_comm_ == comm_.get()
           ? std::string("NCCL CTAs unlimited")
           : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));

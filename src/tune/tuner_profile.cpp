@@ -403,10 +403,22 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
   if (unlimited == nullptr) return std::nullopt;
   const LatencyCurve curve = unlimited->curve();
   std::optional<PlanCandidate> best;
-  for (const std::string& text : profile.base_plans_for(shape)) {
+  // The shape's own measurements first; where none is a cap-0 base plan (of `config`), any.
+  const std::vector<std::string> measured_here = profile.base_plans_for(shape);
+  const auto serial_bases = [&](const std::vector<std::string>& bases) {
+    std::vector<std::string> out;
+    for (const std::string& text : bases) {
+      const Plan base = overlap::parse_plan(text, "profile base plan");
+      // The GEMM alone on every SM: only a cap-0 base plan measured it so.
+      if (base.schedule.cta_cap == 0 && (config == nullptr || base.gemm == *config))
+        out.push_back(text);
+    }
+    return out;
+  };
+  std::vector<std::string> bases = serial_bases(measured_here);
+  if (bases.empty()) bases = serial_bases(profile.base_plans());
+  for (const std::string& text : bases) {
     const Plan base = overlap::parse_plan(text, "profile base plan");
-    // The GEMM alone on every SM: only a cap-0 base plan measured it so.
-    if (base.schedule.cta_cap != 0 || (config != nullptr && !(base.gemm == *config))) continue;
     GemmProfile gemm;
     std::string source;
     const WaveProfile wave = wave_profile_for(profile, shape, base, &gemm, &source);
@@ -441,18 +453,22 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
 
 TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
                     const PartitionLimits& limits, PartitionStrategy strategy, bool with_serial) {
-  const std::vector<std::string> bases = profile.base_plans_for(shape);
-  if (bases.empty()) throw UsageError("the tuner profile holds no GEMM measurement");
+  if (profile.base_plans().empty()) throw UsageError("the tuner profile holds no GEMM measurement");
   TunedPlan tuned;
   std::string reasons;
-  for (const std::string& text : bases) {
-    const Plan base = overlap::parse_plan(text, "profile base plan");
-    try {
-      tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
-    } catch (const UsageError& e) {
-      reasons += std::string("\n  ") + e.what();
+  const auto consider = [&](const std::vector<std::string>& bases) {
+    for (const std::string& text : bases) {
+      const Plan base = overlap::parse_plan(text, "profile base plan");
+      try {
+        tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
+      } catch (const UsageError& e) {
+        reasons += std::string("\n  ") + e.what();
+      }
     }
-  }
+  };
+  consider(profile.base_plans_for(shape));
+  // None of the shape's own base plans could be predicted (no curve for its transport): the rest.
+  if (tuned.considered.empty()) consider(profile.base_plans());
   if (tuned.considered.empty()) {
     throw UsageError("no base plan of the profile can be predicted:" + reasons);
   }

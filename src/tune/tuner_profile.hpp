@@ -110,7 +110,9 @@ struct TunerProfile {
   // are any (measured beats extrapolated: a base scaled from another shape inherits that shape's
   // overheads and slowdown, and the minimum over many such guesses picks the most optimistic;
   // on 4xH200 an AllReduce plan scaled from 4096x8192x2048 was predicted 2221 us at
-  // 16384x8192x4096 and ran 2859, slower than serial, 2026-11-27), else every base plan.
+  // 16384x8192x4096 and ran 2859, slower than serial, 2026-11-27), else every base plan. The
+  // tuner falls back to every base plan where the shape's own give no candidate (no curve, no
+  // cap-0 base for the serial plan).
   std::vector<std::string> base_plans_for(const overlap::GemmShape& shape) const;
 
   nlohmann::json to_json() const;

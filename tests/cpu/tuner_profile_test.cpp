@@ -290,6 +290,21 @@ TEST(TunerProfile, SerialPlanWinsWhereNoOverlapPlanIsPredictedFaster) {
   EXPECT_EQ(wave_profile_for(p, kShape, measured).waves(), 2);
 }
 
+// The serial plan needs a cap-0 base plan (the GEMM alone on every SM): where the shape was
+// measured only with capped ones, another shape's cap-0 measurement stands in, scaled.
+TEST(TunerProfile, SerialFallsBackToAnotherShapesCapZeroBasePlan) {
+  TunerProfile p = profile_with_serial(15.0);
+  GemmProfile& full = p.gemms.back();
+  full.shape = {512, 1024, 2048};
+  full.launch =
+      host_launch_geometry(full.shape, parse_plan(full.base_plan, "t").gemm, {0, true, 1}, 132);
+  const std::optional<PlanCandidate> serial = serial_candidate(p, kShape);
+  ASSERT_TRUE(serial.has_value());
+  EXPECT_EQ(serial->gemm_source,
+            "serial: GEMM alone (scaled from 512x1024x2048) + one unlimited NCCL call");
+  EXPECT_TRUE(is_serial_plan(tune_plan(p, kShape, {}).considered.back().plan));
+}
+
 TEST(TunerProfile, OverlapWinsWhereItIsPredictedFasterThanSerial) {
   // Serial: 90 + 60 + 7 = 157 > the cap-8 copy-engine plan's 142.
   const TunerProfile p = profile_with_serial(60.0);

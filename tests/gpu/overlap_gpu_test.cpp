@@ -452,7 +452,12 @@ int check_copy_stream_per_peer(const comm::RankInfo& info) {
                      177 + comm.rank(), stream);
   const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
   const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
-  overlap::OverlapOptions per_peer_options;
+  // Both objects poison their exchange regions after every run and the inputs change every run,
+  // so a copy that lands after the arrival flag, or a region overwritten before its reader freed
+  // it, shows as a difference instead of reading the previous run's equal bytes.
+  overlap::OverlapOptions one_options;
+  one_options.poison_workspace_after_run = true;
+  overlap::OverlapOptions per_peer_options = one_options;
   per_peer_options.copy_stream_per_peer = true;
   for (const auto op : {overlap::OverlapOp::kAllReduce, overlap::OverlapOp::kReduceScatter}) {
     for (const char* text : {"tile=128x128 cap=16 comm=ce groups=each",
@@ -464,11 +469,15 @@ int check_copy_stream_per_peer(const comm::RankInfo& info) {
         continue;  // ReduceScatter at a world size that is not a power of two
       }
       overlap::GemmCollective one(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK, comm,
-                                  plan);
+                                  plan, one_options);
       overlap::GemmCollective per_peer(op, shape, core::DType::kBf16, overlap::WeightLayout::kNK,
                                        comm, plan, per_peer_options);
       const int rows = one.output_rows();
       for (int run = 0; run < 3; ++run) {
+        core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k,
+                           77 + 10 * run + comm.rank(), stream);
+        core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k,
+                           177 + 10 * run + comm.rank(), stream);
         core::poison(one_out.data(), one_out.bytes(), stream);
         core::poison(per_peer_out.data(), per_peer_out.bytes(), stream);
         one.run(a_ref, b_ref, {one_out.data(), core::DType::kBf16, rows, shape.n}, stream);
