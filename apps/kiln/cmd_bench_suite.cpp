@@ -72,9 +72,11 @@ bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, c
   if (printer) {
     fmt::print(
         "# kiln bench suite: {} rank(s), {}, NCCL {}; {} trials, warm-up {}, {} "
-        "iterations; times = median over iterations of the max over ranks (us)\n",
+        "iterations; times = median over iterations of the max over ranks (us); {}\n",
         comm.size(), core::dtype_name(o.dtype), comm::nccl_version(), o.trials, o.warmup,
-        o.iterations);
+        o.iterations,
+        o.screen_timing ? "solution screened (back to back), reference back to back"
+                        : "solution and reference each timed as judged calls, in turn");
     fmt::print("{}\n", bench::format_suite_header());
     std::fflush(stdout);
   }
