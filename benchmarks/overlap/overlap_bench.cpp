@@ -299,6 +299,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       overlap::GemmCollective op(o.op, shape, o.dtype, o.layout, comm, chosen,
                                  options_for(chosen, false));
       row.describe = op.describe();
+      row.reorder_bytes = static_cast<double>(op.reorder_bytes());
       row.waves = op.launch().waves();
       const overlap::MutableMatrixRef out_ref{out.data(), o.dtype, op.output_rows(), shape.n};
       // Final figures: every contender of this shape interleaved (see time_interleaved).
@@ -531,6 +532,7 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
     j["kiln_peer_streams_us"] = core::to_json(r.kiln_peer_streams_us);
     j["peer_streams_relative_error"] = r.peer_streams_relative_error;
   }
+  j["reorder_bytes"] = r.reorder_bytes;
   j["bound_us"] = r.bound_us;
   j["speedup_vs_serial"] = r.speedup_vs_serial;
   j["speedup_vs_decomposition"] = r.speedup_vs_decomposition;
@@ -563,6 +565,15 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
     out += fmt::format(
         "#   plan from {}; predicted {}\n", row.plan_source,
         row.predicted_us >= 0 ? fmt::format("{:.1f} us", row.predicted_us) : std::string("-"));
+  }
+  // The reorder's time as the difference of two medians (kiln with and without it), and the HBM
+  // rate that makes: how far the fused reduction is from the memory ceiling.
+  const double reorder_us = row.kiln_us.median - row.kiln_no_reorder_us.median;
+  if (row.reorder_bytes > 0 && reorder_us > 0) {
+    out += fmt::format(
+        "#   reorder: {:.1f} us (kiln - kiln-nr) for {:.1f} MiB read and written, "
+        "{:.0f} GB/s\n",
+        reorder_us, row.reorder_bytes / (1 << 20), row.reorder_bytes / reorder_us / 1e3);
   }
   if (row.ab_copy_streams_skipped) {
     out += "#   --ab-copy-streams: not timed (the plan is not comm=ce, or fewer than 3 ranks)\n";

@@ -95,6 +95,7 @@ struct OverlapRow {
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it
   double predicted_us = -1.0;         // the tuner's prediction of the full operation; < 0: none
   std::string describe;               // its waves and groups
+  double reorder_bytes = 0.0;         // HBM bytes the reorder reads and writes (0: no reorder)
   std::string cublas_algorithm;       // the serial baseline's cuBLAS choice (rank 0's)
   int waves = 0;
   double bound_us = 0.0;

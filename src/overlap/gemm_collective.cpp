@@ -277,6 +277,14 @@ std::string GemmCollective::describe() const {
           : fmt::format("NCCL limited to the {} free SMs", device_sms_ - launch_.grid_ctas));
 }
 
+std::size_t GemmCollective::reorder_bytes() const {
+  if (serial_gemm_) return 0;
+  const std::size_t output =
+      static_cast<std::size_t>(output_rows()) * shape_.n * core::dtype_size(dtype_);
+  const std::size_t parts = exchange_ ? static_cast<std::size_t>(exchange_->world()) : 1;
+  return output * (parts + 1);
+}
+
 void GemmCollective::check_inputs(const MatrixRef& a, const MatrixRef& b) const {
   check_matrix("a", a.data, a.dtype, a.rows, a.cols, dtype_, shape_.m, shape_.k);
   if (gemm_->weight_layout() == WeightLayout::kNK) {

@@ -165,6 +165,10 @@ class GemmCollective {
   std::vector<int> slot_of_tile() const;
   // One line: plan, waves, group sizes and bytes.
   std::string describe() const;
+  // HBM bytes the post-communication reorder reads and writes per run: the output once, plus one
+  // read of it per part it sums (every rank's with copy engines, the delivered sum with NCCL); 0
+  // for the serial form, which has no reorder.
+  std::size_t reorder_bytes() const;
   // After a run with options.trace: the timeline of that run (synchronises the streams).
   std::vector<GroupTimeline> timeline();
 
