@@ -56,7 +56,9 @@ TEST(SuitePlot, RowsSurviveTheJsonRoundTrip) {
   suite["rows"] = nlohmann::json::array();
   SuiteRow original = row("allgather", 0.4, "interconnect", true);
   original.reference_check = "rank 1: wrong";
+  original.reference_steady_us.median = 25;
   suite["rows"].push_back(suite_row_to_json(original));
+  EXPECT_DOUBLE_EQ(suite["rows"][0]["speedup_steady"].get<double>(), 2.5);  // 25 / 10
   const std::vector<SuiteRow> back = suite_rows_from_json(suite);
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].problem, "allgather");
