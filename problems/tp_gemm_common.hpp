@@ -87,9 +87,9 @@ inline std::string judge_relative(const core::RelativeDifference& d, int rank, i
   return "";
 }
 
-// The same judgement over host copies.
-inline std::string compare_relative(const std::vector<float>& want, const std::vector<float>& got,
-                                    int rank, int ranks_summed) {
+// What core::RelativeDifferenceMeter measures on the device, over host copies.
+inline core::RelativeDifference host_relative_difference(const std::vector<float>& want,
+                                                         const std::vector<float>& got) {
   core::RelativeDifference d;
   for (std::size_t e = 0; e < want.size(); ++e) {
     const bool want_ok = std::isfinite(want[e]), got_ok = std::isfinite(got[e]);
@@ -101,7 +101,13 @@ inline std::string compare_relative(const std::vector<float>& want, const std::v
           std::max(d.max_abs_difference, static_cast<double>(std::abs(got[e] - want[e])));
     }
   }
-  return judge_relative(d, rank, ranks_summed);
+  return d;
+}
+
+// The same judgement over host copies.
+inline std::string compare_relative(const std::vector<float>& want, const std::vector<float>& got,
+                                    int rank, int ranks_summed) {
+  return judge_relative(host_relative_difference(want, got), rank, ranks_summed);
 }
 
 // The host's check of one element that sums `terms` products of uniform(-1, 1) values (standard

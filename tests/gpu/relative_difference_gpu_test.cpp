@@ -1,6 +1,7 @@
-// core::RelativeDifferenceMeter against the same measurement on the host (problems'
-// compare_relative): random bf16 data with small and large differences, NaN and infinity in
-// either buffer at word edges, unaligned starts (the scalar path), short tails and an empty span.
+// core::RelativeDifferenceMeter against the same measurement on the host
+// (problems::host_relative_difference, what compare_relative judges): random bf16 data with small
+// and large differences, NaN and infinity in either buffer at word edges, unaligned starts (the
+// scalar path), short tails and an empty span.
 #include "core/relative_difference.hpp"
 
 #include <gtest/gtest.h>
@@ -29,21 +30,6 @@ std::uint16_t bf16_bits(float value) {
   return static_cast<std::uint16_t>(bits >> 16);  // exact for values already rounded to bf16
 }
 
-// The host's measurement of the same elements (as compare_relative reads them).
-RelativeDifference host_measure(const std::vector<float>& want, const std::vector<float>& got,
-                                std::size_t first, std::size_t count) {
-  RelativeDifference d;
-  for (std::size_t e = 0; e < count; ++e) {
-    const float w = want[first + e], g = got[first + e];
-    if (!std::isfinite(w) && !d.first_nonfinite_want) d.first_nonfinite_want = e;
-    if (!std::isfinite(g) && !d.first_nonfinite_got) d.first_nonfinite_got = e;
-    if (std::isfinite(w)) d.max_abs_want = std::max(d.max_abs_want, double{std::abs(w)});
-    if (std::isfinite(w) && std::isfinite(g))
-      d.max_abs_difference = std::max(d.max_abs_difference, double{std::abs(g - w)});
-  }
-  return d;
-}
-
 int check_relative_difference() {
   constexpr std::size_t kCount = (1 << 20) + 13;
   std::mt19937 random(7);
@@ -68,7 +54,9 @@ int check_relative_difference() {
     const RelativeDifference device =
         meter.measure_bf16(static_cast<const std::uint16_t*>(want_d.data()) + first,
                            static_cast<const std::uint16_t*>(got_d.data()) + first, count, stream);
-    const RelativeDifference host = host_measure(want, got, first, count);
+    const RelativeDifference host =
+        problems::host_relative_difference({want.begin() + first, want.begin() + first + count},
+                                           {got.begin() + first, got.begin() + first + count});
     const bool same = device.max_abs_difference == host.max_abs_difference &&
                       device.max_abs_want == host.max_abs_want &&
                       device.first_nonfinite_got == host.first_nonfinite_got &&
