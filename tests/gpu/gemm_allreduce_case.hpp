@@ -4,6 +4,7 @@
 
 #include <nccl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,20 @@ struct GemmAllReduceCase {
     a_ref = {a.data(), core::DType::kBf16, shape.m, shape.k};
     b_ref = {b.data(), core::DType::kBf16, nk ? shape.n : shape.k, nk ? shape.k : shape.n};
     w_ref = {weight.data(), core::DType::kBf16, 1, shape.n};
+  }
+
+  // Row `row` of the reference as run() writes it, or after RMSNorm with the case's weight and
+  // `eps` as run_rmsnorm() does.
+  std::vector<float> expected_row(int row, bool rmsnorm, float eps = 1e-5f) const {
+    const std::size_t n = w.size();
+    const float* source = want.data() + std::size_t(row) * n;
+    std::vector<float> out_row(source, source + n);
+    if (!rmsnorm) return out_row;
+    double squares = 0;
+    for (std::size_t c = 0; c < n; ++c) squares += double(source[c]) * source[c];
+    const double scale = 1.0 / std::sqrt(squares / double(n) + eps);
+    for (std::size_t c = 0; c < n; ++c) out_row[c] = float(source[c] * scale * w[c]);
+    return out_row;
   }
 
   core::DeviceBuffer a, b, ref, out, weight;

@@ -59,10 +59,7 @@ int check_contiguous_rows(const comm::RankInfo& info) {
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
       kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
-      const std::size_t c_count = std::size_t(shape.m) * shape.n;
       core::DeviceBuffer& out = c.out;
-      const std::vector<float>& want = c.want;
-      const std::vector<float>& w = c.w;
       const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
       const int q = shape.m / world;
       for (const std::string& text : all_plans) {
@@ -92,13 +89,8 @@ int check_contiguous_rows(const comm::RankInfo& info) {
               kiln::testing::download_floats(out.data(), std::size_t(q) * shape.n);
           std::vector<float> expect(got.size());
           for (int lr = 0; lr < q; ++lr) {
-            const float* source = want.data() + (std::size_t(comm.rank()) * q + lr) * shape.n;
-            double squares = 0;
-            for (int c = 0; c < shape.n; ++c) squares += double(source[c]) * source[c];
-            const double scale = 1.0 / std::sqrt(squares / shape.n + 1e-5);
-            for (int c = 0; c < shape.n; ++c)
-              expect[std::size_t(lr) * shape.n + c] =
-                  run < 2 ? source[c] : float(source[c] * scale * w[c]);
+            const std::vector<float> row = c.expected_row(comm.rank() * q + lr, run == 2);
+            std::copy(row.begin(), row.end(), expect.begin() + std::size_t(lr) * shape.n);
           }
           const double error = kiln::testing::relative_error(got, expect);
           if (!(error <= 1e-2))

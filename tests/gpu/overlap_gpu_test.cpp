@@ -72,10 +72,7 @@ int check_overlap(const comm::RankInfo& info) {
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
       kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
-      const std::size_t c_count = std::size_t(shape.m) * shape.n;
       core::DeviceBuffer& out = c.out;
-      const std::vector<float>& want = c.want;
-      const std::vector<float>& w = c.w;
       const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
 
       for (overlap::OverlapOp op :
@@ -98,13 +95,8 @@ int check_overlap(const comm::RankInfo& info) {
             const std::vector<float> got = download(out.data(), std::size_t(rows) * shape.n);
             std::vector<float> expect(got.size());
             for (int lr = 0; lr < rows; ++lr) {
-              const float* source = want.data() + std::size_t(gc.global_row(lr)) * shape.n;
-              double squares = 0;
-              for (int c = 0; c < shape.n; ++c) squares += double(source[c]) * source[c];
-              const double scale = 1.0 / std::sqrt(squares / shape.n + 1e-5);
-              for (int c = 0; c < shape.n; ++c)
-                expect[std::size_t(lr) * shape.n + c] =
-                    run < 2 ? source[c] : float(source[c] * scale * w[c]);
+              const std::vector<float> row = c.expected_row(gc.global_row(lr), run == 2);
+              std::copy(row.begin(), row.end(), expect.begin() + std::size_t(lr) * shape.n);
             }
             const double error = relative_error(got, expect);
             if (!(error <= 1e-2))
@@ -572,12 +564,8 @@ int check_serial_allreduce(const comm::RankInfo& info) {
   std::uint64_t seed = 77 + info.world_size;
   for (const GemmShape& shape : {GemmShape{300, 264, 136}, GemmShape{2048, 1024, 512}}) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
-      kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
+      const kiln::testing::GemmAllReduceCase c(comm, stream, cublas, shape, layout, seed);
       const std::size_t c_count = std::size_t(shape.m) * shape.n;
-      core::DeviceBuffer& out = c.out;
-      const std::vector<float>& want = c.want;
-      const std::vector<float>& w = c.w;
-      const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
       overlap::Plan plan = overlap::parse_plan("tile=128x256 cap=0 swizzle=1", "plan");
       plan.partition = {
           overlap::host_launch_geometry(shape, plan.gemm, plan.schedule, sms).waves()};
@@ -591,26 +579,21 @@ int check_serial_allreduce(const comm::RankInfo& info) {
                                               overlap::weight_layout_name(layout), trace);
         if (gc.runs_serial_baseline() == trace)
           fail(label + ": runs_serial_baseline() is " + (trace ? "true" : "false"));
-        const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, shape.m, shape.n};
+        const overlap::MutableMatrixRef out_ref{c.out.data(), core::DType::kBf16, shape.m, shape.n};
         for (int run = 0; run < 3; ++run) {
           // Run 1 on another stream: the serial path orders itself after run 0 (run_done_).
           cudaStream_t on = run == 1 ? other.get() : stream.get();
-          core::poison(out.data(), out.bytes(), on);
+          core::poison(c.out.data(), c.out.bytes(), on);
           if (run < 2)
-            gc.run(a_ref, b_ref, out_ref, on);
+            gc.run(c.a_ref, c.b_ref, out_ref, on);
           else
-            gc.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, on);
+            gc.run_rmsnorm(c.a_ref, c.b_ref, c.w_ref, 1e-5f, out_ref, on);
           comm.wait(on, label);
-          const std::vector<float> got = download(out.data(), c_count);
-          std::vector<float> expect = want;
-          if (run == 2) {
-            for (int r = 0; r < shape.m; ++r) {
-              float* row = expect.data() + std::size_t(r) * shape.n;
-              double squares = 0;
-              for (int c = 0; c < shape.n; ++c) squares += double(row[c]) * row[c];
-              const double scale = 1.0 / std::sqrt(squares / shape.n + 1e-5);
-              for (int c = 0; c < shape.n; ++c) row[c] = float(row[c] * scale * w[c]);
-            }
+          const std::vector<float> got = download(c.out.data(), c_count);
+          std::vector<float> expect(got.size());
+          for (int r = 0; r < shape.m; ++r) {
+            const std::vector<float> row = c.expected_row(r, run == 2);
+            std::copy(row.begin(), row.end(), expect.begin() + std::size_t(r) * shape.n);
           }
           const double error = relative_error(got, expect);
           if (!(error <= 1e-2))
