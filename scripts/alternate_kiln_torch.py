@@ -8,7 +8,8 @@ cuBLAS + NCCL and kiln's overlap) and `scripts/torch_async_tp.py` (PyTorch's ser
 reduce_scatter_tensor and async-TP's fused_matmul_reduce_scatter) run one after the other, their
 order swapped every round, each timing its own contenders. B is stored K x N on both sides (what
 PyTorch's op takes). Reports the median over rounds of each process's medians, and kiln's speedup
-over the faster of the two serials. Exits 1 if either side fails or kiln's result is wrong.
+over the faster of the two serials. Both sides multiply values of one distribution (--inputs, default
+normal: torch.randn's; kiln's bench fills uniform values unless told). Exits 1 if either side fails or kiln's result is wrong.
 """
 import argparse
 import json
@@ -25,7 +26,8 @@ SHAPES = ["4096x8192x8192", "8192x8192x8192", "16384x8192x4096", "8192x4096x1433
 def run_kiln(args, shape, path):
     command = [args.kiln, "overlap", "bench", "-g", str(args.gpus), "--op", "rs", "--plan", "auto",
                "--layout", "kn", "--shape", shape, "--rounds", "2", "-w", "3", "-n",
-               str(args.iters), "--settle-seconds", str(args.settle_seconds), "--json", path]
+               str(args.iters), "--settle-seconds", str(args.settle_seconds), "--inputs",
+               args.inputs, "--json", path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if done.returncode != 0:
         raise RuntimeError(f"kiln {shape}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -34,13 +36,14 @@ def run_kiln(args, shape, path):
         raise RuntimeError(f"kiln {shape}: result differs from the serial one")
     return {"serial": row["serial_us"]["median"], "kiln": row["kiln_us"]["median"],
             "cublas": row["cublas_gemm_us"]["median"], "nccl": row["collective_us"]["median"],
-            "plan": row.get("describe", "")}
+            "plan": row.get("describe", ""), "cublas_algorithm": row.get("cublas_algorithm", "")}
 
 
 def run_torch(args, shape, path):
     command = [sys.executable, "scripts/torch_async_tp.py", "--gpus", str(args.gpus), "--shape",
                shape, "--iters", str(args.iters), "--rounds", str(args.torch_rounds),
-               "--settle-seconds", str(args.settle_seconds), "--json", path]
+               "--settle-seconds", str(args.settle_seconds), "--inputs",
+               "randn" if args.inputs == "normal" else "uniform", "--json", path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if done.returncode != 0:
         raise RuntimeError(f"torch {shape}: exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -64,6 +67,9 @@ def main():
                    help="both sides run GEMMs back to back this long before timing a shape, so "
                         "that both time at the clock a sustained load holds (kiln's bench ran at "
                         "1350-1500 MHz, PyTorch's short script at 1980, 4xH200 2026-11-27)")
+    p.add_argument("--inputs", choices=("normal", "uniform"), default="normal",
+                   help="the operands' values on both sides: normal (torch.randn's) or uniform in "
+                        "[-1, 1) (kiln's bench default); a power-capped GEMM's clock depends on them")
     p.add_argument("--kiln", default="build/kiln")
     p.add_argument("--timeout", type=int, default=180, help="seconds per process")
     p.add_argument("--json", default="")
@@ -110,7 +116,8 @@ def main():
               f"{med['nccl']:8.1f} {med['torch_rs']:9.1f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"gpus": a.gpus, "rounds": a.rounds, "iterations": a.iters, "rows": rows}, f,
+            json.dump({"gpus": a.gpus, "rounds": a.rounds, "iterations": a.iters, "inputs": a.inputs,
+                       "rows": rows}, f,
                       indent=1)
     return 0
 

@@ -29,7 +29,9 @@
 #                flags (~100 s; `hangs` alone ~37 s)                     vs suite run 6
 # The three tests-* steps are the issue's filter '*TwoRanks*:CandidateGpu.*:SuiteGpu.*:WatchdogGpu.*:
 # AutomaticPlanGpu.*:TunerGpu.*' split in three (their union is exactly it; ~350 s in one go).
-# Optional: tests (the three tests-* steps), candidates-kb1 (the kb1_* candidates on their own
+# Optional: inputs-ab (alternate on two shapes, both sides on normal values, then on uniform ones,
+# ~160 s: does the distribution explain kiln's cuBLAS reading 7-17% slower than torch.mm?),
+# tests (the three tests-* steps), candidates-kb1 (the kb1_* candidates on their own
 # problems at -g 1, as CandidateGpu.Kb1* judges them; ~65 s).
 #   call 1: DEADLINE=560 bash scripts/device_x2_regression.sh overlap-rs torch overlap-ar alternate tune-rs tune-ar auto
 #   call 2: DEADLINE=560 bash scripts/device_x2_regression.sh tests-rest tests-overlap suite tests-candidates candidates
@@ -77,10 +79,23 @@ step_torch() {
   capped 60 torch.txt python3 scripts/torch_async_tp.py --gpus 2 --json "$out/torch-async-tp-g2.json"
   grep '^{' "$out/torch.txt" 2> /dev/null | tee -a "$out/summary.txt"
 }
+# kiln's bench and PyTorch's script taking turns on two shapes, both sides on normal values and
+# then both on uniform ones: does the operands' distribution explain kiln's cuBLAS reading 7-17%
+# slower than torch.mm (docs/results/2026-11-27-h200-x2-x4-d/)? ~80 s per distribution.
+step_inputs_ab() {
+  local inputs
+  for inputs in normal uniform; do
+    capped 120 "inputs-ab-$inputs.txt" python3 scripts/alternate_kiln_torch.py --gpus 2 \
+      --shape 4096x8192x8192 --shape 8192x4096x14336 --rounds 2 --iters 10 --inputs "$inputs" \
+      --timeout 60 --json "$out/inputs-ab-$inputs.json"
+    tail -n 6 "$out/inputs-ab-$inputs.txt" 2> /dev/null | tee -a "$out/summary.txt"
+  done
+}
 step_alternate() {
   # The per-process timeout stops one stuck process from taking the whole step.
   capped 300 alternate.txt python3 scripts/alternate_kiln_torch.py --gpus 2 \
-    --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 --timeout 60 --json "$out/alternate.json"
+    --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 --inputs "${ALTERNATE_INPUTS:-normal}" \
+    --timeout 60 --json "$out/alternate.json"
   tail -n 8 "$out/alternate.txt" 2> /dev/null | tee -a "$out/summary.txt"
 }
 # device_tune.sh's per-op sequence; the profile's plans go to this call's cache for step auto.

@@ -31,7 +31,9 @@
 #               figures, from the built-in 2xH200 profiles)
 #   torch64m    NCCL through PyTorch at 64 MiB
 #   compare     kiln tune compare -g N for rs and ar (equal-size and one-wave-per-group plans)
-#   alternate   kiln and PyTorch taking turns in one window (scripts/alternate_kiln_torch.py)
+#   alternate   kiln and PyTorch taking turns in one window (scripts/alternate_kiln_torch.py), both
+#               on ALTERNATE_INPUTS values (default normal, torch.randn's)
+#   inputs-ab   the same on two shapes, both sides on normal values, then both on uniform (~160 s)
 #   sweep       kiln overlap bench -g N --op rs with the plan sweep (a reduced set of caps)
 #   cestreams   kiln overlap bench --plan auto --ab-copy-streams for rs and ar: the copy-engine plans
 #               with a copy stream per peer against one stream, interleaved
@@ -186,9 +188,21 @@ step_g2() {
     overlap_rows "$out/auto-$op-g2.txt"
   done
 }
+# kiln's bench and PyTorch's script taking turns on two shapes, both sides on normal values and
+# then both on uniform ones: does the operands' distribution explain kiln's cuBLAS reading 7-17%
+# slower than torch.mm (docs/results/2026-11-27-h200-x2-x4-d/)? ~80 s per distribution.
+step_inputs_ab() {
+  local inputs
+  for inputs in normal uniform; do
+    capped 120 "inputs-ab-$inputs.txt" python3 scripts/alternate_kiln_torch.py --gpus "$gpus" \
+      --shape 4096x8192x8192 --shape 8192x4096x14336 --rounds 2 --iters 10 --inputs "$inputs" \
+      --timeout 60 --json "$out/inputs-ab-$inputs.json"
+    tail -n 6 "$out/inputs-ab-$inputs.txt" 2> /dev/null | tee -a "$out/summary.txt"
+  done
+}
 step_alternate() {
   capped "${ALTERNATE_LIMIT:-150}" alternate.txt python3 scripts/alternate_kiln_torch.py --gpus "$gpus" \
-    --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 \
+    --rounds "${ALTERNATE_ROUNDS:-2}" --iters 10 --inputs "${ALTERNATE_INPUTS:-normal}" \
     --timeout 60 --json "$out/alternate.json"
   tail -n 20 "$out/alternate.txt" | tee -a "$out/summary.txt"
 }

@@ -4,6 +4,7 @@ Run on a GPU machine: python3 scripts/torch_async_tp.py --gpus 4 [--json F]
 For each shape (per-GPU GEMM M×N×K, bf16): torch.ops.symm_mem.fused_matmul_reduce_scatter and
 serial matmul + reduce_scatter_tensor, time = median over iterations of the max over ranks, after
 --settle-seconds of torch.mm back to back (the clock a sustained load holds, as kiln's bench).
+--inputs uniform draws A and B uniform in [-1, 1) as kiln's bench does by default (randn: PyTorch's).
 NVLink multicast stays off (TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NCCL_NVLS_ENABLE=0).
 """
 import argparse
@@ -59,7 +60,13 @@ def settle(call, seconds):
         torch.cuda.synchronize()
 
 
-def worker(rank, world, warmup, iters, rounds, port, out, shapes, settle_seconds):
+def operand(rows, cols, inputs):
+    if inputs == "uniform":
+        return (torch.rand(rows, cols, device="cuda") * 2 - 1).to(torch.bfloat16)
+    return torch.randn(rows, cols, dtype=torch.bfloat16, device="cuda")
+
+
+def worker(rank, world, warmup, iters, rounds, port, out, shapes, settle_seconds, inputs):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
                       TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
     torch.cuda.set_device(rank)
@@ -69,8 +76,8 @@ def worker(rank, world, warmup, iters, rounds, port, out, shapes, settle_seconds
     symm_mem.enable_symm_mem_for_group(group.group_name)
     rows = []
     for m, n, k in shapes:
-        a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
-        b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
+        a = operand(m, k, inputs)
+        b = operand(k, n, inputs)
         out_rs = torch.empty(m // world, n, dtype=torch.bfloat16, device="cuda")
         row = {"shape": f"{m}x{n}x{k}"}
 
@@ -107,7 +114,7 @@ def worker(rank, world, warmup, iters, rounds, port, out, shapes, settle_seconds
             json.dump({"torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
                        "world_size": world, "device": torch.cuda.get_device_name(),
                        "warmup": warmup, "iterations": iters, "rounds": rounds,
-                       "settle_seconds": settle_seconds, "rows": rows}, f,
+                       "settle_seconds": settle_seconds, "inputs": inputs, "rows": rows}, f,
                       indent=1)
     dist.destroy_process_group()
 
@@ -125,6 +132,9 @@ if __name__ == "__main__":
     parser.add_argument("--settle-seconds", type=float, default=1.0,
                         help="seconds of torch.mm back to back before each shape's timing, as "
                              "kiln's overlap bench settles (0: none)")
+    parser.add_argument("--inputs", choices=("randn", "uniform"), default="randn",
+                        help="values of A and B: randn (N(0, 1)) or uniform in [-1, 1) (kiln's "
+                             "bench default); a power-capped GEMM's clock depends on them")
     args = parser.parse_args()
     if not 0 <= args.settle_seconds <= 60:
         parser.error(f"--settle-seconds {args.settle_seconds}: accepted range 0..60")
@@ -142,5 +152,5 @@ if __name__ == "__main__":
     if args.rounds < 1 or args.iters < args.rounds:
         parser.error(f"--rounds {args.rounds}: between 1 and --iters ({args.iters})")
     mp.spawn(worker, args=(args.gpus, args.warmup, args.iters, args.rounds, args.port, args.json,
-                           shapes, args.settle_seconds),
+                           shapes, args.settle_seconds, args.inputs),
              nprocs=args.gpus)

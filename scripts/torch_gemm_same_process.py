@@ -119,11 +119,15 @@ def run_shape(lib, text, dtype_name, args):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     sets = max(1, min(8, (2 * l2) // ((m * k + n * k) * 2) + 1))
     gen = torch.Generator(device="cuda").manual_seed(1234 + m + n + k)
-    a = [torch.rand(m, k, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
-         for _ in range(sets)]
+    def operand(*shape):
+        # --inputs: a power-capped GEMM's clock depends on how many operand bits toggle.
+        if args.inputs == "randn":
+            return torch.randn(*shape, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
+        return torch.rand(*shape, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
+
+    a = [operand(m, k) for _ in range(sets)]
     b_shape = (n, k) if args.layout == "nk" else (k, n)
-    b = [torch.rand(*b_shape, generator=gen, device="cuda", dtype=torch.float32).sub_(0.5).to(dtype)
-         for _ in range(sets)]
+    b = [operand(*b_shape) for _ in range(sets)]
     c_torch = torch.empty(m, n, dtype=dtype, device="cuda")
     c_base = torch.empty_like(c_torch)
     stream = torch.cuda.current_stream().cuda_stream
@@ -165,7 +169,8 @@ def run_shape(lib, text, dtype_name, args):
         # Correctness on set 0 against torch.matmul.
         base_error, kiln_error = errors_vs_torch(lib, handle, a[0], b[0], c_torch, c_base, s,
                                                  args.layout)
-        row = {"shape": text, "dtype": dtype_name, "layout": args.layout, "input_sets": sets,
+        row = {"shape": text, "dtype": dtype_name, "layout": args.layout, "inputs": args.inputs,
+               "input_sets": sets,
                "kiln": describe,
                "sm_clock_mhz_before_after": [clock_before, clock_after],
                "baseline_error_vs_torch": base_error, "kiln_error_vs_torch": kiln_error}
@@ -195,6 +200,9 @@ def main():
     parser.add_argument("--iters", type=int, default=10, help="timed iterations per round")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--settle", type=float, default=2.0, help="seconds of products first")
+    parser.add_argument("--inputs", default="uniform", choices=["uniform", "randn"],
+                        help="operand values: uniform in [-0.5, 0.5) (this script's records) or "
+                             "randn (N(0, 1), PyTorch's scripts)")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0)):

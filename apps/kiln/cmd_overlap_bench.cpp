@@ -17,6 +17,7 @@
 #include "comm/rank_launch.hpp"
 #include "comm/rank_provenance.hpp"
 #include "core/error.hpp"
+#include "core/fill.hpp"
 #include "core/provenance.hpp"
 
 namespace kiln::app {
@@ -40,6 +41,7 @@ struct OverlapFlags {
   int sweep_iterations = 5;
   int rounds = 4;
   double settle_seconds = 1.0;
+  std::string inputs = "uniform";
   bool ab_copy_streams = false;
   int check = 1;
   bool spin_wait = false;
@@ -95,6 +97,7 @@ benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   KILN_REQUIRE(f.settle_seconds >= 0 && f.settle_seconds <= 60,
                fmt::format("--settle-seconds {}: accepted range 0..60", f.settle_seconds));
   o.settle_seconds = f.settle_seconds;
+  o.inputs = core::parse_value_distribution(f.inputs, "--inputs");
   o.ab_copy_streams = f.ab_copy_streams;
   o.warmup = f.warmup;
   o.iterations = f.iterations;
@@ -112,10 +115,10 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
   const std::vector<benchmarks::RankDevice> devices = benchmarks::gather_rank_devices(comm);
   const bool printer = comm.rank() == 0;
   if (printer) {
-    fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} rank(s), NCCL {}; {}\n",
+    fmt::print("# kiln overlap bench: GEMM + {} {}, B {}, {} inputs, {} rank(s), NCCL {}; {}\n",
                o.op == overlap::OverlapOp::kReduceScatter ? "ReduceScatter" : "AllReduce",
-               core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout), comm.size(),
-               comm::nccl_version(),
+               core::dtype_name(o.dtype), overlap::weight_layout_name(o.layout),
+               core::value_distribution_name(o.inputs), comm.size(), comm::nccl_version(),
                o.plan             ? "plan " + overlap::to_string(*o.plan)
                : o.automatic_plan ? std::string("plan: the tuner's per shape (--plan auto)")
                                   : std::string("plan: best of a sweep"));
@@ -203,6 +206,10 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
   cmd->add_option("--settle-seconds", f.settle_seconds,
                   "seconds of cuBLAS GEMMs back to back before each shape's final figures, so "
                   "that every contender runs at the clock a sustained load holds (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--inputs", f.inputs,
+                  "values of A and B: uniform (in [-1, 1), kiln's records) | normal (N(0, 1), "
+                  "torch.randn's; a power-capped GEMM's clock depends on the operands' bits)")
       ->capture_default_str();
   cmd->add_flag("--ab-copy-streams", f.ab_copy_streams,
                 "with a copy-engine plan at 3 or more ranks, also time it with a copy stream per "

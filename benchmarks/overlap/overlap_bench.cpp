@@ -161,8 +161,10 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     const std::size_t c_count = static_cast<std::size_t>(shape.m) * shape.n;
     core::DeviceBuffer a(a_count * element), b(b_count * element), c(c_count * element),
         reference(c_count * element), recv(c_count / world * element + 16);
-    core::fill_uniform(a.data(), o.dtype, a_count, seed_base + 17 * comm.rank() + 1, stream);
-    core::fill_uniform(b.data(), o.dtype, b_count, seed_base + 17 * comm.rank() + 2, stream);
+    core::fill_random(a.data(), o.dtype, a_count, seed_base + 17 * comm.rank() + 1, o.inputs,
+                      stream);
+    core::fill_random(b.data(), o.dtype, b_count, seed_base + 17 * comm.rank() + 2, o.inputs,
+                      stream);
     const bool nk = o.layout == overlap::WeightLayout::kNK;
     const overlap::MatrixRef a_ref{a.data(), o.dtype, shape.m, shape.k};
     const overlap::MatrixRef b_ref{b.data(), o.dtype, nk ? shape.n : shape.k,
@@ -603,6 +605,7 @@ nlohmann::json overlap_bench_json(const OverlapBenchOptions& o, const std::vecto
   result["warmup"] = o.warmup;
   result["iterations"] = o.iterations;
   result["settle_seconds"] = o.settle_seconds;
+  result["inputs"] = core::value_distribution_name(o.inputs);
   result["ab_copy_streams"] = o.ab_copy_streams;
   result["rows"] = nlohmann::json::array();
   for (const OverlapRow& row : rows) result["rows"].push_back(overlap_row_to_json(row));

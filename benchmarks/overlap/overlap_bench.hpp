@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/fill.hpp"
 #include "core/stats.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
@@ -54,6 +55,9 @@ struct OverlapBenchOptions {
   // kiln's bench, 1980 MHz through PyTorch's short script, which made kiln's cuBLAS read 4-7%
   // slower than torch.matmul in the same window). scripts/torch_async_tp.py settles alike.
   double settle_seconds = 1.0;
+  // The operands' values (uniform in kiln's records; normal = torch.randn's, for comparisons
+  // with PyTorch on the same bits).
+  core::ValueDistribution inputs = core::ValueDistribution::kUniform;
   // With a comm=ce plan at 3 or more ranks, also time the plan with a copy stream per peer
   // (OverlapOptions::copy_stream_per_peer), interleaved with the rest: an A/B of that option.
   bool ab_copy_streams = false;

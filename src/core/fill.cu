@@ -2,6 +2,7 @@
 #include <cuda_fp16.h>
 
 #include "core/cuda_check.hpp"
+#include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/test_values.hpp"
 
@@ -36,6 +37,15 @@ __global__ void fill_uniform_kernel(T* out, std::uint64_t count, std::uint64_t s
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
        i < count; i += stride) {
     out[i] = from_float<T>(uniform_value(seed, i));
+  }
+}
+
+template <typename T>
+__global__ void fill_normal_kernel(T* out, std::uint64_t count, std::uint64_t seed) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += stride) {
+    out[i] = from_float<T>(normal_value(seed, i));
   }
 }
 
@@ -82,6 +92,16 @@ struct LaunchUniform {
   }
 };
 
+template <typename T>
+struct LaunchNormal {
+  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed,
+                  cudaStream_t stream) const {
+    fill_normal_kernel<T>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed);
+    KILN_CUDA_CHECK_LAUNCH();
+  }
+};
+
 }  // namespace
 
 void fill_test_values(void* buffer, DType dtype, std::uint64_t count, std::uint64_t seed, int rank,
@@ -94,6 +114,32 @@ void fill_uniform(void* buffer, DType dtype, std::uint64_t count, std::uint64_t 
                   cudaStream_t stream) {
   if (count == 0) return;
   dispatch<LaunchUniform>(dtype, buffer, count, seed, stream);
+}
+
+void fill_normal(void* buffer, DType dtype, std::uint64_t count, std::uint64_t seed,
+                 cudaStream_t stream) {
+  if (count == 0) return;
+  if (dtype == DType::kInt32) throw UsageError("fill_normal: int32 has no normal values");
+  dispatch<LaunchNormal>(dtype, buffer, count, seed, stream);
+}
+
+ValueDistribution parse_value_distribution(const std::string& text, const std::string& argument) {
+  if (text == "uniform") return ValueDistribution::kUniform;
+  if (text == "normal") return ValueDistribution::kNormal;
+  throw UsageError(argument + ": '" + text + "'; accepted: uniform (in [-1, 1)), normal (N(0, 1))");
+}
+
+std::string value_distribution_name(ValueDistribution distribution) {
+  return distribution == ValueDistribution::kNormal ? "normal" : "uniform";
+}
+
+void fill_random(void* buffer, DType dtype, std::uint64_t count, std::uint64_t seed,
+                 ValueDistribution distribution, cudaStream_t stream) {
+  if (distribution == ValueDistribution::kNormal) {
+    fill_normal(buffer, dtype, count, seed, stream);
+  } else {
+    fill_uniform(buffer, dtype, count, seed, stream);
+  }
 }
 
 void poison(void* buffer, std::uint64_t bytes, cudaStream_t stream) {

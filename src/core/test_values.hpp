@@ -4,6 +4,7 @@
 // correct collective matches its reference bit for bit.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -34,6 +35,17 @@ KILN_HOST_DEVICE inline int test_value(std::uint64_t seed, int rank, std::uint64
 KILN_HOST_DEVICE inline float uniform_value(std::uint64_t seed, std::uint64_t index) {
   const std::uint64_t h = mix64(seed ^ mix64(index));
   return static_cast<float>(static_cast<double>(h >> 40) / static_cast<double>(1ull << 23)) - 1.0f;
+}
+
+// Standard normal (Box-Muller on two 24-bit uniforms of one hash): inputs for rate measurements
+// that PyTorch's torch.randn operands are compared with. A power-capped GEMM's clock depends on
+// how many operand bits toggle, so kiln's and PyTorch's GEMMs are timed on the same distribution.
+KILN_HOST_DEVICE inline float normal_value(std::uint64_t seed, std::uint64_t index) {
+  const std::uint64_t h = mix64(seed ^ mix64(index ^ 0x6E6F726D616CULL));  // "normal"
+  // u1 in (0, 1] keeps the logarithm finite; u2 in [0, 1).
+  const float u1 = static_cast<float>((h >> 40) + 1) * (1.0f / 16777216.0f);
+  const float u2 = static_cast<float>((h >> 16) & 0xFFFFFFull) * (1.0f / 16777216.0f);
+  return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
 }
 
 }  // namespace kiln::core
