@@ -35,6 +35,8 @@
 #               on ALTERNATE_INPUTS values (default normal, torch.randn's)
 #   inputs-ab   the same on two shapes, both sides on normal values, then both on uniform (~160 s)
 #   sweep       kiln overlap bench -g N --op rs with the plan sweep (a reduced set of caps)
+#   ce2         kiln overlap bench -g N --op ar sweeping comm=ce and comm=ce2 (two-phase copy-engine
+#               AllReduce), caps 0/128: the best of each transport from the same sweep
 #   cestreams   kiln overlap bench --plan auto --ab-copy-streams for rs and ar: the copy-engine plans
 #               with a copy stream per peer against one stream, interleaved
 #   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
@@ -97,7 +99,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:RelativeDifferenceGpu.*:SuiteGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:RelativeDifferenceGpu.*:SuiteGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
@@ -229,6 +231,23 @@ step_cestreams() {
     grep -E "^ +[0-9]+x|copy stream per peer|geo-mean" "$out/cestreams-$op-g$gpus.txt" |
       cut -c1-160 | tee -a "$out/summary.txt"
   done
+}
+# comm=ce2 (two-phase copy-engine AllReduce) against comm=ce in one sweep: every plan's time is in
+# the JSON's sweep list, so the best of each transport compare in the same rounds.
+step_ce2() {
+  capped "${CE2_LIMIT:-150}" "ce2-ar-g$gpus.txt" $k overlap bench -g "$gpus" --op ar --comms ce ce2 \
+    --caps 0 --ce-caps 0 128 --swizzles 1 8 --signals eager --json "$out/ce2-ar-g$gpus.json"
+  overlap_rows "$out/ce2-ar-g$gpus.txt"
+  python3 - "$out/ce2-ar-g$gpus.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+for row in json.load(open(sys.argv[1]))["rows"]:
+    best = {}
+    for entry in row.get("sweep", []):
+        t = "ce2" if "comm=ce2" in entry["plan"] else "ce" if "comm=ce" in entry["plan"] else "nccl"
+        best[t] = min(best.get(t, 1e30), entry["us"])
+    print(row["shape"], " ".join(f"{t} {v:.1f}" for t, v in sorted(best.items())),
+          f"serial {row['serial_us']['median']:.1f}")
+PY
 }
 step_sweep() {
   capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \

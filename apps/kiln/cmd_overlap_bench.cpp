@@ -82,6 +82,13 @@ benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
     }
     o.swizzles = f.swizzles;
   }
+  if (!f.comms.empty()) {
+    for (const std::string& transport : f.comms) {
+      KILN_REQUIRE(transport == "nccl" || transport == "ce" || transport == "ce2",
+                   fmt::format("--comms {}: accepted nccl, ce, ce2", transport));
+    }
+    o.transports = f.comms;
+  }
   if (!f.signals.empty()) {
     o.deferred_signals.clear();
     for (const std::string& mode : f.signals) {
@@ -199,7 +206,8 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
                   "signal modes the sweep tries: eager, deferred (default: both)");
   cmd->add_option("--comms", f.comms,
                   "transports the sweep tries: nccl (collective per group), ce (copy engines, "
-                  "reduced in the reorder) (default: both)");
+                  "reduced in the reorder), ce2 (AllReduce: copy engines in two phases, each "
+                  "rank reducing its 1/W beside the GEMM) (default: nccl ce)");
   cmd->add_option("--rounds", f.rounds,
                   "rounds over which the final figures interleave serial, decomposition and kiln")
       ->capture_default_str();

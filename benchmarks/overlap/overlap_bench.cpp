@@ -271,8 +271,11 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       };
       for (const overlap::GemmConfig& config : o.gemm_configs) {
         auto kernel = overlap::make_signaling_gemm(o.dtype, o.layout, config);
-        for (const bool copy_engine : o.copy_engines) {
-          // Copy engines hold no SM: their caps only shape the waves.
+        for (const std::string& transport : o.transports) {
+          const bool copy_engine = transport != "nccl";
+          if (transport == "ce2" && o.op != overlap::OverlapOp::kAllReduce) continue;
+          // Copy engines hold no SM: their caps only shape the waves (and, with ce2, leave SMs
+          // to the owners' reductions).
           const std::vector<int>& caps = copy_engine ? o.ce_caps : o.caps;
           for (int cap : caps) {
             if (cap % config.cluster.size() != 0) continue;  // whole clusters only
@@ -282,6 +285,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
               plan.schedule.cta_cap = cap;
               plan.schedule.swizzle = swizzle;
               plan.copy_engine = copy_engine;
+              plan.two_phase = transport == "ce2";
               const overlap::LaunchGeometry launch = kernel->geometry(
                   shape, {cap, plan.schedule.raster_along_n, plan.schedule.swizzle}, device_sms);
               for (const bool deferred : o.deferred_signals) {
@@ -365,7 +369,8 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
                                   &row.kiln_contiguous_gemm_us});
       }
       // The same plan with a copy stream per peer, where that differs from one stream.
-      row.has_peer_streams = o.ab_copy_streams && chosen.copy_engine && world >= 3;
+      row.has_peer_streams =
+          o.ab_copy_streams && chosen.copy_engine && !chosen.two_phase && world >= 3;
       row.ab_copy_streams_skipped = o.ab_copy_streams && !row.has_peer_streams;
       std::unique_ptr<overlap::GemmCollective> peer_streams;
       core::DeviceBuffer peer_streams_out(row.has_peer_streams ? out.bytes() : 0);

@@ -40,7 +40,8 @@ struct OverlapBenchOptions {
   // Signal modes the sweep tries. With the TMA-store epilogue, deferred signalling costs less
   // than eager (run 9: +0.2-2.9% over no signal vs +0.4-4.1%), but announces groups a wave later.
   std::vector<bool> deferred_signals = {false, true};
-  std::vector<bool> copy_engines = {false, true};  // comm=nccl, comm=ce
+  // Transports the sweep tries (comm= values): nccl, ce, and ce2 (AllReduce only).
+  std::vector<std::string> transports = {"nccl", "ce"};
   // Scheduler swizzles the sweep tries: with the TMA-store epilogue the GEMM alone was fastest
   // with swizzle 1 on every issue shape (run 10 `gemm.txt`); 8 was before (run 2).
   std::vector<int> swizzles = {1, 8};

@@ -83,13 +83,13 @@ void CopyEngineExchange::set_wait_method(WaitMethod method, double timeout_secon
   wait_timeout_s_ = timeout_seconds;
 }
 
-std::string CopyEngineExchange::release_stuck_flags(unsigned epoch) {
+std::string CopyEngineExchange::release_stuck_flags(unsigned epoch, unsigned arrivals) {
   // This rank's arrived[] and freed[] words against what its waits of run `epoch` need (its own
   // index is never waited for: target 0).
   std::vector<unsigned> targets(2 * world_, 0);
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
-    targets[kArrived * world_ + r] = epoch;
+    targets[kArrived * world_ + r] = arrivals;
     targets[kFreed * world_ + r] = epoch - 1;
   }
   const std::vector<unsigned> flags =
@@ -99,8 +99,9 @@ std::string CopyEngineExchange::release_stuck_flags(unsigned epoch) {
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
     if (behind(kArrived * world_ + r)) {
-      report += fmt::format("{}rank {}'s data of run {} has not arrived (flag {})",
-                            report.empty() ? "" : "; ", r, epoch, flags[kArrived * world_ + r]);
+      report +=
+          fmt::format("{}rank {}'s data of run {} has not arrived (flag {} of {})",
+                      report.empty() ? "" : "; ", r, epoch, flags[kArrived * world_ + r], arrivals);
     }
     if (behind(kFreed * world_ + r)) {
       report += fmt::format("{}rank {} has not freed run {} (flag {})", report.empty() ? "" : "; ",

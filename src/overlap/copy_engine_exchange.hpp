@@ -63,9 +63,10 @@ class CopyEngineExchange {
   // after how many seconds it traps. Stream memory waits by default.
   void set_wait_method(WaitMethod method, double timeout_seconds);
   // After a run of `epoch` stopped making progress: names each peer whose flag this rank still
-  // waits for, and raises those flags to their targets so that the stream waits end (the run's
-  // output is then wrong). "" when no flag is behind.
-  std::string release_stuck_flags(unsigned epoch);
+  // waits for, and raises those flags to their targets (arrived: `arrivals`, the run's last
+  // arrival value, which is `epoch` where arrivals count runs; freed: epoch - 1) so that the
+  // stream waits end (the run's output is then wrong). "" when no flag is behind.
+  std::string release_stuck_flags(unsigned epoch, unsigned arrivals);
 
  private:
   enum Flag { kArrived = 0, kFreed = 1 };

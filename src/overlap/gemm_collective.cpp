@@ -17,22 +17,26 @@
 #include "core/error.hpp"
 #include "core/fill.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "overlap/part_sum.hpp"
 #include "overlap/slot_store_map.hpp"
 #include "overlap/timeline.hpp"
 
 namespace kiln::overlap {
 namespace {
 
-// Row subtiles per tile: ReduceScatter gives each rank one.
-int subtiles(OverlapOp op, int world) {
-  return op == OverlapOp::kReduceScatter ? world : 1;
+// Row subtiles per tile: ReduceScatter gives each rank one, and so does the first phase of a
+// two-phase AllReduce (comm=ce2: rank j reduces subtile j of every tile).
+int subtiles(OverlapOp op, const Plan& plan, int world) {
+  return op == OverlapOp::kReduceScatter || plan.two_phase ? world : 1;
 }
 
 // Region s of a rank's copy-engine exchange buffer: what rank s sent, in the layout NCCL would
-// have delivered (ReduceScatter: this rank's subtiles; AllReduce: whole tiles).
-std::int64_t exchange_region_elements(OverlapOp op, const SlotGeometry& geometry) {
-  return op == OverlapOp::kReduceScatter ? geometry.recv_buffer_elements()
-                                         : geometry.slot_buffer_elements();
+// have delivered (ReduceScatter and comm=ce2: this rank's subtiles; AllReduce: whole tiles).
+// comm=ce2's second exchange (the reduced subtiles coming back) has regions of the same size.
+std::int64_t exchange_region_elements(OverlapOp op, const Plan& plan,
+                                      const SlotGeometry& geometry) {
+  return op == OverlapOp::kReduceScatter || plan.two_phase ? geometry.recv_buffer_elements()
+                                                           : geometry.slot_buffer_elements();
 }
 
 bool is_power_of_two(int value) {
@@ -88,11 +92,11 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   } else {
     groups_ = make_wave_groups(plan.partition, launch_);
   }
-  geometry_ = slot_geometry(shape, plan.gemm.tile, launch_, subtiles(op, comm.size()),
+  geometry_ = slot_geometry(shape, plan.gemm.tile, launch_, subtiles(op, plan, comm.size()),
                             options.contiguous_rows);
   choose_collective_comm(options);
   allocate_workspace();
-  if (options.copy_stream_per_peer && exchange_ && comm.size() >= 3) {
+  if (options.copy_stream_per_peer && exchange_ && !plan.two_phase && comm.size() >= 3) {
     for (int step = 1; step < comm.size(); ++step) {
       peer_streams_.emplace_back();
       peer_done_.emplace_back(cudaEventDisableTiming);
@@ -102,6 +106,7 @@ GemmCollective::GemmCollective(OverlapOp op, const GemmShape& shape, core::DType
   wait_method_ = options.force_spin_wait ? WaitMethod::kSpinKernel
                                          : detect_wait_method(comm_stream_, always_zero);
   if (exchange_) exchange_->set_wait_method(wait_method_, options.wait_timeout_s);
+  if (gather_) gather_->set_wait_method(wait_method_, options.wait_timeout_s);
   comm_stream_.synchronize();
   // A communicator wait that times out on this object's streams (the benchmarks, the tuner and
   // the suite wait through the communicator) reports and releases its waits too.
@@ -139,6 +144,9 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
   } catch (const UsageError& e) {
     return e.what();
   }
+  if (plan.two_phase && op != OverlapOp::kAllReduce) {
+    return "comm=ce2 is a two-phase AllReduce; a ReduceScatter by copy engine is comm=ce";
+  }
   if (contiguous_rows) {
     if (op != OverlapOp::kReduceScatter) return "contiguous row blocks are a ReduceScatter layout";
     try {
@@ -148,12 +156,13 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
     }
   }
   // The epilogue stores 16-row boxes, so a subtile has at least 16 rows (slot_store_map.hpp).
-  if (op == OverlapOp::kReduceScatter && !contiguous_rows &&
+  if ((op == OverlapOp::kReduceScatter || plan.two_phase) && !contiguous_rows &&
       (!is_power_of_two(world) || plan.gemm.tile.m % (world * kStoreBoxRows) != 0)) {
     return fmt::format(
-        "ReduceScatter splits each {}-row tile into one row subtile per rank, of at least {} "
+        "{} splits each {}-row tile into one row subtile per rank, of at least {} "
         "rows: the world size ({}) must be a power of two dividing {}",
-        plan.gemm.tile.m, kStoreBoxRows, world, plan.gemm.tile.m / kStoreBoxRows);
+        plan.two_phase ? "comm=ce2" : "ReduceScatter", plan.gemm.tile.m, kStoreBoxRows, world,
+        plan.gemm.tile.m / kStoreBoxRows);
   }
   if (device_sms > 0) {
     try {
@@ -178,13 +187,19 @@ std::size_t GemmCollective::workspace_bytes(OverlapOp op, const GemmShape& shape
   const WaveGroups groups = contiguous_rows ? make_column_groups(plan.partition, launch)
                                             : make_wave_groups(plan.partition, launch);
   const SlotGeometry geometry =
-      slot_geometry(shape, plan.gemm.tile, launch, subtiles(op, world), contiguous_rows);
+      slot_geometry(shape, plan.gemm.tile, launch, subtiles(op, plan, world), contiguous_rows);
   const std::size_t element = core::dtype_size(dtype);
   std::size_t bytes = geometry.slot_buffer_elements() * element;
   if (plan.copy_engine) {
-    bytes += exchange_region_elements(op, geometry) * element * world +
+    bytes += exchange_region_elements(op, plan, geometry) * element * world +
              CopyEngineExchange::flag_bytes(world);
-  } else if (op == OverlapOp::kReduceScatter) {
+  }
+  if (plan.two_phase) {
+    // The gathered reduced subtiles (a second exchange) and this rank's own reduced ones.
+    bytes += geometry.recv_buffer_elements() * element * (world + 1) +
+             CopyEngineExchange::flag_bytes(world);
+  }
+  if (!plan.copy_engine && op == OverlapOp::kReduceScatter) {
     bytes += geometry.recv_buffer_elements() * element;
   }
   bytes += sizeof(int) * launch.tiles_m * launch.tiles_n;  // slot of each tile
@@ -214,8 +229,14 @@ void GemmCollective::allocate_workspace() {
   slots_ = core::DeviceBuffer(geometry_.slot_buffer_elements() * element);
   if (plan_.copy_engine) {
     exchange_ = std::make_unique<CopyEngineExchange>(
-        comm_, exchange_region_elements(op_, geometry_) * element);
-  } else if (op_ == OverlapOp::kReduceScatter) {
+        comm_, exchange_region_elements(op_, plan_, geometry_) * element);
+  }
+  if (plan_.two_phase) {
+    gather_ = std::make_unique<CopyEngineExchange>(
+        comm_, exchange_region_elements(op_, plan_, geometry_) * element);
+    reduced_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
+  }
+  if (!plan_.copy_engine && op_ == OverlapOp::kReduceScatter) {
     received_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
   }
   slot_of_tile_ = core::DeviceBuffer(sizeof(int) * launch_.tiles_m * launch_.tiles_n);
@@ -269,6 +290,8 @@ std::string GemmCollective::describe() const {
       launch_.waves(), groups_.groups(), fmt::join(group_bytes, "/"),
       wait_method_name(wait_method_),
       serial_gemm_ ? std::string("serial form: run() is cuBLAS, then one NCCL AllReduce in place")
+      : gather_    ? std::string("copy engines in two phases: each rank's part to its owner, "
+                                    "reduced there per group beside the GEMM, gathered back")
       : exchange_  ? std::string(peer_streams_.empty()
                                      ? "copy engines, reduced in the reorder"
                                      : "copy engines, a stream per peer, reduced in the reorder")
@@ -281,7 +304,9 @@ std::size_t GemmCollective::reorder_bytes() const {
   if (serial_gemm_) return 0;
   const std::size_t output =
       static_cast<std::size_t>(output_rows()) * shape_.n * core::dtype_size(dtype_);
-  const std::size_t parts = exchange_ ? static_cast<std::size_t>(exchange_->world()) : 1;
+  // comm=ce2: the reorder copies the gathered sums (the owners reduced them beside the GEMM).
+  const std::size_t parts =
+      exchange_ && !gather_ ? static_cast<std::size_t>(exchange_->world()) : 1;
   return output * (parts + 1);
 }
 
@@ -300,6 +325,16 @@ void GemmCollective::check_output(const MutableMatrixRef& out) const {
 
 ReorderSource GemmCollective::reorder_source() const {
   ReorderSource source;
+  if (gather_) {
+    // comm=ce2: each row from its owner's reduced subtiles (this rank's own in reduced_).
+    source.owners = gather_->world();
+    for (int r = 0; r < gather_->world(); ++r) {
+      source.owner_regions[r] = r == gather_->rank() ? reduced_.data() : gather_->local_region(r);
+    }
+    source.slot_of_tile = slot_of_tile_.as<int>();
+    source.geometry = geometry_;
+    return source;
+  }
   source.source = op_ == OverlapOp::kReduceScatter ? received_.data() : slots_.data();
   if (exchange_) {
     // The peers' contributions sit in their regions of the exchange buffer; this rank's own is
@@ -405,7 +440,10 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     // beside a GEMM that holds every SM (cap 0), an event needs no SM.
     if (options_.trace) trace_events_[1 + 2 * g].record(comm_stream_);
     void* send = slot_bytes + first * geometry_.tile_elements() * element;
-    if (exchange_) {
+    if (gather_) {
+      enqueue_exchange(first, count, static_cast<char*>(send));
+      enqueue_two_phase_group(g, first, count, static_cast<char*>(send));
+    } else if (exchange_) {
       enqueue_exchange(first, count, static_cast<char*>(send));
     } else if (op_ == OverlapOp::kAllReduce) {
       const std::size_t elements = static_cast<std::size_t>(count) * geometry_.tile_elements();
@@ -423,9 +461,64 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     }
     if (options_.trace) trace_events_[2 + 2 * g].record(comm_stream_);
   }
-  if (exchange_) exchange_->announce_arrival(exchange_epoch_, comm_stream_);
+  if (gather_) {
+    finish_two_phase(stream);
+  } else if (exchange_) {
+    exchange_->announce_arrival(exchange_epoch_, comm_stream_);
+  }
   comm_done_.record(comm_stream_);
   KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, comm_done_.get(), 0));
+}
+
+unsigned GemmCollective::two_phase_count(int group) const {
+  // Monotone over runs and groups; the stream waits compare wrap-safely (group_wait.hpp).
+  return (exchange_epoch_ - 1) * static_cast<unsigned>(groups_.groups()) +
+         static_cast<unsigned>(group) + 1;
+}
+
+void GemmCollective::enqueue_two_phase_group(int group, int first, int count, char* group_data) {
+  const std::size_t element = core::dtype_size(dtype_);
+  const int me = gather_->rank(), world = gather_->world();
+  // Phase 1 is on the communication stream (enqueue_exchange): the group's part for each peer is
+  // in that peer's region `me`. Tell the owners, then reduce and gather on the reduce stream, so
+  // that the next group's copies need not wait for this group's peers.
+  exchange_->announce_arrival(two_phase_count(group), comm_stream_);
+  group_ready_.record(comm_stream_);
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(reduce_stream_, group_ready_.get(), 0));
+  if (group == 0) gather_->wait_until_peers_freed(exchange_epoch_, reduce_stream_);
+  exchange_->wait_for_arrivals(two_phase_count(group), reduce_stream_);
+  const std::int64_t offset = geometry_.recv_elements(first);
+  const std::int64_t elements = geometry_.recv_elements(count);
+  const std::size_t bytes = static_cast<std::size_t>(elements) * element;
+  // Rank order, this rank's own part (in the slot buffer) at its place: comm=ce's order.
+  PartList parts;
+  parts.count = world;
+  for (int r = 0; r < world; ++r) {
+    parts.parts[r] = r == me ? static_cast<const void*>(group_data + me * bytes)
+                             : static_cast<const char*>(exchange_->local_region(r)) +
+                                   offset * static_cast<std::int64_t>(element);
+  }
+  char* reduced = static_cast<char*>(reduced_.data()) + offset * element;
+  sum_parts(parts, elements, dtype_, reduced, reduce_stream_);
+  for (int step = 1; step < world; ++step) {
+    gather_->copy_to((me + step) % world, static_cast<std::size_t>(offset) * element, reduced,
+                     bytes, reduce_stream_);
+  }
+  gather_->announce_arrival(two_phase_count(group), reduce_stream_);
+}
+
+void GemmCollective::finish_two_phase(cudaStream_t stream) {
+  // Every peer part in this rank's first-phase regions has been summed: the peers may write the
+  // next run's. (Poisoned first when the tests ask: a peer that wrote early would show.)
+  if (options_.poison_workspace_after_run) {
+    for (int r = 0; r < exchange_->world(); ++r) {
+      if (r != exchange_->rank())
+        core::poison(exchange_->local_region(r), exchange_->region_bytes(), reduce_stream_);
+    }
+  }
+  exchange_->announce_freed(exchange_epoch_, reduce_stream_);
+  reduce_done_.record(reduce_stream_);
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, reduce_done_.get(), 0));
 }
 
 void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
@@ -442,7 +535,7 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
       copy_stream = peer_streams_[step - 1].get();
       KILN_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, group_ready_.get(), 0));
     }
-    if (op_ == OverlapOp::kReduceScatter) {
+    if (op_ == OverlapOp::kReduceScatter || plan_.two_phase) {
       // Rank r's part of the group (its subtiles, or with contiguous rows its whole tiles):
       // contiguous in the slot buffer, at the group's offset in the layout a ReduceScatter
       // delivers.
@@ -465,21 +558,33 @@ void GemmCollective::enqueue_exchange(int first, int count, char* group_data) {
 }
 
 void GemmCollective::before_reorder(cudaStream_t stream) {
-  if (exchange_) exchange_->wait_for_arrivals(exchange_epoch_, stream);
+  if (gather_) {
+    gather_->wait_for_arrivals(two_phase_count(groups_.groups() - 1), stream);
+  } else if (exchange_) {
+    exchange_->wait_for_arrivals(exchange_epoch_, stream);
+  }
 }
 
 void GemmCollective::after_reorder(cudaStream_t stream) {
   if (options_.poison_workspace_after_run) {
     core::poison(slots_.data(), slots_.bytes(), stream);
     if (received_.bytes() > 0) core::poison(received_.data(), received_.bytes(), stream);
-    if (exchange_) {
-      for (int r = 0; r < exchange_->world(); ++r) {
-        if (r != exchange_->rank())
-          core::poison(exchange_->local_region(r), exchange_->region_bytes(), stream);
+    // comm=ce2 poisons its first-phase regions on the reduce stream (finish_two_phase): they
+    // are freed there, before this point.
+    CopyEngineExchange* read_here = gather_ ? gather_.get() : exchange_.get();
+    if (read_here) {
+      for (int r = 0; r < read_here->world(); ++r) {
+        if (r != read_here->rank())
+          core::poison(read_here->local_region(r), read_here->region_bytes(), stream);
       }
     }
+    if (reduced_.bytes() > 0) core::poison(reduced_.data(), reduced_.bytes(), stream);
   }
-  if (exchange_) exchange_->announce_freed(exchange_epoch_, stream);
+  if (gather_) {
+    gather_->announce_freed(exchange_epoch_, stream);
+  } else if (exchange_) {
+    exchange_->announce_freed(exchange_epoch_, stream);
+  }
   mark_run_done(stream);
 }
 
@@ -605,9 +710,15 @@ std::string GemmCollective::release_stuck_waits() {
     report += fmt::format("{}group {}: counter {} of target {}", report.empty() ? "" : "; ", g,
                           counters[g], targets[g]);
   }
-  if (exchange_) {
-    const std::string flags = exchange_->release_stuck_flags(exchange_epoch_);
-    if (!flags.empty()) report += (report.empty() ? "" : "; ") + flags;
+  // comm=ce2's arrivals count groups (two_phase_count); the others count runs.
+  const unsigned arrivals = gather_ ? two_phase_count(groups - 1) : exchange_epoch_;
+  for (CopyEngineExchange* exchange : {exchange_.get(), gather_.get()}) {
+    if (exchange == nullptr) continue;
+    const std::string flags = exchange->release_stuck_flags(exchange_epoch_, arrivals);
+    if (!flags.empty()) {
+      report += (report.empty() ? "" : "; ") +
+                (exchange == gather_.get() ? "second phase: " : std::string()) + flags;
+    }
   }
   if (report.empty()) return report;
   // The forced values no longer count this object's runs (and a late signal or peer write may

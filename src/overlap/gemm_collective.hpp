@@ -156,9 +156,13 @@ class GemmCollective {
   WaitMethod wait_method() const { return wait_method_; }
   // ReduceScatter: the rank's subtile; AllReduce: 0 (every rank holds every row).
   int subtile_rank() const { return op_ == OverlapOp::kReduceScatter ? comm_.rank() : 0; }
-  int output_rows() const { return owned_rows(geometry_, subtile_rank()); }
+  // AllReduce: every row (comm=ce2 cuts tiles into subtiles too, but only to reduce them).
+  int output_rows() const {
+    return op_ == OverlapOp::kAllReduce ? shape_.m : owned_rows(geometry_, subtile_rank());
+  }
   int global_row(int local_row) const {
-    return overlap::global_row(geometry_, subtile_rank(), local_row);
+    return op_ == OverlapOp::kAllReduce ? local_row
+                                        : overlap::global_row(geometry_, subtile_rank(), local_row);
   }
   // Where each real tile went in the last run (tiles_m x tiles_n, -1 before the first run); with
   // contiguous_rows, where it lies in what its rank receives (fixed at construction).
@@ -186,6 +190,14 @@ class GemmCollective {
   void before_reorder(cudaStream_t stream);
   // Enqueues on the communication stream the copies of one group (slots first..first+count).
   void enqueue_exchange(int first, int count, char* group_data);
+  // comm=ce2, after enqueue_exchange's first phase of `group`: on the reduce stream, wait for the
+  // peers' parts, sum this rank's subtiles of the group (sum_parts) and copy the sum to every
+  // peer (the second exchange).
+  void enqueue_two_phase_group(int group, int first, int count, char* group_data);
+  // comm=ce2, after the last group: free the first-phase regions and join the reduce stream.
+  void finish_two_phase(cudaStream_t stream);
+  // comm=ce2's arrival flags count groups over runs: the value after `group` of this run.
+  unsigned two_phase_count(int group) const;
   void after_reorder(cudaStream_t stream);
   // Names the wave-group counters and copy-engine flags this rank's waits are still behind on,
   // and raises them to their targets; "" when none is behind.
@@ -216,7 +228,13 @@ class GemmCollective {
   unsigned max_epoch_ = 0;
 
   std::unique_ptr<LimitedCommunicator> own_collective_comm_;
-  std::unique_ptr<CopyEngineExchange> exchange_;  // comm=ce plans
+  std::unique_ptr<CopyEngineExchange> exchange_;  // comm=ce and comm=ce2 plans
+  // comm=ce2: the second exchange (every owner's reduced subtiles), this rank's own reduced
+  // subtiles, and the stream that reduces and gathers beside the GEMM.
+  std::unique_ptr<CopyEngineExchange> gather_;
+  core::DeviceBuffer reduced_;
+  core::Stream reduce_stream_;
+  core::Event reduce_done_{cudaEventDisableTiming};
   unsigned exchange_epoch_ = 0;
   ncclComm_t collective_comm_ = nullptr;
   core::DeviceBuffer slots_;               // GEMM output in slot order (AllReduce: in place)

@@ -29,6 +29,10 @@ std::string partition_string(const std::vector<int>& partition) {
   return partition.empty() ? std::string("each") : fmt::format("{}", fmt::join(partition, ","));
 }
 
+std::string transport_name(const Plan& plan) {
+  return !plan.copy_engine ? "nccl" : plan.two_phase ? "ce2" : "ce";
+}
+
 std::string to_string(const Plan& plan) {
   const GemmConfig& g = plan.gemm;
   std::string kernel;
@@ -39,7 +43,7 @@ std::string to_string(const Plan& plan) {
   return fmt::format("tile={}{} cap={} raster={} swizzle={} signal={} comm={} groups={}",
                      tile_name(g.tile), kernel, plan.schedule.cta_cap,
                      plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
-                     plan.deferred_signal ? "deferred" : "eager", plan.copy_engine ? "ce" : "nccl",
+                     plan.deferred_signal ? "deferred" : "eager", transport_name(plan),
                      partition_string(plan.partition));
 }
 
@@ -73,6 +77,9 @@ void validate_plan(const Plan& plan, const std::string& argument) {
     throw UsageError(
         fmt::format("{} cap={}: must be a multiple of {} (the GEMM launches clusters of {} CTAs)",
                     argument, plan.schedule.cta_cap, cluster, cluster));
+  }
+  if (plan.two_phase && !plan.copy_engine) {
+    throw UsageError(argument + ": a two-phase plan moves its data by copy engine (comm=ce2)");
   }
   if (plan.schedule.swizzle != 1 && plan.schedule.swizzle != 2 && plan.schedule.swizzle != 4 &&
       plan.schedule.swizzle != 8) {
@@ -126,10 +133,13 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       }
       plan.deferred_signal = value == "deferred";
     } else if (key == "comm") {
-      if (value != "nccl" && value != "ce") {
-        throw UsageError(fmt::format("{} comm={}: accepted nccl, ce", argument, value));
+      if (value != "nccl" && value != "ce" && value != "ce2") {
+        throw UsageError(
+            fmt::format("{} comm={}: accepted nccl, ce, ce2 (two-phase copy-engine AllReduce)",
+                        argument, value));
       }
-      plan.copy_engine = value == "ce";
+      plan.copy_engine = value != "nccl";
+      plan.two_phase = value == "ce2";
     } else if (key == "groups") {
       plan.partition = parse_partition(value, argument);
     } else {

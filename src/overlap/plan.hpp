@@ -26,10 +26,17 @@ struct Plan {
   // comm=nccl: one NCCL collective per group (on SMs the cap leaves free); comm=ce: the group's
   // data goes to every rank by copy engine and the reorder adds it up (copy_engine_exchange.hpp).
   bool copy_engine = false;
+  // comm=ce2 (AllReduce, with copy_engine): two phases per group, both on copy engines. Each
+  // rank's 1/W of the group goes to the rank that owns it, the owner sums the W parts on the SMs
+  // the cap leaves free while the GEMM runs, and copies the sum back to every rank: 2(W-1)/W of
+  // the output each way instead of comm=ce's W-1 (docs/research/allreduce-overlap-at-4-ranks.md).
+  bool two_phase = false;
   std::vector<int> partition;  // waves per group, in order; empty: one group per wave
 };
 
 std::string to_string(const Plan& plan);
+// The plan's comm= value: nccl, ce or ce2.
+std::string transport_name(const Plan& plan);
 // Throws kiln::UsageError naming `argument`, the bad field and what is accepted.
 Plan parse_plan(const std::string& text, const std::string& argument);
 // "1,2,2,3" -> {1,2,2,3}; every entry >= 1.

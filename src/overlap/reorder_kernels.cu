@@ -22,8 +22,9 @@ constexpr int kRowsPerCta = 4;
 // Where (local row, col) is read from; col a multiple of 8. The next row of the same tile row is
 // `row_stride` elements further in both buffers.
 struct Location {
-  std::int64_t received = 0;  // in `source` and the addends
+  std::int64_t received = 0;  // in `source` and the addends (owners mode: in the owner's region)
   std::int64_t own = 0;       // in `own_slots`
+  int owner = 0;              // owners mode: whose region holds the row
   __device__ void next_row(int row_stride) {
     received += row_stride;
     own += row_stride;
@@ -41,6 +42,16 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
     return at;
   }
   const SlotGeometry& g = in.geometry;
+  if (in.owners > 0) {
+    // A global row: its tile row, then the subtile (owner) and row within it. The CTA's
+    // kRowsPerCta rows share one subtile (subtiles are a multiple of kRowsPerCta rows).
+    const int tm = row / g.tile_m;
+    const int in_tile = row - tm * g.tile_m;
+    const int slot = __ldg(in.slot_of_tile + tm * g.tiles_n + col / g.tile_n);
+    at.owner = in_tile >> g.log2_rows_per_subtile;
+    at.received = received_offset(g, slot, in_tile & (g.rows_per_subtile() - 1), col % g.tile_n);
+    return at;
+  }
   const int tile_row = row >> g.log2_rows_per_subtile;
   const int slot = __ldg(in.slot_of_tile + tile_row * g.tiles_n + col / g.tile_n);
   at.received = received_offset_of(g, slot, row, col);
@@ -66,7 +77,13 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
 }
 
 __device__ __forceinline__ bool plain_copy(const ReorderSource& in) {
-  return in.addend_count == 0 && in.own_slots == nullptr;
+  return in.owners > 0 || (in.addend_count == 0 && in.own_slots == nullptr);
+}
+
+// Where the plain copy reads: the row's owner region, or `source`.
+template <typename T>
+__device__ __forceinline__ const T* copy_base(const ReorderSource& in, const Location& at) {
+  return static_cast<const T*>(in.owners > 0 ? in.owner_regions[at.owner] : in.source);
 }
 
 using core::from_float;
@@ -87,6 +104,10 @@ __device__ __forceinline__ void load_sum(const ReorderSource& in, const Location
                                          float (&x)[kVector]) {
 #pragma unroll
   for (int e = 0; e < kVector; ++e) x[e] = 0.0f;
+  if (in.owners > 0) {
+    add_vector<T>(in.owner_regions[at.owner], at.received, x);
+    return;
+  }
   if (in.source != nullptr) add_vector<T>(in.source, at.received, x);
   for (int a = 0; a < in.addend_count; ++a) add_vector<T>(in.addends[a], at.received, x);
   if (in.own_slots != nullptr) add_vector<T>(in.own_slots, at.own, x);
@@ -98,9 +119,9 @@ __global__ void __launch_bounds__(kThreads)
   const int first_row = blockIdx.x * kRowsPerCta;
   const int last_row = min(first_row + kRowsPerCta, rows);
   const int stride = row_stride(in, n);
-  const T* source = static_cast<const T*>(in.source);
   for (int col = threadIdx.x * kVector; col < n; col += kThreads * kVector) {
     Location at = locate(in, first_row, col, n);
+    const T* source = copy_base<T>(in, at);
     for (int row = first_row; row < last_row; ++row, at.next_row(stride)) {
       uint4 v;
       if (plain_copy(in)) {
@@ -183,6 +204,12 @@ int cta_count(int rows) {
 
 void check_arguments(const ReorderSource& in, core::DType dtype, int rows, int n,
                      const char* what) {
+  if (in.owners < 0 || in.owners > ReorderSource::kMaxOwners ||
+      (in.owners > 0 && in.slot_of_tile == nullptr)) {
+    throw UsageError(std::string(what) + ": " + std::to_string(in.owners) +
+                     " owner regions; accepted 0.." + std::to_string(ReorderSource::kMaxOwners) +
+                     ", with a slot map");
+  }
   if (in.addend_count < 0 || in.addend_count > ReorderSource::kMaxAddends) {
     throw UsageError(std::string(what) + ": " + std::to_string(in.addend_count) +
                      " addends; accepted 0.." + std::to_string(ReorderSource::kMaxAddends));

@@ -31,6 +31,14 @@ struct ReorderSource {
   const int* group_first_slot = nullptr;
   const int* group_slot_count = nullptr;
   int grid_ctas = 0;
+  // comm=ce2: the output is every row of the AllReduce, and row r's values sit in the region of
+  // the rank that owns r's subtile (owner (r % BM) / rows_per_subtile, at received_offset in that
+  // region: what a ReduceScatter delivers to it). owners > 0 selects this mode: owner_regions[j]
+  // is rank j's reduced slices (this rank's own buffer for itself); source and the addends are
+  // unused and nothing is summed.
+  static constexpr int kMaxOwners = 8;
+  int owners = 0;
+  const void* owner_regions[kMaxOwners] = {};
 };
 
 // out[r][c] = value of local row r, column c, for r < rows, c < n. n % 8 == 0.

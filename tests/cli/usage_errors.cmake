@@ -36,6 +36,7 @@ expect_usage_error("--ranks-per-gpu" bench suite -g 2 --ranks-per-gpu 17)
 expect_usage_error("--ranks-per-gpu" overlap bench -g 2 --ranks-per-gpu -1)
 expect_usage_error("--settle-seconds 99: accepted range 0..60" overlap bench -g 1 --settle-seconds 99)
 expect_usage_error("--inputs: 'randn'; accepted: uniform" overlap bench -g 1 --inputs randn)
+expect_usage_error("--comms ce3: accepted nccl, ce, ce2" overlap bench -g 1 --comms ce3)
 # kiln evolve: problems without a generator, budgets, a resume with nothing to resume.
 expect_usage_error("--problem allreduce" evolve run --problem allreduce --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--budget 0" evolve run --problem kb1-19-relu --budget 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)

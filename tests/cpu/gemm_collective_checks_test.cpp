@@ -59,6 +59,44 @@ TEST(GemmCollectiveChecks, WorkspaceBytesCountTheBuffersOfEachTransport) {
   EXPECT_THROW(GemmCollective::workspace_bytes(kRs, shape, kBf16, nccl, 3, 132), UsageError);
 }
 
+TEST(GemmCollectiveChecks, TwoPhaseCopyEngineAllReduce) {
+  // The plan text round-trips, and ce2 is a copy-engine plan.
+  const Plan ce2 = parse_plan("tile=128x256 cap=128 comm=ce2 groups=each", "t");
+  EXPECT_TRUE(ce2.copy_engine);
+  EXPECT_TRUE(ce2.two_phase);
+  EXPECT_EQ(transport_name(ce2), "ce2");
+  EXPECT_TRUE(mentions(to_string(ce2), "comm=ce2"));
+  EXPECT_EQ(to_string(parse_plan(to_string(ce2), "t")), to_string(ce2));
+  try {
+    parse_plan("tile=128x256 comm=ce3", "--plan");
+    ADD_FAILURE() << "comm=ce3 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(mentions(e.what(), "accepted nccl, ce, ce2")) << e.what();
+  }
+  // AllReduce only; the owners' subtiles need a power-of-two world dividing the tile's rows.
+  const GemmShape shape{4096, 8192, 8192};
+  EXPECT_EQ(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 2), "");
+  EXPECT_EQ(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 4), "");
+  EXPECT_EQ(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 8), "");
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kRs, shape, kBf16, ce2, 2), "comm=ce2"));
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 3), "power of two"));
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 16), "comm=ce2"));
+  EXPECT_FALSE(GemmCollective::runs_serial_baseline(
+      kAr, parse_plan("tile=128x256 cap=0 comm=ce2 groups=8", "t"), OverlapOptions{}));
+  // Memory: the slot buffer, W first-phase regions of 1/W of it, the same for the second phase,
+  // and this rank's reduced 1/W; comm=ce instead holds W regions of the whole output.
+  Plan ce = ce2;
+  ce.two_phase = false;
+  const std::size_t output = std::size_t(shape.m) * shape.n * 2;
+  for (const int world : {2, 4}) {
+    const std::size_t two = GemmCollective::workspace_bytes(kAr, shape, kBf16, ce2, world, 132);
+    const std::size_t one = GemmCollective::workspace_bytes(kAr, shape, kBf16, ce, world, 132);
+    EXPECT_GE(two, output + 2 * output + output / world) << world;
+    EXPECT_LT(two, output * 7 / 2 + output / 8) << world;
+    EXPECT_GE(one, output * (world + 1)) << world;
+  }
+}
+
 TEST(GemmCollectiveChecks, OnlySerialAllReducePlansRunAsTheBaseline) {
   Plan serial = parse_plan("tile=128x256 cap=0 comm=nccl groups=8", "t");
   ASSERT_TRUE(is_serial_plan(serial));

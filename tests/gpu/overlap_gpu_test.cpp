@@ -488,6 +488,75 @@ int check_copy_stream_per_peer(const comm::RankInfo& info) {
   return failures == 0 ? 0 : 1;
 }
 
+// comm=ce2 (two-phase copy-engine AllReduce) against comm=ce on the same inputs: the owner sums
+// the W parts in rank order in fp32 and rounds once, as comm=ce's reorder does, so run() and
+// run_rmsnorm() must give the same bits. Both poison their buffers after every run and the inputs
+// change every run, so a part read before it landed, a sum gathered before it was made, or a
+// region overwritten before its reader freed it shows as a difference. M and N leave partial
+// tiles; one plan leaves SMs to the reduction (cap 16), one takes them all (cap 0: it reduces
+// after the GEMM, still correct).
+int check_two_phase_allreduce(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  core::Stream stream;
+  int failures = 0;
+  const GemmShape shape{1000, 520, 256};
+  const core::DType bf16 = core::DType::kBf16;
+  const std::size_t out_bytes = std::size_t(shape.m) * shape.n * 2;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      weight(std::size_t(shape.n) * 2), one_out(out_bytes), two_out(out_bytes);
+  core::fill_uniform(weight.data(), bf16, shape.n, 99, stream);
+  const overlap::MatrixRef a_ref{a.data(), bf16, shape.m, shape.k};
+  const overlap::MatrixRef b_ref{b.data(), bf16, shape.n, shape.k};
+  const overlap::MatrixRef w_ref{weight.data(), bf16, 1, shape.n};
+  overlap::OverlapOptions options;
+  options.poison_workspace_after_run = true;
+  for (const char* text : {"tile=128x128 cap=16 comm=ce2 groups=each",
+                           "tile=128x256 cap=0 swizzle=2 signal=deferred comm=ce2 groups=each"}) {
+    const overlap::Plan two_phase = overlap::parse_plan(text, "plan");
+    overlap::Plan one_phase = two_phase;
+    one_phase.two_phase = false;
+    const std::string why = overlap::GemmCollective::can_implement(
+        overlap::OverlapOp::kAllReduce, shape, bf16, two_phase, comm.size(), 0, false);
+    if (!why.empty()) {
+      std::fprintf(stderr, "rank %d: %s refused: %s\n", comm.rank(), text, why.c_str());
+      return 1;
+    }
+    overlap::GemmCollective one(overlap::OverlapOp::kAllReduce, shape, bf16,
+                                overlap::WeightLayout::kNK, comm, one_phase, options);
+    overlap::GemmCollective two(overlap::OverlapOp::kAllReduce, shape, bf16,
+                                overlap::WeightLayout::kNK, comm, two_phase, options);
+    if (two.output_rows() != shape.m) {
+      std::fprintf(stderr, "rank %d: ce2 output rows %d, not M\n", comm.rank(), two.output_rows());
+      return 1;
+    }
+    const overlap::MutableMatrixRef one_ref{one_out.data(), bf16, shape.m, shape.n};
+    const overlap::MutableMatrixRef two_ref{two_out.data(), bf16, shape.m, shape.n};
+    for (int run = 0; run < 4; ++run) {
+      core::fill_uniform(a.data(), bf16, std::size_t(shape.m) * shape.k,
+                         31 + 10 * run + comm.rank(), stream);
+      core::fill_uniform(b.data(), bf16, std::size_t(shape.n) * shape.k,
+                         131 + 10 * run + comm.rank(), stream);
+      core::poison(one_out.data(), out_bytes, stream);
+      core::poison(two_out.data(), out_bytes, stream);
+      const bool norm = run % 2 == 1;
+      if (norm) {
+        one.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, one_ref, stream);
+        two.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, two_ref, stream);
+      } else {
+        one.run(a_ref, b_ref, one_ref, stream);
+        two.run(a_ref, b_ref, two_ref, stream);
+      }
+      comm.wait(stream, text);
+      if (device_hash(one_out.data(), out_bytes) != device_hash(two_out.data(), out_bytes)) {
+        std::fprintf(stderr, "rank %d, [%s] run %d%s: comm=ce2 differs from comm=ce\n", comm.rank(),
+                     text, run, norm ? " (RMSNorm)" : "");
+        ++failures;
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 // Issue 18, defect 3: a copy-engine AllReduce leaves identical bits on every rank (three or more
 // ranks: with two, the sums are equal in any order). Per-rank random inputs, two plans.
 int check_allreduce_bits(const comm::RankInfo& info) {
@@ -660,6 +729,15 @@ TEST(OverlapGpu, CopyStreamPerPeerMatchesOneStreamThreeRanks) {
 TEST(OverlapGpu, CopyStreamPerPeerMatchesOneStreamFourRanks) {
   KILN_SKIP_UNLESS_RANKS(4);
   run_ranks(4, check_copy_stream_per_peer);
+}
+
+TEST(OverlapGpu, TwoPhaseCopyEngineAllReduceMatchesOnePhaseTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(2, check_two_phase_allreduce);
+}
+TEST(OverlapGpu, TwoPhaseCopyEngineAllReduceMatchesOnePhaseFourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  run_ranks(4, check_two_phase_allreduce);
 }
 
 TEST(OverlapGpu, RunsOnDifferentStreamsAreOrdered) {
