@@ -50,6 +50,9 @@ tune::TuneProfileOptions to_options(const ProfileFlags& f) {
   }
   for (const std::string& p : f.base_plans) {
     overlap::Plan plan = overlap::parse_plan(p, "--base-plan");
+    KILN_REQUIRE(
+        !plan.two_phase,
+        fmt::format("--base-plan {}: comm=ce2 has no tuner model yet; accepted nccl, ce", p));
     plan.partition.clear();
     o.base_plans.push_back(plan);
   }

@@ -262,6 +262,10 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     } else {
       double best = 1e30;
       const auto try_plan = [&](const overlap::Plan& plan) {
+        // A transport the shape or world cannot take (comm=ce2 at a world that is not a power of
+        // two, or a tile its subtiles do not divide) is left out of the sweep, not an error.
+        if (!overlap::GemmCollective::can_implement(o.op, shape, o.dtype, plan, world).empty())
+          return;
         const core::TimingStats t = run_plan(plan, 2, o.sweep_iterations);
         row.sweep.push_back({overlap::to_string(plan), t.median});
         if (t.median < best) {
@@ -298,6 +302,12 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
             }
           }
         }
+      }
+      if (row.sweep.empty()) {
+        throw UsageError(fmt::format(
+            "overlap bench {}: no plan of the sweep can run here (--comms, --caps, --ce-caps and "
+            "the world size {} leave none; comm=ce2 is an AllReduce of a power-of-two world)",
+            name, world));
       }
     }
     row.plan = overlap::to_string(chosen);

@@ -13,8 +13,12 @@
 #include "overlap/group_wait.hpp"
 
 namespace kiln::overlap {
-CopyEngineExchange::CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes)
-    : rank_(comm.rank()), world_(comm.size()), region_bytes_(region_bytes) {
+CopyEngineExchange::CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes,
+                                       int label_offset)
+    : rank_(comm.rank()),
+      world_(comm.size()),
+      label_offset_(label_offset),
+      region_bytes_(region_bytes) {
   if (region_bytes == 0) throw UsageError("copy-engine exchange: empty region");
   // Every rank's flags are zero before any peer maps them (PeerMemory zeroes, then exchanges).
   buffer_ = std::make_unique<comm::PeerMemory>(comm, region_bytes * world_, "exchange buffer");
@@ -48,7 +52,7 @@ void CopyEngineExchange::wait_until_peers_freed(unsigned epoch, cudaStream_t str
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
     enqueue_counter_wait(wait_method_, flag_word(rank_, kFreed, r), epoch - 1, stream,
-                         wait_timeout_s_, 1000 + r);
+                         wait_timeout_s_, label_offset_ + 1000 + r);
   }
 }
 
@@ -70,7 +74,7 @@ void CopyEngineExchange::wait_for_arrivals(unsigned epoch, cudaStream_t stream) 
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
     enqueue_counter_wait(wait_method_, flag_word(rank_, kArrived, r), epoch, stream,
-                         wait_timeout_s_, 2000 + r);
+                         wait_timeout_s_, label_offset_ + 2000 + r);
   }
 }
 

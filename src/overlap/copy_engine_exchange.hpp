@@ -32,7 +32,9 @@ class CopyEngineExchange {
  public:
   // Collective over `comm`: allocates this rank's buffer (world x region_bytes) and flags, and
   // maps every peer's through CUDA IPC (peer access is enabled on the way).
-  CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes);
+  // `label_offset` is added to the spin kernel's wait labels (1000 + peer for "freed", 2000 + peer
+  // for "arrived"), so that two exchanges of one operation tell apart.
+  CopyEngineExchange(comm::Communicator& comm, std::size_t region_bytes, int label_offset = 0);
   // Bytes of the flag words beside the buffer, for `world` ranks.
   static std::size_t flag_bytes(int world) { return sizeof(unsigned) * (2 * world + 2); }
   ~CopyEngineExchange();
@@ -75,7 +77,7 @@ class CopyEngineExchange {
 
   WaitMethod wait_method_ = WaitMethod::kStreamMemOp;
   double wait_timeout_s_ = kDefaultCounterWaitSeconds;
-  int rank_ = 0, world_ = 1;
+  int rank_ = 0, world_ = 1, label_offset_ = 0;
   std::size_t region_bytes_ = 0;
   std::unique_ptr<comm::PeerMemory> buffer_;  // world regions
   std::unique_ptr<comm::PeerMemory> flags_;   // arrived[world] | freed[world] | outgoing words (2)

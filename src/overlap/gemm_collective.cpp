@@ -24,6 +24,10 @@
 namespace kiln::overlap {
 namespace {
 
+// can_implement's world limit for copy-engine plans is what these hold.
+static_assert(PartList::kMaxParts >= ReorderSource::kMaxOwners);
+static_assert(ReorderSource::kMaxAddends + 1 >= ReorderSource::kMaxOwners);
+
 // Row subtiles per tile: ReduceScatter gives each rank one, and so does the first phase of a
 // two-phase AllReduce (comm=ce2: rank j reduces subtile j of every tile).
 int subtiles(OverlapOp op, const Plan& plan, int world) {
@@ -144,6 +148,11 @@ std::string GemmCollective::can_implement(OverlapOp op, const GemmShape& shape, 
   } catch (const UsageError& e) {
     return e.what();
   }
+  // The copy-engine reductions hold one pointer per rank (ReorderSource, PartList).
+  if (plan.copy_engine && world > ReorderSource::kMaxOwners) {
+    return fmt::format("comm={} takes at most {} ranks (world size {})", transport_name(plan),
+                       ReorderSource::kMaxOwners, world);
+  }
   if (plan.two_phase && op != OverlapOp::kAllReduce) {
     return "comm=ce2 is a two-phase AllReduce; a ReduceScatter by copy engine is comm=ce";
   }
@@ -233,7 +242,7 @@ void GemmCollective::allocate_workspace() {
   }
   if (plan_.two_phase) {
     gather_ = std::make_unique<CopyEngineExchange>(
-        comm_, exchange_region_elements(op_, plan_, geometry_) * element);
+        comm_, exchange_region_elements(op_, plan_, geometry_) * element, 2000);
     reduced_ = core::DeviceBuffer(geometry_.recv_buffer_elements() * element);
   }
   if (!plan_.copy_engine && op_ == OverlapOp::kReduceScatter) {
@@ -441,6 +450,9 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
     if (options_.trace) trace_events_[1 + 2 * g].record(comm_stream_);
     void* send = slot_bytes + first * geometry_.tile_elements() * element;
     if (gather_) {
+      // The owner's reduction needs this rank's own part (signalled now) and the peers' (their
+      // flags), not this rank's outgoing copies: the reduce stream starts from here.
+      group_ready_.record(comm_stream_);
       enqueue_exchange(first, count, static_cast<char*>(send));
       enqueue_two_phase_group(g, first, count, static_cast<char*>(send));
     } else if (exchange_) {
@@ -483,7 +495,6 @@ void GemmCollective::enqueue_two_phase_group(int group, int first, int count, ch
   // in that peer's region `me`. Tell the owners, then reduce and gather on the reduce stream, so
   // that the next group's copies need not wait for this group's peers.
   exchange_->announce_arrival(two_phase_count(group), comm_stream_);
-  group_ready_.record(comm_stream_);
   KILN_CUDA_CHECK(cudaStreamWaitEvent(reduce_stream_, group_ready_.get(), 0));
   if (group == 0) gather_->wait_until_peers_freed(exchange_epoch_, reduce_stream_);
   exchange_->wait_for_arrivals(two_phase_count(group), reduce_stream_);
@@ -499,7 +510,7 @@ void GemmCollective::enqueue_two_phase_group(int group, int first, int count, ch
                                    offset * static_cast<std::int64_t>(element);
   }
   char* reduced = static_cast<char*>(reduced_.data()) + offset * element;
-  sum_parts(parts, elements, dtype_, reduced, reduce_stream_);
+  sum_parts(parts, elements, dtype_, reduced, device_sms_, reduce_stream_);
   for (int step = 1; step < world; ++step) {
     gather_->copy_to((me + step) % world, static_cast<std::size_t>(offset) * element, reduced,
                      bytes, reduce_stream_);
@@ -674,7 +685,7 @@ void GemmCollective::wait(cudaStream_t stream) {
         fmt::format("rank {}: overlap run (epoch {}) failed on the GPU: {} (a spin-kernel wait "
                     "traps after {} s; see the kernel's message above: counter wait <g> is wave "
                     "group g, 1000 + r a copy-engine 'freed' flag of rank r, 2000 + r its "
-                    "'arrived' flag)",
+                    "'arrived' flag, 3000 + r and 4000 + r the same of comm=ce2's second phase)",
                     comm_.rank(), epoch_, cudaGetErrorString(error), options_.wait_timeout_s));
   };
   // A second of grace past the timeout, so that a spin kernel that traps at the timeout is
@@ -710,7 +721,9 @@ std::string GemmCollective::release_stuck_waits() {
     report += fmt::format("{}group {}: counter {} of target {}", report.empty() ? "" : "; ", g,
                           counters[g], targets[g]);
   }
-  // comm=ce2's arrivals count groups (two_phase_count); the others count runs.
+  // comm=ce2's arrivals count groups (two_phase_count); the others count runs. A ce2 peer that is
+  // slow, not gone, may still write an earlier group's count after this raise and lower a flag
+  // again; the run is failed either way, and the object refuses further runs (forced_).
   const unsigned arrivals = gather_ ? two_phase_count(groups - 1) : exchange_epoch_;
   for (CopyEngineExchange* exchange : {exchange_.get(), gather_.get()}) {
     if (exchange == nullptr) continue;

@@ -48,7 +48,7 @@ bool aligned16(const void* p) {
 }  // namespace
 
 void sum_parts(const PartList& in, std::int64_t elements, core::DType dtype, void* out,
-               cudaStream_t stream) {
+               int device_sms, cudaStream_t stream) {
   if (in.count < 1 || in.count > PartList::kMaxParts) {
     throw UsageError("sum_parts: " + std::to_string(in.count) + " parts; accepted 1.." +
                      std::to_string(PartList::kMaxParts));
@@ -68,10 +68,11 @@ void sum_parts(const PartList& in, std::int64_t elements, core::DType dtype, voi
   if (out == nullptr || !aligned16(out)) {
     throw UsageError("sum_parts: the output is null or not 16-byte aligned");
   }
+  if (device_sms < 1) {
+    throw UsageError("sum_parts: device_sms " + std::to_string(device_sms) + "; must be >= 1");
+  }
   if (elements == 0) return;
-  int device = 0, sms = 0;
-  KILN_CUDA_CHECK(cudaGetDevice(&device));
-  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = device_sms;
   const std::int64_t vectors = elements / kVector;
   const std::int64_t wanted = (vectors + kThreads - 1) / kThreads;
   const int grid = static_cast<int>(wanted < 2 * sms ? wanted : 2 * sms);

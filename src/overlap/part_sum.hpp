@@ -20,8 +20,9 @@ struct PartList {
 // out[i] = parts[0][i] + parts[1][i] + ... in fp32, in the list's order, rounded once to dtype
 // (bf16 or fp16): the order and rounding of the copy-engine AllReduce's reorder, so that comm=ce2
 // gives comm=ce's bits. elements % 8 == 0 and every pointer 16-byte aligned. Throws
-// kiln::UsageError naming what is out of range.
+// kiln::UsageError naming what is out of range. The grid is at most two CTAs per SM of
+// `device_sms` (the caller's count: no device query per call).
 void sum_parts(const PartList& in, std::int64_t elements, core::DType dtype, void* out,
-               cudaStream_t stream);
+               int device_sms, cudaStream_t stream);
 
 }  // namespace kiln::overlap

@@ -434,6 +434,7 @@ std::optional<PlanCandidate> serial_candidate(const TunerProfile& profile, const
     PlanCandidate c;
     c.plan = base;
     c.plan.copy_engine = false;
+    c.plan.two_phase = false;
     c.plan.partition = {wave.waves()};
     GroupPrediction group;
     group.waves = wave.waves();

@@ -80,7 +80,12 @@ TEST(GemmCollectiveChecks, TwoPhaseCopyEngineAllReduce) {
   EXPECT_EQ(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 8), "");
   EXPECT_TRUE(mentions(GemmCollective::can_implement(kRs, shape, kBf16, ce2, 2), "comm=ce2"));
   EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 3), "power of two"));
-  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 16), "comm=ce2"));
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kAr, shape, kBf16, ce2, 16), "at most 8"));
+  // A 256-row tile divides into 16 subtiles of 16 rows, but the reductions hold 8 pointers.
+  Plan tall = parse_plan("tile=256x128 cap=0 comm=ce groups=each", "t");
+  EXPECT_TRUE(mentions(GemmCollective::can_implement(kRs, shape, kBf16, tall, 16), "at most 8"));
+  tall.copy_engine = false;
+  EXPECT_EQ(GemmCollective::can_implement(kRs, shape, kBf16, tall, 16), "");
   EXPECT_FALSE(GemmCollective::runs_serial_baseline(
       kAr, parse_plan("tile=128x256 cap=0 comm=ce2 groups=8", "t"), OverlapOptions{}));
   // Memory: the slot buffer, W first-phase regions of 1/W of it, the same for the second phase,

@@ -490,26 +490,39 @@ int check_copy_stream_per_peer(const comm::RankInfo& info) {
 
 // comm=ce2 (two-phase copy-engine AllReduce) against comm=ce on the same inputs: the owner sums
 // the W parts in rank order in fp32 and rounds once, as comm=ce's reorder does, so run() and
-// run_rmsnorm() must give the same bits. Both poison their buffers after every run and the inputs
-// change every run, so a part read before it landed, a sum gathered before it was made, or a
-// region overwritten before its reader freed it shows as a difference. M and N leave partial
-// tiles; one plan leaves SMs to the reduction (cap 16), one takes them all (cap 0: it reduces
-// after the GEMM, still correct).
+// run_rmsnorm() must give the same bits. comm=ce's outputs for kSets input sets come first; then
+// the kSets comm=ce2 runs go back to back with no host wait, on two caller streams in turn, one
+// rank's signals delayed (skew), buffers poisoned after every run: a part read before it landed,
+// a sum gathered before it was made, or a region a peer overwrote before its reader freed it
+// shows as a difference. M and N leave partial tiles; one plan leaves SMs to the reduction
+// (cap 16), one takes them all (cap 0: the reductions run after the GEMM, still correct).
 int check_two_phase_allreduce(const comm::RankInfo& info) {
+  constexpr int kSets = 4;
   comm::Communicator comm(info, 60.0);
-  core::Stream stream;
+  core::Stream streams[2];
+  cudaStream_t stream = streams[0].get();
   int failures = 0;
   const GemmShape shape{1000, 520, 256};
   const core::DType bf16 = core::DType::kBf16;
   const std::size_t out_bytes = std::size_t(shape.m) * shape.n * 2;
-  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
-      weight(std::size_t(shape.n) * 2), one_out(out_bytes), two_out(out_bytes);
+  const std::size_t a_count = std::size_t(shape.m) * shape.k,
+                    b_count = std::size_t(shape.n) * shape.k;
+  std::vector<core::DeviceBuffer> a, b, one_out, two_out;
+  for (int set = 0; set < kSets; ++set) {
+    a.emplace_back(a_count * 2);
+    b.emplace_back(b_count * 2);
+    one_out.emplace_back(out_bytes);
+    two_out.emplace_back(out_bytes);
+    core::fill_uniform(a[set].data(), bf16, a_count, 31 + 10 * set + comm.rank(), stream);
+    core::fill_uniform(b[set].data(), bf16, b_count, 131 + 10 * set + comm.rank(), stream);
+  }
+  core::DeviceBuffer weight(std::size_t(shape.n) * 2);
   core::fill_uniform(weight.data(), bf16, shape.n, 99, stream);
-  const overlap::MatrixRef a_ref{a.data(), bf16, shape.m, shape.k};
-  const overlap::MatrixRef b_ref{b.data(), bf16, shape.n, shape.k};
   const overlap::MatrixRef w_ref{weight.data(), bf16, 1, shape.n};
-  overlap::OverlapOptions options;
-  options.poison_workspace_after_run = true;
+  overlap::OverlapOptions one_options;
+  one_options.poison_workspace_after_run = true;
+  overlap::OverlapOptions two_options = one_options;
+  if (comm.rank() == 1) two_options.debug_signal_delay_ns = 20000;
   for (const char* text : {"tile=128x128 cap=16 comm=ce2 groups=each",
                            "tile=128x256 cap=0 swizzle=2 signal=deferred comm=ce2 groups=each"}) {
     const overlap::Plan two_phase = overlap::parse_plan(text, "plan");
@@ -522,34 +535,38 @@ int check_two_phase_allreduce(const comm::RankInfo& info) {
       return 1;
     }
     overlap::GemmCollective one(overlap::OverlapOp::kAllReduce, shape, bf16,
-                                overlap::WeightLayout::kNK, comm, one_phase, options);
+                                overlap::WeightLayout::kNK, comm, one_phase, one_options);
     overlap::GemmCollective two(overlap::OverlapOp::kAllReduce, shape, bf16,
-                                overlap::WeightLayout::kNK, comm, two_phase, options);
-    if (two.output_rows() != shape.m) {
-      std::fprintf(stderr, "rank %d: ce2 output rows %d, not M\n", comm.rank(), two.output_rows());
+                                overlap::WeightLayout::kNK, comm, two_phase, two_options);
+    // Not comm=ce in disguise: the two-phase path, whose reorder copies (reads S, writes S).
+    if (two.output_rows() != shape.m || two.reorder_bytes() != 2 * out_bytes ||
+        two.describe().find("two phases") == std::string::npos) {
+      std::fprintf(stderr, "rank %d: [%s] is not the two-phase path: %s\n", comm.rank(), text,
+                   two.describe().c_str());
       return 1;
     }
-    const overlap::MutableMatrixRef one_ref{one_out.data(), bf16, shape.m, shape.n};
-    const overlap::MutableMatrixRef two_ref{two_out.data(), bf16, shape.m, shape.n};
-    for (int run = 0; run < 4; ++run) {
-      core::fill_uniform(a.data(), bf16, std::size_t(shape.m) * shape.k,
-                         31 + 10 * run + comm.rank(), stream);
-      core::fill_uniform(b.data(), bf16, std::size_t(shape.n) * shape.k,
-                         131 + 10 * run + comm.rank(), stream);
-      core::poison(one_out.data(), out_bytes, stream);
-      core::poison(two_out.data(), out_bytes, stream);
-      const bool norm = run % 2 == 1;
-      if (norm) {
-        one.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, one_ref, stream);
-        two.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, two_ref, stream);
+    const auto run = [&](overlap::GemmCollective& op, int set, core::DeviceBuffer& out,
+                         cudaStream_t on) {
+      const overlap::MatrixRef a_ref{a[set].data(), bf16, shape.m, shape.k};
+      const overlap::MatrixRef b_ref{b[set].data(), bf16, shape.n, shape.k};
+      const overlap::MutableMatrixRef out_ref{out.data(), bf16, shape.m, shape.n};
+      core::poison(out.data(), out_bytes, on);
+      if (set % 2 == 1) {
+        op.run_rmsnorm(a_ref, b_ref, w_ref, 1e-5f, out_ref, on);
       } else {
-        one.run(a_ref, b_ref, one_ref, stream);
-        two.run(a_ref, b_ref, two_ref, stream);
+        op.run(a_ref, b_ref, out_ref, on);
       }
-      comm.wait(stream, text);
-      if (device_hash(one_out.data(), out_bytes) != device_hash(two_out.data(), out_bytes)) {
-        std::fprintf(stderr, "rank %d, [%s] run %d%s: comm=ce2 differs from comm=ce\n", comm.rank(),
-                     text, run, norm ? " (RMSNorm)" : "");
+    };
+    for (int set = 0; set < kSets; ++set) run(one, set, one_out[set], stream);
+    comm.wait(stream, text);
+    for (int set = 0; set < kSets; ++set) run(two, set, two_out[set], streams[set % 2].get());
+    comm.wait(streams[0].get(), text);
+    comm.wait(streams[1].get(), text);
+    for (int set = 0; set < kSets; ++set) {
+      if (device_hash(one_out[set].data(), out_bytes) !=
+          device_hash(two_out[set].data(), out_bytes)) {
+        std::fprintf(stderr, "rank %d, [%s] input set %d%s: comm=ce2 differs from comm=ce\n",
+                     comm.rank(), text, set, set % 2 == 1 ? " (RMSNorm)" : "");
         ++failures;
       }
     }
