@@ -99,7 +99,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:RelativeDifferenceGpu.*:SuiteGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:OverlapGpu.LostTwoPhase*:RelativeDifferenceGpu.*:SuiteGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {

@@ -380,7 +380,8 @@ int check_lost_signal(const comm::RankInfo& info, bool spin, bool via_comm = fal
 // peer's flags end in GemmCollective::wait with an error naming the peer and the flag, after
 // which the waits are released and the stream drains. Rank 1 stays alive (its memory is mapped
 // into rank 0) until rank 0 is done, then both leave without the collective teardown.
-int check_lost_peer_copy_engine(const comm::RankInfo& info) {
+// `plan_text` a copy-engine AllReduce plan; comm=ce2's report must also name its second phase.
+int check_lost_peer_copy_engine(const comm::RankInfo& info, const char* plan_text) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
   const GemmShape shape{1000, 520, 256};
@@ -392,7 +393,7 @@ int check_lost_peer_copy_engine(const comm::RankInfo& info) {
   options.wait_timeout_s = 3.0;
   overlap::GemmCollective gc(overlap::OverlapOp::kAllReduce, shape, core::DType::kBf16,
                              overlap::WeightLayout::kNK, comm,
-                             overlap::parse_plan("tile=128x128 cap=16 comm=ce", "plan"), options);
+                             overlap::parse_plan(plan_text, "plan"), options);
   const overlap::MatrixRef a_ref{a.data(), core::DType::kBf16, shape.m, shape.k};
   const overlap::MatrixRef b_ref{b.data(), core::DType::kBf16, shape.n, shape.k};
   const overlap::MutableMatrixRef out_ref{out.data(), core::DType::kBf16, gc.output_rows(),
@@ -413,6 +414,7 @@ int check_lost_peer_copy_engine(const comm::RankInfo& info) {
     const std::string what = e.what();
     std::fprintf(stderr, "expected: %s\n", what.c_str());
     if (what.find("rank 1's data of run 2 has not arrived") == std::string::npos) code = 1;
+    if (gc.plan().two_phase && what.find("second phase") == std::string::npos) code = 1;
   }
   if (code == 0) gc.wait(stream);  // released: the stream drains
   std::_Exit(code);
@@ -778,7 +780,21 @@ TEST(OverlapGpu, LostSignalIsReportedThroughTheCommunicator) {
 }
 TEST(OverlapGpu, LostCopyEnginePeerIsReportedNotHungTwoRanks) {
   KILN_SKIP_UNLESS_RANKS(2);
-  run_ranks(2, check_lost_peer_copy_engine, 120.0);
+  run_ranks(
+      2,
+      [](const comm::RankInfo& info) {
+        return check_lost_peer_copy_engine(info, "tile=128x128 cap=16 comm=ce");
+      },
+      120.0);
+}
+TEST(OverlapGpu, LostTwoPhasePeerIsReportedNotHungTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  run_ranks(
+      2,
+      [](const comm::RankInfo& info) {
+        return check_lost_peer_copy_engine(info, "tile=128x128 cap=16 comm=ce2");
+      },
+      120.0);
 }
 TEST(OverlapGpu, LostSignalIsReportedNotHungSpinKernel) {
   KILN_SKIP_UNLESS_GPUS(1);
