@@ -471,7 +471,8 @@ void GemmCollective::enqueue_gemm_and_collectives(const MatrixRef& a, const Matr
                                  collective_comm_, comm_stream_);
       });
     }
-    if (options_.trace) trace_events_[2 + 2 * g].record(comm_stream_);
+    // comm=ce2: a group's communication ends when its sum has gone out (the reduce stream).
+    if (options_.trace) trace_events_[2 + 2 * g].record(gather_ ? reduce_stream_ : comm_stream_);
   }
   if (gather_) {
     finish_two_phase(stream);

@@ -89,7 +89,8 @@ struct GroupTimeline {
   long long bytes = 0;           // bytes the group's collective sends per rank
   double compute_done_us = 0.0;  // the group's last tile signalled
   double comm_start_us = 0.0;    // the wait returned (the collective may start)
-  double comm_done_us = 0.0;     // the collective finished on this rank
+  double comm_done_us = 0.0;     // the collective finished on this rank (comm=ce2: the
+                                 // group's sum sent to every peer)
 };
 
 // Built in CUTLASS's steps (gemm/device/gemm_universal_adapter.h: can_implement,
