@@ -232,22 +232,12 @@ step_cestreams() {
       cut -c1-160 | tee -a "$out/summary.txt"
   done
 }
-# comm=ce2 (two-phase copy-engine AllReduce) against comm=ce in one sweep: every plan's time is in
-# the JSON's sweep list, so the best of each transport compare in the same rounds.
+# comm=ce2 (two-phase copy-engine AllReduce) against comm=ce in one sweep: each row's details say
+# the fastest plan of each transport (JSON: sweep_fastest_per_transport), timed in the same rounds.
 step_ce2() {
   capped "${CE2_LIMIT:-150}" "ce2-ar-g$gpus.txt" $k overlap bench -g "$gpus" --op ar --comms ce ce2 \
     --caps 0 --ce-caps 0 128 --swizzles 1 8 --signals eager --json "$out/ce2-ar-g$gpus.json"
   overlap_rows "$out/ce2-ar-g$gpus.txt"
-  python3 - "$out/ce2-ar-g$gpus.json" <<'PY' | tee -a "$out/summary.txt"
-import json, sys
-for row in json.load(open(sys.argv[1]))["rows"]:
-    best = {}
-    for entry in row.get("sweep", []):
-        t = "ce2" if "comm=ce2" in entry["plan"] else "ce" if "comm=ce" in entry["plan"] else "nccl"
-        best[t] = min(best.get(t, 1e30), entry["us"])
-    print(row["shape"], " ".join(f"{t} {v:.1f}" for t, v in sorted(best.items())),
-          f"serial {row['serial_us']['median']:.1f}")
-PY
 }
 step_sweep() {
   capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \

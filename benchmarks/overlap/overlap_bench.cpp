@@ -507,6 +507,24 @@ std::string us(double value) {
   return fmt::format("{:.1f}", value);
 }
 
+// The sweep's fastest plan of each transport (comm=nccl, ce, ce2), in the order they first
+// appear: how the transports compare in the same rounds.
+std::vector<std::pair<std::string, PlanTime>> best_per_transport(
+    const std::vector<PlanTime>& sweep) {
+  std::vector<std::pair<std::string, PlanTime>> best;
+  for (const PlanTime& p : sweep) {
+    const std::string transport = overlap::transport_name(overlap::parse_plan(p.plan, "sweep"));
+    auto it = std::find_if(best.begin(), best.end(),
+                           [&](const auto& entry) { return entry.first == transport; });
+    if (it == best.end()) {
+      best.emplace_back(transport, p);
+    } else if (p.us < it->second.us) {
+      it->second = p;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::string format_overlap_header() {
@@ -564,6 +582,10 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
   j["waves"] = r.waves;
   j["sweep"] = nlohmann::json::array();
   for (const PlanTime& p : r.sweep) j["sweep"].push_back({{"plan", p.plan}, {"us", p.us}});
+  j["sweep_fastest_per_transport"] = nlohmann::json::object();
+  for (const auto& [transport, p] : best_per_transport(r.sweep)) {
+    j["sweep_fastest_per_transport"][transport] = {{"plan", p.plan}, {"us", p.us}};
+  }
   j["timeline"] = nlohmann::json::array();
   for (const overlap::GroupTimeline& t : r.timeline) {
     j["timeline"].push_back({{"group", t.group},
@@ -591,6 +613,13 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
         "#   reorder: {:.1f} us (kiln - kiln-nr) for {:.1f} MiB read and written, "
         "{:.0f} GB/s\n",
         reorder_us, row.reorder_bytes / (1 << 20), row.reorder_bytes / reorder_us / 1e3);
+  }
+  if (const auto best = best_per_transport(row.sweep); best.size() > 1) {
+    out += "#   sweep, fastest of each transport:";
+    for (const auto& [transport, p] : best) {
+      out += fmt::format(" {} {:.1f} us ({});", transport, p.us, p.plan);
+    }
+    out += "\n";
   }
   if (row.ab_copy_streams_skipped) {
     out += "#   --ab-copy-streams: not timed (the plan is not comm=ce, or fewer than 3 ranks)\n";

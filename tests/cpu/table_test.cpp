@@ -105,6 +105,26 @@ TEST(Table, OverlapRowsAsTheirFormatPrintedThem) {
   EXPECT_NE(benchmarks::format_overlap_row(r).find(" 801.7 "), std::string::npos);
 }
 
+TEST(Table, OverlapDetailsNameTheFastestPlanOfEachTransport) {
+  benchmarks::OverlapRow r;
+  r.describe = "plan";
+  // One transport: nothing to compare, no line.
+  r.sweep = {{"tile=128x256 cap=0 comm=ce groups=each", 900.0},
+             {"tile=128x256 cap=128 comm=ce groups=each", 880.0}};
+  EXPECT_EQ(benchmarks::format_overlap_row_details(r, false).find("fastest of each transport"),
+            std::string::npos);
+  r.sweep.push_back({"tile=128x256 cap=128 comm=ce2 groups=each", 850.0});
+  r.sweep.push_back({"tile=128x256 cap=0 comm=ce2 groups=each", 990.0});
+  const std::string details = benchmarks::format_overlap_row_details(r, false);
+  EXPECT_NE(details.find("fastest of each transport: ce 880.0 us (tile=128x256 cap=128 "),
+            std::string::npos)
+      << details;
+  EXPECT_NE(details.find("ce2 850.0 us (tile=128x256 cap=128 "), std::string::npos) << details;
+  const nlohmann::json j = benchmarks::overlap_row_to_json(r);
+  EXPECT_DOUBLE_EQ(j["sweep_fastest_per_transport"]["ce2"]["us"].get<double>(), 850.0);
+  EXPECT_DOUBLE_EQ(j["sweep_fastest_per_transport"]["ce"]["us"].get<double>(), 880.0);
+}
+
 TEST(Table, CollectiveRowsAsTheirFormatPrintedThem) {
   benchmarks::CollectiveBenchOptions o;
   o.op = comm::CollectiveOp::kAllReduce;
