@@ -31,21 +31,13 @@ __global__ void fill_test_values_kernel(T* out, std::uint64_t count, std::uint64
   }
 }
 
+// One kernel for the rate-measurement fills; the distribution is uniform across the launch.
 template <typename T>
-__global__ void fill_uniform_kernel(T* out, std::uint64_t count, std::uint64_t seed) {
+__global__ void fill_random_kernel(T* out, std::uint64_t count, std::uint64_t seed, bool normal) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
        i < count; i += stride) {
-    out[i] = from_float<T>(uniform_value(seed, i));
-  }
-}
-
-template <typename T>
-__global__ void fill_normal_kernel(T* out, std::uint64_t count, std::uint64_t seed) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
-    out[i] = from_float<T>(normal_value(seed, i));
+    out[i] = from_float<T>(normal ? normal_value(seed, i) : uniform_value(seed, i));
   }
 }
 
@@ -83,21 +75,11 @@ struct LaunchTestValues {
 };
 
 template <typename T>
-struct LaunchUniform {
-  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed,
+struct LaunchRandom {
+  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed, bool normal,
                   cudaStream_t stream) const {
-    fill_uniform_kernel<T>
-        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed);
-    KILN_CUDA_CHECK_LAUNCH();
-  }
-};
-
-template <typename T>
-struct LaunchNormal {
-  void operator()(void* buffer, std::uint64_t count, std::uint64_t seed,
-                  cudaStream_t stream) const {
-    fill_normal_kernel<T>
-        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed);
+    fill_random_kernel<T>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<T*>(buffer), count, seed, normal);
     KILN_CUDA_CHECK_LAUNCH();
   }
 };
@@ -113,14 +95,14 @@ void fill_test_values(void* buffer, DType dtype, std::uint64_t count, std::uint6
 void fill_uniform(void* buffer, DType dtype, std::uint64_t count, std::uint64_t seed,
                   cudaStream_t stream) {
   if (count == 0) return;
-  dispatch<LaunchUniform>(dtype, buffer, count, seed, stream);
+  dispatch<LaunchRandom>(dtype, buffer, count, seed, false, stream);
 }
 
 void fill_normal(void* buffer, DType dtype, std::uint64_t count, std::uint64_t seed,
                  cudaStream_t stream) {
   if (count == 0) return;
   if (dtype == DType::kInt32) throw UsageError("fill_normal: int32 has no normal values");
-  dispatch<LaunchNormal>(dtype, buffer, count, seed, stream);
+  dispatch<LaunchRandom>(dtype, buffer, count, seed, true, stream);
 }
 
 ValueDistribution parse_value_distribution(const std::string& text, const std::string& argument) {
