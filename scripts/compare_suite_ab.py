@@ -2,9 +2,11 @@
 
 Usage: python3 scripts/compare_suite_ab.py AB_FOLDER [--json F]
 AB_FOLDER holds suite-old-rN.json and suite-new-rN.json. Per (problem, size, solution): the median
-over rounds of the solution's median time for each binary, and the back-to-back reference's (old
-binaries record it as reference_us, new ones as reference_steady_us), with new/old ratios, so that
-a slower solution and a faster reference are told apart. Exits 1 when a file is missing or a row
+over rounds of the solution's back-to-back median for each binary (binaries before the judged
+protocol, 98bc8e5, record it as solution_us; newer ones as solution_steady_us, their solution_us
+being judged calls, shown as "new judged"), and the back-to-back reference's (old binaries record
+it as reference_us, new ones as reference_steady_us), with new/old ratios, so that a slower
+kernel, a colder timing protocol and a faster reference are told apart. Exits 1 when a file is missing or a row
 is incorrect.
 """
 import argparse
@@ -33,6 +35,11 @@ def steady_reference(row):
     return stats.get("median", 0.0)
 
 
+def steady_solution(row):
+    steady = (row.get("solution_steady_us") or {}).get("median", 0.0)
+    return steady if steady > 0 else row["solution_us"]["median"]
+
+
 def collect(rounds):
     """{(problem, size, solution): {"sol": [..], "ref": [..], "correct": bool}}"""
     table = {}
@@ -41,8 +48,9 @@ def collect(rounds):
             if row.get("skipped"):
                 continue
             key = (row["problem"], row["size"], row["solution"])
-            entry = table.setdefault(key, {"sol": [], "ref": [], "correct": True})
-            entry["sol"].append(row["solution_us"]["median"])
+            entry = table.setdefault(key, {"sol": [], "judged": [], "ref": [], "correct": True})
+            entry["sol"].append(steady_solution(row))
+            entry["judged"].append(row["solution_us"]["median"])
             entry["ref"].append(steady_reference(row))
             entry["correct"] = entry["correct"] and bool(row.get("correct", False))
     return table
@@ -56,20 +64,21 @@ def main():
     old, new = collect(load_rounds(args.folder, "old")), collect(load_rounds(args.folder, "new"))
     rows, failed = [], False
     print(f"{'problem':<16} {'size':>10} {'solution':<20} {'sol old':>8} {'sol new':>8} {'new/old':>7} "
-          f"{'ref old':>8} {'ref new':>8} {'new/old':>7}")
+          f"{'ref old':>8} {'ref new':>8} {'new/old':>7} {'new judged':>10}")
     for key in sorted(set(old) & set(new)):
         o, n = old[key], new[key]
         sol_o, sol_n = statistics.median(o["sol"]), statistics.median(n["sol"])
         ref_o, ref_n = statistics.median(o["ref"]), statistics.median(n["ref"])
+        judged_n = statistics.median(n["judged"])
         row = {"problem": key[0], "size": key[1], "solution": key[2], "solution_old_us": sol_o,
-               "solution_new_us": sol_n, "reference_old_us": ref_o, "reference_new_us": ref_n,
+               "solution_new_us": sol_n, "solution_new_judged_us": judged_n, "reference_old_us": ref_o, "reference_new_us": ref_n,
                "solution_ratio": sol_n / sol_o if sol_o else 0.0,
                "reference_ratio": ref_n / ref_o if ref_o else 0.0,
                "correct": o["correct"] and n["correct"]}
         failed = failed or not row["correct"]
         rows.append(row)
         print(f"{key[0]:<16} {key[1]:>10} {key[2]:<20} {sol_o:8.1f} {sol_n:8.1f} "
-              f"{row['solution_ratio']:7.3f} {ref_o:8.1f} {ref_n:8.1f} {row['reference_ratio']:7.3f}"
+              f"{row['solution_ratio']:7.3f} {ref_o:8.1f} {ref_n:8.1f} {row['reference_ratio']:7.3f} {judged_n:10.1f}"
               f"{'' if row['correct'] else '  INCORRECT'}")
     only = sorted(set(old) ^ set(new))
     if only:

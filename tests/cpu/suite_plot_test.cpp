@@ -59,6 +59,12 @@ TEST(SuitePlot, RowsSurviveTheJsonRoundTrip) {
   original.reference_steady_us.median = 25;
   suite["rows"].push_back(suite_row_to_json(original));
   EXPECT_DOUBLE_EQ(suite["rows"][0]["speedup_steady"].get<double>(), 2.5);  // 25 / 10
+  // Not timed back to back (an outside candidate): no back-to-back speedup.
+  EXPECT_DOUBLE_EQ(suite["rows"][0]["speedup_back_to_back"].get<double>(), 0.0);
+  original.solution_steady_us.median = 8;
+  const nlohmann::json steady = suite_row_to_json(original);
+  EXPECT_DOUBLE_EQ(steady["solution_steady_us"]["median"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(steady["speedup_back_to_back"].get<double>(), 25.0 / 8.0);
   const std::vector<SuiteRow> back = suite_rows_from_json(suite);
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].problem, "allgather");
