@@ -99,18 +99,21 @@ TEST_F(PlanLookupTest, RereadOnATimeChangeAloneAndOnASizeChangeAlone) {
 }
 
 TEST_F(PlanLookupTest, BuiltInProfilePredictsWhenTheCacheHasNoEntry) {
-  for (const int world : {2, 4})
-    for (const std::string op : {"rs", "ar"}) {
-      const PlanKey key{"h200-sxm", world, op, "bf16", {3000, 5000, 7000}};  // profiled nowhere
-      const PlanLookup found = lookup_plan(key, options_);
-      EXPECT_EQ(found.source, fmt::format("profile built-in h200-sxm-g{}-{}-bf16.json", world, op));
-      EXPECT_GT(found.predicted_us, 0.0);
-      // The groups cover exactly the waves the GEMM launches on an H200 (132 SMs).
-      const Plan& p = found.plan;
-      int total = 0;
-      for (int g : p.partition) total += g;
-      EXPECT_EQ(total, host_launch_geometry(key.shape, p.gemm, p.schedule, 132).waves());
-    }
+  // H200 and H100 SXM hosts of 2 and 4 GPUs (132 SMs both) have built-in profiles.
+  for (const std::string device : {"h200-sxm", "h100-sxm"})
+    for (const int world : {2, 4})
+      for (const std::string op : {"rs", "ar"}) {
+        const PlanKey key{device, world, op, "bf16", {3000, 5000, 7000}};  // profiled nowhere
+        const PlanLookup found = lookup_plan(key, options_);
+        EXPECT_EQ(found.source,
+                  fmt::format("profile built-in {}-g{}-{}-bf16.json", device, world, op));
+        EXPECT_GT(found.predicted_us, 0.0);
+        // The groups cover exactly the waves the GEMM launches on 132 SMs.
+        const Plan& p = found.plan;
+        int total = 0;
+        for (int g : p.partition) total += g;
+        EXPECT_EQ(total, host_launch_geometry(key.shape, p.gemm, p.schedule, 132).waves());
+      }
 }
 
 TEST_F(PlanLookupTest, NearestNeighbourOnlyWhenCloseAndItsGroupsFit) {
