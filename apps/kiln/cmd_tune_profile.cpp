@@ -50,9 +50,6 @@ tune::TuneProfileOptions to_options(const ProfileFlags& f) {
   }
   for (const std::string& p : f.base_plans) {
     overlap::Plan plan = overlap::parse_plan(p, "--base-plan");
-    KILN_REQUIRE(
-        !plan.two_phase,
-        fmt::format("--base-plan {}: comm=ce2 has no tuner model yet; accepted nccl, ce", p));
     plan.partition.clear();
     o.base_plans.push_back(plan);
   }
@@ -154,7 +151,9 @@ void register_tune_profile(CLI::App& tune, Runner& run) {
                   "shapes and validate's twelve)");
   cmd->add_option("--base-plan", flags->base_plans,
                   "plan to profile without its groups, repeatable (default: comm=ce cap 0/128 x "
-                  "swizzle 1/8, comm=nccl cap 124 swizzle 8)");
+                  "swizzle 1/8, comm=nccl cap 124 swizzle 8, and for an AllReduce on a "
+                  "power-of-two world comm=ce2 cap 0/128 swizzle 8); plans that cannot run a "
+                  "shape at this world size are left out for it");
   cmd->add_option("-g,--ngpus", flags->gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations per measurement")

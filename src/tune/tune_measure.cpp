@@ -22,8 +22,10 @@
 #include "core/hardware_profile.hpp"
 #include "core/stream.hpp"
 #include "overlap/copy_engine_exchange.hpp"
+#include "overlap/gemm_collective.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "tune/gemm_config_search.hpp"
+#include "tune/two_phase_curve.hpp"
 
 namespace kiln::tune {
 namespace {
@@ -56,6 +58,17 @@ std::vector<Plan> default_base_plans() {
   nccl.schedule.cta_cap = 124;
   nccl.schedule.swizzle = 8;
   plans.push_back(nccl);
+  // comm=ce2 with every SM or a cap of 128, swizzle 8: the fastest ce2 plans of the 4xH100 sweep
+  // (2026-11-28) on five of six shapes. An AllReduce on a power-of-two world only: a profile
+  // drops them where they cannot run (tune profile's base plans are filtered per shape).
+  for (const int cap : {0, 128}) {
+    Plan p;
+    p.copy_engine = true;
+    p.two_phase = true;
+    p.schedule.cta_cap = cap;
+    p.schedule.swizzle = 8;
+    plans.push_back(p);
+  }
   return plans;
 }
 
@@ -93,9 +106,23 @@ std::vector<std::vector<Plan>> shape_base_plans(comm::Communicator& comm,
                                                 tune::TunerProfile& profile,
                                                 const TuneProgress& progress) {
   std::vector<std::vector<Plan>> per_shape;
+  const int sms = overlap::current_device_sms();
+  // The base plans that can run this shape at this world size (comm=ce2 needs an AllReduce on a
+  // power-of-two world, for one); at least one must.
+  const auto runnable = [&](const GemmShape& shape, std::vector<Plan> plans) {
+    std::erase_if(plans, [&](const Plan& p) {
+      return !overlap::GemmCollective::can_implement(o.op, shape, o.dtype, p, comm.size(), sms)
+                  .empty();
+    });
+    if (plans.empty()) {
+      throw UsageError(fmt::format("tune profile: no base plan can run {} at {} ranks",
+                                   overlap::shape_name(shape), comm.size()));
+    }
+    return plans;
+  };
   for (const GemmShape& shape : o.shapes) {
     if (!o.search_gemm) {
-      per_shape.push_back(o.base_plans);
+      per_shape.push_back(runnable(shape, o.base_plans));
       continue;
     }
     std::string chosen;
@@ -129,7 +156,7 @@ std::vector<std::vector<Plan>> shape_base_plans(comm::Communicator& comm,
       });
       if (!seen) bases.push_back(plan);
     }
-    per_shape.push_back(std::move(bases));
+    per_shape.push_back(runnable(shape, std::move(bases)));
     if (progress) {
       progress(10.0, fmt::format("GEMM search {}: {}", overlap::shape_name(shape),
                                  overlap::gemm_config_name(config)));
@@ -263,7 +290,11 @@ std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOpt
   core::fill_uniform(send.data(), o.dtype, static_cast<std::uint64_t>(largest) / element, 7 + me,
                      stream);
   std::unique_ptr<overlap::CopyEngineExchange> exchange;
-  if (which.transport == "ce") {
+  std::unique_ptr<TwoPhaseGroupAlone> two_phase;
+  if (which.transport == "ce2") {
+    two_phase = std::make_unique<TwoPhaseGroupAlone>(comm, static_cast<std::size_t>(largest),
+                                                     o.dtype, overlap::current_device_sms());
+  } else if (which.transport == "ce") {
     // A region holds what one rank sends another: its subtiles (RS) or the whole group (AR).
     const std::size_t region =
         static_cast<std::size_t>(o.op == OverlapOp::kReduceScatter ? largest / world : largest);
@@ -274,7 +305,9 @@ std::vector<double> measure_curve(comm::Communicator& comm, const TuneProfileOpt
   for (const double bytes : sizes) {
     const std::size_t count = static_cast<std::size_t>(bytes) / element;
     const auto body = [&](int) {
-      if (exchange) {
+      if (two_phase) {
+        two_phase->enqueue(send.data(), static_cast<std::size_t>(bytes), stream);
+      } else if (exchange) {
         for (int step = 1; step < world; ++step) {
           const int r = (me + step) % world;
           if (o.op == OverlapOp::kReduceScatter) {
@@ -482,7 +515,7 @@ tune::TunerProfile measure_tuner_profile(comm::Communicator& comm, const TunePro
       const overlap::LaunchGeometry launch = kernel->geometry(shape, plan.schedule, sms);
       largest = std::max(largest, static_cast<double>(launch.slots) * plan.gemm.tile.m *
                                       plan.gemm.tile.n * static_cast<double>(element));
-      const std::pair<std::string, int> t{plan.copy_engine ? "ce" : "nccl",
+      const std::pair<std::string, int> t{overlap::transport_name(plan),
                                           overlap::collective_ctas_for(plan, launch, sms)};
       if (std::find(transports.begin(), transports.end(), t) == transports.end())
         transports.push_back(t);

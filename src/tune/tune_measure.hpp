@@ -31,7 +31,9 @@ using overlap::WeightLayout;
 
 // The base plans the tuner chooses among by default: copy engines with every SM or a cap of 128
 // (full waves on power-of-two tile counts), each with swizzle 1 and 8 (the GEMM alone prefers 1,
-// the overlap sweep of issue 3 always chose 8), and NCCL on the 8 SMs a cap of 124 leaves.
+// the overlap sweep of issue 3 always chose 8), NCCL on the 8 SMs a cap of 124 leaves, and the
+// two-phase copy-engine AllReduce (comm=ce2) with cap 0 and 128, swizzle 8, measured only where it
+// can run (an AllReduce on a power-of-two world).
 std::vector<overlap::Plan> default_base_plans();
 
 struct TuneProfileOptions {

@@ -87,7 +87,7 @@ const TransportCurve* TunerProfile::curve_for(const Plan& plan,
                                               const LaunchGeometry& launch) const {
   const int free_sms = sms - launch.grid_ctas;
   for (const TransportCurve& c : curves) {
-    if (plan.copy_engine && c.transport == "ce") return &c;
+    if (plan.copy_engine && c.transport == overlap::transport_name(plan)) return &c;
     if (!plan.copy_engine && c.transport == "nccl" &&
         c.nccl_ctas == (free_sms >= 1 && plan.schedule.cta_cap > 0 ? free_sms : 0)) {
       return &c;
@@ -187,8 +187,8 @@ TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string&
     const std::string where = fmt::format("{} curves[{}]", source, i);
     TransportCurve c;
     c.transport = field<std::string>(curves[i], "transport", where);
-    if (c.transport != "ce" && c.transport != "nccl") {
-      throw UsageError(where + ": transport must be ce or nccl");
+    if (c.transport != "ce" && c.transport != "ce2" && c.transport != "nccl") {
+      throw UsageError(where + ": transport must be ce, ce2 or nccl");
     }
     c.nccl_ctas = field<int>(curves[i], "nccl_ctas", where);
     c.bytes = field<std::vector<double>>(curves[i], "bytes", where);
@@ -308,8 +308,7 @@ PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape
   const TransportCurve* transport = profile.curve_for(base, gemm.launch);
   if (transport == nullptr) {
     throw UsageError(fmt::format("profile has no {} latency curve for plan \"{}\"",
-                                 base.copy_engine ? "copy-engine" : "NCCL",
-                                 base_plan_string(base)));
+                                 overlap::transport_name(base), base_plan_string(base)));
   }
   const LatencyCurve curve = transport->curve();
   const int waves = wave.waves();

@@ -26,10 +26,11 @@ using overlap::TileShape;
 
 // The latency of one group's communication as the runtime makes it, against the group's slot
 // bytes per rank (the x axis of wave_bytes()): comm=ce, the copies of the group to every peer;
-// comm=nccl, one ReduceScatter/AllReduce call on a communicator limited to `nccl_ctas` CTAs
-// (0: NCCL's default communicator, no limit: the serial plan's call, serial_candidate()).
+// comm=ce2 (AllReduce), both copy-engine phases with the owner's sum between them; comm=nccl, one
+// ReduceScatter/AllReduce call on a communicator limited to `nccl_ctas` CTAs (0: NCCL's default
+// communicator, no limit: the serial plan's call, serial_candidate()).
 struct TransportCurve {
-  std::string transport;  // "ce" | "nccl"
+  std::string transport;  // "ce" | "ce2" | "nccl"
   int nccl_ctas = 0;      // nccl: the CTA limit (the SMs the GEMM's cap leaves), 0 none; ce: 0
   std::vector<double> bytes;
   std::vector<double> us;  // median over iterations of the max over ranks
@@ -98,8 +99,9 @@ struct TunerProfile {
   std::vector<NcclSmMeasurement> nccl_sms;
   nlohmann::json provenance = nlohmann::json::object();
 
-  // The curve a plan's groups travel on: comm=ce, the copy-engine curve; comm=nccl, the curve of
-  // the communicator limited to device SMs minus the plan's grid. nullptr when not profiled.
+  // The curve a plan's groups travel on: comm=ce and comm=ce2, their copy-engine curves; comm=nccl,
+  // the curve of the communicator limited to device SMs minus the plan's grid. nullptr when not
+  // profiled (profiles before 2026-11-28 have no ce2 curve).
   const TransportCurve* curve_for(const Plan& plan, const LaunchGeometry& launch) const;
   // NCCL's default communicator, no CTA limit (what the serial plan's one call runs on); nullptr
   // when not profiled (profiles before 2026-11-27 have none).

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "tune/tune_measure.hpp"
 #include "tune/tune_validate.hpp"
 
 namespace kiln::tune {
@@ -149,6 +150,50 @@ TEST(TunerProfile, ChoosesTheBasePlanAndPartitionWithTheSmallestPredictedTotal) 
   Plan whole = tuned.chosen.plan;
   whole.partition = {2};
   EXPECT_NEAR(predict_plan(p, kShape, whole).predicted_us, 152.0, 1e-9);
+}
+
+// comm=ce2 travels on its own curve: an AllReduce profile with ce and ce2 base plans of equal GEMM
+// times picks ce2 where its curve is faster, and a profile without a ce2 curve names what it lacks.
+TEST(TunerProfile, TwoPhaseCopyEnginePlansUseTheirOwnCurve) {
+  TunerProfile p = synthetic_profile();
+  p.op = "ar";
+  p.world = 4;
+  p.gemms.pop_back();  // the ce base plan alone
+  GemmProfile two_phase = p.gemms[0];
+  Plan base = parse_plan(two_phase.base_plan, "test");
+  base.two_phase = true;
+  two_phase.base_plan = base_plan_string(base);
+  EXPECT_NE(two_phase.base_plan.find("comm=ce2"), std::string::npos) << two_phase.base_plan;
+  p.gemms.push_back(two_phase);
+  // No ce2 curve: the tuner leaves the plan out, and predicting it names what is missing.
+  EXPECT_FALSE(tune_plan(p, kShape, {}).chosen.plan.two_phase);
+  try {
+    (void)predict_plan(p, kShape, base);
+    ADD_FAILURE() << "predicted a comm=ce2 plan without its curve";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no ce2 latency curve"), std::string::npos) << e.what();
+  }
+  // Half the ce curve's latency: waves done at 50 and 100 us, {1,1}: 50 -> 65, 100 -> 115;
+  // {2}: 100 -> 120. Best 115 + 5 + 7 = 127, against ce's 142.
+  p.curves.push_back({"ce2", 0, {kWaveBytes, 2 * kWaveBytes}, {15.0, 20.0}});
+  const TunerProfile back = TunerProfile::from_json(p.to_json(), "round trip");
+  ASSERT_EQ(back.curves.back().transport, "ce2");
+  EXPECT_EQ(back.curve_for(base, two_phase.launch), &back.curves.back());
+  base.two_phase = false;
+  EXPECT_EQ(back.curve_for(base, two_phase.launch), &back.curves[0]);
+  const TunedPlan tuned = tune_plan(back, kShape, {});
+  EXPECT_TRUE(tuned.chosen.plan.two_phase);
+  EXPECT_EQ(tuned.chosen.plan.partition, (std::vector<int>{1, 1}));
+  EXPECT_NEAR(tuned.chosen.predicted_us, 127.0, 1e-9);
+  nlohmann::json j = p.to_json();
+  j["curves"].back()["transport"] = "ce3";
+  EXPECT_THROW(TunerProfile::from_json(j, "p.json"), UsageError);
+}
+
+TEST(TunerProfile, DefaultBasePlansIncludeTwoPhaseCopyEngines) {
+  int two_phase = 0;
+  for (const Plan& plan : default_base_plans()) two_phase += plan.two_phase && plan.copy_engine;
+  EXPECT_EQ(two_phase, 2);
 }
 
 TEST(TunerProfile, CommunicationSlowdownBesideTheGemmScalesTheCurve) {

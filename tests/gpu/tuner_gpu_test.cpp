@@ -12,6 +12,7 @@
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "overlap/plan.hpp"
 #include "rank_failures.hpp"
 #include "tune/tune_measure.hpp"
 
@@ -128,6 +129,62 @@ int check_small_profile(const comm::RankInfo& info) {
   const tune::TunerProfile back = tune::TunerProfile::from_json(p.to_json(), "round trip");
   if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
   return fail.exit_code();
+}
+
+// comm=ce2 in a profile: its own curve (both copy-engine phases and the owner's sum, per group
+// alone), its GEMM profile beside the comm=ce one, and a prediction the tuner can choose; a base
+// plan that cannot run (comm=ce2 for a ReduceScatter) is left out, not measured.
+int check_two_phase_profile(const comm::RankInfo& info) {
+  comm::Communicator comm(info, 60.0);
+  kiln::testing::RankFailures fail(comm.rank());
+  tune::TuneProfileOptions o;
+  o.op = overlap::OverlapOp::kAllReduce;
+  o.shapes = {{2048, 2048, 1024}};
+  overlap::Plan ce2;
+  ce2.copy_engine = true;
+  ce2.two_phase = true;
+  ce2.schedule.cta_cap = 128;
+  ce2.schedule.swizzle = 8;
+  overlap::Plan ce;
+  ce.copy_engine = true;
+  o.base_plans = {ce2, ce};
+  o.iterations = 5;
+  o.points_per_octave = 2;
+  o.search_gemm = false;
+  const tune::TunerProfile p = tune::measure_tuner_profile(comm, o, nullptr);
+  if (p.curves.size() != 3 || p.curves[0].transport != "ce2" || p.curves[1].transport != "ce" ||
+      p.unlimited_nccl_curve() == nullptr)
+    fail("expected a ce2 curve, a ce curve and the unlimited nccl curve");
+  for (const auto& c : p.curves)
+    for (double us : c.us)
+      if (!(us > 0)) fail("non-positive latency on curve " + c.transport);
+  if (p.gemms.size() != 2) fail("expected 1 shape x 2 base plans");
+  const tune::TunedPlan tuned = tune::tune_plan(p, o.shapes[0], {});
+  const auto two_phase =
+      std::find_if(tuned.considered.begin(), tuned.considered.end(),
+                   [](const tune::PlanCandidate& c) { return c.plan.two_phase; });
+  if (two_phase == tuned.considered.end() || !(two_phase->predicted_us > 0))
+    fail("no comm=ce2 candidate with a positive prediction");
+  const tune::TunerProfile back = tune::TunerProfile::from_json(p.to_json(), "round trip");
+  if (back.to_json() != p.to_json()) fail("profile JSON does not round-trip");
+  // The same base plans for a ReduceScatter: comm=ce2 cannot run one and is not profiled.
+  o.op = overlap::OverlapOp::kReduceScatter;
+  const tune::TunerProfile rs = tune::measure_tuner_profile(comm, o, nullptr);
+  for (const auto& g : rs.gemms)
+    if (g.base_plan.find("comm=ce2") != std::string::npos) fail("profiled ce2 for a ReduceScatter");
+  for (const auto& c : rs.curves)
+    if (c.transport == "ce2") fail("measured a ce2 curve for a ReduceScatter");
+  return fail.exit_code();
+}
+
+TEST(TunerGpu, TwoPhaseProfileTwoRanks) {
+  KILN_SKIP_UNLESS_RANKS(2);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(2, check_two_phase_profile), 0);
+}
+
+TEST(TunerGpu, TwoPhaseProfileFourRanks) {
+  KILN_SKIP_UNLESS_RANKS(4);
+  EXPECT_EQ(kiln::testing::launch_test_ranks(4, check_two_phase_profile), 0);
 }
 
 TEST(TunerGpu, SmallProfileOneRank) {
