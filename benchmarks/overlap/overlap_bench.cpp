@@ -25,6 +25,7 @@
 #include "core/stream.hpp"
 #include "core/table.hpp"
 #include "core/wall_clock.hpp"
+#include "overlap/chunked_reduce_scatter.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/launch_geometry.hpp"
 #include "overlap/signaling_gemm.hpp"
@@ -399,6 +400,22 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
              [&](int) { peer_streams->run(a_ref, b_ref, peer_streams_ref, stream); },
              &row.kiln_peer_streams_us});
       }
+      // PyTorch async-TP's algorithm from kiln's parts (overlap/chunked_reduce_scatter.hpp): the
+      // best cuBLAS per destination chunk, copy engines, a sum; interleaved with the rest.
+      row.has_chunked = o.op == OverlapOp::kReduceScatter &&
+                        overlap::ChunkedReduceScatter::can_implement(shape, o.dtype, world).empty();
+      std::unique_ptr<overlap::ChunkedReduceScatter> chunked;
+      core::DeviceBuffer chunked_out(row.has_chunked ? c_count / world * element : 0);
+      if (row.has_chunked) {
+        chunked = std::make_unique<overlap::ChunkedReduceScatter>(comm, shape, o.dtype, o.layout,
+                                                                  device_sms);
+        chunked->run(a.data(), b.data(), chunked_out.data(), stream);  // picks cuBLAS's algorithm
+        comm.wait(stream, "chunked " + name);
+        final_variants.push_back(
+            {"chunked cuBLAS + copy engines " + name,
+             [&](int) { chunked->run(a.data(), b.data(), chunked_out.data(), stream); },
+             &row.chunked_us});
+      }
       settle(
           o.settle_seconds, [&] { gemm(shape.m, a.data(), c.data(), stream); }, stream);
       time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
@@ -416,21 +433,22 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
           },
           "last-wave collective " + name);
 
-      // The relative error of `checked`'s output against the serial reference, max over ranks.
-      const auto error_of = [&](overlap::GemmCollective& checked,
-                                const overlap::MutableMatrixRef& into) {
-        core::poison(into.data, static_cast<std::size_t>(into.rows) * shape.n * element, stream);
-        checked.run(a_ref, b_ref, into, stream);
+      // The relative error of an output against the serial reference, max over ranks: `run_into`
+      // writes `rows` rows into `into`, local row lr being global row `global_row(lr)`.
+      const auto error_of_rows = [&](const std::function<void()>& run_into, void* into, int rows,
+                                     const std::function<int(int)>& global_row) {
+        core::poison(into, static_cast<std::size_t>(rows) * shape.n * element, stream);
+        run_into();
         comm.wait(stream, "kiln check " + name);
-        std::vector<std::uint16_t> got(static_cast<std::size_t>(checked.output_rows()) * shape.n);
+        std::vector<std::uint16_t> got(static_cast<std::size_t>(rows) * shape.n);
         std::vector<std::uint16_t> want(c_count);
-        KILN_CUDA_CHECK(cudaMemcpy(got.data(), into.data, got.size() * 2, cudaMemcpyDeviceToHost));
+        KILN_CUDA_CHECK(cudaMemcpy(got.data(), into, got.size() * 2, cudaMemcpyDeviceToHost));
         KILN_CUDA_CHECK(
             cudaMemcpy(want.data(), reference.data(), want.size() * 2, cudaMemcpyDeviceToHost));
         double diff = 0.0, norm = 0.0;
         bool finite = true;
-        for (int lr = 0; lr < checked.output_rows(); ++lr) {
-          const std::size_t g = static_cast<std::size_t>(checked.global_row(lr)) * shape.n;
+        for (int lr = 0; lr < rows; ++lr) {
+          const std::size_t g = static_cast<std::size_t>(global_row(lr)) * shape.n;
           for (int col = 0; col < shape.n; ++col) {
             const double x = core::half_bits_to_float(
                 got[static_cast<std::size_t>(lr) * shape.n + col], o.dtype);
@@ -443,15 +461,27 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
         const double error = finite ? std::sqrt(diff / std::max(norm, 1e-30)) : 1e30;
         return max_over_ranks(comm, error, stream);
       };
+      const auto error_of = [&](overlap::GemmCollective& checked,
+                                const overlap::MutableMatrixRef& into) {
+        return error_of_rows([&] { checked.run(a_ref, b_ref, into, stream); }, into.data,
+                             checked.output_rows(), [&](int lr) { return checked.global_row(lr); });
+      };
       if (o.check) {
         row.relative_error = error_of(op, out_ref);
         if (row.has_contiguous)
           row.contiguous_relative_error = error_of(*contiguous, contiguous_ref);
         if (row.has_peer_streams)
           row.peer_streams_relative_error = error_of(*peer_streams, peer_streams_ref);
+        if (row.has_chunked) {
+          row.chunked_relative_error =
+              error_of_rows([&] { chunked->run(a.data(), b.data(), chunked_out.data(), stream); },
+                            chunked_out.data(), chunked->output_rows(),
+                            [&](int lr) { return chunked->global_row(lr); });
+        }
         row.correct = row.relative_error <= 1e-2 &&
                       (!row.has_contiguous || row.contiguous_relative_error <= 1e-2) &&
-                      (!row.has_peer_streams || row.peer_streams_relative_error <= 1e-2);
+                      (!row.has_peer_streams || row.peer_streams_relative_error <= 1e-2) &&
+                      (!row.has_chunked || row.chunked_relative_error <= 1e-2);
       }
     }
     {
@@ -563,6 +593,10 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
     j["kiln_contiguous_rows_gemm_us"] = core::to_json(r.kiln_contiguous_gemm_us);
     j["contiguous_rows_relative_error"] = r.contiguous_relative_error;
   }
+  if (r.has_chunked) {
+    j["chunked_us"] = core::to_json(r.chunked_us);
+    j["chunked_relative_error"] = r.chunked_relative_error;
+  }
   if (r.has_peer_streams) {
     j["kiln_peer_streams_us"] = core::to_json(r.kiln_peer_streams_us);
     j["peer_streams_relative_error"] = r.peer_streams_relative_error;
@@ -623,6 +657,13 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
   }
   if (row.ab_copy_streams_skipped) {
     out += "#   --ab-copy-streams: not timed (the plan is not comm=ce, or fewer than 3 ranks)\n";
+  }
+  if (row.has_chunked) {
+    out += fmt::format(
+        "#   chunked cuBLAS + copy engines (async-TP's algorithm from kiln's parts): {:.1f} us, "
+        "x{:.3f} vs serial, kiln x{:.3f} vs it\n",
+        row.chunked_us.median, row.serial_us.median / row.chunked_us.median,
+        row.chunked_us.median / row.kiln_us.median);
   }
   if (row.has_peer_streams) {
     out += fmt::format("#   a copy stream per peer: {:.1f} us against {:.1f} us on one (x{:.3f})\n",

@@ -95,6 +95,11 @@ struct OverlapRow {
   bool ab_copy_streams_skipped = false;  // asked for, but the plan or world has no per-peer form
   core::TimingStats kiln_peer_streams_us;
   double peer_streams_relative_error = -1.0;
+  // ReduceScatter where M splits into W chunks: PyTorch async-TP's algorithm from kiln's parts
+  // (overlap::ChunkedReduceScatter), interleaved with the others.
+  bool has_chunked = false;
+  core::TimingStats chunked_us;
+  double chunked_relative_error = -1.0;
   int decomposition_chunks = 0;
   std::string plan;                   // the plan kiln ran
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it

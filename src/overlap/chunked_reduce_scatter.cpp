@@ -1,0 +1,101 @@
+// GEMM + ReduceScatter by destination chunks (see chunked_reduce_scatter.hpp).
+#include "overlap/chunked_reduce_scatter.hpp"
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "overlap/group_wait.hpp"
+#include "overlap/part_sum.hpp"
+
+namespace kiln::overlap {
+
+namespace {
+// Distinct from the runtime's exchanges and the tuner's in the spin kernel's wait labels.
+constexpr int kLabels = 8000;
+}  // namespace
+
+std::string ChunkedReduceScatter::can_implement(const GemmShape& shape, core::DType dtype,
+                                                int world) {
+  if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16)
+    return "chunked ReduceScatter: bf16 or fp16 only";
+  if (world < 1 || world > PartList::kMaxParts)
+    return fmt::format("chunked ReduceScatter: 1..{} ranks, got {}", PartList::kMaxParts, world);
+  if (shape.m < 1 || shape.n < 1 || shape.k < 1) return "chunked ReduceScatter: an empty shape";
+  if (shape.m % world != 0)
+    return fmt::format("chunked ReduceScatter: M = {} does not split into {} chunks", shape.m,
+                       world);
+  // sum_parts reads and writes whole 16-byte vectors: 8 two-byte elements per chunk row group.
+  if ((static_cast<long long>(shape.m / world) * shape.n) % 8 != 0)
+    return fmt::format("chunked ReduceScatter: a chunk of {} x {} is not whole 16-byte vectors",
+                       shape.m / world, shape.n);
+  return "";
+}
+
+ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape,
+                                           core::DType dtype, WeightLayout layout, int device_sms)
+    : rank_(comm.rank()),
+      world_(comm.size()),
+      device_sms_(device_sms),
+      shape_(shape),
+      dtype_(dtype),
+      layout_(layout) {
+  if (const std::string why = can_implement(shape, dtype, world_); !why.empty())
+    throw UsageError(why);
+  chunk_rows_ = shape.m / world_;
+  chunk_bytes_ = static_cast<std::size_t>(chunk_rows_) * shape.n *
+                 static_cast<std::size_t>(core::dtype_size(dtype));
+  exchange_ = std::make_unique<CopyEngineExchange>(comm, chunk_bytes_, kLabels);
+  for (auto& s : staging_) s = core::DeviceBuffer(chunk_bytes_);
+  own_ = core::DeviceBuffer(chunk_bytes_);
+  for (int i = 0; i < 2; ++i) {
+    staged_[i] = core::Event(cudaEventDisableTiming);
+    copied_[i] = core::Event(cudaEventDisableTiming);
+  }
+  sent_ = core::Event(cudaEventDisableTiming);
+  KILN_CUDA_CHECK(cudaMemset(zero_word_.data(), 0, zero_word_.bytes()));
+}
+
+void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStream_t stream) {
+  if (epoch_ == 0) {
+    const WaitMethod method = detect_wait_method(stream, zero_word_.as<unsigned>());
+    exchange_->set_wait_method(method, kDefaultCounterWaitSeconds);
+  }
+  ++epoch_;
+  const std::size_t a_chunk = static_cast<std::size_t>(chunk_rows_) * shape_.k *
+                              static_cast<std::size_t>(core::dtype_size(dtype_));
+  const char* a_bytes = static_cast<const char*>(a);
+  // The copy stream starts after the caller's earlier work (the inputs are ready) and once every
+  // peer has summed the previous run out of its regions.
+  KILN_CUDA_CHECK(cudaEventRecord(sent_.get(), stream));
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, sent_.get(), 0));
+  exchange_->wait_until_peers_freed(epoch_, copy_stream_);
+  for (int step = 1; step < world_; ++step) {
+    const int peer = (rank_ + step) % world_;
+    const int slot = (step - 1) % 2;
+    // The staging buffer's previous chunk (two steps back) has left before it is overwritten.
+    if (step >= 3) KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[slot].get(), 0));
+    cublas_.run(chunk_rows_, shape_.n, shape_.k, dtype_, layout_, a_bytes + peer * a_chunk, b,
+                staging_[slot].data(), stream);
+    staged_[slot].record(stream);
+    KILN_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, staged_[slot].get(), 0));
+    exchange_->copy_to(peer, 0, staging_[slot].data(), chunk_bytes_, copy_stream_);
+    copied_[slot].record(copy_stream_);
+  }
+  // This rank's own chunk while the last copy runs.
+  cublas_.run(chunk_rows_, shape_.n, shape_.k, dtype_, layout_, a_bytes + rank_ * a_chunk, b,
+              own_.data(), stream);
+  exchange_->announce_arrival(epoch_, copy_stream_);
+  sent_.record(copy_stream_);
+  KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, sent_.get(), 0));
+  exchange_->wait_for_arrivals(epoch_, stream);
+  PartList parts;
+  parts.count = world_;
+  for (int r = 0; r < world_; ++r)
+    parts.parts[r] = r == rank_ ? own_.data() : exchange_->local_region(r);
+  sum_parts(parts, static_cast<std::int64_t>(chunk_rows_) * shape_.n, dtype_, out, device_sms_,
+            stream);
+  exchange_->announce_freed(epoch_, stream);
+}
+
+}  // namespace kiln::overlap

@@ -1,0 +1,65 @@
+// GEMM + ReduceScatter by destination chunks: PyTorch async-TP's algorithm (the "pipelined
+// produce and all-to-all" of torch.distributed._symmetric_memory's fused_matmul_reduce_scatter),
+// built from kiln's parts so that kiln can time it beside its own plans. A rank's output rows are
+// split into W chunks of M/W rows, chunk r being rank r's share of the result. The rank computes
+// each peer's chunk with the best cuBLAS (CublasGemm), peers in turn from the next rank on, into
+// one of two staging buffers, and a copy engine moves it into that peer's region while the next
+// chunk computes; its own chunk last. Each rank then sums the W chunks it holds
+// (overlap::sum_parts, in rank order) into its M/W x N output: PyTorch's row layout, no reorder.
+// The GEMM is cuBLAS's, so nothing of the signaling GEMM's epilogue is paid; each chunk is a
+// smaller GEMM, and only the last peer chunk's copy and the sum are exposed.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "comm/communicator.hpp"
+#include "core/device_buffer.hpp"
+#include "core/dtype.hpp"
+#include "core/stream.hpp"
+#include "overlap/copy_engine_exchange.hpp"
+#include "overlap/cublas_gemm.hpp"
+#include "overlap/gemm_shape.hpp"
+
+namespace kiln::overlap {
+
+class ChunkedReduceScatter {
+ public:
+  // Why it cannot run `shape` (per rank: A M x K, B N x K or K x N) over `world` ranks; "" when it
+  // can: M divisible by the world, each chunk whole 16-byte vectors, bf16 or fp16, at most
+  // PartList::kMaxParts ranks.
+  static std::string can_implement(const GemmShape& shape, core::DType dtype, int world);
+
+  // Collective over `comm`: maps the copy-engine exchange (one chunk per source rank).
+  ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape, core::DType dtype,
+                       WeightLayout layout, int device_sms);
+  ChunkedReduceScatter(const ChunkedReduceScatter&) = delete;
+  ChunkedReduceScatter& operator=(const ChunkedReduceScatter&) = delete;
+
+  // out (M/W x N, row-major) = this rank's rows of the sum over ranks of a · op(b), enqueued on
+  // `stream` (every rank calls it the same number of times). The first call picks cuBLAS's
+  // algorithm for the chunk shape and synchronises: make it outside any timed region.
+  void run(const void* a, const void* b, void* out, cudaStream_t stream);
+
+  int output_rows() const { return chunk_rows_; }
+  // Global row of local output row `local` (the chunk this rank owns).
+  int global_row(int local) const { return rank_ * chunk_rows_ + local; }
+
+ private:
+  int rank_ = 0, world_ = 1, chunk_rows_ = 0, device_sms_ = 0;
+  GemmShape shape_;
+  core::DType dtype_;
+  WeightLayout layout_;
+  std::size_t chunk_bytes_ = 0;
+  CublasGemm cublas_;
+  std::unique_ptr<CopyEngineExchange> exchange_;
+  core::DeviceBuffer staging_[2], own_;
+  core::DeviceBuffer zero_word_{sizeof(unsigned)};  // the wait method's detection, first run
+  core::Stream copy_stream_;
+  core::Event staged_[2], copied_[2], sent_;
+  unsigned epoch_ = 0;
+};
+
+}  // namespace kiln::overlap
