@@ -39,6 +39,8 @@
 #               AllReduce), caps 0/128: the best of each transport from the same sweep
 #   cestreams   kiln overlap bench --plan auto --ab-copy-streams for rs and ar: the copy-engine plans
 #               with a copy stream per peer against one stream, interleaved
+#   chunked     kiln overlap bench -g N --op rs --plan auto: kiln's plan beside async-TP's algorithm
+#               from kiln's parts (cuBLAS per destination chunk + copy engines, the details line)
 #   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
 #               for rs and ar on PYOPS_SHAPES (kiln's op, PyTorch serial, async-TP, one process)
 # Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
@@ -99,7 +101,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:OverlapGpu.LostTwoPhase*:RelativeDifferenceGpu.*:SuiteGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:OverlapGpu.LostTwoPhase*:ChunkedReduceScatterGpu.*:RelativeDifferenceGpu.*:SuiteGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
@@ -238,6 +240,12 @@ step_ce2() {
   capped "${CE2_LIMIT:-150}" "ce2-ar-g$gpus.txt" $k overlap bench -g "$gpus" --op ar --comms ce ce2 \
     --caps 0 --ce-caps 0 128 --swizzles 1 8 --signals eager --json "$out/ce2-ar-g$gpus.json"
   overlap_rows "$out/ce2-ar-g$gpus.txt"
+}
+step_chunked() {
+  capped "${CHUNKED_LIMIT:-90}" "chunked-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --plan auto \
+    --json "$out/chunked-rs-g$gpus.json"
+  grep -E "^ +[0-9]+x|chunked cuBLAS|geo-mean" "$out/chunked-rs-g$gpus.txt" | cut -c1-170 |
+    tee -a "$out/summary.txt"
 }
 step_sweep() {
   capped "${SWEEP_LIMIT:-120}" "sweep-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --caps 0 --ce-caps 0 128 \
