@@ -408,7 +408,7 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
       core::DeviceBuffer chunked_out(row.has_chunked ? c_count / world * element : 0);
       if (row.has_chunked) {
         chunked = std::make_unique<overlap::ChunkedReduceScatter>(comm, shape, o.dtype, o.layout,
-                                                                  device_sms);
+                                                                  device_sms, o.spin_wait);
         chunked->run(a.data(), b.data(), chunked_out.data(), stream);  // picks cuBLAS's algorithm
         comm.wait(stream, "chunked " + name);
         final_variants.push_back(

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "overlap/group_wait.hpp"
@@ -33,15 +35,19 @@ std::string ChunkedReduceScatter::can_implement(const GemmShape& shape, core::DT
 }
 
 ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape,
-                                           core::DType dtype, WeightLayout layout, int device_sms)
+                                           core::DType dtype, WeightLayout layout, int device_sms,
+                                           bool force_spin_wait)
     : rank_(comm.rank()),
       world_(comm.size()),
       device_sms_(device_sms),
       shape_(shape),
       dtype_(dtype),
-      layout_(layout) {
+      layout_(layout),
+      force_spin_wait_(force_spin_wait),
+      comm_(comm) {
   if (const std::string why = can_implement(shape, dtype, world_); !why.empty())
     throw UsageError(why);
+  if (device_sms < 1) throw UsageError("chunked ReduceScatter: device_sms must be >= 1");
   chunk_rows_ = shape.m / world_;
   chunk_bytes_ = static_cast<std::size_t>(chunk_rows_) * shape.n *
                  static_cast<std::size_t>(core::dtype_size(dtype));
@@ -54,11 +60,32 @@ ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmS
   }
   sent_ = core::Event(cudaEventDisableTiming);
   KILN_CUDA_CHECK(cudaMemset(zero_word_.data(), 0, zero_word_.bytes()));
+  // A communicator wait that times out (a peer gone or stalled) names the flags this rank still
+  // waits for and raises them, so that the stream waits end and the process can exit.
+  stall_reporter_ = comm_.add_stall_reporter([this]() -> std::string {
+    if (epoch_ == 0) return "";
+    const std::string flags = exchange_->release_stuck_flags(epoch_, epoch_);
+    if (flags.empty()) return flags;
+    forced_ = true;
+    return fmt::format("chunked ReduceScatter on rank {} (run {}): {}; raised to release the waits",
+                       rank_, epoch_, flags);
+  });
+}
+
+ChunkedReduceScatter::~ChunkedReduceScatter() {
+  comm_.remove_stall_reporter(stall_reporter_);
 }
 
 void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStream_t stream) {
+  // Refused before any flag moves: a rank that threw mid-run would leave its peers waiting.
+  if (forced_)
+    throw UsageError("chunked ReduceScatter: a stalled run raised its flags; no more runs");
+  if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+    throw UsageError("chunked ReduceScatter: the output must be 16-byte aligned");
   if (epoch_ == 0) {
-    const WaitMethod method = detect_wait_method(stream, zero_word_.as<unsigned>());
+    const WaitMethod method = force_spin_wait_
+                                  ? WaitMethod::kSpinKernel
+                                  : detect_wait_method(stream, zero_word_.as<unsigned>());
     exchange_->set_wait_method(method, kDefaultCounterWaitSeconds);
   }
   ++epoch_;

@@ -33,8 +33,11 @@ class ChunkedReduceScatter {
   static std::string can_implement(const GemmShape& shape, core::DType dtype, int world);
 
   // Collective over `comm`: maps the copy-engine exchange (one chunk per source rank).
+  // `force_spin_wait`: the flag waits as spin kernels even where stream memory waits work (as
+  // OverlapOptions::force_spin_wait does for the runtime).
   ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape, core::DType dtype,
-                       WeightLayout layout, int device_sms);
+                       WeightLayout layout, int device_sms, bool force_spin_wait = false);
+  ~ChunkedReduceScatter();
   ChunkedReduceScatter(const ChunkedReduceScatter&) = delete;
   ChunkedReduceScatter& operator=(const ChunkedReduceScatter&) = delete;
 
@@ -60,6 +63,10 @@ class ChunkedReduceScatter {
   core::Stream copy_stream_;
   core::Event staged_[2], copied_[2], sent_;
   unsigned epoch_ = 0;
+  bool forced_ = false;  // a stall raised the flags: they no longer count this object's runs
+  bool force_spin_wait_ = false;
+  comm::Communicator& comm_;
+  int stall_reporter_ = -1;
 };
 
 }  // namespace kiln::overlap

@@ -18,7 +18,7 @@ constexpr int kScatterLabels = 4000, kGatherLabels = 6000;
 
 TwoPhaseGroupAlone::TwoPhaseGroupAlone(comm::Communicator& comm, std::size_t largest_bytes,
                                        core::DType dtype, int device_sms)
-    : rank_(comm.rank()), world_(comm.size()), device_sms_(device_sms), dtype_(dtype) {
+    : rank_(comm.rank()), world_(comm.size()), device_sms_(device_sms), dtype_(dtype), comm_(comm) {
   if (world_ > overlap::PartList::kMaxParts) {
     throw UsageError(fmt::format("comm=ce2 curve: needs at most {} ranks, got {}",
                                  overlap::PartList::kMaxParts, world_));
@@ -29,6 +29,29 @@ TwoPhaseGroupAlone::TwoPhaseGroupAlone(comm::Communicator& comm, std::size_t lar
   gather_ = std::make_unique<overlap::CopyEngineExchange>(comm, region, kGatherLabels);
   reduced_ = core::DeviceBuffer(region);
   KILN_CUDA_CHECK(cudaMemset(zero_word_.data(), 0, zero_word_.bytes()));
+  // A communicator wait that times out (a peer gone or stalled) names the flags this rank still
+  // waits for and raises them, so that the stream waits end and the process can exit.
+  stall_reporter_ = comm_.add_stall_reporter([this]() -> std::string {
+    if (epoch_ == 0) return "";
+    std::string report;
+    for (auto* exchange : {scatter_.get(), gather_.get()}) {
+      const std::string flags = exchange->release_stuck_flags(epoch_, epoch_);
+      if (!flags.empty())
+        report += (report.empty() ? "" : "; ") +
+                  std::string(exchange == gather_.get() ? "second phase: " : "first phase: ") +
+                  flags;
+    }
+    if (report.empty()) return report;
+    forced_ = true;
+    return fmt::format(
+        "tuner's comm=ce2 curve on rank {} (epoch {}): {}; raised to release the "
+        "waits",
+        rank_, epoch_, report);
+  });
+}
+
+TwoPhaseGroupAlone::~TwoPhaseGroupAlone() {
+  comm_.remove_stall_reporter(stall_reporter_);
 }
 
 std::size_t TwoPhaseGroupAlone::part_bytes(std::size_t bytes) const {
@@ -38,6 +61,7 @@ std::size_t TwoPhaseGroupAlone::part_bytes(std::size_t bytes) const {
 
 void TwoPhaseGroupAlone::enqueue(const void* send, std::size_t bytes, cudaStream_t stream) {
   const std::size_t part = part_bytes(bytes);
+  if (forced_) throw UsageError("comm=ce2 curve: a stalled run raised its flags; no more runs");
   if (part > scatter_->region_bytes()) {
     throw UsageError(fmt::format("comm=ce2 curve: a group of {} B exceeds the {} B prepared", bytes,
                                  scatter_->region_bytes() * world_));

@@ -23,6 +23,9 @@ class TwoPhaseGroupAlone {
   // per rank. `device_sms` sizes the sum's grid as the runtime does.
   TwoPhaseGroupAlone(comm::Communicator& comm, std::size_t largest_bytes, core::DType dtype,
                      int device_sms);
+  ~TwoPhaseGroupAlone();
+  TwoPhaseGroupAlone(const TwoPhaseGroupAlone&) = delete;
+  TwoPhaseGroupAlone& operator=(const TwoPhaseGroupAlone&) = delete;
   // The part of a `bytes` group each owner sums: bytes / world rounded down to whole 16-byte
   // vectors (the sum's granule), at least one.
   std::size_t part_bytes(std::size_t bytes) const;
@@ -37,6 +40,9 @@ class TwoPhaseGroupAlone {
   core::DeviceBuffer reduced_;
   core::DeviceBuffer zero_word_{sizeof(unsigned)};  // the wait method's detection, first enqueue
   unsigned epoch_ = 0;
+  bool forced_ = false;  // a stall raised the flags: they no longer count this object's epochs
+  comm::Communicator& comm_;
+  int stall_reporter_ = -1;
 };
 
 }  // namespace kiln::tune

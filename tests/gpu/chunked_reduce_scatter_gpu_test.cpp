@@ -1,8 +1,8 @@
 // GEMM + ReduceScatter by destination chunks (overlap::ChunkedReduceScatter, async-TP's algorithm
 // from kiln's parts) against cuBLAS on the whole product + NCCL's ReduceScatter, per rank: fresh
 // inputs on every call (a staged chunk or a peer region left from an earlier call shows), poisoned
-// outputs, both weight layouts, chunks that are not tile multiples, three calls back to back, and
-// the same inputs twice giving the same bits.
+// outputs, both weight layouts, chunks that are not tile multiples, three calls enqueued back to
+// back with one host wait, and the same inputs twice giving the same bits.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
@@ -43,12 +43,21 @@ int check_chunked(const comm::RankInfo& info) {
       const std::size_t a_count = std::size_t(shape.m) * shape.k,
                         b_count = std::size_t(shape.n) * shape.k,
                         c_count = std::size_t(shape.m) * shape.n, out_count = c_count / world;
-      core::DeviceBuffer a(a_count * 2), b(b_count * 2), c(c_count * 2), want(out_count * 2),
-          got(out_count * 2), again(out_count * 2);
+      // Three calls enqueued back to back, each on fresh inputs with its own reference and
+      // output, and one host wait: a run that overwrote a peer's region before the peer summed it,
+      // or read a staging buffer before its chunk was computed, shows in a later call's output.
+      constexpr int kCalls = 3;
+      core::DeviceBuffer a(a_count * 2), b(b_count * 2), c(c_count * 2);
+      std::vector<core::DeviceBuffer> want, got;
+      for (int call = 0; call < kCalls; ++call) {
+        want.emplace_back(out_count * 2);
+        got.emplace_back(out_count * 2);
+      }
+      core::DeviceBuffer again(out_count * 2);
       overlap::ChunkedReduceScatter chunked(comm, shape, core::DType::kBf16, layout,
                                             overlap::current_device_sms());
       if (chunked.output_rows() != shape.m / world) fail(what + ": output rows");
-      for (int call = 0; call < 3; ++call) {
+      for (int call = 0; call < kCalls; ++call) {
         core::fill_uniform(a.data(), core::DType::kBf16, a_count, ++seed + 31 * comm.rank(),
                            stream);
         core::fill_uniform(b.data(), core::DType::kBf16, b_count, ++seed + 31 * comm.rank(),
@@ -56,14 +65,16 @@ int check_chunked(const comm::RankInfo& info) {
         cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
                    c.data(), stream);
         comm.call("reference", [&] {
-          return ncclReduceScatter(c.data(), want.data(), out_count, ncclBfloat16, ncclSum,
+          return ncclReduceScatter(c.data(), want[call].data(), out_count, ncclBfloat16, ncclSum,
                                    comm.get(), stream);
         });
-        core::poison(got.data(), got.bytes(), stream);
-        chunked.run(a.data(), b.data(), got.data(), stream);
-        comm.wait(stream, what);
-        const std::vector<float> g = testing::download_floats(got.data(), out_count);
-        const std::vector<float> w = testing::download_floats(want.data(), out_count);
+        core::poison(got[call].data(), got[call].bytes(), stream);
+        chunked.run(a.data(), b.data(), got[call].data(), stream);
+      }
+      comm.wait(stream, what);
+      for (int call = 0; call < kCalls; ++call) {
+        const std::vector<float> g = testing::download_floats(got[call].data(), out_count);
+        const std::vector<float> w = testing::download_floats(want[call].data(), out_count);
         bool finite = true;
         for (float x : g) finite = finite && std::isfinite(x);
         const double error = testing::relative_error(g, w);
@@ -77,7 +88,7 @@ int check_chunked(const comm::RankInfo& info) {
       chunked.run(a.data(), b.data(), again.data(), stream);
       comm.wait(stream, what + " again");
       if (testing::download_floats(again.data(), out_count) !=
-          testing::download_floats(got.data(), out_count))
+          testing::download_floats(got[kCalls - 1].data(), out_count))
         fail(what + ": a second call on the same inputs differs");
     }
   }
