@@ -10,6 +10,12 @@ order swapped every round, each timing its own contenders. B is stored K x N on 
 PyTorch's op takes). Reports the median over rounds of each process's medians, and kiln's speedup
 over the faster of the two serials. Both sides multiply values of one distribution (--inputs, default
 normal: torch.randn's; kiln's bench fills uniform values unless told). Exits 1 if either side fails or kiln's result is wrong.
+
+Read its GEMM figures with care: each process times its own mix of work, and a power-capped chip
+clocks by that mix. On 4xH100 (2026-11-28) torch.mm read 704-711 us here, between PyTorch's light
+ReduceScatter-alone calls, and 822 us beside kiln's GEMMs in one process, where kiln's cuBLAS baseline
+ran 0.92-1.01x torch.mm (docs/results/2026-11-28-h100-x4-x2/). The same-process comparison is
+`python -m kiln.bench`.
 """
 import argparse
 import json
