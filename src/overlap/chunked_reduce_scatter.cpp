@@ -43,7 +43,6 @@ ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmS
       shape_(shape),
       dtype_(dtype),
       layout_(layout),
-      force_spin_wait_(force_spin_wait),
       comm_(comm) {
   if (const std::string why = can_implement(shape, dtype, world_); !why.empty())
     throw UsageError(why);
@@ -59,7 +58,8 @@ ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmS
     copied_[i] = core::Event(cudaEventDisableTiming);
   }
   sent_ = core::Event(cudaEventDisableTiming);
-  KILN_CUDA_CHECK(cudaMemset(zero_word_.data(), 0, zero_word_.bytes()));
+  exchange_->set_wait_method(choose_wait_method(copy_stream_, force_spin_wait),
+                             kDefaultCounterWaitSeconds);
   // A communicator wait that times out (a peer gone or stalled) names the flags this rank still
   // waits for and raises them, so that the stream waits end and the process can exit.
   stall_reporter_ = comm_.add_stall_reporter([this]() -> std::string {
@@ -82,12 +82,6 @@ void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStre
     throw UsageError("chunked ReduceScatter: a stalled run raised its flags; no more runs");
   if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     throw UsageError("chunked ReduceScatter: the output must be 16-byte aligned");
-  if (epoch_ == 0) {
-    const WaitMethod method = force_spin_wait_
-                                  ? WaitMethod::kSpinKernel
-                                  : detect_wait_method(stream, zero_word_.as<unsigned>());
-    exchange_->set_wait_method(method, kDefaultCounterWaitSeconds);
-  }
   ++epoch_;
   const std::size_t a_chunk = static_cast<std::size_t>(chunk_rows_) * shape_.k *
                               static_cast<std::size_t>(core::dtype_size(dtype_));

@@ -59,12 +59,10 @@ class ChunkedReduceScatter {
   CublasGemm cublas_;
   std::unique_ptr<CopyEngineExchange> exchange_;
   core::DeviceBuffer staging_[2], own_;
-  core::DeviceBuffer zero_word_{sizeof(unsigned)};  // the wait method's detection, first run
   core::Stream copy_stream_;
   core::Event staged_[2], copied_[2], sent_;
   unsigned epoch_ = 0;
   bool forced_ = false;  // a stall raised the flags: they no longer count this object's runs
-  bool force_spin_wait_ = false;
   comm::Communicator& comm_;
   int stall_reporter_ = -1;
 };

@@ -72,6 +72,23 @@ WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_wor
   return WaitMethod::kStreamMemOp;
 }
 
+WaitMethod choose_wait_method(cudaStream_t stream, bool force_spin) {
+  if (force_spin) return WaitMethod::kSpinKernel;
+  unsigned* word = nullptr;
+  KILN_CUDA_CHECK(cudaMalloc(&word, sizeof(unsigned)));
+  WaitMethod method = WaitMethod::kSpinKernel;
+  try {
+    KILN_CUDA_CHECK(cudaMemsetAsync(word, 0, sizeof(unsigned), stream));
+    method = detect_wait_method(stream, word);
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));  // the probe's wait ran before the free
+  } catch (...) {
+    cudaFree(word);
+    throw;
+  }
+  KILN_CUDA_CHECK(cudaFree(word));
+  return method;
+}
+
 void enqueue_counter_wait(WaitMethod method, const unsigned* counter, unsigned target,
                           cudaStream_t stream, double timeout_seconds, int label) {
   if (!(timeout_seconds > 0)) {

@@ -16,6 +16,9 @@ const char* wait_method_name(WaitMethod method);  // "stream-wait-value", "spin-
 // already satisfied (on `satisfied_word`, a device word holding 0). kSpinKernel if it reports
 // CUDA_ERROR_NOT_SUPPORTED; other errors are raised.
 WaitMethod detect_wait_method(cudaStream_t stream, const unsigned* satisfied_word);
+// The same with a zeroed word of its own (allocated, probed and freed here; `stream` synchronised),
+// for objects that hold no such word, and `force_spin` (a test or --spin-wait) taking kSpinKernel.
+WaitMethod choose_wait_method(cudaStream_t stream, bool force_spin = false);
 
 // Seconds a spin-kernel wait lasts before it traps (a stream memory wait has no bound on the GPU:
 // GemmCollective::wait bounds it from the host).

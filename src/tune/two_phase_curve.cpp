@@ -5,6 +5,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/stream.hpp"
 #include "overlap/group_wait.hpp"
 #include "overlap/part_sum.hpp"
 
@@ -28,7 +29,10 @@ TwoPhaseGroupAlone::TwoPhaseGroupAlone(comm::Communicator& comm, std::size_t lar
   scatter_ = std::make_unique<overlap::CopyEngineExchange>(comm, region, kScatterLabels);
   gather_ = std::make_unique<overlap::CopyEngineExchange>(comm, region, kGatherLabels);
   reduced_ = core::DeviceBuffer(region);
-  KILN_CUDA_CHECK(cudaMemset(zero_word_.data(), 0, zero_word_.bytes()));
+  // The runtime's choice: stream memory waits where the driver has them.
+  const overlap::WaitMethod method = overlap::choose_wait_method(core::Stream());
+  scatter_->set_wait_method(method, overlap::kDefaultCounterWaitSeconds);
+  gather_->set_wait_method(method, overlap::kDefaultCounterWaitSeconds);
   // A communicator wait that times out (a peer gone or stalled) names the flags this rank still
   // waits for and raises them, so that the stream waits end and the process can exit.
   stall_reporter_ = comm_.add_stall_reporter([this]() -> std::string {
@@ -65,13 +69,6 @@ void TwoPhaseGroupAlone::enqueue(const void* send, std::size_t bytes, cudaStream
   if (part > scatter_->region_bytes()) {
     throw UsageError(fmt::format("comm=ce2 curve: a group of {} B exceeds the {} B prepared", bytes,
                                  scatter_->region_bytes() * world_));
-  }
-  if (epoch_ == 0) {
-    // The runtime's choice for its streams: stream memory waits where the driver has them.
-    const overlap::WaitMethod method =
-        overlap::detect_wait_method(stream, zero_word_.as<unsigned>());
-    scatter_->set_wait_method(method, overlap::kDefaultCounterWaitSeconds);
-    gather_->set_wait_method(method, overlap::kDefaultCounterWaitSeconds);
   }
   ++epoch_;
   const char* from = static_cast<const char*>(send);

@@ -38,7 +38,6 @@ class TwoPhaseGroupAlone {
   core::DType dtype_;
   std::unique_ptr<overlap::CopyEngineExchange> scatter_, gather_;
   core::DeviceBuffer reduced_;
-  core::DeviceBuffer zero_word_{sizeof(unsigned)};  // the wait method's detection, first enqueue
   unsigned epoch_ = 0;
   bool forced_ = false;  // a stall raised the flags: they no longer count this object's epochs
   comm::Communicator& comm_;
