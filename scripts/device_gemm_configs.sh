@@ -5,7 +5,8 @@
 #          runtime with the new kernels (multi-rank tests with their ranks on the one GPU)
 #   same   torch.matmul, kiln's cuBLAS baseline and kiln's GEMM (searched configuration, with its
 #          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES and
-#          SAME_LAYOUTS (default nk; "nk kn" adds B stored K×N, what issue 24 found slower on H200)
+#          SAME_LAYOUTS (default nk; "nk kn" adds B stored K×N, what issue 24 found slower on H200);
+#          NARROW_SWIZZLE=8 also times kiln's GEMM searched without the wide swizzles (16, 32)
 #   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
 #   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
@@ -40,8 +41,8 @@ if step same; then
   for layout in ${SAME_LAYOUTS:-nk}; do
     for dtype in ${DTYPES:-bf16 fp16}; do
       name=same-process-$dtype; [ "$layout" = nk ] || name=$name-$layout
-      timed 420 "$name.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
-        --layout "$layout" --json "$out/$name.json"
+      timed "${SAME_LIMIT:-420}" "$name.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
+        --layout "$layout" --narrow-swizzle "${NARROW_SWIZZLE:-0}" --json "$out/$name.json"
       cat "$out/$name.txt" >> "$out/summary.txt"
     done
   done

@@ -6,11 +6,14 @@
 // otherwise kiln_gemm_last_error() says why. Pointers are device pointers; `stream` a cudaStream_t.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+
 #include <exception>
 #include <memory>
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/error.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/plan.hpp"
@@ -55,8 +58,10 @@ KILN_CAPI const char* kiln_gemm_last_error() {
 }
 
 // dtype: "bf16" | "fp16"; layout: "nk" | "kn"; plan: "" to search every configuration on a and b
-// (tune/gemm_config_search.hpp), else a plan text whose tile/cluster/kernel/raster/swizzle are
-// used. The cuBLAS baseline picks its algorithm here too. *handle receives the pair.
+// (tune/gemm_config_search.hpp), "search:max-swizzle=N" to search only swizzles up to N (the
+// same-process script's A/B of kiln's wide swizzles), else a plan text whose
+// tile/cluster/kernel/raster/swizzle are used. The cuBLAS baseline picks its algorithm here too.
+// *handle receives the pair.
 KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int n, int k,
                                const char* plan, const void* a, const void* b, void* stream,
                                void** handle) {
@@ -69,9 +74,19 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
     const auto s = static_cast<cudaStream_t>(stream);
     kiln::overlap::GemmConfig config;
     std::string chosen;
-    if (plan == nullptr || std::string(plan).empty()) {
-      const auto ranked = kiln::tune::search_gemm_configs(p->shape, p->dtype, p->layout, a, b,
-                                                          kiln::tune::GemmSearchOptions{}, s);
+    const std::string text = plan == nullptr ? "" : plan;
+    const std::string narrow = "search:max-swizzle=";
+    if (text.empty() || text.starts_with(narrow)) {
+      kiln::tune::GemmSearchOptions options;
+      if (!text.empty()) {
+        const int widest = std::atoi(text.c_str() + narrow.size());
+        std::erase_if(options.swizzles, [&](int s) { return s > widest; });
+        if (options.swizzles.empty()) {
+          throw kiln::UsageError("plan " + text + ": no swizzle left (accepted 1..32)");
+        }
+      }
+      const auto ranked =
+          kiln::tune::search_gemm_configs(p->shape, p->dtype, p->layout, a, b, options, s);
       config = ranked.front().config;
       p->schedule = ranked.front().schedule;
       chosen = kiln::tune::candidate_name(ranked.front()) + " (searched)";

@@ -85,8 +85,11 @@ void check_gemm_config_built(const GemmConfig& config, const std::string& argume
 struct ScheduleOptions {
   int cta_cap = 0;  // 0: every SM
   bool raster_along_n = true;
-  int swizzle = 1;  // 1, 2, 4 or 8
+  int swizzle = 1;  // 1, 2, 4, 8 (CUTLASS's), 16 or 32 (overlap/wide_swizzle.hpp)
 };
+
+// The widest swizzle a plan may ask for.
+inline constexpr int kMaxSwizzle = 32;
 
 // What the persistent kernel will do for a shape under a CTA cap, read off CUTLASS's own scheduler.
 struct LaunchGeometry {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "overlap/wide_swizzle.hpp"
 
 namespace kiln::overlap {
 
@@ -27,6 +28,7 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& co
                                               : Params::RasterOrderOptions::AlongM;
   Params params;
   params.initialize(problem, cta, cluster, hw, schedule.swizzle, raster);
+  widen_scheduler_swizzle(params, shape, tile, config.cluster, schedule, hw.sm_count);
   const dim3 grid = Params::get_grid_shape(problem, cta, cluster, hw, schedule.swizzle, raster);
   LaunchGeometry g;
   g.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "overlap/plain_gemm.hpp"
 #include "overlap/sm90_gemm_parts.cuh"
+#include "overlap/wide_swizzle.hpp"
 
 namespace kiln::overlap {
 namespace {
@@ -83,7 +84,16 @@ class PlainImpl final : public PlainCutlassGemm {
     }
     const std::size_t workspace_bytes = Gemm::get_workspace_size(args);
     if (workspace_bytes > workspace_.bytes()) workspace_ = core::DeviceBuffer(workspace_bytes);
-    const cutlass::Status status = gemm_.run(args, workspace_.data(), stream);
+    cutlass::Status status = gemm_.initialize(args, workspace_.data(), stream);
+    if (status == cutlass::Status::kSuccess) {
+      // The same tile order as kiln's kernel for swizzles past 8 (overlap/wide_swizzle.hpp): the
+      // adapter launches its own parameters, widened in place (it owns them; params() is const
+      // only to callers that should not).
+      auto& params = const_cast<typename Kernel::Params&>(gemm_.params());
+      widen_scheduler_swizzle(params.scheduler, shape, {kTileM, kTileN}, {kClusterM, kClusterN},
+                              schedule, hw.sm_count);
+      status = gemm_.run(stream);
+    }
     if (status != cutlass::Status::kSuccess) {
       throw Error(std::string("plain CUTLASS GEMM: ") + cutlassGetStatusString(status) + " (" +
                   cudaGetErrorString(cudaGetLastError()) + ")");

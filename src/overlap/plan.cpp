@@ -81,10 +81,9 @@ void validate_plan(const Plan& plan, const std::string& argument) {
   if (plan.two_phase && !plan.copy_engine) {
     throw UsageError(argument + ": a two-phase plan moves its data by copy engine (comm=ce2)");
   }
-  if (plan.schedule.swizzle != 1 && plan.schedule.swizzle != 2 && plan.schedule.swizzle != 4 &&
-      plan.schedule.swizzle != 8) {
-    throw UsageError(
-        fmt::format("{} swizzle={}: accepted 1, 2, 4, 8", argument, plan.schedule.swizzle));
+  const int swizzle = plan.schedule.swizzle;
+  if (swizzle < 1 || swizzle > kMaxSwizzle || (swizzle & (swizzle - 1)) != 0) {
+    throw UsageError(fmt::format("{} swizzle={}: accepted 1, 2, 4, 8, 16, 32", argument, swizzle));
   }
 }
 

@@ -19,6 +19,7 @@
 #include "overlap/signaling_epilogue.cuh"
 #include "overlap/signaling_gemm.hpp"
 #include "overlap/sm90_gemm_parts.cuh"
+#include "overlap/wide_swizzle.hpp"
 
 namespace kiln::overlap::device {
 
@@ -72,7 +73,8 @@ class SignalingGemmImpl final : public SignalingGemm {
     // dump per call (seen in a test's child process): make sure the primary context exists.
     KILN_CUDA_CHECK(cudaFree(nullptr));
     typename Gemm::Arguments args = arguments(shape, nullptr, nullptr, {}, schedule, device_sms);
-    const typename Kernel::Params params = Kernel::to_underlying_arguments(args, nullptr);
+    const typename Kernel::Params params = widened(Kernel::to_underlying_arguments(args, nullptr),
+                                                   shape, schedule, args.hw_info.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     LaunchGeometry g;
     g.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
@@ -101,7 +103,8 @@ class SignalingGemmImpl final : public SignalingGemm {
       throw Error(std::string("signaling GEMM: CUTLASS initialisation failed: ") +
                   cutlassGetStatusString(init));
     }
-    const typename Kernel::Params& params = gemm_.params();
+    const typename Kernel::Params params =
+        widened(gemm_.params(), shape, schedule, args.hw_info.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     if (grid.x % kClusterM != 0 || grid.y % kClusterN != 0) {
       throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) +
@@ -134,6 +137,15 @@ class SignalingGemmImpl final : public SignalingGemm {
   }
 
  private:
+  // CUTLASS's parameters with the scheduler's swizzle widened past 8 where the plan asks for it
+  // (overlap/wide_swizzle.hpp); every launch, geometry and slot count goes through this.
+  static typename Kernel::Params widened(typename Kernel::Params params, const GemmShape& shape,
+                                         const ScheduleOptions& schedule, int sm_count) {
+    widen_scheduler_swizzle(params.scheduler, shape, {kTileM, kTileN}, {kClusterM, kClusterN},
+                            schedule, sm_count);
+    return params;
+  }
+
   typename Gemm::Arguments arguments(const GemmShape& shape, const void* a, const void* b,
                                      const EpilogueTargets& targets,
                                      const ScheduleOptions& schedule, int device_sms) const {
@@ -173,7 +185,8 @@ class SignalingGemmImpl final : public SignalingGemm {
         scheduler};
     // The epilogue's slot is the scheduler's linear index; it needs the grid size the kernel
     // will launch with, which CUTLASS derives from these same arguments.
-    const typename Kernel::Params params = Kernel::to_underlying_arguments(args, nullptr);
+    const typename Kernel::Params params =
+        widened(Kernel::to_underlying_arguments(args, nullptr), shape, schedule, hw.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     args.epilogue.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
     return args;

@@ -10,14 +10,6 @@ int round_up(int value, int multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-int log_swizzle(int blocks_m, int blocks_n, int swizzle) {
-  const int smallest = std::min(blocks_m, blocks_n);
-  if (swizzle >= 8 && smallest >= 6) return 3;
-  if (swizzle >= 4 && smallest >= 3) return 2;
-  if (swizzle >= 2 && smallest >= 2) return 1;
-  return 0;
-}
-
 struct Padded {
   int blocks_m, blocks_n, log_swizzle;
 };
@@ -25,11 +17,26 @@ struct Padded {
 Padded pad(const SchedulerModel& model) {
   const int m = round_up(model.tiles_m, model.cluster_m);
   const int n = round_up(model.tiles_n, model.cluster_n);
-  const int s = log_swizzle(m, n, model.swizzle);
+  const int s = scheduler_log_swizzle(m, n, model.swizzle);
+  if (s > 3) {
+    // kiln's wide swizzles pad only the mode the swizzle groups walk (wide_swizzle.hpp).
+    return model.raster_along_n ? Padded{round_up(m, (1 << s) * model.cluster_m), n, s}
+                                : Padded{m, round_up(n, (1 << s) * model.cluster_n), s};
+  }
   return {round_up(m, (1 << s) * model.cluster_m), round_up(n, (1 << s) * model.cluster_n), s};
 }
 
 }  // namespace
+
+int scheduler_log_swizzle(int blocks_m, int blocks_n, int swizzle) {
+  const int smallest = std::min(blocks_m, blocks_n);
+  if (swizzle >= 32 && smallest >= 24) return 5;
+  if (swizzle >= 16 && smallest >= 12) return 4;
+  if (swizzle >= 8 && smallest >= 6) return 3;
+  if (swizzle >= 4 && smallest >= 3) return 2;
+  if (swizzle >= 2 && smallest >= 2) return 1;
+  return 0;
+}
 
 int scheduler_slots(const SchedulerModel& model) {
   const Padded p = pad(model);

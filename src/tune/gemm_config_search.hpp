@@ -1,6 +1,6 @@
 // Choosing the signaling GEMM's configuration for a shape (issue 17): every compiled kernel
 // (tile, cluster, cooperative or ping-pong, built_gemm_configs()) under every scheduler order
-// (raster along M or N, swizzle 1..8), timed on this GPU with its signal on, the way CUTLASS's
+// (raster along M or N, swizzle 1..32), timed on this GPU with its signal on, the way CUTLASS's
 // profiler and PyTorch's TunableOp pick a GEMM: measure the candidates once per shape, keep the
 // fastest. All candidates are interleaved over rounds (core::time_rounds), because the chip's clock
 // moves by 10-20% over seconds of sustained load and candidates timed one after another would
@@ -55,7 +55,9 @@ std::string candidate_name(const GemmCandidate& candidate);
 struct GemmSearchOptions {
   std::vector<overlap::GemmConfig> configs;  // empty: built_gemm_configs()
   std::vector<bool> rasters_along_n = {true, false};
-  std::vector<int> swizzles = {1, 2, 4, 8};
+  // Swizzles past 8 are kiln's widening of CUTLASS's order (overlap/wide_swizzle.hpp). A swizzle
+  // that the shape reduces to one already listed (too few tiles for it) is not timed twice.
+  std::vector<int> swizzles = {1, 2, 4, 8, 16, 32};
   int cta_cap = 0;  // 0: every SM; candidates whose cluster does not divide it are skipped
   // Stage 1: every candidate, short; stage 2: the `finalists` fastest, longer.
   int screen_per_round = 2, screen_rounds = 3;

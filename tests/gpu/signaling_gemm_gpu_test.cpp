@@ -23,6 +23,7 @@
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/reorder_kernels.hpp"
+#include "overlap/tile_order.hpp"
 #include "tune/gemm_config_search.hpp"
 
 namespace {
@@ -89,6 +90,26 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
         break;
       }
     }
+    // The kernel's order is the host model's (the reorder and the tuner rely on it), wide
+    // swizzles included.
+    const overlap::SchedulerModel model{t.launch.tiles_m, t.launch.tiles_n,
+                                        config.cluster.m, config.cluster.n,
+                                        schedule.swizzle, schedule.raster_along_n};
+    if (overlap::scheduler_slots(model) != t.launch.slots) {
+      failures += fmt::format("\n{}{}: {} slots, the model says {}", label, mode, t.launch.slots,
+                              overlap::scheduler_slots(model));
+    } else {
+      for (int s = 0; s < t.launch.slots; ++s) {
+        const overlap::TileCoord tile = overlap::scheduler_tile(model, s);
+        if (tile.m >= model.tiles_m || tile.n >= model.tiles_n) continue;
+        const int got = slot_of_tile[std::size_t(tile.m) * model.tiles_n + tile.n];
+        if (got != s) {
+          failures += fmt::format("\n{}{}: tile ({}, {}) ran in slot {}, the model says {}", label,
+                                  mode, tile.m, tile.n, got, s);
+          break;
+        }
+      }
+    }
   }
   return failures;
 }
@@ -114,10 +135,23 @@ int check_every_configuration(const comm::RankInfo&) {
             ++checked;
           }
         }
+        // Wide swizzles (16 along N, 32 along M) on a shape with enough tiles for them: 3100
+        // rows are 13-25 tiles, 6200 columns 20-49, neither a tile multiple.
+        for (const overlap::ScheduleOptions schedule :
+             {overlap::ScheduleOptions{0, true, 16},
+              overlap::ScheduleOptions{odd_cap, false, 32}}) {
+          const std::string failures =
+              check_config(config, dtype, layout, {3100, 6200, 128}, schedule, seed += 2);
+          if (!failures.empty()) {
+            std::fprintf(stderr, "%s\n", failures.c_str());
+            ++failed;
+          }
+          ++checked;
+        }
       }
     }
   }
-  const int expected = static_cast<int>(overlap::built_gemm_configs().size()) * 16;
+  const int expected = static_cast<int>(overlap::built_gemm_configs().size()) * 24;
   if (checked != expected)
     std::fprintf(stderr, "checked %d cases, expected %d\n", checked, expected);
   return failed == 0 && checked == expected ? 0 : 1;

@@ -34,7 +34,7 @@ int check_geometry(const comm::RankInfo&) {
                                            {128, 256, 64}}) {
       for (const int cap : {0, 128, 124, 120, 8, 2, 131, 7}) {
         if (cap % config.cluster.size() != 0) continue;
-        for (const int swizzle : {1, 2, 4, 8}) {
+        for (const int swizzle : {1, 2, 4, 8, 16, 32}) {
           for (const bool along_n : {true, false}) {
             const overlap::ScheduleOptions s{cap, along_n, swizzle};
             const overlap::LaunchGeometry k = kernel->geometry(shape, s, sms);
