@@ -6,7 +6,8 @@
 #   same   torch.matmul, kiln's cuBLAS baseline and kiln's GEMM (searched configuration, with its
 #          signal) in one process, interleaved (scripts/torch_gemm_same_process.py), DTYPES and
 #          SAME_LAYOUTS (default nk; "nk kn" adds B stored K×N, what issue 24 found slower on H200);
-#          NARROW_SWIZZLE=8 also times kiln's GEMM searched without the wide swizzles (16, 32)
+#          NARROW_SWIZZLE=8 also times kiln's GEMM searched without the wide swizzles (16, 32),
+#          SECOND_SEARCH="sustained=6,finalists=10" one searched with other options
 #   gemm   `kiln overlap gemm` on the 12 shapes (the search's ranking, signal costs, reorders)
 #   sanitizer  memcheck and racecheck on every configuration (cuBLAS's nvjet kernels excluded)
 #   names  the cuBLAS kernels torch.matmul runs for the shapes (torch.profiler)
@@ -42,7 +43,7 @@ if step same; then
     for dtype in ${DTYPES:-bf16 fp16}; do
       name=same-process-$dtype; [ "$layout" = nk ] || name=$name-$layout
       timed "${SAME_LIMIT:-420}" "$name.txt" python3 scripts/torch_gemm_same_process.py --dtype "$dtype" \
-        --layout "$layout" --narrow-swizzle "${NARROW_SWIZZLE:-0}" --json "$out/$name.json"
+        --layout "$layout" --narrow-swizzle "${NARROW_SWIZZLE:-0}" --second-search "${SECOND_SEARCH:-}" --json "$out/$name.json"
       cat "$out/$name.txt" >> "$out/summary.txt"
     done
   done

@@ -459,6 +459,13 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
   const auto consider = [&](const std::vector<std::string>& bases) {
     for (const std::string& text : bases) {
       const Plan base = overlap::parse_plan(text, "profile base plan");
+      if (base.two_phase && profile.world < 3) {
+        // At 2 ranks the two-phase AllReduce moves as many bytes as comm=ce and adds a sum and a
+        // second exchange; its curve misprices that (2xH200, 2026-11-28: chosen on 4 of 6 shapes,
+        // 0.91-0.94x the serial baseline where comm=ce plans gave 1.16-1.56x).
+        reasons += "\n  " + text + ": comm=ce2 needs 3 or more ranks to move fewer bytes";
+        continue;
+      }
       try {
         tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
       } catch (const UsageError& e) {

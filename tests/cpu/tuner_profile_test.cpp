@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
@@ -456,6 +457,39 @@ TEST(TunerProfile, PlansInWellUnderAMillisecond) {
   EXPECT_EQ(tuned.chosen.prediction.groups.back().comm_done, tuned.chosen.prediction.seconds);
   // Not a benchmark: a guard against an exponential search slipping in (1024 waves).
   EXPECT_LT(ms, 1000.0);
+}
+
+}  // namespace
+}  // namespace kiln::tune
+
+namespace kiln::tune {
+namespace {
+
+// A 2-rank AllReduce profile measured with comm=ce2 base plans (2xH200, 2026-11-28, by the build
+// before ce2 was kept out of 2-rank profiles): with them the tuner chose ce2 on 4 of 6 shapes and
+// ran 0.91-0.94x the serial baseline. At 2 ranks two phases move no fewer bytes than one: the
+// tuner must not pick them, and says why it skipped them.
+TEST(TunerProfile, TwoPhaseIsNotChosenAtTwoRanks) {
+  std::ifstream file(std::string(KILN_TEST_SOURCE_DIR) +
+                     "/tests/data/tuner/h200-sxm-g2-ar-bf16-with-ce2.json");
+  ASSERT_TRUE(file.good());
+  const TunerProfile profile =
+      TunerProfile::from_json(nlohmann::json::parse(file), "h200-sxm-g2-ar-bf16-with-ce2.json");
+  ASSERT_EQ(profile.world, 2);
+  bool measured_ce2 = false;
+  for (const std::string& base : profile.base_plans())
+    measured_ce2 = measured_ce2 || overlap::parse_plan(base, "base").two_phase;
+  ASSERT_TRUE(measured_ce2) << "the fixture lost its ce2 base plans";
+  for (const GemmShape shape : {GemmShape{16384, 8192, 4096},
+                                {4096, 8192, 2048},
+                                {16384, 16384, 2048},
+                                {8192, 4096, 14336},
+                                {8192, 8192, 8192}}) {
+    const TunedPlan tuned = tune_plan(profile, shape, PartitionLimits{});
+    EXPECT_FALSE(tuned.chosen.plan.two_phase)
+        << shape_name(shape) << ": " << to_string(tuned.chosen.plan);
+    for (const PlanCandidate& c : tuned.considered) EXPECT_FALSE(c.plan.two_phase);
+  }
 }
 
 }  // namespace
