@@ -231,7 +231,7 @@ def main():
                              "randn (N(0, 1), PyTorch's scripts)")
     parser.add_argument("--second-search", default="",
                         help="also time kiln's GEMM searched with these options, e.g. "
-                             "max-swizzle=8 or sustained=6,finalists=10 (gemm_c_api.cpp)")
+                             "max-swizzle=8 or sustained=0 (tune/gemm_config_search.hpp: parse_gemm_search_options)")
     parser.add_argument("--narrow-swizzle", type=int, default=0, choices=[0, 1, 2, 4, 8, 16],
                         help="shorthand for --second-search max-swizzle=N (0: off)")
     parser.add_argument("--json", default="")

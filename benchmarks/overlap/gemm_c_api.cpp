@@ -50,40 +50,6 @@ int guarded(Body&& body) {
 
 }  // namespace
 
-// The search's options from "key=N,key=N": max-swizzle (drops wider swizzles), finalists,
-// sustained (how many finalists the sustained-load stage times), sustained-rounds.
-static kiln::tune::GemmSearchOptions search_options(const std::string& spec) {
-  kiln::tune::GemmSearchOptions o;
-  std::size_t at = 0;
-  while (at < spec.size()) {
-    const std::size_t end = std::min(spec.find(',', at), spec.size());
-    const std::string item = spec.substr(at, end - at);
-    const std::size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    char* rest = nullptr;
-    const long value = eq == std::string::npos ? -1 : std::strtol(item.c_str() + eq + 1, &rest, 10);
-    if (eq == std::string::npos || *rest != '\0' || value < 1 || value > 1000) {
-      throw kiln::UsageError("search option '" + item + "': expected KEY=N with 1 <= N <= 1000");
-    }
-    const int n = static_cast<int>(value);
-    if (key == "max-swizzle") {
-      std::erase_if(o.swizzles, [&](int s) { return s > n; });
-    } else if (key == "finalists") {
-      o.finalists = n;
-    } else if (key == "sustained") {
-      o.sustained = n;
-    } else if (key == "sustained-rounds") {
-      o.sustained_rounds = n;
-    } else {
-      throw kiln::UsageError("search option '" + key +
-                             "': accepted max-swizzle, finalists, sustained, sustained-rounds");
-    }
-    at = end + 1;
-  }
-  if (o.swizzles.empty()) throw kiln::UsageError("search option max-swizzle: no swizzle left");
-  return o;
-}
-
 // Only these functions leave the library (it is built with hidden visibility).
 #define KILN_CAPI extern "C" __attribute__((visibility("default")))
 
@@ -92,10 +58,10 @@ KILN_CAPI const char* kiln_gemm_last_error() {
 }
 
 // dtype: "bf16" | "fp16"; layout: "nk" | "kn"; plan: "" to search every configuration on a and b
-// (tune/gemm_config_search.hpp), "search:KEY=N,..." to search with other options (search_options;
-// the same-process script's A/B of search settings), else a plan text whose
-// tile/cluster/kernel/raster/swizzle are used. The cuBLAS baseline picks its algorithm here too.
-// *handle receives the pair.
+// (tune/gemm_config_search.hpp), "search:KEY=N,..." to search with other options
+// (parse_gemm_search_options; the same-process script's A/B of search settings), else a plan text
+// whose tile/cluster/kernel/raster/swizzle are used. The cuBLAS baseline picks its algorithm here
+// too. *handle receives the pair.
 KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int n, int k,
                                const char* plan, const void* a, const void* b, void* stream,
                                void** handle) {
@@ -113,7 +79,7 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
     if (text.empty() || text.starts_with(search)) {
       const kiln::tune::GemmSearchOptions options =
           text.empty() ? kiln::tune::GemmSearchOptions{}
-                       : search_options(text.substr(search.size()));
+                       : kiln::tune::parse_gemm_search_options(text.substr(search.size()));
       const auto ranked =
           kiln::tune::search_gemm_configs(p->shape, p->dtype, p->layout, a, b, options, s);
       config = ranked.front().config;

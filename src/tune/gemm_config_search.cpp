@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <span>
 
@@ -124,6 +125,51 @@ std::vector<core::TimingStats> time_contenders(const std::vector<Contender*>& co
 }
 
 }  // namespace
+
+GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
+  GemmSearchOptions o;
+  struct Key {
+    const char* name;
+    int* field;
+    int low;
+  };
+  int max_swizzle = overlap::kMaxSwizzle;
+  const Key keys[] = {
+      {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
+      {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
+      {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1}};
+  std::size_t at = 0;
+  while (at < spec.size()) {
+    const std::size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, end - at);
+    at = end + 1;
+    const std::size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const Key* key = nullptr;
+    for (const Key& k : keys) {
+      if (name == k.name) key = &k;
+    }
+    if (key == nullptr) {
+      throw UsageError(
+          fmt::format("search option '{}': accepted max-swizzle, finalists, "
+                      "screen-rounds, final-rounds, sustained, sustained-rounds",
+                      name));
+    }
+    int value = -1;
+    const char* first = eq == std::string::npos ? item.data() + item.size() : item.data() + eq + 1;
+    const char* last = item.data() + item.size();
+    const auto [ptr, error] = std::from_chars(first, last, value);
+    if (eq == std::string::npos || error != std::errc{} || ptr != last || value < key->low ||
+        value > 1000) {
+      throw UsageError(fmt::format("search option '{}': expected {}=N with {} <= N <= 1000", item,
+                                   key->name, key->low));
+    }
+    *key->field = value;
+  }
+  std::erase_if(o.swizzles, [&](int s) { return s > max_swizzle; });
+  if (o.swizzles.empty()) throw UsageError("search option max-swizzle: no swizzle left");
+  return o;
+}
 
 std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
                                                overlap::WeightLayout layout, const void* a,

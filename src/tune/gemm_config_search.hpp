@@ -70,6 +70,12 @@ struct GemmSearchOptions {
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
+// Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
+// settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
+// sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds.
+// Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
+GemmSearchOptions parse_gemm_search_options(const std::string& spec);
+
 // How many operand sets rotate so that their bytes exceed twice the L2 (at most 8, at least 1).
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);
 

@@ -116,3 +116,38 @@ TEST(GemmSearchInputs, RotatesEnoughCopiesToExceedTwiceTheL2) {
 
 }  // namespace
 }  // namespace kiln::tune
+
+namespace kiln::tune {
+namespace {
+
+// The search options the C API and the same-process script take ("search:key=N,..."): each key
+// sets its field, the rest keep their defaults, and bad keys or values are named.
+TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
+  const GemmSearchOptions defaults;
+  const GemmSearchOptions o =
+      parse_gemm_search_options("max-swizzle=8,finalists=10,sustained=0,sustained-rounds=8");
+  EXPECT_EQ(o.swizzles, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(o.finalists, 10);
+  EXPECT_EQ(o.sustained, 0);
+  EXPECT_EQ(o.sustained_rounds, 8);
+  EXPECT_EQ(o.screen_rounds, defaults.screen_rounds);
+  EXPECT_EQ(parse_gemm_search_options("").swizzles, defaults.swizzles);
+  EXPECT_EQ(parse_gemm_search_options("screen-rounds=5,final-rounds=6").final_rounds, 6);
+  const auto message = [](const std::string& spec) {
+    try {
+      (void)parse_gemm_search_options(spec);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("fastest=1").find("accepted max-swizzle"), std::string::npos);
+  EXPECT_NE(message("finalists=0").find("1 <= N <= 1000"), std::string::npos);
+  EXPECT_NE(message("finalists=3x").find("finalists=3x"), std::string::npos);
+  EXPECT_NE(message("sustained").find("expected sustained=N"), std::string::npos);
+  EXPECT_NE(message("max-swizzle=0").find("1 <= N"), std::string::npos);
+  EXPECT_EQ(message("sustained=0"), "no error");
+}
+
+}  // namespace
+}  // namespace kiln::tune
