@@ -38,7 +38,13 @@ profile_world() {
     capped 120 "profile-$op-g$n.txt" env CUDA_VISIBLE_DEVICES="$visible" $k tune profile -g "$n" \
       --op "$op" --out "$out/h100-sxm-g$n-$op-bf16.json" --no-cache
     grep -vE "^profile \[" "$out/profile-$op-g$n.txt" | tail -8 >> "$out/summary.txt"
-    cp "$out/h100-sxm-g$n-$op-bf16.json" "$XDG_CACHE_HOME/kiln/profiles/" 2> /dev/null
+    # The cache finds a profile by the device it was measured on (plan_lookup's file name): copy
+    # it under that name, or on another card the bench would silently use the built-in profiles.
+    local slug
+    slug=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["device"])' \
+      "$out/h100-sxm-g$n-$op-bf16.json" 2> /dev/null) &&
+      cp "$out/h100-sxm-g$n-$op-bf16.json" "$XDG_CACHE_HOME/kiln/profiles/$slug-g$n-$op-bf16.json" &&
+      note "profile $op g$n: measured on $slug (bench reads it as $slug-g$n-$op-bf16.json)"
   done
   for shape in $shapes; do args+=(--shape "$shape"); done
   capped 150 "pyops-bench-g$n.txt" env CUDA_VISIBLE_DEVICES="$visible" bash -c "cd /tmp && python3 -m kiln.bench \
