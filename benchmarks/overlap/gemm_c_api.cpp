@@ -6,8 +6,6 @@
 // otherwise kiln_gemm_last_error() says why. Pointers are device pointers; `stream` a cudaStream_t.
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-
 #include <exception>
 #include <memory>
 #include <string>

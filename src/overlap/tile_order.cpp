@@ -28,6 +28,10 @@ Padded pad(const SchedulerModel& model) {
 
 }  // namespace
 
+int scheduler_blocks(int extent, int tile, int cluster) {
+  return round_up((extent + tile - 1) / tile, cluster);
+}
+
 int scheduler_log_swizzle(int blocks_m, int blocks_n, int swizzle) {
   const int smallest = std::min(blocks_m, blocks_n);
   if (swizzle >= 32 && smallest >= 24) return 5;

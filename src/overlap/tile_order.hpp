@@ -20,6 +20,10 @@ struct TileCoord {
   int m = 0, n = 0;  // tile indices; may lie in the padding (>= tiles_m or >= tiles_n)
 };
 
+// CTAs along one mode before any swizzle padding: ceil(extent / tile) rounded up to whole
+// clusters (CUTLASS's get_tiled_cta_shape_mnl).
+int scheduler_blocks(int extent, int tile, int cluster);
+
 // log2 of the swizzle the scheduler applies to a grid of blocks_m x blocks_n CTAs (rounded to
 // cluster multiples) when asked for at most `swizzle`: CUTLASS's rule up to 8 (a swizzle of 2^s
 // needs about 3/4 of 2^s blocks along the smaller mode: 2, 3, 6), extended with the same ratio

@@ -35,9 +35,8 @@ inline void widen_scheduler_swizzle(
   const auto round_up = [](int value, int multiple) {
     return (value + multiple - 1) / multiple * multiple;
   };
-  // The CTA grid before the swizzle's padding (CUTLASS's get_tiled_cta_shape_mnl).
-  const int blocks_m = round_up((shape.m + tile.m - 1) / tile.m, cluster.m);
-  const int blocks_n = round_up((shape.n + tile.n - 1) / tile.n, cluster.n);
+  const int blocks_m = scheduler_blocks(shape.m, tile.m, cluster.m);
+  const int blocks_n = scheduler_blocks(shape.n, tile.n, cluster.n);
   const int s = scheduler_log_swizzle(blocks_m, blocks_n, schedule.swizzle);
   if (s <= 3) return;
   if ((params.raster_order_ == Params::RasterOrder::AlongN) != schedule.raster_along_n) {

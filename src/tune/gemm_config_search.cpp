@@ -186,12 +186,8 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   for (const overlap::GemmConfig& config : configs) {
     if (o.cta_cap % config.cluster.size() != 0) continue;
     kernels.push_back(overlap::make_signaling_gemm(dtype, layout, config));
-    // The CTA grid the scheduler swizzles (tiles rounded to cluster multiples).
-    const auto blocks = [&](int extent, int tile, int cluster) {
-      return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
-    };
-    const int blocks_m = blocks(shape.m, config.tile.m, config.cluster.m);
-    const int blocks_n = blocks(shape.n, config.tile.n, config.cluster.n);
+    const int blocks_m = overlap::scheduler_blocks(shape.m, config.tile.m, config.cluster.m);
+    const int blocks_n = overlap::scheduler_blocks(shape.n, config.tile.n, config.cluster.n);
     for (const bool along_n : o.rasters_along_n) {
       std::vector<int> applied;  // log2 of the swizzles this shape really gets
       for (const int swizzle : o.swizzles) {
