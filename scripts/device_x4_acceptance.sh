@@ -43,6 +43,9 @@
 #               from kiln's parts (cuBLAS per destination chunk + copy engines, the details line)
 #   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
 #               for rs and ar on PYOPS_SHAPES (kiln's op, PyTorch serial, async-TP, one process)
+# PRIOR_DIR (a folder in the tree, relative to its root): profile-OP-gN.json and plans-gN.json from
+# an earlier call, used by validate, compare and pyops when this call measured none.
+# PYOPS_INSTALL=reuse: pyops installs .pydeps/kiln-installed.tar.gz instead of building (~3 min).
 # Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
 # Usage: bash scripts/device_x4_acceptance.sh [step ...]
 set -uo pipefail
@@ -142,11 +145,20 @@ step_collcheck() {
   grep -E "kiln-nvlink" "$out/collcheck-g$gpus.txt" | tee -a "$out/summary.txt"
 }
 step_candidates() { judge_candidates "$gpus" 90 75; }
+# This call's file NAME, else the one an earlier call left in $PRIOR_DIR (carried in the tree: each
+# call starts on a fresh machine), else nothing.
+this_or_prior() {
+  if [ -f "$out/$1" ]; then echo "$out/$1"
+  elif [ -n "${PRIOR_DIR:-}" ] && [ -f "$PRIOR_DIR/$1" ]; then echo "$PWD/$PRIOR_DIR/$1"; fi
+}
 step_validate() {
+  local profile
   for op in rs ar; do
-    [ -f "$out/profile-$op-g$gpus.json" ] || { note "validate $op: no profile from this call"; continue; }
+    profile=$(this_or_prior "profile-$op-g$gpus.json")
+    [ -n "$profile" ] || { note "validate $op: no profile from this call or PRIOR_DIR"; continue; }
+    note "validate $op: profile $profile"
     capped 60 "validate-$op-g$gpus.txt" $k tune validate -g "$gpus" --op "$op" \
-      --profile "$out/profile-$op-g$gpus.json" --csv "$out/validate-$op-g$gpus.csv" \
+      --profile "$profile" --csv "$out/validate-$op-g$gpus.csv" \
       --svg "$out/validate-$op-g$gpus.svg" --json "$out/validate-$op-g$gpus.json"
     grep -v "^validate \[" "$out/validate-$op-g$gpus.txt" | tail -n 12 | tee -a "$out/summary.txt"
   done
@@ -154,9 +166,10 @@ step_validate() {
 step_compare() {
   for op in rs ar; do
     # This call's profile, else the built-in one (data/tuner/h200-sxm-gN-OP-bf16.json).
-    local profile=()
-    [ -f "$out/profile-$op-g$gpus.json" ] && profile=(--profile "$out/profile-$op-g$gpus.json")
-    [ ${#profile[@]} -eq 0 ] && note "compare $op: no profile from this call, the built-in one"
+    local profile=() file
+    file=$(this_or_prior "profile-$op-g$gpus.json")
+    [ -n "$file" ] && profile=(--profile "$file")
+    [ ${#profile[@]} -eq 0 ] && note "compare $op: no profile from this call or PRIOR_DIR, the built-in one"
     capped 30 "compare-$op-g$gpus.txt" $k tune compare -g "$gpus" --op "$op" \
       ${profile[@]+"${profile[@]}"} --json "$out/compare-$op-g$gpus.json"
     grep -v "^compare \[" "$out/compare-$op-g$gpus.txt" | tail -n 14 | tee -a "$out/summary.txt"
@@ -214,14 +227,19 @@ step_pyops() {
   # kiln's PyTorch ops built on the device from this tree (needs .pydeps in the carry, filled by
   # scripts/pack_pydeps.sh; ~3 min), then python -m kiln.bench on N ranks: kiln's op, PyTorch's
   # serial and async-TP interleaved in the same processes (issue 23's "side by side").
-  capped 330 pyops-install.txt bash scripts/device_torch_ops.sh install
+  # PYOPS_INSTALL=reuse installs .pydeps/kiln-installed.tar.gz (an earlier build; seconds) instead.
+  # Its plans come from this call's (or PRIOR_DIR's) plan cache when there is one: the package's
+  # built-in profiles are those of the commit it was built at.
+  capped 330 pyops-install.txt bash scripts/device_torch_ops.sh "${PYOPS_INSTALL:-install}"
   tail -n 5 /tmp/kiln-torch-ops/t/summary.txt 2> /dev/null | tee -a "$out/summary.txt"
-  local args=() shape
+  local args=() shape cache
   for shape in ${PYOPS_SHAPES:-8192x8192x8192 16384x8192x4096 4096x8192x2048}; do
     args+=(--shape "$shape")
   done
-  capped 240 "pyops-bench-g$gpus.txt" bash -c "cd /tmp && python3 -m kiln.bench --nproc $gpus \
-    --op rs --op ar ${args[*]} --json $out/pyops-bench-g$gpus.json"
+  cache=$(this_or_prior "plans-g$gpus.json")
+  note "pyops plan cache: ${cache:-none, the built-in profiles of the package}"
+  capped 240 "pyops-bench-g$gpus.txt" env ${cache:+KILN_PLAN_CACHE="$cache"} bash -c "cd /tmp && \
+    python3 -m kiln.bench --nproc $gpus --op rs --op ar ${args[*]} --json $out/pyops-bench-g$gpus.json"
   tail -n 16 "$out/pyops-bench-g$gpus.txt" | tee -a "$out/summary.txt"
 }
 step_cestreams() {
