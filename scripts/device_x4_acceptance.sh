@@ -157,7 +157,7 @@ step_validate() {
     profile=$(this_or_prior "profile-$op-g$gpus.json")
     [ -n "$profile" ] || { note "validate $op: no profile from this call or PRIOR_DIR"; continue; }
     note "validate $op: profile $profile"
-    capped 60 "validate-$op-g$gpus.txt" $k tune validate -g "$gpus" --op "$op" \
+    capped "${VALIDATE_LIMIT:-60}" "validate-$op-g$gpus.txt" $k tune validate -g "$gpus" --op "$op" \
       --profile "$profile" --csv "$out/validate-$op-g$gpus.csv" \
       --svg "$out/validate-$op-g$gpus.svg" --json "$out/validate-$op-g$gpus.json"
     grep -v "^validate \[" "$out/validate-$op-g$gpus.txt" | tail -n 12 | tee -a "$out/summary.txt"

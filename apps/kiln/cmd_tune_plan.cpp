@@ -90,6 +90,8 @@ nlohmann::json report_shape(const std::string& text, const PlannedShape& p,
                                  {"predicted_us", c.predicted_us},
                                  {"gemm", c.gemm_source}});
   }
+  row["excluded"] = p.tuned->excluded;
+  for (const std::string& why : p.tuned->excluded) fmt::print("{:>18}    excluded: {}\n", "", why);
   for (const tune::GroupPrediction& g : p.tuned->chosen.prediction.groups) {
     fmt::print(
         "{:>18}      group: {} wave(s) {:7.2f} MiB  compute done {:8.1f}  comm {:8.1f} -> {:8.1f} "

@@ -350,10 +350,15 @@ PlanCandidate candidate_from(const TunerProfile& profile, const GemmShape& shape
       std::max(gemm.overhead_us + prediction.seconds * 1e6, gemm.gemm_alone_us + last_group_us) +
       gemm.reorder_us;
   c.gemm_source = source;
+  c.model_fits = model_describes_run(gemm);
   return c;
 }
 
 }  // namespace
+
+bool model_describes_run(const GemmProfile& gemm) {
+  return std::abs(gemm.overhead_us) <= gemm.gemm_alone_us;
+}
 
 GroupCostFit fit_group_cost(const WaveProfile& wave, const LatencyCurve& curve, double per_wave_us,
                             const std::vector<int>& coarse, double coarse_us) {
@@ -463,11 +468,21 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
         // At 2 ranks the two-phase AllReduce moves as many bytes as comm=ce and adds a sum and a
         // second exchange; its curve misprices that (2xH200, 2026-11-28: chosen on 4 of 6 shapes,
         // 0.91-0.94x the serial baseline where comm=ce plans gave 1.16-1.56x).
-        reasons += "\n  " + text + ": comm=ce2 needs 3 or more ranks to move fewer bytes";
+        tuned.excluded.push_back(text + ": comm=ce2 needs 3 or more ranks to move fewer bytes");
+        reasons += "\n  " + tuned.excluded.back();
         continue;
       }
       try {
-        tuned.considered.push_back(candidate_from(profile, shape, base, strategy, limits, nullptr));
+        PlanCandidate c = candidate_from(profile, shape, base, strategy, limits, nullptr);
+        if (!c.model_fits) {
+          tuned.excluded.push_back(fmt::format(
+              "{}: the model does not describe its profiled run (correction {:.0f} us, more "
+              "than the GEMM alone)",
+              text, c.overhead_us));
+          reasons += "\n  " + tuned.excluded.back();
+          continue;
+        }
+        tuned.considered.push_back(std::move(c));
       } catch (const UsageError& e) {
         reasons += std::string("\n  ") + e.what();
       }
@@ -475,12 +490,17 @@ TunedPlan tune_plan(const TunerProfile& profile, const GemmShape& shape,
   };
   consider(profile.base_plans_for(shape));
   // None of the shape's own base plans could be predicted (no curve for its transport): the rest.
-  if (tuned.considered.empty()) consider(profile.base_plans());
   if (tuned.considered.empty()) {
-    throw UsageError("no base plan of the profile can be predicted:" + reasons);
+    tuned.excluded.clear();  // the pass over every base plan names each again
+    reasons.clear();
+    consider(profile.base_plans());
   }
+  // The serial plan needs no wave model: it stands even where the model describes no base plan.
   if (strategy == PartitionStrategy::kPredictive && with_serial) {
     if (auto serial = serial_candidate(profile, shape)) tuned.considered.push_back(*serial);
+  }
+  if (tuned.considered.empty()) {
+    throw UsageError("no base plan of the profile can be predicted:" + reasons);
   }
   tuned.chosen = *std::min_element(tuned.considered.begin(), tuned.considered.end(),
                                    [](const PlanCandidate& a, const PlanCandidate& b) {

@@ -140,12 +140,26 @@ struct PlanCandidate {
   double predicted_us = 0.0;  // overhead + prediction + reorder: the full operation
   double overhead_us = 0.0, reorder_us = 0.0;  // the two parts no partition changes
   std::string gemm_source;  // "profiled" or "scaled from MxNxK" (nearest profiled shape)
+  // Whether the model describes the base plan's measured run (model_describes_run); tune_plan
+  // never chooses a candidate for which it does not.
+  bool model_fits = true;
 };
+
+// Whether the wave model describes a base plan's profiled run: its anchor correction (overhead_us,
+// the measured run minus the model's prediction of it) is no larger than the GEMM alone. Where it
+// is larger, the group latencies beside the GEMM are not the curve's times a constant slowdown,
+// and the model's predictions for other partitions are not to be trusted. On 4xH200 (2026-11-28)
+// every comm=ce2 base plan but one had corrections of -1.5 to -295 ms: its communication beside
+// the GEMM ran 2-25x its curve alone (the owner's sum gets the few SMs the GEMM leaves), and the
+// tuner's ce2 plans ran 0.71-0.83x the serial baseline; comm=ce and nccl corrections stayed within
+// 0.42 of the GEMM alone.
+bool model_describes_run(const GemmProfile& gemm);
 
 struct TunedPlan {
   PlanCandidate chosen;
   std::vector<PlanCandidate>
       considered;  // every base plan (and the serial plan), the chosen one included
+  std::vector<std::string> excluded;  // base plans left out, each with why
 };
 
 // Overlap is not always worth it: where every transport's bandwidth beside the GEMM is well below
