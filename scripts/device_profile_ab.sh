@@ -4,7 +4,9 @@
 # directory) and the plans the profiles in PROFILE_DIR give (B: copied to <cache>/kiln/profiles/),
 # for each op in OPS, alternating A and B for ROUNDS rounds so that neither owns the cooler chip.
 # Usage: PROFILE_DIR=dir [OPS="rs ar"] [ROUNDS=2] [GPUS=2] bash scripts/device_profile_ab.sh
-# Writes $OUT/profile-ab/ (bench text and JSON per run, summary.txt).
+# Writes $OUT/profile-ab/ (bench text and JSON per run, summary.txt) and packs it as
+# $OUT/profile-ab.tar.gz after every run: the device tool returns a limited number of files, and
+# on 2026-11-28 it left out 15 of the A/B's 21.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
 [ -n "${PROFILE_DIR:-}" ] && [ -d "$PROFILE_DIR" ] || { echo "PROFILE_DIR: a folder of profiles is required" >&2; exit 2; }
@@ -20,6 +22,7 @@ for r in $(seq 1 "$rounds"); do
       XDG_CACHE_HOME=/tmp/kiln-ab-$side timeout 120 build/kiln overlap bench -g "$gpus" --op "$op" \
         --plan auto --json "$log.json" > "$log.txt" 2>&1
       echo "$op $side round $r: exit $? $(grep -E 'geo-mean' "$log.txt" | head -1)" | tee -a "$out/summary.txt"
+      tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
     done
   done
 done
