@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "overlap/chunked_reduce_scatter.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "rank_agreement.hpp"
 
@@ -24,7 +25,11 @@ namespace kiln::torch_ops {
 
 // One overlap object and the row reordering its ReduceScatter needs (padded_m == m: none).
 struct CachedCollective {
-  std::unique_ptr<overlap::GemmCollective> collective;
+  std::unique_ptr<overlap::GemmCollective> collective;  // null where `chunked` runs instead
+  // ReduceScatter: async-TP's algorithm from kiln's parts (cuBLAS per destination chunk + copy
+  // engines), where it timed faster than the plan at creation or was asked for
+  // ($KILN_TORCH_RS_ALGORITHM); it writes PyTorch's contiguous row blocks itself.
+  std::unique_ptr<overlap::ChunkedReduceScatter> chunked;
   std::string plan_source;       // where the plan came from (the tuner's lookup)
   int padded_m = 0;              // rows of the GEMM's A (ReduceScatter: the reordered A')
   bool contiguous_rows = false;  // ReduceScatter: the runtime writes contiguous row blocks

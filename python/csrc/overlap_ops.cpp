@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -179,57 +180,103 @@ void require_same_plan(const RankReports& reports, const std::string& what) {
 overlap::MatrixRef weight_ref(const WeightView& w, core::DType dtype);
 at::Tensor reorder_rows_for_scatter(const at::Tensor& a2, const overlap::ContiguousScatterRows& c);
 
-// This rank's GEMM time (us) of the two ReduceScatter layouts on random operands of `shape`: the
-// copy path (A's rows reordered, then the block-cyclic object's GEMM) and the contiguous object's
-// GEMM. Interleaved, medians of 5 after 2 warm-ups, CUDA events on the current stream; the GEMMs
-// alone (run_gemm_only): the collectives and reorders after them are alike in both layouts.
-std::pair<double, double> time_layouts(overlap::GemmCollective& copy,
-                                       overlap::GemmCollective& contiguous,
-                                       const overlap::GemmShape& shape, core::DType dtype,
-                                       overlap::WeightLayout layout, int world) {
+// Random operands of `shape` for the timings at creation: A (M x K) and B in `layout`.
+struct TimingOperands {
+  at::Tensor a;
+  WeightView w;
+};
+
+TimingOperands timing_operands(const overlap::GemmShape& shape, core::DType dtype,
+                               overlap::WeightLayout layout, std::uint64_t seed) {
   const auto options = at::TensorOptions()
                            .device(at::kCUDA, c10::cuda::current_device())
                            .dtype(dtype == core::DType::kBf16 ? at::kBFloat16 : at::kHalf);
   // A generator of its own: drawing from PyTorch's default one would shift the user's random
   // stream at the op's first call.
   at::Generator generator = at::cuda::detail::createCUDAGenerator(c10::cuda::current_device());
-  generator.set_current_seed(20261125);
-  const at::Tensor a = at::randn({shape.m, shape.k}, generator, options);
+  generator.set_current_seed(seed);
+  at::Tensor a = at::randn({shape.m, shape.k}, generator, options);
   const bool nk = layout == overlap::WeightLayout::kNK;
-  const WeightView w{nk ? at::randn({shape.n, shape.k}, generator, options)
-                        : at::randn({shape.k, shape.n}, generator, options),
-                     layout, shape.k, shape.n};
-  const overlap::MatrixRef b = weight_ref(w, dtype);
-  const overlap::ContiguousScatterRows rows =
-      overlap::contiguous_scatter_rows(shape.m, world, copy.plan().gemm.tile.m);
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  return {std::move(a), WeightView{nk ? at::randn({shape.n, shape.k}, generator, options)
+                                      : at::randn({shape.k, shape.n}, generator, options),
+                                   layout, shape.k, shape.n}};
+}
+
+// This rank's time (us) of `first` and `second` (each enqueues its work on `stream`),
+// interleaved: medians of 5 after 2 warm-ups, CUDA events on `stream`.
+template <class First, class Second>
+std::pair<double, double> interleaved_medians(First&& first, Second&& second, cudaStream_t stream) {
   constexpr int kWarmup = 2, kTimed = 5;
   std::vector<cudaEvent_t> events(4 * (kWarmup + kTimed));
   for (cudaEvent_t& e : events) C10_CUDA_CHECK(cudaEventCreate(&e));
   for (int i = 0; i < kWarmup + kTimed; ++i) {
     C10_CUDA_CHECK(cudaEventRecord(events[4 * i], stream));
-    const at::Tensor reordered = reorder_rows_for_scatter(a, rows);
-    copy.run_gemm_only({reordered.data_ptr(), dtype, rows.padded_m, shape.k}, b, stream);
+    first();
     C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 1], stream));
     C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 2], stream));
-    contiguous.run_gemm_only({a.data_ptr(), dtype, shape.m, shape.k}, b, stream);
+    second();
     C10_CUDA_CHECK(cudaEventRecord(events[4 * i + 3], stream));
   }
   C10_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<float> copy_us, contiguous_us;
+  std::vector<float> first_us, second_us;
   for (int i = kWarmup; i < kWarmup + kTimed; ++i) {
     float ms = 0.0f;
     C10_CUDA_CHECK(cudaEventElapsedTime(&ms, events[4 * i], events[4 * i + 1]));
-    copy_us.push_back(1e3f * ms);
+    first_us.push_back(1e3f * ms);
     C10_CUDA_CHECK(cudaEventElapsedTime(&ms, events[4 * i + 2], events[4 * i + 3]));
-    contiguous_us.push_back(1e3f * ms);
+    second_us.push_back(1e3f * ms);
   }
   for (cudaEvent_t& e : events) C10_CUDA_CHECK(cudaEventDestroy(e));
   const auto median = [](std::vector<float> v) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return static_cast<double>(v[v.size() / 2]);
   };
-  return {median(copy_us), median(contiguous_us)};
+  return {median(first_us), median(second_us)};
+}
+
+// Every rank's pair of times (`timing` fills this rank's), agreed: the slowest rank's of each, so
+// that every rank takes the same decision from them. `what` names the step.
+template <class Timing>
+std::pair<double, double> slowest_rank_times(Group& group, Timing&& timing,
+                                             const std::string& what) {
+  std::pair<double, double> times;
+  StepReport timed = attempt([&] { times = timing(); });
+  // Tenths of a microsecond, clamped into an int32.
+  const auto tenths = [](double us) {
+    return static_cast<std::int32_t>(std::clamp(us * 10.0, 0.0, 2.0e9));
+  };
+  timed.values = {tenths(times.first), tenths(times.second)};
+  const RankReports reports = group.agreement->require_all(timed, what);
+  std::int32_t first = 0, second = 0;
+  for (const std::vector<std::int32_t>& v : reports.values) {
+    first = std::max(first, v[0]);
+    second = std::max(second, v[1]);
+  }
+  return {first / 10.0, second / 10.0};
+}
+
+// This rank's GEMM time (us) of the two ReduceScatter layouts on random operands of `shape`: the
+// copy path (A's rows reordered, then the block-cyclic object's GEMM) and the contiguous object's
+// GEMM, interleaved; the GEMMs alone (run_gemm_only): the collectives and reorders after them are
+// alike in both layouts.
+std::pair<double, double> time_layouts(overlap::GemmCollective& copy,
+                                       overlap::GemmCollective& contiguous,
+                                       const overlap::GemmShape& shape, core::DType dtype,
+                                       overlap::WeightLayout layout, int world) {
+  const TimingOperands t = timing_operands(shape, dtype, layout, 20261125);
+  const overlap::MatrixRef b = weight_ref(t.w, dtype);
+  const overlap::ContiguousScatterRows rows =
+      overlap::contiguous_scatter_rows(shape.m, world, copy.plan().gemm.tile.m);
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  return interleaved_medians(
+      [&] {
+        const at::Tensor reordered = reorder_rows_for_scatter(t.a, rows);
+        copy.run_gemm_only({reordered.data_ptr(), dtype, rows.padded_m, shape.k}, b, stream);
+      },
+      [&] {
+        contiguous.run_gemm_only({t.a.data_ptr(), dtype, shape.m, shape.k}, b, stream);
+      },
+      stream);
 }
 
 // The timed choice between the copy path (`cached`, as built) and contiguous row blocks for a
@@ -241,26 +288,17 @@ void choose_layout_by_timing(Group& group, CachedCollective& cached,
                              std::unique_ptr<overlap::GemmCollective>& contiguous,
                              const overlap::GemmShape& shape, core::DType dtype,
                              const std::string& what) {
-  std::pair<double, double> times;
-  StepReport timed = attempt([&] {
-    times = time_layouts(*cached.collective, *contiguous, shape, dtype, cached.layout,
-                         group.comm->size());
-  });
-  // Tenths of a microsecond, clamped into an int32.
-  const auto tenths = [](double us) {
-    return static_cast<std::int32_t>(std::clamp(us * 10.0, 0.0, 2.0e9));
-  };
-  timed.values = {tenths(times.first), tenths(times.second)};
-  const RankReports reports = group.agreement->require_all(timed, what + ": timing the layouts");
-  std::int32_t copy_worst = 0, contiguous_worst = 0;
-  for (const std::vector<std::int32_t>& v : reports.values) {
-    copy_worst = std::max(copy_worst, v[0]);
-    contiguous_worst = std::max(contiguous_worst, v[1]);
-  }
+  const auto [copy_worst, contiguous_worst] = slowest_rank_times(
+      group,
+      [&] {
+        return time_layouts(*cached.collective, *contiguous, shape, dtype, cached.layout,
+                            group.comm->size());
+      },
+      what + ": timing the layouts");
   const std::string timing = fmt::format(
       "GEMM {:.1f} us with contiguous rows (raster m) against {:.1f} us with the copy of A, "
       "timed at creation, slowest rank",
-      contiguous_worst / 10.0, copy_worst / 10.0);
+      contiguous_worst, copy_worst);
   if (contiguous_worst <= copy_worst) {
     cached.collective = std::move(contiguous);
     cached.contiguous_rows = true;
@@ -270,6 +308,130 @@ void choose_layout_by_timing(Group& group, CachedCollective& cached,
     contiguous.reset();
     cached.plan_source += "; copy of A: " + timing;
   }
+}
+
+// Which ReduceScatter algorithm the op runs, from $KILN_TORCH_RS_ALGORITHM: "auto" (unset) times
+// kiln's plan against the chunked ReduceScatter at creation and keeps the faster; "plan" and
+// "chunked" force one (for A/B runs). On 4xH200 the chunked algorithm took 0.79-0.95 of the plan's
+// time on 4 of 6 shapes and 1.06 on another (docs/results/2026-11-28-h200-x4/): neither wins
+// everywhere, and the tuner has no model of it, so it is timed.
+enum class RsAlgorithm : std::int32_t { kAuto = 0, kPlan = 1, kChunked = 2 };
+
+RsAlgorithm rs_algorithm_setting() {
+  const char* value = std::getenv("KILN_TORCH_RS_ALGORITHM");
+  const std::string text = value != nullptr ? value : "";
+  if (text.empty() || text == "auto") return RsAlgorithm::kAuto;
+  if (text == "plan") return RsAlgorithm::kPlan;
+  if (text == "chunked") return RsAlgorithm::kChunked;
+  throw UsageError(fmt::format(
+      "KILN_TORCH_RS_ALGORITHM=\"{}\": accepted values are auto (or unset), plan and chunked",
+      text));
+}
+
+// This rank's time (us) of the whole ReduceScatter op by kiln's plan (`cached.collective`, with
+// the copy of A's rows where its layout needs one) and by `chunked`, on random operands of
+// `shape`, interleaved. Both are collectives: every rank runs the same sequence.
+std::pair<double, double> time_rs_algorithms(const CachedCollective& cached,
+                                             overlap::ChunkedReduceScatter& chunked,
+                                             const overlap::GemmShape& shape, core::DType dtype,
+                                             int world) {
+  const TimingOperands t = timing_operands(shape, dtype, cached.layout, 20261128);
+  const overlap::MatrixRef b = weight_ref(t.w, dtype);
+  overlap::GemmCollective& plan = *cached.collective;
+  const at::Tensor plan_out = at::empty({plan.output_rows(), shape.n}, t.a.options());
+  const at::Tensor chunked_out = at::empty({shape.m / world, shape.n}, t.a.options());
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  return interleaved_medians(
+      [&] {
+        const at::Tensor a_gemm =
+            cached.contiguous_rows
+                ? t.a
+                : reorder_rows_for_scatter(t.a, overlap::contiguous_scatter_rows(
+                                                    shape.m, world, plan.plan().gemm.tile.m));
+        plan.run({a_gemm.data_ptr(), dtype, cached.padded_m, shape.k}, b,
+                 {plan_out.data_ptr(), dtype, plan.output_rows(), shape.n}, stream);
+      },
+      [&] { chunked.run(t.a.data_ptr(), t.w.storage.data_ptr(), chunked_out.data_ptr(), stream); },
+      stream);
+}
+
+// The ReduceScatter's algorithm (a multi-rank ReduceScatter's cached object, built from the
+// plan): kiln's plan or the chunked ReduceScatter, by rs_algorithm_setting. Every step is agreed
+// across ranks (the chunked object's constructor and the runs timed are collective), so every
+// rank keeps the same one; the other is dropped on every rank alike. A chunked object that cannot
+// run the shape, or whose workspace does not fit on some rank, leaves the plan (an error where
+// "chunked" was asked for). The plan source says which and why.
+void choose_rs_algorithm(Group& group, CachedCollective& cached, const overlap::GemmShape& shape,
+                         core::DType dtype, const std::string& what) {
+  const int world = group.comm->size();
+  RsAlgorithm setting = RsAlgorithm::kAuto;
+  std::string cannot;
+  bool fits = false;
+  StepReport ready = attempt([&] {
+    setting = rs_algorithm_setting();
+    cannot = overlap::ChunkedReduceScatter::can_implement(shape, dtype, world);
+    if (!cannot.empty() || setting == RsAlgorithm::kPlan) return;
+    const std::size_t need = overlap::ChunkedReduceScatter::workspace_bytes(shape, dtype, world);
+    std::size_t free = 0, total = 0;
+    C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    if (free < need) c10::cuda::CUDACachingAllocator::emptyCache();
+    C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    fits = free >= need;
+  });
+  ready.values = {static_cast<std::int32_t>(setting), cannot.empty() ? 1 : 0, fits ? 1 : 0};
+  const RankReports reports = group.agreement->require_all(ready, what + ": the chunked algorithm");
+  bool every_fits = true;
+  for (const std::vector<std::int32_t>& v : reports.values) {
+    if (v[0] != reports.values[0][0]) {
+      throw UsageError(what +
+                       ": KILN_TORCH_RS_ALGORITHM differs between the ranks; every rank "
+                       "must run the same ReduceScatter algorithm");
+    }
+    every_fits = every_fits && v[2] != 0;
+  }
+  if (setting == RsAlgorithm::kPlan) return;
+  const std::string refused = !cannot.empty() ? cannot
+                              : !every_fits
+                                  ? "its workspace does not fit in free device memory on every rank"
+                                  : "";
+  if (!refused.empty()) {
+    if (setting == RsAlgorithm::kChunked) {
+      throw UsageError(
+          fmt::format("{}: KILN_TORCH_RS_ALGORITHM=chunked, but the chunked "
+                      "ReduceScatter cannot: {}",
+                      what, refused));
+    }
+    cached.plan_source += "; chunked ReduceScatter not considered: " + refused;
+    return;
+  }
+  std::unique_ptr<overlap::ChunkedReduceScatter> chunked;
+  const StepReport built = attempt([&] {
+    chunked = std::make_unique<overlap::ChunkedReduceScatter>(
+        *group.comm, shape, dtype, cached.layout, overlap::current_device_sms());
+  });
+  group.agreement->require_all(built, what + ": building the chunked ReduceScatter");
+  std::string reason = "KILN_TORCH_RS_ALGORITHM=chunked";
+  if (setting == RsAlgorithm::kAuto) {
+    const auto [plan_worst, chunked_worst] = slowest_rank_times(
+        group, [&] { return time_rs_algorithms(cached, *chunked, shape, dtype, world); },
+        what + ": timing the ReduceScatter algorithms");
+    reason =
+        fmt::format("{:.1f} us against {:.1f} us for the plan, timed at creation, slowest rank",
+                    chunked_worst, plan_worst);
+    if (chunked_worst >= plan_worst) {
+      cached.plan_source += "; kept over the chunked ReduceScatter: " + reason;
+      chunked.reset();
+      return;
+    }
+  }
+  cached.plan_source +=
+      "; runs as the chunked ReduceScatter (cuBLAS per destination chunk + "
+      "copy engines): " +
+      reason;
+  cached.chunked = std::move(chunked);
+  cached.collective.reset();
+  cached.contiguous_rows = true;  // its output is PyTorch's row blocks; A goes in as it is
+  cached.padded_m = shape.m;
 }
 
 // The overlap object for (op, shape, dtype) on `group`, made in steps that every rank takes
@@ -321,6 +483,8 @@ CachedCollective create_collective(Group& group, overlap::OverlapOp op,
   // A rank whose peers failed drops its objects here (while unwinding), as they did theirs.
   group.agreement->require_all(built, what);
   if (prepared.timed_choice) choose_layout_by_timing(group, cached, contiguous, shape, dtype, what);
+  if (op == overlap::OverlapOp::kReduceScatter && world > 1)
+    choose_rs_algorithm(group, cached, shape, dtype, what);
   return cached;
 }
 
@@ -457,6 +621,15 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
     CachedCollective& c =
         collective_for(group, overlap::OverlapOp::kReduceScatter, m, w.n, k, dtype, w.layout);
     const WeightView b_run = with_layout(w, c.layout);
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+    at::Tensor result;
+    if (c.chunked) {
+      result = at::empty({m / world, w.n}, a.options());
+      c.chunked->run(a2.data_ptr(), b_run.storage.data_ptr(), result.data_ptr(), stream);
+      if (reduce_op == "avg") result.div_(world);
+      const at::Tensor shaped = result.view(with_last(moved.sizes(), 1, world, w.n));
+      return dim == 0 ? shaped : shaped.movedim(0, dim).contiguous();
+    }
     // One rank owns every row, in order, or the runtime writes contiguous row blocks itself:
     // nothing to reorder.
     const at::Tensor a_gemm =
@@ -466,9 +639,8 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
                   a2, overlap::contiguous_scatter_rows(m, world, c.collective->plan().gemm.tile.m));
     at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
     c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(b_run, dtype),
-                      {out.data_ptr(), dtype, c.collective->output_rows(), w.n},
-                      at::cuda::getCurrentCUDAStream().stream());
-    at::Tensor result = out.narrow(0, 0, m / world);
+                      {out.data_ptr(), dtype, c.collective->output_rows(), w.n}, stream);
+    result = out.narrow(0, 0, m / world);
     if (reduce_op == "avg") result.div_(world);
     const at::Tensor shaped = result.view(with_last(moved.sizes(), 1, world, w.n));
     return dim == 0 ? shaped : shaped.movedim(0, dim).contiguous();
@@ -617,9 +789,13 @@ std::string describe_plan(const std::string& op_name, int64_t m, int64_t n, int6
         *locked, which, checked_int(op, "M", m), checked_int(op, "N", n), checked_int(op, "K", k),
         dtype == at::kBFloat16 ? core::DType::kBf16 : core::DType::kFp16,
         weight_kn ? overlap::WeightLayout::kKN : overlap::WeightLayout::kNK);
-    return fmt::format("{} | {} | padded M {} | B {}{}", c.collective->describe(), c.plan_source,
-                       c.padded_m, overlap::weight_layout_name(c.layout),
-                       c.contiguous_rows ? " | contiguous rows" : "");
+    const std::string runs =
+        c.chunked
+            ? std::string("chunked ReduceScatter: cuBLAS per destination chunk + copy engines")
+            : c.collective->describe();
+    return fmt::format("{} | {} | padded M {} | B {}{}", runs, c.plan_source, c.padded_m,
+                       overlap::weight_layout_name(c.layout),
+                       c.contiguous_rows && !c.chunked ? " | contiguous rows" : "");
   });
 }
 

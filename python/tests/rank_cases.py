@@ -92,15 +92,71 @@ class Cases:
                 # are reordered.
                 import kiln
                 plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
+                # Either algorithm may win the timing at creation (reduce_scatter_algorithms);
+                # the layout checks are the plan's.
+                chunked = "runs as the chunked ReduceScatter" in plan
+                assert chunked or "kept over the chunked ReduceScatter" in plan \
+                    or "chunked ReduceScatter not considered" in plan, f"RS {m}x{n}x{k}: {plan}"
                 if m % (self.world * 256) == 0 and m <= n:
-                    assert "contiguous rows" in plan, f"RS {m}x{n}x{k}: {plan}"
+                    assert chunked or "contiguous rows" in plan, f"RS {m}x{n}x{k}: {plan}"
                 if (m // self.world) % 64 != 0:
                     assert "contiguous rows" not in plan, f"RS {m}x{n}x{k}: {plan}"
                 # Whole tiles per rank: the layout is taken, or (a tall GEMM rastered along N)
                 # timed against the copy of A at creation.
                 if m % (self.world * 256) == 0:
-                    assert "contiguous rows" in plan or "timed at creation" in plan, \
+                    assert chunked or "contiguous rows" in plan or "timed at creation" in plan, \
                         f"RS {m}x{n}x{k}: {plan}"
+
+    def reduce_scatter_algorithms(self):
+        """KILN_TORCH_RS_ALGORITHM: "chunked" runs async-TP's algorithm from kiln's parts and
+        "plan" kiln's plan, both correct against the serial computation (each on a shape no other
+        case makes, so the object is created under the setting); a setting that differs between
+        the ranks raises ValueError on every rank, and the shape runs afterwards."""
+        if self.world == 1:
+            return
+        import kiln
+        saved = os.environ.get("KILN_TORCH_RS_ALGORITHM")
+        try:
+            for setting, m in (("chunked", 768), ("plan", 1280)):
+                os.environ["KILN_TORCH_RS_ALGORITHM"] = setting
+                n, k = 384, 192
+                for dtype in DTYPES:
+                    for layout in ("kn", "nk"):
+                        tag = ("rs-algorithm", setting, str(dtype), layout)
+                        a = self.all_operands(tag, (m, k), dtype)
+                        b = self.all_weights(tag, k, n, dtype, layout)
+                        for avg in (False, True):
+                            poison()
+                            got = torch.ops.kiln.fused_matmul_reduce_scatter(
+                                a[self.rank], b[self.rank], "avg" if avg else "sum", 0, self.name)
+                            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+                            q = m // self.world
+                            want = ref[self.rank * q:(self.rank + 1) * q] / (self.world if avg else 1)
+                            check_close(got, want, f"RS {tag} avg={avg}")
+                plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
+                assert ("runs as the chunked ReduceScatter" in plan) == (setting == "chunked"), \
+                    f"KILN_TORCH_RS_ALGORITHM={setting}: {plan}"
+            dtype, m, n, k = torch.bfloat16, 896, 384, 192
+            tag = ("rs-algorithm-mismatch",)
+            a = self.all_operands(tag, (m, k), dtype)
+            b = self.all_weights(tag, k, n, dtype, "kn")
+            os.environ["KILN_TORCH_RS_ALGORITHM"] = "chunked" if self.rank == 0 else "plan"
+
+            def call():
+                return torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], b[self.rank],
+                                                                  "sum", 0, self.name)
+            expect_error(ValueError, "differs between the ranks", call, "mismatched settings")
+            os.environ["KILN_TORCH_RS_ALGORITHM"] = "bogus"
+            expect_error(ValueError, "accepted values are auto", call, "an unknown setting")
+            os.environ.pop("KILN_TORCH_RS_ALGORITHM")
+            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+            q = m // self.world
+            check_close(call(), ref[self.rank * q:(self.rank + 1) * q], "RS after the mismatch")
+        finally:
+            if saved is None:
+                os.environ.pop("KILN_TORCH_RS_ALGORITHM", None)
+            else:
+                os.environ["KILN_TORCH_RS_ALGORITHM"] = saved
 
     def reduce_scatter_3d_and_avg(self):
         dtype, k, n = torch.bfloat16, 128, 256
@@ -359,7 +415,8 @@ class Cases:
         check_close(got, ref[self.rank * q:(self.rank + 1) * q], f"RS {tag}")
 
     def all(self):
-        return [self.reduce_scatter_rows, self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
+        return [self.reduce_scatter_rows, self.reduce_scatter_algorithms,
+                self.reduce_scatter_3d_and_avg, self.all_gather_matmul,
                 self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
                 self.compile, self.async_tp_hook, self.mixed_weight_layouts,
                 self.plan_failure_on_rank0, self.release_and_reuse,

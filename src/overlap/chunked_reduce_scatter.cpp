@@ -34,6 +34,16 @@ std::string ChunkedReduceScatter::can_implement(const GemmShape& shape, core::DT
   return "";
 }
 
+std::size_t ChunkedReduceScatter::workspace_bytes(const GemmShape& shape, core::DType dtype,
+                                                  int world) {
+  if (const std::string why = can_implement(shape, dtype, world); !why.empty())
+    throw UsageError(why);
+  const std::size_t chunk = static_cast<std::size_t>(shape.m / world) * shape.n *
+                            static_cast<std::size_t>(core::dtype_size(dtype));
+  return static_cast<std::size_t>(world + 3) * chunk + CopyEngineExchange::flag_bytes(world) +
+         CublasGemm::kWorkspaceBytes;
+}
+
 ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape,
                                            core::DType dtype, WeightLayout layout, int device_sms,
                                            bool force_spin_wait)

@@ -31,6 +31,9 @@ class ChunkedReduceScatter {
   // can: M divisible by the world, each chunk whole 16-byte vectors, bf16 or fp16, at most
   // PartList::kMaxParts ranks.
   static std::string can_implement(const GemmShape& shape, core::DType dtype, int world);
+  // Device bytes one rank allocates for `shape` over `world` ranks (can_implement must hold): the
+  // exchange's W chunk regions and flags, two staging chunks, its own chunk and cuBLAS's workspace.
+  static std::size_t workspace_bytes(const GemmShape& shape, core::DType dtype, int world);
 
   // Collective over `comm`: maps the copy-engine exchange (one chunk per source rank).
   // `force_spin_wait`: the flag waits as spin kernels even where stream memory waits work (as
