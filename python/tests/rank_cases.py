@@ -117,9 +117,9 @@ class Cases:
         import kiln
         saved = os.environ.get("KILN_TORCH_RS_ALGORITHM")
         try:
-            for setting, m in (("chunked", 768), ("plan", 1280)):
+            for setting, m in (("chunked", 1536), ("plan", 1792)):
                 os.environ["KILN_TORCH_RS_ALGORITHM"] = setting
-                n, k = 384, 192
+                n, k = 320, 160  # shapes no other case makes
                 for dtype in DTYPES:
                     for layout in ("kn", "nk"):
                         tag = ("rs-algorithm", setting, str(dtype), layout)
@@ -136,7 +136,7 @@ class Cases:
                 plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
                 assert ("runs as the chunked ReduceScatter" in plan) == (setting == "chunked"), \
                     f"KILN_TORCH_RS_ALGORITHM={setting}: {plan}"
-            dtype, m, n, k = torch.bfloat16, 896, 384, 192
+            dtype, m, n, k = torch.bfloat16, 896, 320, 160
             tag = ("rs-algorithm-mismatch",)
             a = self.all_operands(tag, (m, k), dtype)
             b = self.all_weights(tag, k, n, dtype, "kn")
