@@ -27,6 +27,7 @@ void register_reduce_bench(CLI::App& reduce, Runner& run);
 void register_tune_profile(CLI::App& tune, Runner& run);
 void register_tune_plan(CLI::App& tune, Runner& run);
 void register_tune_validate(CLI::App& tune, Runner& run);
+void register_tune_replay(CLI::App& tune, Runner& run);
 void register_evolve(CLI::App& app, Runner& run);
 
 }  // namespace kiln::app

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   kiln::app::register_tune_profile(*tune, run);
   kiln::app::register_tune_plan(*tune, run);
   kiln::app::register_tune_validate(*tune, run);
+  kiln::app::register_tune_replay(*tune, run);
   kiln::app::register_evolve(app, run);
 
   try {

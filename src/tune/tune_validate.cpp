@@ -149,6 +149,7 @@ std::vector<ShapeValidation> run_tune_validation(comm::Communicator& comm,
       const tune::GemmProfile g =
           fresh_run.finish(std::span<const core::TimingStats>(timed).subspan(
               plans.size(), fresh_run.variants().size()));
+      sv.fresh_gemm = g;
       std::erase_if(fresh.gemms, [&](const tune::GemmProfile& e) {
         return e.base_plan == g.base_plan && e.shape.m == shape.m && e.shape.n == shape.n &&
                e.shape.k == shape.k;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct ShapeValidation {
   std::string predictive_plan, best_plan;
   double predictive_us = 0.0, best_us = 0.0;  // interleaved re-timing, without reorder
   int finalists = 0;  // partitions in that re-timing, the predictive choice included
+  // The GEMM profile of this shape and base plan measured in the same rounds (the predictions'
+  // source; none in records before 2026-11-28).
+  std::optional<GemmProfile> fresh_gemm;
   double speed_ratio() const { return best_us / predictive_us; }  // 1: the optimum
 };
 

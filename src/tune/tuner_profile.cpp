@@ -121,6 +121,40 @@ std::vector<std::string> TunerProfile::base_plans_for(const overlap::GemmShape& 
   return out.empty() ? base_plans() : out;
 }
 
+nlohmann::json gemm_profile_to_json(const GemmProfile& g) {
+  return {{"shape", shape_json(g.shape)},     {"base_plan", g.base_plan},
+          {"grid_ctas", g.launch.grid_ctas},  {"slots", g.launch.slots},
+          {"tiles_m", g.launch.tiles_m},      {"tiles_n", g.launch.tiles_n},
+          {"gemm_alone_us", g.gemm_alone_us}, {"gemm_with_comm_us", g.gemm_with_comm_us},
+          {"overhead_us", g.overhead_us},     {"reorder_us", g.reorder_us},
+          {"comm_slowdown", g.comm_slowdown}, {"traced_comm_end_us", g.traced_comm_end_us},
+          {"group_cost_us", g.group_cost_us}};
+}
+
+GemmProfile gemm_profile_from_json(const nlohmann::json& e, const std::string& where) {
+  GemmProfile g;
+  g.shape = shape_from(field<nlohmann::json>(e, "shape", where), where);
+  g.base_plan = field<std::string>(e, "base_plan", where);
+  overlap::parse_plan(g.base_plan, where + " base_plan");
+  g.launch.grid_ctas = field<int>(e, "grid_ctas", where);
+  g.launch.slots = field<int>(e, "slots", where);
+  g.launch.tiles_m = field<int>(e, "tiles_m", where);
+  g.launch.tiles_n = field<int>(e, "tiles_n", where);
+  g.gemm_alone_us = field<double>(e, "gemm_alone_us", where);
+  g.gemm_with_comm_us = field<double>(e, "gemm_with_comm_us", where);
+  g.overhead_us = field<double>(e, "overhead_us", where);
+  g.reorder_us = field<double>(e, "reorder_us", where);
+  g.comm_slowdown = e.value("comm_slowdown", 1.0);
+  g.traced_comm_end_us = e.value("traced_comm_end_us", -1.0);
+  g.group_cost_us = e.value("group_cost_us", 0.0);  // profiles before 2026-11-27: none
+  if (!(g.comm_slowdown > 0.0)) throw UsageError(where + ": comm_slowdown must be positive");
+  if (!(g.group_cost_us >= 0.0)) throw UsageError(where + ": group_cost_us must be >= 0");
+  if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {
+    throw UsageError(where + ": grid_ctas, slots and gemm_with_comm_us must be positive");
+  }
+  return g;
+}
+
 nlohmann::json TunerProfile::to_json() const {
   nlohmann::json j;
   j["kind"] = "kiln-tuner-profile";
@@ -138,21 +172,7 @@ nlohmann::json TunerProfile::to_json() const {
         {{"transport", c.transport}, {"nccl_ctas", c.nccl_ctas}, {"bytes", c.bytes}, {"us", c.us}});
   }
   j["gemms"] = nlohmann::json::array();
-  for (const GemmProfile& g : gemms) {
-    j["gemms"].push_back({{"shape", shape_json(g.shape)},
-                          {"base_plan", g.base_plan},
-                          {"grid_ctas", g.launch.grid_ctas},
-                          {"slots", g.launch.slots},
-                          {"tiles_m", g.launch.tiles_m},
-                          {"tiles_n", g.launch.tiles_n},
-                          {"gemm_alone_us", g.gemm_alone_us},
-                          {"gemm_with_comm_us", g.gemm_with_comm_us},
-                          {"overhead_us", g.overhead_us},
-                          {"reorder_us", g.reorder_us},
-                          {"comm_slowdown", g.comm_slowdown},
-                          {"traced_comm_end_us", g.traced_comm_end_us},
-                          {"group_cost_us", g.group_cost_us}});
-  }
+  for (const GemmProfile& g : gemms) j["gemms"].push_back(gemm_profile_to_json(g));
   j["nccl_sms"] = nlohmann::json::array();
   for (const NcclSmMeasurement& m : nccl_sms) {
     j["nccl_sms"].push_back(
@@ -206,28 +226,7 @@ TunerProfile TunerProfile::from_json(const nlohmann::json& j, const std::string&
   const auto gemms = field<nlohmann::json>(j, "gemms", source);
   for (std::size_t i = 0; i < gemms.size(); ++i) {
     const std::string where = fmt::format("{} gemms[{}]", source, i);
-    const nlohmann::json& e = gemms[i];
-    GemmProfile g;
-    g.shape = shape_from(field<nlohmann::json>(e, "shape", where), where);
-    g.base_plan = field<std::string>(e, "base_plan", where);
-    overlap::parse_plan(g.base_plan, where + " base_plan");
-    g.launch.grid_ctas = field<int>(e, "grid_ctas", where);
-    g.launch.slots = field<int>(e, "slots", where);
-    g.launch.tiles_m = field<int>(e, "tiles_m", where);
-    g.launch.tiles_n = field<int>(e, "tiles_n", where);
-    g.gemm_alone_us = field<double>(e, "gemm_alone_us", where);
-    g.gemm_with_comm_us = field<double>(e, "gemm_with_comm_us", where);
-    g.overhead_us = field<double>(e, "overhead_us", where);
-    g.reorder_us = field<double>(e, "reorder_us", where);
-    g.comm_slowdown = e.value("comm_slowdown", 1.0);
-    g.traced_comm_end_us = e.value("traced_comm_end_us", -1.0);
-    g.group_cost_us = e.value("group_cost_us", 0.0);  // profiles before 2026-11-27: none
-    if (!(g.comm_slowdown > 0.0)) throw UsageError(where + ": comm_slowdown must be positive");
-    if (!(g.group_cost_us >= 0.0)) throw UsageError(where + ": group_cost_us must be >= 0");
-    if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {
-      throw UsageError(where + ": grid_ctas, slots and gemm_with_comm_us must be positive");
-    }
-    p.gemms.push_back(g);
+    p.gemms.push_back(gemm_profile_from_json(gemms[i], where));
   }
   if (j.contains("nccl_sms")) {
     for (const nlohmann::json& e : j.at("nccl_sms")) {

@@ -155,6 +155,11 @@ struct PlanCandidate {
 // profile stayed within 0.98 of the GEMM alone (the built-in H200 profiles' within 0.66).
 bool model_describes_run(const GemmProfile& gemm);
 
+// One GEMM profile as a profile file's "gemms" entry holds it, and back (`where` names it in
+// errors).
+nlohmann::json gemm_profile_to_json(const GemmProfile& gemm);
+GemmProfile gemm_profile_from_json(const nlohmann::json& entry, const std::string& where);
+
 struct TunedPlan {
   PlanCandidate chosen;
   std::vector<PlanCandidate>

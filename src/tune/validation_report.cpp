@@ -93,6 +93,9 @@ nlohmann::json validation_json(const ValidationSummary& summary,
                            {"best_us", s.best_us},
                            {"finalists", s.finalists},
                            {"speed_ratio", s.speed_ratio()}});
+    // The GEMM profile measured in the same rounds as the partitions (what predicted_us came
+    // from): `kiln tune replay` re-predicts the pairs offline from it.
+    if (s.fresh_gemm) j["shapes"].back()["fresh_gemm"] = gemm_profile_to_json(*s.fresh_gemm);
   }
   return j;
 }

@@ -49,6 +49,21 @@ TEST(ValidationReport, CsvQuotesThePlanAndJsonCarriesTheShapes) {
   EXPECT_EQ(j.at("shapes").at(0).at("shape"), "4096x8192x2048");
   EXPECT_EQ(j.at("shapes_within_1pct"), 1);
   EXPECT_EQ(j.at("mean_abs_error"), 0.0);
+  EXPECT_FALSE(j.at("shapes").at(0).contains("fresh_gemm"));
+  // The GEMM profile measured in the validation's rounds travels with its shape (for replay).
+  GemmProfile fresh;
+  fresh.shape = shape.shape;
+  fresh.base_plan = "tile=128x256 cap=0 raster=n swizzle=1 signal=eager comm=ce groups=each";
+  fresh.launch = {132, 1024, 32, 32};
+  fresh.gemm_alone_us = 180.5;
+  fresh.gemm_with_comm_us = 190.25;
+  fresh.overhead_us = -12.5;
+  shape.fresh_gemm = fresh;
+  const nlohmann::json with = validation_json(summarize_validation({}, {shape}), {shape});
+  const GemmProfile back =
+      gemm_profile_from_json(with.at("shapes").at(0).at("fresh_gemm"), "fresh_gemm");
+  EXPECT_EQ(gemm_profile_to_json(back), gemm_profile_to_json(fresh));
+  EXPECT_EQ(back.gemm_with_comm_us, 190.25);
 }
 
 }  // namespace
