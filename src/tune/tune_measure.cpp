@@ -434,6 +434,8 @@ tune::GemmProfile GemmProfileRun::finish(std::span<const core::TimingStats> stat
   const double slowdown = slowdowns_.empty() ? 0.0 : median_of(slowdowns_);
   const double slowest = max_over_ranks(comm, slowdown, stream);
   g.comm_slowdown = slowest > 0.0 ? std::max(slowest, 0.05) : 1.0;
+  g.anchor_per_wave_us = without_reorder;
+  if (coarse_) g.anchor_coarse_us = stats[3].median;
   // Anchor the model at the measured run (see GemmProfile::overhead_us); with no curve for this
   // plan the model cannot predict it, so the traced end stands in. With a coarse run too, the
   // cost every group pays beside the GEMM comes from the two runs' difference (fit_group_cost).

@@ -122,13 +122,14 @@ std::vector<std::string> TunerProfile::base_plans_for(const overlap::GemmShape& 
 }
 
 nlohmann::json gemm_profile_to_json(const GemmProfile& g) {
-  return {{"shape", shape_json(g.shape)},     {"base_plan", g.base_plan},
-          {"grid_ctas", g.launch.grid_ctas},  {"slots", g.launch.slots},
-          {"tiles_m", g.launch.tiles_m},      {"tiles_n", g.launch.tiles_n},
-          {"gemm_alone_us", g.gemm_alone_us}, {"gemm_with_comm_us", g.gemm_with_comm_us},
-          {"overhead_us", g.overhead_us},     {"reorder_us", g.reorder_us},
-          {"comm_slowdown", g.comm_slowdown}, {"traced_comm_end_us", g.traced_comm_end_us},
-          {"group_cost_us", g.group_cost_us}};
+  return {{"shape", shape_json(g.shape)},          {"base_plan", g.base_plan},
+          {"grid_ctas", g.launch.grid_ctas},       {"slots", g.launch.slots},
+          {"tiles_m", g.launch.tiles_m},           {"tiles_n", g.launch.tiles_n},
+          {"gemm_alone_us", g.gemm_alone_us},      {"gemm_with_comm_us", g.gemm_with_comm_us},
+          {"overhead_us", g.overhead_us},          {"reorder_us", g.reorder_us},
+          {"comm_slowdown", g.comm_slowdown},      {"traced_comm_end_us", g.traced_comm_end_us},
+          {"group_cost_us", g.group_cost_us},      {"anchor_per_wave_us", g.anchor_per_wave_us},
+          {"anchor_coarse_us", g.anchor_coarse_us}};
 }
 
 GemmProfile gemm_profile_from_json(const nlohmann::json& e, const std::string& where) {
@@ -146,7 +147,9 @@ GemmProfile gemm_profile_from_json(const nlohmann::json& e, const std::string& w
   g.reorder_us = field<double>(e, "reorder_us", where);
   g.comm_slowdown = e.value("comm_slowdown", 1.0);
   g.traced_comm_end_us = e.value("traced_comm_end_us", -1.0);
-  g.group_cost_us = e.value("group_cost_us", 0.0);  // profiles before 2026-11-27: none
+  g.group_cost_us = e.value("group_cost_us", 0.0);             // profiles before 2026-11-27: none
+  g.anchor_per_wave_us = e.value("anchor_per_wave_us", -1.0);  // before 2026-11-28: none
+  g.anchor_coarse_us = e.value("anchor_coarse_us", -1.0);
   if (!(g.comm_slowdown > 0.0)) throw UsageError(where + ": comm_slowdown must be positive");
   if (!(g.group_cost_us >= 0.0)) throw UsageError(where + ": group_cost_us must be >= 0");
   if (g.launch.grid_ctas < 1 || g.launch.slots < 1 || !(g.gemm_with_comm_us > 0.0)) {

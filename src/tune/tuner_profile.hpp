@@ -59,6 +59,11 @@ struct GemmProfile {
   // (WaveProfile::group_seconds), fitted from two measured partitions (fit_group_cost); 0 in
   // profiles before 2026-11-27.
   double group_cost_us = 0.0;
+  // The two measured runs the model is anchored at and fitted to (without the reorder): every
+  // wave its own group, and the coarse partition (tune::coarse_partition). Recorded so that a
+  // changed fit can be judged offline (kiln tune replay); < 0: not recorded (profiles before
+  // 2026-11-28, or no coarse run).
+  double anchor_per_wave_us = -1.0, anchor_coarse_us = -1.0;
 };
 
 // The group cost and overhead that make the model reproduce two measured runs of one base plan,

@@ -58,12 +58,15 @@ TEST(ValidationReport, CsvQuotesThePlanAndJsonCarriesTheShapes) {
   fresh.gemm_alone_us = 180.5;
   fresh.gemm_with_comm_us = 190.25;
   fresh.overhead_us = -12.5;
+  fresh.anchor_per_wave_us = 201.0;
+  fresh.anchor_coarse_us = 195.5;
   shape.fresh_gemm = fresh;
   const nlohmann::json with = validation_json(summarize_validation({}, {shape}), {shape});
   const GemmProfile back =
       gemm_profile_from_json(with.at("shapes").at(0).at("fresh_gemm"), "fresh_gemm");
   EXPECT_EQ(gemm_profile_to_json(back), gemm_profile_to_json(fresh));
   EXPECT_EQ(back.gemm_with_comm_us, 190.25);
+  EXPECT_EQ(back.anchor_coarse_us, 195.5);
 }
 
 }  // namespace
