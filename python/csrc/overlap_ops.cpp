@@ -623,24 +623,22 @@ at::Tensor fused_matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b,
     const WeightView b_run = with_layout(w, c.layout);
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
     at::Tensor result;
-    if (c.chunked) {
+    if (c.chunked) {  // PyTorch's row blocks from A as it is (choose_rs_algorithm)
       result = at::empty({m / world, w.n}, a.options());
       c.chunked->run(a2.data_ptr(), b_run.storage.data_ptr(), result.data_ptr(), stream);
-      if (reduce_op == "avg") result.div_(world);
-      const at::Tensor shaped = result.view(with_last(moved.sizes(), 1, world, w.n));
-      return dim == 0 ? shaped : shaped.movedim(0, dim).contiguous();
+    } else {
+      // One rank owns every row, in order, or the runtime writes contiguous row blocks itself:
+      // nothing to reorder.
+      const at::Tensor a_gemm =
+          world == 1 || c.contiguous_rows
+              ? a2
+              : reorder_rows_for_scatter(a2, overlap::contiguous_scatter_rows(
+                                                 m, world, c.collective->plan().gemm.tile.m));
+      at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
+      c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(b_run, dtype),
+                        {out.data_ptr(), dtype, c.collective->output_rows(), w.n}, stream);
+      result = out.narrow(0, 0, m / world);
     }
-    // One rank owns every row, in order, or the runtime writes contiguous row blocks itself:
-    // nothing to reorder.
-    const at::Tensor a_gemm =
-        world == 1 || c.contiguous_rows
-            ? a2
-            : reorder_rows_for_scatter(
-                  a2, overlap::contiguous_scatter_rows(m, world, c.collective->plan().gemm.tile.m));
-    at::Tensor out = at::empty({c.collective->output_rows(), w.n}, a.options());
-    c.collective->run({a_gemm.data_ptr(), dtype, c.padded_m, k}, weight_ref(b_run, dtype),
-                      {out.data_ptr(), dtype, c.collective->output_rows(), w.n}, stream);
-    result = out.narrow(0, 0, m / world);
     if (reduce_op == "avg") result.div_(world);
     const at::Tensor shaped = result.view(with_last(moved.sizes(), 1, world, w.n));
     return dim == 0 ? shaped : shaped.movedim(0, dim).contiguous();
