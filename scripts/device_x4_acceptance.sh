@@ -46,7 +46,8 @@
 # PRIOR_DIR (a folder in the tree, relative to its root): profile-OP-gN.json and plans-gN.json from
 # an earlier call, used by validate, compare and pyops when this call measured none.
 # PYOPS_INSTALL=reuse: pyops installs .pydeps/kiln-installed.tar.gz instead of building (~3 min).
-# Writes /tmp/kiln-x4/x4/ and packs it as $OUT/x4.tar.gz after every step; summary.txt beside it.
+# PYOPS_OPS: the ops pyops times (default rs ar); KILN_TORCH_RS_ALGORITHM passes through to it.
+# Writes /tmp/kiln-x4/$ARCHIVE/ and packs it as $OUT/$ARCHIVE.tar.gz after every step; summary.txt beside it.
 # Usage: bash scripts/device_x4_acceptance.sh [step ...]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,8 +55,10 @@ export PYTHONUNBUFFERED=1
 [ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null
 steps=${*:-coll nvdiag rs torch ar tests suite validate g3 watchdog g2 torch64m compare alternate sweep}
-out=/tmp/kiln-x4/x4; rm -rf "$out"; mkdir -p "$out"
-archive=x4
+# ARCHIVE: the name of the work folder and of the archive in $OUT (default x4), so that several
+# invocations in one device call (e.g. an A/B under different environments) keep their results.
+archive=${ARCHIVE:-x4}
+out=/tmp/kiln-x4/$archive; rm -rf "$out"; mkdir -p "$out"
 source scripts/device_steps.sh
 k=build/kiln
 gpus=$(nvidia-smi -L | grep -c '^GPU')
@@ -232,15 +235,16 @@ step_pyops() {
   # built-in profiles are those of the commit it was built at.
   capped 330 pyops-install.txt bash scripts/device_torch_ops.sh "${PYOPS_INSTALL:-install}"
   tail -n 5 /tmp/kiln-torch-ops/t/summary.txt 2> /dev/null | tee -a "$out/summary.txt"
-  local args=() shape cache
+  local args=() ops=() shape cache op
+  for op in ${PYOPS_OPS:-rs ar}; do ops+=(--op "$op"); done
   for shape in ${PYOPS_SHAPES:-8192x8192x8192 16384x8192x4096 4096x8192x2048}; do
     args+=(--shape "$shape")
   done
   cache=$(this_or_prior "plans-g$gpus.json")
   note "pyops plan cache: ${cache:-none, the built-in profiles of the package}"
   capped 240 "pyops-bench-g$gpus.txt" env ${cache:+KILN_PLAN_CACHE="$cache"} bash -c "cd /tmp && \
-    python3 -m kiln.bench --nproc $gpus --op rs --op ar ${args[*]} --json $out/pyops-bench-g$gpus.json"
-  tail -n 16 "$out/pyops-bench-g$gpus.txt" | tee -a "$out/summary.txt"
+    python3 -m kiln.bench --nproc $gpus ${ops[*]} ${args[*]} --json $out/pyops-bench-g$gpus.json"
+  tail -n 40 "$out/pyops-bench-g$gpus.txt" | tee -a "$out/summary.txt"
 }
 step_cestreams() {
   # The copy-engine plans with a copy stream per peer against one stream, interleaved

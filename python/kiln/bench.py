@@ -215,6 +215,9 @@ def print_row(row):
     print(line, flush=True)
     for vname, why in row["unavailable"].items():
         print(f"    {vname}: not timed ({why})", flush=True)
+    # Which plan (and, for ReduceScatter, which algorithm) kiln ran and why: the figures above
+    # mean little without it.
+    print(f"    kiln plan: {row['kiln plan']}", flush=True)
 
 
 def rank_main(local_rank, args, world, port):
