@@ -6,7 +6,7 @@
 #            is packed into $OUT as kiln-installed.tar.gz
 #   reuse    install that package from .pydeps/kiln-installed.tar.gz (a previous call's) instead,
 #            with this tree's Python files over it (for changes that leave the C++ untouched)
-#   tests    pytest python/tests: worlds of 1, 2 and 4 ranks on the one GPU
+#   tests    pytest python/tests: worlds of 1, 2 and 4 ranks on the one GPU (PYTEST_LIMIT s, 500)
 #   bench    python -m kiln.bench on BENCH_SHAPES, world 1 and 2 ranks sharing the GPU
 # Writes /tmp/kiln-torch-ops/t/ and packs it as $OUT/torch-ops.tar.gz.
 # Usage: bash scripts/device_torch_ops.sh [install|reuse] [tests] [bench]
@@ -49,7 +49,7 @@ if step reuse; then
 fi
 
 if step tests; then
-  (cd /tmp && timed 500 pytest.txt python3 -m pytest -q -s -rA -p no:cacheprovider "$OLDPWD/python/tests")
+  (cd /tmp && timed "${PYTEST_LIMIT:-500}" pytest.txt python3 -m pytest -q -s -rA -p no:cacheprovider "$OLDPWD/python/tests")
   grep -E "passed|failed|PASSED|FAILED|ERROR|Error" "$out/pytest.txt" | tail -40 >> "$out/summary.txt"
 fi
 
