@@ -2,6 +2,7 @@
 // serial and decomposition baselines, one process per GPU.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -140,7 +141,7 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
     std::fflush(stdout);
   }
   bool all_correct = true;
-  std::vector<double> speedups;
+  std::vector<double> speedups, choice_speedups;
   if (printer) {
     comm::add_rank_provenance(provenance, comm, benchmarks::device_labels(devices));
     if (!json_path.empty()) std::filesystem::remove(json_path);  // no stale report survives
@@ -150,6 +151,8 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
       benchmarks::run_overlap_bench(comm, o, [&](const benchmarks::OverlapRow& row) {
         all_correct = all_correct && row.correct;
         speedups.push_back(row.speedup_vs_serial);
+        choice_speedups.push_back(row.choice.empty() ? row.speedup_vs_serial
+                                                     : row.speedup_choice_vs_serial);
         if (!printer) return;
         fmt::print("{}\n{}", benchmarks::format_overlap_row(row),
                    benchmarks::format_overlap_row_details(row, o.automatic_plan));
@@ -166,11 +169,21 @@ int rank_main(const comm::RankInfo& info, const benchmarks::OverlapBenchOptions&
         }
       });
   if (printer) {
-    double log_sum = 0.0;
-    for (double s : speedups) log_sum += std::log(s);
+    const auto geo_mean = [](const std::vector<double>& v) {
+      double log_sum = 0.0;
+      for (double s : v) log_sum += std::log(s);
+      return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(v.size(), 1)));
+    };
+    // With --plan auto on a ReduceScatter, also the geo-mean of kiln's choice of algorithm per
+    // shape (the plan where no choice was made).
+    const bool chose = std::any_of(rows.begin(), rows.end(), [](const benchmarks::OverlapRow& r) {
+      return !r.choice.empty();
+    });
     fmt::print(
-        "# geo-mean speedup vs serial: {:.3f}{}; correctness: {}\n",
-        std::exp(log_sum / std::max<std::size_t>(speedups.size(), 1)),
+        "# geo-mean speedup vs serial: {:.3f}{}{}; correctness: {}\n", geo_mean(speedups),
+        chose ? fmt::format("; kiln's choice of algorithm per shape: {:.3f}",
+                            geo_mean(choice_speedups))
+              : std::string(),
         comm.shares_gpu() ? " (ranks share GPUs: not meaningful)" : "",
         o.check ? (all_correct ? "OK (rel. error <= 1e-2 everywhere)" : "FAILED") : "not checked");
     if (!json_path.empty()) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
@@ -142,6 +143,15 @@ std::vector<std::vector<int>> candidate_partitions(int waves) {
   add(increasing);
   add({waves});
   return out;
+}
+
+std::size_t fastest_candidate(const std::vector<PlanTime>& probe) {
+  if (probe.empty()) throw std::invalid_argument("fastest_candidate: no candidate");
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < probe.size(); ++i) {
+    if (probe[i].us < probe[best].us) best = i;
+  }
+  return best;
 }
 
 std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const OverlapBenchOptions& o,
@@ -416,9 +426,38 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
              [&](int) { chunked->run(a.data(), b.data(), chunked_out.data(), stream); },
              &row.chunked_us});
       }
+      // kiln's choice of ReduceScatter algorithm (OverlapRow::choice): a short interleaved probe
+      // of the candidates, before the final rounds and apart from them.
+      std::vector<Variant> candidates;
+      if (o.automatic_plan && o.op == OverlapOp::kReduceScatter) {
+        for (const Variant& v : final_variants) {
+          if (v.result == &row.kiln_us || v.result == &row.kiln_contiguous_us ||
+              v.result == &row.chunked_us)
+            candidates.push_back(v);
+        }
+      }
+      if (candidates.size() > 1) {
+        std::vector<core::TimingStats> probe(candidates.size());
+        std::vector<Variant> probed = candidates;
+        for (std::size_t i = 0; i < probed.size(); ++i) probed[i].result = &probe[i];
+        time_interleaved(comm, stream, 2, 10, 2, probed);
+        for (std::size_t i = 0; i < probed.size(); ++i) {
+          const core::TimingStats* final_stats = candidates[i].result;
+          row.choice_probe.push_back({final_stats == &row.chunked_us           ? kChoiceChunked
+                                      : final_stats == &row.kiln_contiguous_us ? kChoiceContiguous
+                                                                               : kChoicePlan,
+                                      probe[i].median});
+        }
+        row.choice = row.choice_probe[fastest_candidate(row.choice_probe)].plan;
+      }
       settle(
           o.settle_seconds, [&] { gemm(shape.m, a.data(), c.data(), stream); }, stream);
       time_interleaved(comm, stream, o.warmup, o.iterations, o.rounds, final_variants);
+      if (!row.choice.empty()) {
+        row.choice_us = row.choice == kChoiceChunked      ? row.chunked_us
+                        : row.choice == kChoiceContiguous ? row.kiln_contiguous_us
+                                                          : row.kiln_us;
+      }
 
       // The last wave's data through the collective alone (for the bound).
       const int last_wave_slots =
@@ -507,6 +546,10 @@ std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm, const Overla
     row.speedup_vs_decomposition =
         row.decomposition_chunks ? row.decomposition_us.median / row.kiln_us.median : 0.0;
     row.fraction_of_bound = row.bound_us / row.kiln_us.median;
+    if (!row.choice.empty()) {
+      row.speedup_choice_vs_serial = row.serial_us.median / row.choice_us.median;
+      row.fraction_of_bound_choice = row.bound_us / row.choice_us.median;
+    }
     rows.push_back(row);
     on_row(row);
   }
@@ -597,6 +640,15 @@ nlohmann::json overlap_row_to_json(const OverlapRow& r) {
     j["chunked_us"] = core::to_json(r.chunked_us);
     j["chunked_relative_error"] = r.chunked_relative_error;
   }
+  if (!r.choice.empty()) {
+    j["choice"] = r.choice;
+    j["choice_us"] = core::to_json(r.choice_us);
+    j["speedup_choice_vs_serial"] = r.speedup_choice_vs_serial;
+    j["fraction_of_bound_choice"] = r.fraction_of_bound_choice;
+    nlohmann::json probe = nlohmann::json::object();
+    for (const PlanTime& p : r.choice_probe) probe[p.plan] = p.us;
+    j["choice_probe_us"] = probe;
+  }
   if (r.has_peer_streams) {
     j["kiln_peer_streams_us"] = core::to_json(r.kiln_peer_streams_us);
     j["peer_streams_relative_error"] = r.peer_streams_relative_error;
@@ -664,6 +716,14 @@ std::string format_overlap_row_details(const OverlapRow& row, bool automatic_pla
         "x{:.3f} vs serial, kiln x{:.3f} vs it\n",
         row.chunked_us.median, row.serial_us.median / row.chunked_us.median,
         row.chunked_us.median / row.kiln_us.median);
+  }
+  if (!row.choice.empty()) {
+    out += fmt::format(
+        "#   kiln's choice: {}, {:.1f} us, x{:.3f} vs serial, {:.1f}% of the bound (probe:",
+        row.choice, row.choice_us.median, row.speedup_choice_vs_serial,
+        100.0 * row.fraction_of_bound_choice);
+    for (const PlanTime& p : row.choice_probe) out += fmt::format(" {} {:.1f} us;", p.plan, p.us);
+    out += " slowest rank, before the final rounds)\n";
   }
   if (row.has_peer_streams) {
     out += fmt::format("#   a copy stream per peer: {:.1f} us against {:.1f} us on one (x{:.3f})\n",

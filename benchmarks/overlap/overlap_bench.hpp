@@ -100,6 +100,16 @@ struct OverlapRow {
   bool has_chunked = false;
   core::TimingStats chunked_us;
   double chunked_relative_error = -1.0;
+  // --plan auto with ReduceScatter: kiln's choice of algorithm for the shape, made the way the
+  // PyTorch op makes it at its first call (python/csrc/overlap_ops.cpp, choose_rs_algorithm): the
+  // candidates (the plan, its contiguous-row form, the chunked ReduceScatter; those the shape
+  // takes) timed interleaved in a short probe before the final rounds, slowest rank, the fastest
+  // kept. The choice's figures are then that candidate's from the final rounds, a sample apart
+  // from the probe's, so that picking cannot favour the luckier median.
+  std::string choice;                  // "" (none made), or kChoice* below
+  std::vector<PlanTime> choice_probe;  // each candidate's probe median (us), by name
+  core::TimingStats choice_us;
+  double speedup_choice_vs_serial = 0.0, fraction_of_bound_choice = 0.0;
   int decomposition_chunks = 0;
   std::string plan;                   // the plan kiln ran
   std::string plan_source = "sweep";  // "sweep", "given", or where the tuner's lookup found it
@@ -115,6 +125,15 @@ struct OverlapRow {
   std::vector<PlanTime> sweep;
   std::vector<overlap::GroupTimeline> timeline;  // rank 0's, of the chosen plan
 };
+
+// The names of kiln's ReduceScatter algorithms in OverlapRow::choice.
+inline constexpr const char* kChoicePlan = "plan";
+inline constexpr const char* kChoiceContiguous = "plan, contiguous rows";
+inline constexpr const char* kChoiceChunked = "chunked";
+
+// The candidate with the smallest probe time (the first of equals: the plan before the others);
+// throws std::invalid_argument on an empty list.
+std::size_t fastest_candidate(const std::vector<PlanTime>& probe);
 
 std::vector<OverlapRow> run_overlap_bench(comm::Communicator& comm,
                                           const OverlapBenchOptions& options,

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "bench/suite.hpp"
 #include "benchmarks/collective/collective_bench.hpp"
 #include "benchmarks/overlap/overlap_bench.hpp"
@@ -123,6 +125,43 @@ TEST(Table, OverlapDetailsNameTheFastestPlanOfEachTransport) {
   const nlohmann::json j = benchmarks::overlap_row_to_json(r);
   EXPECT_DOUBLE_EQ(j["sweep_fastest_per_transport"]["ce2"]["us"].get<double>(), 850.0);
   EXPECT_DOUBLE_EQ(j["sweep_fastest_per_transport"]["ce"]["us"].get<double>(), 880.0);
+}
+
+TEST(Table, OverlapChoiceOfAlgorithmIsTheFastestProbeAndItsOwnFigures) {
+  using benchmarks::PlanTime;
+  EXPECT_THROW(benchmarks::fastest_candidate({}), std::invalid_argument);
+  EXPECT_EQ(benchmarks::fastest_candidate({{benchmarks::kChoicePlan, 900.0}}), 0u);
+  // The fastest probe wins wherever it stands; of equals the first (the plan) is kept.
+  EXPECT_EQ(benchmarks::fastest_candidate({{benchmarks::kChoicePlan, 900.0},
+                                           {benchmarks::kChoiceContiguous, 910.0},
+                                           {benchmarks::kChoiceChunked, 850.0}}),
+            2u);
+  EXPECT_EQ(benchmarks::fastest_candidate(
+                {{benchmarks::kChoicePlan, 850.0}, {benchmarks::kChoiceChunked, 850.0}}),
+            0u);
+
+  benchmarks::OverlapRow r;
+  r.describe = "plan";
+  r.kiln_us = stats(931.7);
+  EXPECT_EQ(benchmarks::format_overlap_row_details(r, true).find("kiln's choice"),
+            std::string::npos);
+  EXPECT_FALSE(benchmarks::overlap_row_to_json(r).contains("choice"));
+  // The reported figures are the final rounds' (choice_us), not the probe's.
+  r.choice = benchmarks::kChoiceChunked;
+  r.choice_probe = {{benchmarks::kChoicePlan, 940.2}, {benchmarks::kChoiceChunked, 891.0}};
+  r.choice_us = stats(888.5);
+  r.speedup_choice_vs_serial = 1.136;
+  r.fraction_of_bound_choice = 0.912;
+  const std::string details = benchmarks::format_overlap_row_details(r, true);
+  EXPECT_NE(details.find("kiln's choice: chunked, 888.5 us, x1.136 vs serial, 91.2% of the bound "
+                         "(probe: plan 940.2 us; chunked 891.0 us;"),
+            std::string::npos)
+      << details;
+  const nlohmann::json j = benchmarks::overlap_row_to_json(r);
+  EXPECT_EQ(j["choice"], "chunked");
+  EXPECT_DOUBLE_EQ(j["choice_us"]["median"].get<double>(), 888.5);
+  EXPECT_DOUBLE_EQ(j["choice_probe_us"]["plan"].get<double>(), 940.2);
+  EXPECT_DOUBLE_EQ(j["speedup_choice_vs_serial"].get<double>(), 1.136);
 }
 
 TEST(Table, CollectiveRowsAsTheirFormatPrintedThem) {
