@@ -44,6 +44,7 @@ struct OverlapFlags {
   double settle_seconds = 1.0;
   std::string inputs = "uniform";
   bool ab_copy_streams = false;
+  bool ab_chunked_streams = false;
   int check = 1;
   bool spin_wait = false;
   double timeout = 60.0;
@@ -107,6 +108,7 @@ benchmarks::OverlapBenchOptions to_options(const OverlapFlags& f, int world) {
   o.settle_seconds = f.settle_seconds;
   o.inputs = core::parse_value_distribution(f.inputs, "--inputs");
   o.ab_copy_streams = f.ab_copy_streams;
+  o.ab_chunked_streams = f.ab_chunked_streams;
   o.warmup = f.warmup;
   o.iterations = f.iterations;
   o.sweep_iterations = f.sweep_iterations;
@@ -235,6 +237,9 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
   cmd->add_flag("--ab-copy-streams", f.ab_copy_streams,
                 "with a copy-engine plan at 3 or more ranks, also time it with a copy stream per "
                 "peer (each group's copies at once), interleaved with the rest");
+  cmd->add_flag("--ab-chunked-streams", f.ab_chunked_streams,
+                "ReduceScatter: also time the chunked ReduceScatter with its chunks on one compute "
+                "stream, interleaved with the default two (an A/B of the pipeline's streams)");
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
   add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);

@@ -62,6 +62,9 @@ struct OverlapBenchOptions {
   // With a comm=ce plan at 3 or more ranks, also time the plan with a copy stream per peer
   // (OverlapOptions::copy_stream_per_peer), interleaved with the rest: an A/B of that option.
   bool ab_copy_streams = false;
+  // ReduceScatter: also time the chunked ReduceScatter with one compute stream (its default is
+  // two), interleaved with the rest: an A/B of that option.
+  bool ab_chunked_streams = false;
   bool check = true;
   bool spin_wait = false;
   double timeout_seconds = 60.0;
@@ -100,6 +103,10 @@ struct OverlapRow {
   bool has_chunked = false;
   core::TimingStats chunked_us;
   double chunked_relative_error = -1.0;
+  // OverlapBenchOptions::ab_chunked_streams: the chunked ReduceScatter on one compute stream.
+  bool has_chunked_one_stream = false;
+  core::TimingStats chunked_one_stream_us;
+  double chunked_one_stream_relative_error = -1.0;
   // --plan auto with ReduceScatter: kiln's choice of algorithm for the shape, made the way the
   // PyTorch op makes it at its first call (python/csrc/overlap_ops.cpp, choose_rs_algorithm): the
   // candidates (the plan, its contiguous-row form, the chunked ReduceScatter; those the shape

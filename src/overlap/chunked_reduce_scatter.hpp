@@ -8,6 +8,12 @@
 // (overlap::sum_parts, in rank order) into its M/W x N output: PyTorch's row layout, no reorder.
 // The GEMM is cuBLAS's, so nothing of the signaling GEMM's epilogue is paid; each chunk is a
 // smaller GEMM, and only the last peer chunk's copy and the sum are exposed.
+// Two compute streams (the default, as async-TP's _pipelined_produce_and_all2all does): the peer
+// chunks alternate between a side stream and the caller's, each with its own staging buffer and
+// cuBLAS workspace, so that a chunk's GEMM starts in the previous one's last, partial wave instead
+// of after it (a W-chunk GEMM pays W wave tails on one stream). The caller's stream sleeps a few
+// microseconds before its first chunk, so that every rank's side chunk is dispatched first (the
+// copies leave in step order).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,14 +38,18 @@ class ChunkedReduceScatter {
   // PartList::kMaxParts ranks.
   static std::string can_implement(const GemmShape& shape, core::DType dtype, int world);
   // Device bytes one rank allocates for `shape` over `world` ranks (can_implement must hold): the
-  // exchange's W chunk regions and flags, two staging chunks, its own chunk and cuBLAS's workspace.
-  static std::size_t workspace_bytes(const GemmShape& shape, core::DType dtype, int world);
+  // exchange's W chunk regions and flags, two staging chunks, its own chunk and cuBLAS's
+  // workspaces (one per compute stream).
+  static std::size_t workspace_bytes(const GemmShape& shape, core::DType dtype, int world,
+                                     int compute_streams = 2);
 
   // Collective over `comm`: maps the copy-engine exchange (one chunk per source rank).
   // `force_spin_wait`: the flag waits as spin kernels even where stream memory waits work (as
-  // OverlapOptions::force_spin_wait does for the runtime).
+  // OverlapOptions::force_spin_wait does for the runtime). `compute_streams`: 2 (chunks alternate
+  // between two streams) or 1 (every chunk on the caller's stream, for A/B runs).
   ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape, core::DType dtype,
-                       WeightLayout layout, int device_sms, bool force_spin_wait = false);
+                       WeightLayout layout, int device_sms, bool force_spin_wait = false,
+                       int compute_streams = 2);
   ~ChunkedReduceScatter();
   ChunkedReduceScatter(const ChunkedReduceScatter&) = delete;
   ChunkedReduceScatter& operator=(const ChunkedReduceScatter&) = delete;
@@ -50,20 +60,22 @@ class ChunkedReduceScatter {
   void run(const void* a, const void* b, void* out, cudaStream_t stream);
 
   int output_rows() const { return chunk_rows_; }
+  int compute_streams() const { return compute_streams_; }
   // Global row of local output row `local` (the chunk this rank owns).
   int global_row(int local) const { return rank_ * chunk_rows_ + local; }
 
  private:
-  int rank_ = 0, world_ = 1, chunk_rows_ = 0, device_sms_ = 0;
+  int rank_ = 0, world_ = 1, chunk_rows_ = 0, device_sms_ = 0, compute_streams_ = 2;
   GemmShape shape_;
   core::DType dtype_;
   WeightLayout layout_;
   std::size_t chunk_bytes_ = 0;
-  CublasGemm cublas_;
+  CublasGemm cublas_, side_cublas_;  // the caller's stream's and the side stream's (workspaces)
+  bool warmed_ = false;              // both cuBLAS objects have chosen their algorithms (see run)
   std::unique_ptr<CopyEngineExchange> exchange_;
   core::DeviceBuffer staging_[2], own_;
-  core::Stream copy_stream_;
-  core::Event staged_[2], copied_[2], sent_;
+  core::Stream copy_stream_, side_stream_;
+  core::Event staged_[2], copied_[2], sent_, started_;
   unsigned epoch_ = 0;
   bool forced_ = false;  // a stall raised the flags: they no longer count this object's runs
   comm::Communicator& comm_;

@@ -36,62 +36,67 @@ int check_chunked(const comm::RankInfo& info) {
   overlap::CublasGemm cublas(1);
   const int world = comm.size();
   std::uint64_t seed = 100;
-  for (const GemmShape shape : {GemmShape{1024, 768, 256}, GemmShape{96 * world, 520, 72}}) {
-    for (const WeightLayout layout : {WeightLayout::kNK, WeightLayout::kKN}) {
-      const std::string what = fmt::format("{}x{}x{} {}", shape.m, shape.n, shape.k,
-                                           layout == WeightLayout::kNK ? "nk" : "kn");
-      const std::size_t a_count = std::size_t(shape.m) * shape.k,
-                        b_count = std::size_t(shape.n) * shape.k,
-                        c_count = std::size_t(shape.m) * shape.n, out_count = c_count / world;
-      // Three calls enqueued back to back, each on fresh inputs with its own reference and
-      // output, and one host wait: a run that overwrote a peer's region before the peer summed it,
-      // or read a staging buffer before its chunk was computed, shows in a later call's output.
-      constexpr int kCalls = 3;
-      core::DeviceBuffer a(a_count * 2), b(b_count * 2), c(c_count * 2);
-      std::vector<core::DeviceBuffer> want, got;
-      for (int call = 0; call < kCalls; ++call) {
-        want.emplace_back(out_count * 2);
-        got.emplace_back(out_count * 2);
-      }
-      core::DeviceBuffer again(out_count * 2);
-      overlap::ChunkedReduceScatter chunked(comm, shape, core::DType::kBf16, layout,
-                                            overlap::current_device_sms());
-      if (chunked.output_rows() != shape.m / world) fail(what + ": output rows");
-      for (int call = 0; call < kCalls; ++call) {
-        core::fill_uniform(a.data(), core::DType::kBf16, a_count, ++seed + 31 * comm.rank(),
-                           stream);
-        core::fill_uniform(b.data(), core::DType::kBf16, b_count, ++seed + 31 * comm.rank(),
-                           stream);
-        cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
-                   c.data(), stream);
-        comm.call("reference", [&] {
-          return ncclReduceScatter(c.data(), want[call].data(), out_count, ncclBfloat16, ncclSum,
-                                   comm.get(), stream);
-        });
-        core::poison(got[call].data(), got[call].bytes(), stream);
-        chunked.run(a.data(), b.data(), got[call].data(), stream);
-      }
-      comm.wait(stream, what);
-      for (int call = 0; call < kCalls; ++call) {
-        const std::vector<float> g = testing::download_floats(got[call].data(), out_count);
-        const std::vector<float> w = testing::download_floats(want[call].data(), out_count);
-        bool finite = true;
-        for (float x : g) finite = finite && std::isfinite(x);
-        const double error = testing::relative_error(g, w);
-        if (!finite || !(error <= 1e-2)) {
-          fail(fmt::format("{} call {}: relative error {:.3g}{}", what, call, error,
-                           finite ? "" : " (non-finite: a chunk never arrived)"));
+  // Both pipelines: chunks alternating between two compute streams (the default) and on one.
+  for (const int streams : {2, 1})
+    for (const GemmShape shape : {GemmShape{1024, 768, 256}, GemmShape{96 * world, 520, 72}}) {
+      for (const WeightLayout layout : {WeightLayout::kNK, WeightLayout::kKN}) {
+        const std::string what =
+            fmt::format("{}x{}x{} {}, {} compute stream(s)", shape.m, shape.n, shape.k,
+                        layout == WeightLayout::kNK ? "nk" : "kn", streams);
+        const std::size_t a_count = std::size_t(shape.m) * shape.k,
+                          b_count = std::size_t(shape.n) * shape.k,
+                          c_count = std::size_t(shape.m) * shape.n, out_count = c_count / world;
+        // Three calls enqueued back to back, each on fresh inputs with its own reference and
+        // output, and one host wait: a run that overwrote a peer's region before the peer summed
+        // it, or read a staging buffer before its chunk was computed, shows in a later call's
+        // output.
+        constexpr int kCalls = 3;
+        core::DeviceBuffer a(a_count * 2), b(b_count * 2), c(c_count * 2);
+        std::vector<core::DeviceBuffer> want, got;
+        for (int call = 0; call < kCalls; ++call) {
+          want.emplace_back(out_count * 2);
+          got.emplace_back(out_count * 2);
         }
+        core::DeviceBuffer again(out_count * 2);
+        overlap::ChunkedReduceScatter chunked(comm, shape, core::DType::kBf16, layout,
+                                              overlap::current_device_sms(), false, streams);
+        if (chunked.output_rows() != shape.m / world) fail(what + ": output rows");
+        if (chunked.compute_streams() != streams) fail(what + ": compute streams");
+        for (int call = 0; call < kCalls; ++call) {
+          core::fill_uniform(a.data(), core::DType::kBf16, a_count, ++seed + 31 * comm.rank(),
+                             stream);
+          core::fill_uniform(b.data(), core::DType::kBf16, b_count, ++seed + 31 * comm.rank(),
+                             stream);
+          cublas.run(shape.m, shape.n, shape.k, core::DType::kBf16, layout, a.data(), b.data(),
+                     c.data(), stream);
+          comm.call("reference", [&] {
+            return ncclReduceScatter(c.data(), want[call].data(), out_count, ncclBfloat16, ncclSum,
+                                     comm.get(), stream);
+          });
+          core::poison(got[call].data(), got[call].bytes(), stream);
+          chunked.run(a.data(), b.data(), got[call].data(), stream);
+        }
+        comm.wait(stream, what);
+        for (int call = 0; call < kCalls; ++call) {
+          const std::vector<float> g = testing::download_floats(got[call].data(), out_count);
+          const std::vector<float> w = testing::download_floats(want[call].data(), out_count);
+          bool finite = true;
+          for (float x : g) finite = finite && std::isfinite(x);
+          const double error = testing::relative_error(g, w);
+          if (!finite || !(error <= 1e-2)) {
+            fail(fmt::format("{} call {}: relative error {:.3g}{}", what, call, error,
+                             finite ? "" : " (non-finite: a chunk never arrived)"));
+          }
+        }
+        // The same inputs again: the same bits (the sum's order is fixed).
+        core::poison(again.data(), again.bytes(), stream);
+        chunked.run(a.data(), b.data(), again.data(), stream);
+        comm.wait(stream, what + " again");
+        if (testing::download_floats(again.data(), out_count) !=
+            testing::download_floats(got[kCalls - 1].data(), out_count))
+          fail(what + ": a second call on the same inputs differs");
       }
-      // The same inputs again: the same bits (the sum's order is fixed).
-      core::poison(again.data(), again.bytes(), stream);
-      chunked.run(a.data(), b.data(), again.data(), stream);
-      comm.wait(stream, what + " again");
-      if (testing::download_floats(again.data(), out_count) !=
-          testing::download_floats(got[kCalls - 1].data(), out_count))
-        fail(what + ": a second call on the same inputs differs");
     }
-  }
   return fail.exit_code();
 }
 
