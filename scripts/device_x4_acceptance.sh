@@ -264,9 +264,10 @@ step_ce2() {
   overlap_rows "$out/ce2-ar-g$gpus.txt"
 }
 step_chunked() {
+  # CHUNKED_ARGS: more flags for the bench (e.g. --ab-chunked-streams).
   capped "${CHUNKED_LIMIT:-90}" "chunked-rs-g$gpus.txt" $k overlap bench -g "$gpus" --op rs --plan auto \
-    --json "$out/chunked-rs-g$gpus.json"
-  grep -E "^ +[0-9]+x|chunked cuBLAS|geo-mean" "$out/chunked-rs-g$gpus.txt" | cut -c1-170 |
+    ${CHUNKED_ARGS:-} --json "$out/chunked-rs-g$gpus.json"
+  grep -E "^ +[0-9]+x|chunked|choice|geo-mean" "$out/chunked-rs-g$gpus.txt" | cut -c1-250 |
     tee -a "$out/summary.txt"
 }
 step_sweep() {
