@@ -238,8 +238,8 @@ void add_overlap_flags(CLI::App* cmd, OverlapFlags& f) {
                 "with a copy-engine plan at 3 or more ranks, also time it with a copy stream per "
                 "peer (each group's copies at once), interleaved with the rest");
   cmd->add_flag("--ab-chunked-streams", f.ab_chunked_streams,
-                "ReduceScatter: also time the chunked ReduceScatter with its chunks on one compute "
-                "stream, interleaved with the default two (an A/B of the pipeline's streams)");
+                "ReduceScatter: also time the chunked ReduceScatter with its chunks alternating "
+                "between two compute streams, interleaved with the default one (an A/B)");
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks) on this host; 0 = all visible")
       ->capture_default_str();
   add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);

@@ -62,8 +62,8 @@ struct OverlapBenchOptions {
   // With a comm=ce plan at 3 or more ranks, also time the plan with a copy stream per peer
   // (OverlapOptions::copy_stream_per_peer), interleaved with the rest: an A/B of that option.
   bool ab_copy_streams = false;
-  // ReduceScatter: also time the chunked ReduceScatter with one compute stream (its default is
-  // two), interleaved with the rest: an A/B of that option.
+  // ReduceScatter: also time the chunked ReduceScatter with two compute streams (its default is
+  // one), interleaved with the rest: an A/B of that option.
   bool ab_chunked_streams = false;
   bool check = true;
   bool spin_wait = false;
@@ -103,10 +103,10 @@ struct OverlapRow {
   bool has_chunked = false;
   core::TimingStats chunked_us;
   double chunked_relative_error = -1.0;
-  // OverlapBenchOptions::ab_chunked_streams: the chunked ReduceScatter on one compute stream.
-  bool has_chunked_one_stream = false;
-  core::TimingStats chunked_one_stream_us;
-  double chunked_one_stream_relative_error = -1.0;
+  // OverlapBenchOptions::ab_chunked_streams: the chunked ReduceScatter on two compute streams.
+  bool has_chunked_two_streams = false;
+  core::TimingStats chunked_two_streams_us;
+  double chunked_two_streams_relative_error = -1.0;
   // --plan auto with ReduceScatter: kiln's choice of algorithm for the shape, made the way the
   // PyTorch op makes it at its first call (python/csrc/overlap_ops.cpp, choose_rs_algorithm): the
   // candidates (the plan, its contiguous-row form, the chunked ReduceScatter; those the shape

@@ -8,12 +8,14 @@
 // (overlap::sum_parts, in rank order) into its M/W x N output: PyTorch's row layout, no reorder.
 // The GEMM is cuBLAS's, so nothing of the signaling GEMM's epilogue is paid; each chunk is a
 // smaller GEMM, and only the last peer chunk's copy and the sum are exposed.
-// Two compute streams (the default, as async-TP's _pipelined_produce_and_all2all does): the peer
-// chunks alternate between a side stream and the caller's, each with its own staging buffer and
-// cuBLAS workspace, so that a chunk's GEMM starts in the previous one's last, partial wave instead
-// of after it (a W-chunk GEMM pays W wave tails on one stream). The caller's stream sleeps a few
-// microseconds before its first chunk, so that every rank's side chunk is dispatched first (the
-// copies leave in step order).
+// One compute stream by default. Two (compute_streams = 2, as async-TP's
+// _pipelined_produce_and_all2all does) alternate the peer chunks between a side stream and the
+// caller's, each with its own staging buffer and cuBLAS workspace, so that a chunk's GEMM can start
+// in the previous one's last wave; the caller's stream sleeps 2 us before its first chunk so that
+// every rank's side chunk is dispatched first. On 4xH200 two streams were not faster: 0.99-1.01 of
+// one stream's time on five shapes and 1.12 on the communication-bound 4096x8192x2048 (probably the
+// first chunk, whose copy everything waits for, finishing later beside the second); at 2 ranks
+// 0.95-1.01 (docs/results/2026-11-28b-h200-x4/, call 6).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -41,15 +43,15 @@ class ChunkedReduceScatter {
   // exchange's W chunk regions and flags, two staging chunks, its own chunk and cuBLAS's
   // workspaces (one per compute stream).
   static std::size_t workspace_bytes(const GemmShape& shape, core::DType dtype, int world,
-                                     int compute_streams = 2);
+                                     int compute_streams = 1);
 
   // Collective over `comm`: maps the copy-engine exchange (one chunk per source rank).
   // `force_spin_wait`: the flag waits as spin kernels even where stream memory waits work (as
-  // OverlapOptions::force_spin_wait does for the runtime). `compute_streams`: 2 (chunks alternate
-  // between two streams) or 1 (every chunk on the caller's stream, for A/B runs).
+  // OverlapOptions::force_spin_wait does for the runtime). `compute_streams`: 1 (every chunk on the
+  // caller's stream) or 2 (chunks alternate between two streams; for A/B runs).
   ChunkedReduceScatter(comm::Communicator& comm, const GemmShape& shape, core::DType dtype,
                        WeightLayout layout, int device_sms, bool force_spin_wait = false,
-                       int compute_streams = 2);
+                       int compute_streams = 1);
   ~ChunkedReduceScatter();
   ChunkedReduceScatter(const ChunkedReduceScatter&) = delete;
   ChunkedReduceScatter& operator=(const ChunkedReduceScatter&) = delete;
@@ -65,7 +67,7 @@ class ChunkedReduceScatter {
   int global_row(int local) const { return rank_ * chunk_rows_ + local; }
 
  private:
-  int rank_ = 0, world_ = 1, chunk_rows_ = 0, device_sms_ = 0, compute_streams_ = 2;
+  int rank_ = 0, world_ = 1, chunk_rows_ = 0, device_sms_ = 0, compute_streams_ = 1;
   GemmShape shape_;
   core::DType dtype_;
   WeightLayout layout_;

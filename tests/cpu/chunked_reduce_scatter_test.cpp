@@ -34,9 +34,9 @@ TEST(ChunkedReduceScatterChecks, NamesWhatItCannotRun) {
 TEST(ChunkedReduceScatterChecks, WorkspaceBytes) {
   const std::size_t chunk = std::size_t{1024} * 8192 * 2;  // 4096 / 4 rows of 8192 bf16
   EXPECT_EQ(ChunkedReduceScatter::workspace_bytes({4096, 8192, 8192}, core::DType::kBf16, 4),
-            7 * chunk + CopyEngineExchange::flag_bytes(4) + 2 * CublasGemm::kWorkspaceBytes);
-  EXPECT_EQ(ChunkedReduceScatter::workspace_bytes({4096, 8192, 8192}, core::DType::kBf16, 4, 1),
             7 * chunk + CopyEngineExchange::flag_bytes(4) + CublasGemm::kWorkspaceBytes);
+  EXPECT_EQ(ChunkedReduceScatter::workspace_bytes({4096, 8192, 8192}, core::DType::kBf16, 4, 2),
+            7 * chunk + CopyEngineExchange::flag_bytes(4) + 2 * CublasGemm::kWorkspaceBytes);
   EXPECT_THROW(ChunkedReduceScatter::workspace_bytes({4096, 8192, 8192}, core::DType::kBf16, 4, 3),
                UsageError);
   EXPECT_THROW(ChunkedReduceScatter::workspace_bytes({4098, 8192, 64}, core::DType::kBf16, 4),
