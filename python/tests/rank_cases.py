@@ -158,6 +158,58 @@ class Cases:
             else:
                 os.environ["KILN_TORCH_RS_ALGORITHM"] = saved
 
+    # The cases a world of 3 ranks runs: the others' shapes and plans assume a power of two.
+    ODD_WORLD = ("reduce_scatter_odd_world",)
+
+    def reduce_scatter_odd_world(self):
+        """3 ranks: no plan takes the world (the runtime splits each 128-row tile into one subtile
+        per rank, a power of two), so the op runs the chunked ReduceScatter alone, correct against
+        the serial computation for sum and avg in both layouts; KILN_TORCH_RS_ALGORITHM=plan raises
+        ValueError naming why no plan runs; rows that do not split into 3 raise ValueError."""
+        if self.world != 3:
+            return
+        import kiln
+        for m, n, k in ((768, 512, 256), (1536, 264, 128)):
+            for dtype in DTYPES:
+                for layout in ("kn", "nk"):
+                    tag = ("rs-odd", m, n, k, str(dtype), layout)
+                    a = self.all_operands(tag, (m, k), dtype)
+                    b = self.all_weights(tag, k, n, dtype, layout)
+                    ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+                    q = m // self.world
+                    for avg in (False, True):
+                        poison()
+                        got = torch.ops.kiln.fused_matmul_reduce_scatter(
+                            a[self.rank], b[self.rank], "avg" if avg else "sum", 0, self.name)
+                        want = ref[self.rank * q:(self.rank + 1) * q] / (self.world if avg else 1)
+                        check_close(got, want, f"RS {tag} avg={avg}")
+            plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
+            assert "runs as the chunked ReduceScatter" in plan and "no plan runs" in plan, plan
+        tag = ("rs-odd-plan",)
+        a = self.all_operands(tag, (1152, 64), torch.bfloat16)
+        b = self.all_weights(tag, 64, 256, torch.bfloat16, "kn")
+        saved = os.environ.get("KILN_TORCH_RS_ALGORITHM")
+        os.environ["KILN_TORCH_RS_ALGORITHM"] = "plan"
+        try:
+            expect_error(ValueError, "KILN_TORCH_RS_ALGORITHM=plan, but no plan runs",
+                         lambda: torch.ops.kiln.fused_matmul_reduce_scatter(
+                             a[self.rank], b[self.rank], "sum", 0, self.name),
+                         "the plan forced in a world no plan takes")
+        finally:
+            if saved is None:
+                os.environ.pop("KILN_TORCH_RS_ALGORITHM", None)
+            else:
+                os.environ["KILN_TORCH_RS_ALGORITHM"] = saved
+        ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+        check_close(torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], b[self.rank], "sum",
+                                                                0, self.name),
+                    ref[self.rank * 384:(self.rank + 1) * 384], "RS after the refusal")
+        odd = operand(7, (1000, 64), torch.bfloat16)
+        expect_error(ValueError, "must be divisible by the group's world size 3",
+                     lambda: torch.ops.kiln.fused_matmul_reduce_scatter(odd, b[self.rank], "sum",
+                                                                        0, self.name),
+                     "rows that do not split into 3")
+
     def reduce_scatter_3d_and_avg(self):
         dtype, k, n = torch.bfloat16, 128, 256
         for shape, dim, op in (((4, 256, k), 0, "sum"), ((2, 512, k), 1, "avg"),
@@ -420,7 +472,11 @@ class Cases:
                 self.all_reduce, self.bad_input, self.cuda_graph_refused, self.opcheck,
                 self.compile, self.async_tp_hook, self.mixed_weight_layouts,
                 self.plan_failure_on_rank0, self.release_and_reuse,
-                self.first_call_keeps_the_random_stream]
+                self.first_call_keeps_the_random_stream, self.reduce_scatter_odd_world]
+
+    def for_world(self):
+        """The cases this world runs (a world of 3 only the ODD_WORLD ones)."""
+        return [c for c in self.all() if self.world != 3 or c.__name__ in self.ODD_WORLD]
 
 
 def main(rank, world, init_file, results):
@@ -434,7 +490,7 @@ def main(rank, world, init_file, results):
     try:
         import kiln
         name = kiln.init_group(timeout_s=120)
-        for case in Cases(rank, world, name).all():
+        for case in Cases(rank, world, name).for_world():
             start = time.monotonic()
             try:
                 case()
