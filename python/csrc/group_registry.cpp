@@ -16,9 +16,9 @@ namespace kiln::torch_ops {
 
 namespace {
 
-// Values each agreement carries per rank (overlap_ops.cpp: B's layout, the plan choice, the
-// ReduceScatter's layout and whether any plan runs).
-constexpr std::size_t kAgreementValues = 4;
+// Values each agreement carries per rank (overlap_ops.cpp: B's layout, the plan choice and the
+// ReduceScatter's layout).
+constexpr std::size_t kAgreementValues = 3;
 
 std::string unknown_group_message(const std::string& name, bool released) {
   if (released) {

@@ -71,10 +71,6 @@ struct PreparedPlan {
   // Either layout could win (a tall GEMM rastered along N): both are built and timed at
   // creation (choose_layout_by_timing); padded_m is then the copy path's.
   bool timed_choice = false;
-  // A ReduceScatter over several ranks that no plan runs (e.g. 3 ranks: the runtime's layout
-  // splits each 128-row tile into one subtile per rank, a power of two): why. The rest is unset;
-  // create_collective then runs the chunked ReduceScatter alone where it can.
-  std::string no_plan{};
 };
 
 PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
@@ -115,11 +111,11 @@ PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
     const overlap::Plan fallback = tune::default_overlap_plan();
     const std::string why_default = why_not(fallback);
     if (!why_default.empty()) {
-      p.no_plan = fmt::format(
-          "no plan runs {}x{}x{} over {} ranks: the tuner's ({}): {}; the default ({}): {}", m, n,
-          k, world, overlap::to_string(p.plan), why, overlap::to_string(fallback), why_default);
-      if (op == overlap::OverlapOp::kReduceScatter && world > 1) return p;
-      throw UsageError(p.no_plan);
+      throw UsageError(
+          fmt::format("no plan runs {}x{}x{} over {} ranks: the tuner's ({}): {}; the "
+                      "default ({}): {}",
+                      m, n, k, world, overlap::to_string(p.plan), why, overlap::to_string(fallback),
+                      why_default));
     }
     p.plan = fallback;
     p.source = fmt::format("default (the tuner's {} cannot: {})", lookup.source, why);
@@ -157,9 +153,8 @@ void check_workspace_fits(overlap::OverlapOp op, const overlap::GemmShape& shape
 }
 
 // The ranks must run one plan: a device that cannot run the tuner's plan while another can (their
-// SM counts differ), the same plan in the other ReduceScatter layout, or no plan at all, is
-// refused on every rank, naming the ranks on each side. (Reports' values: layout, fallback,
-// contiguous rows, no plan.)
+// SM counts differ), or the same plan in the other ReduceScatter layout, is refused on every rank,
+// naming the ranks on each side. (Reports' values: layout, fallback, contiguous rows.)
 void require_same_plan(const RankReports& reports, const std::string& what) {
   const auto split = [&](std::size_t field) {
     std::vector<int> off, on;
@@ -173,12 +168,6 @@ void require_same_plan(const RankReports& reports, const std::string& what) {
         "{}: the tuner's plan runs on rank(s) {} but not on rank(s) {}, which would take kiln's "
         "default (do their GPUs differ?); every rank must run the same plan",
         what, fmt::join(tuned, ", "), fmt::join(fallen_back, ", ")));
-  }
-  if (const auto [planned, unplanned] = split(3); !planned.empty() && !unplanned.empty()) {
-    throw UsageError(fmt::format(
-        "{}: a plan runs on rank(s) {} but none on rank(s) {} (do their GPUs differ?); every rank "
-        "must run the same algorithm",
-        what, fmt::join(planned, ", "), fmt::join(unplanned, ", ")));
   }
   if (const auto [reordered, contiguous] = split(2); !reordered.empty() && !contiguous.empty()) {
     throw UsageError(fmt::format(
@@ -366,25 +355,22 @@ std::pair<double, double> time_rs_algorithms(const CachedCollective& cached,
       stream);
 }
 
-// Whether the chunked ReduceScatter can run `shape` on every rank, agreed across ranks with the
-// $KILN_TORCH_RS_ALGORITHM setting (which must be the same on every rank): `refused` says why
-// not ("" when it can: it implements the shape and its workspace fits in free device memory on
-// every rank).
-struct ChunkedReadiness {
-  RsAlgorithm setting = RsAlgorithm::kAuto;
-  std::string refused;
-};
-
-ChunkedReadiness chunked_readiness(Group& group, const overlap::GemmShape& shape, core::DType dtype,
-                                   const std::string& what) {
+// The ReduceScatter's algorithm (a multi-rank ReduceScatter's cached object, built from the
+// plan): kiln's plan or the chunked ReduceScatter, by rs_algorithm_setting. Every step is agreed
+// across ranks (the chunked object's constructor and the runs timed are collective), so every
+// rank keeps the same one; the other is dropped on every rank alike. A chunked object that cannot
+// run the shape, or whose workspace does not fit on some rank, leaves the plan (an error where
+// "chunked" was asked for). The plan source says which and why.
+void choose_rs_algorithm(Group& group, CachedCollective& cached, const overlap::GemmShape& shape,
+                         core::DType dtype, const std::string& what) {
   const int world = group.comm->size();
-  ChunkedReadiness out;
+  RsAlgorithm setting = RsAlgorithm::kAuto;
   std::string cannot;
   bool fits = false;
   StepReport ready = attempt([&] {
-    out.setting = rs_algorithm_setting();
+    setting = rs_algorithm_setting();
     cannot = overlap::ChunkedReduceScatter::can_implement(shape, dtype, world);
-    if (!cannot.empty() || out.setting == RsAlgorithm::kPlan) return;
+    if (!cannot.empty() || setting == RsAlgorithm::kPlan) return;
     const std::size_t need = overlap::ChunkedReduceScatter::workspace_bytes(shape, dtype, world);
     std::size_t free = 0, total = 0;
     C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -392,7 +378,7 @@ ChunkedReadiness chunked_readiness(Group& group, const overlap::GemmShape& shape
     C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     fits = free >= need;
   });
-  ready.values = {static_cast<std::int32_t>(out.setting), cannot.empty() ? 1 : 0, fits ? 1 : 0};
+  ready.values = {static_cast<std::int32_t>(setting), cannot.empty() ? 1 : 0, fits ? 1 : 0};
   const RankReports reports = group.agreement->require_all(ready, what + ": the chunked algorithm");
   bool every_fits = true;
   for (const std::vector<std::int32_t>& v : reports.values) {
@@ -403,75 +389,29 @@ ChunkedReadiness chunked_readiness(Group& group, const overlap::GemmShape& shape
     }
     every_fits = every_fits && v[2] != 0;
   }
-  if (out.setting == RsAlgorithm::kPlan) return out;
-  out.refused = !cannot.empty() ? cannot
-                : !every_fits   ? "its workspace does not fit in free device memory on every rank"
-                                : "";
-  return out;
-}
-
-// Builds the chunked ReduceScatter on every rank (its constructor is collective), agreed.
-std::unique_ptr<overlap::ChunkedReduceScatter> build_chunked(Group& group,
-                                                             const overlap::GemmShape& shape,
-                                                             core::DType dtype,
-                                                             overlap::WeightLayout layout,
-                                                             const std::string& what) {
-  std::unique_ptr<overlap::ChunkedReduceScatter> chunked;
-  const StepReport built = attempt([&] {
-    chunked = std::make_unique<overlap::ChunkedReduceScatter>(*group.comm, shape, dtype, layout,
-                                                              overlap::current_device_sms());
-  });
-  group.agreement->require_all(built, what + ": building the chunked ReduceScatter");
-  return chunked;
-}
-
-// A ReduceScatter that no plan runs (PreparedPlan::no_plan) as the chunked ReduceScatter alone,
-// where it can; otherwise a UsageError on every rank naming both reasons.
-CachedCollective chunked_only(Group& group, const overlap::GemmShape& shape, core::DType dtype,
-                              overlap::WeightLayout layout, const std::string& no_plan,
-                              const std::string& what) {
-  const ChunkedReadiness ready = chunked_readiness(group, shape, dtype, what);
-  if (ready.setting == RsAlgorithm::kPlan)
-    throw UsageError(fmt::format("{}: KILN_TORCH_RS_ALGORITHM=plan, but {}", what, no_plan));
-  if (!ready.refused.empty()) {
-    throw UsageError(fmt::format("{}: {}; and the chunked ReduceScatter cannot: {}", what, no_plan,
-                                 ready.refused));
-  }
-  CachedCollective cached;
-  cached.layout = layout;
-  cached.chunked = build_chunked(group, shape, dtype, layout, what);
-  cached.contiguous_rows = true;  // PyTorch's row blocks from A as it is
-  cached.padded_m = shape.m;
-  cached.plan_source =
-      "runs as the chunked ReduceScatter (cuBLAS per destination chunk + copy engines): " + no_plan;
-  return cached;
-}
-
-// The ReduceScatter's algorithm (a multi-rank ReduceScatter's cached object, built from the
-// plan): kiln's plan or the chunked ReduceScatter, by rs_algorithm_setting. Every step is agreed
-// across ranks (the chunked object's constructor and the runs timed are collective), so every
-// rank keeps the same one; the other is dropped on every rank alike. A chunked object that cannot
-// run the shape, or whose workspace does not fit on some rank, leaves the plan (an error where
-// "chunked" was asked for). The plan source says which and why.
-void choose_rs_algorithm(Group& group, CachedCollective& cached, const overlap::GemmShape& shape,
-                         core::DType dtype, const std::string& what) {
-  const int world = group.comm->size();
-  const ChunkedReadiness ready = chunked_readiness(group, shape, dtype, what);
-  if (ready.setting == RsAlgorithm::kPlan) return;
-  if (!ready.refused.empty()) {
-    if (ready.setting == RsAlgorithm::kChunked) {
+  if (setting == RsAlgorithm::kPlan) return;
+  const std::string refused = !cannot.empty() ? cannot
+                              : !every_fits
+                                  ? "its workspace does not fit in free device memory on every rank"
+                                  : "";
+  if (!refused.empty()) {
+    if (setting == RsAlgorithm::kChunked) {
       throw UsageError(
           fmt::format("{}: KILN_TORCH_RS_ALGORITHM=chunked, but the chunked "
                       "ReduceScatter cannot: {}",
-                      what, ready.refused));
+                      what, refused));
     }
-    cached.plan_source += "; chunked ReduceScatter not considered: " + ready.refused;
+    cached.plan_source += "; chunked ReduceScatter not considered: " + refused;
     return;
   }
-  std::unique_ptr<overlap::ChunkedReduceScatter> chunked =
-      build_chunked(group, shape, dtype, cached.layout, what);
+  std::unique_ptr<overlap::ChunkedReduceScatter> chunked;
+  const StepReport built = attempt([&] {
+    chunked = std::make_unique<overlap::ChunkedReduceScatter>(
+        *group.comm, shape, dtype, cached.layout, overlap::current_device_sms());
+  });
+  group.agreement->require_all(built, what + ": building the chunked ReduceScatter");
   std::string reason = "KILN_TORCH_RS_ALGORITHM=chunked";
-  if (ready.setting == RsAlgorithm::kAuto) {
+  if (setting == RsAlgorithm::kAuto) {
     const auto [plan_worst, chunked_worst] = slowest_rank_times(
         group, [&] { return time_rs_algorithms(cached, *chunked, shape, dtype, world); },
         what + ": timing the ReduceScatter algorithms");
@@ -513,19 +453,13 @@ CachedCollective create_collective(Group& group, overlap::OverlapOp op,
   PreparedPlan prepared;
   StepReport ready = attempt([&] {
     prepared = prepare_plan(lookup, op, shape, dtype, world);
-    if (!prepared.no_plan.empty()) return;
     check_workspace_fits(op, {prepared.padded_m, shape.n, shape.k}, dtype, prepared.plan, world,
                          prepared.contiguous_rows);
   });
   ready.values = {static_cast<std::int32_t>(layout), prepared.fallback ? 1 : 0,
-                  prepared.contiguous_rows ? 1 : 0, prepared.no_plan.empty() ? 0 : 1};
+                  prepared.contiguous_rows ? 1 : 0};
   const RankReports reports = group.agreement->require_all(ready, what);
   require_same_plan(reports, what);
-  if (!prepared.no_plan.empty()) {  // every rank alike (require_same_plan)
-    return chunked_only(group, shape, dtype,
-                        static_cast<overlap::WeightLayout>(reports.values[0][0]), prepared.no_plan,
-                        what);
-  }
   CachedCollective cached;
   cached.layout = static_cast<overlap::WeightLayout>(reports.values[0][0]);  // rank 0's
   cached.padded_m = prepared.padded_m;

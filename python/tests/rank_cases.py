@@ -162,52 +162,51 @@ class Cases:
     ODD_WORLD = ("reduce_scatter_odd_world",)
 
     def reduce_scatter_odd_world(self):
-        """3 ranks: no plan takes the world (the runtime splits each 128-row tile into one subtile
-        per rank, a power of two), so the op runs the chunked ReduceScatter alone, correct against
-        the serial computation for sum and avg in both layouts; KILN_TORCH_RS_ALGORITHM=plan raises
-        ValueError naming why no plan runs; rows that do not split into 3 raise ValueError."""
+        """3 ranks (a world that is not a power of two; the runtime's block-cyclic layout splits a
+        128-row tile only into a power of two of subtiles, so the plan takes padded or contiguous
+        rows): the op is correct against the serial computation for sum and avg in both layouts,
+        with the timed choice of algorithm and with each algorithm forced
+        (KILN_TORCH_RS_ALGORITHM, each on shapes of its own); rows that do not split into 3 raise
+        ValueError."""
         if self.world != 3:
             return
         import kiln
-        for m, n, k in ((768, 512, 256), (1536, 264, 128)):
-            for dtype in DTYPES:
-                for layout in ("kn", "nk"):
-                    tag = ("rs-odd", m, n, k, str(dtype), layout)
-                    a = self.all_operands(tag, (m, k), dtype)
-                    b = self.all_weights(tag, k, n, dtype, layout)
-                    ref = sum(x.float() @ y.float() for x, y in zip(a, b))
-                    q = m // self.world
-                    for avg in (False, True):
-                        poison()
-                        got = torch.ops.kiln.fused_matmul_reduce_scatter(
-                            a[self.rank], b[self.rank], "avg" if avg else "sum", 0, self.name)
-                        want = ref[self.rank * q:(self.rank + 1) * q] / (self.world if avg else 1)
-                        check_close(got, want, f"RS {tag} avg={avg}")
-            plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
-            assert "runs as the chunked ReduceScatter" in plan and "no plan runs" in plan, plan
-        tag = ("rs-odd-plan",)
-        a = self.all_operands(tag, (1152, 64), torch.bfloat16)
-        b = self.all_weights(tag, 64, 256, torch.bfloat16, "kn")
         saved = os.environ.get("KILN_TORCH_RS_ALGORITHM")
-        os.environ["KILN_TORCH_RS_ALGORITHM"] = "plan"
         try:
-            expect_error(ValueError, "KILN_TORCH_RS_ALGORITHM=plan, but no plan runs",
-                         lambda: torch.ops.kiln.fused_matmul_reduce_scatter(
-                             a[self.rank], b[self.rank], "sum", 0, self.name),
-                         "the plan forced in a world no plan takes")
+            for setting, shapes in (("auto", ((768, 512, 256), (1536, 264, 128))),
+                                    ("plan", ((1152, 512, 256),)),
+                                    ("chunked", ((1920, 264, 128),))):
+                os.environ["KILN_TORCH_RS_ALGORITHM"] = setting
+                for m, n, k in shapes:
+                    for dtype in DTYPES:
+                        for layout in ("kn", "nk"):
+                            tag = ("rs-odd", setting, m, n, k, str(dtype), layout)
+                            a = self.all_operands(tag, (m, k), dtype)
+                            b = self.all_weights(tag, k, n, dtype, layout)
+                            ref = sum(x.float() @ y.float() for x, y in zip(a, b))
+                            q = m // self.world
+                            for avg in (False, True):
+                                poison()
+                                got = torch.ops.kiln.fused_matmul_reduce_scatter(
+                                    a[self.rank], b[self.rank], "avg" if avg else "sum", 0,
+                                    self.name)
+                                want = ref[self.rank * q:(self.rank + 1) * q]
+                                check_close(got, want / (self.world if avg else 1),
+                                            f"RS {tag} avg={avg}")
+                    plan = kiln.plan_of("rs", m, n, k, DTYPES[0], self.name)
+                    if setting != "auto":
+                        assert ("runs as the chunked ReduceScatter" in plan) == \
+                            (setting == "chunked"), f"KILN_TORCH_RS_ALGORITHM={setting}: {plan}"
         finally:
             if saved is None:
                 os.environ.pop("KILN_TORCH_RS_ALGORITHM", None)
             else:
                 os.environ["KILN_TORCH_RS_ALGORITHM"] = saved
-        ref = sum(x.float() @ y.float() for x, y in zip(a, b))
-        check_close(torch.ops.kiln.fused_matmul_reduce_scatter(a[self.rank], b[self.rank], "sum",
-                                                                0, self.name),
-                    ref[self.rank * 384:(self.rank + 1) * 384], "RS after the refusal")
         odd = operand(7, (1000, 64), torch.bfloat16)
+        b = weight(8, 64, 256, torch.bfloat16, "kn")
         expect_error(ValueError, "must be divisible by the group's world size 3",
-                     lambda: torch.ops.kiln.fused_matmul_reduce_scatter(odd, b[self.rank], "sum",
-                                                                        0, self.name),
+                     lambda: torch.ops.kiln.fused_matmul_reduce_scatter(odd, b, "sum", 0,
+                                                                        self.name),
                      "rows that do not split into 3")
 
     def reduce_scatter_3d_and_avg(self):
