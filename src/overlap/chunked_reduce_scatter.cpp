@@ -159,8 +159,9 @@ void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStre
   parts.count = world_;
   for (int r = 0; r < world_; ++r)
     parts.parts[r] = r == rank_ ? own_.data() : exchange_->local_region(r);
+  // Nothing of this run computes any more: the sum takes every SM (kMaxCtasPerSm).
   sum_parts(parts, static_cast<std::int64_t>(chunk_rows_) * shape_.n, dtype_, out, device_sms_,
-            stream);
+            stream, kMaxCtasPerSm);
   exchange_->announce_freed(epoch_, stream);
 }
 
