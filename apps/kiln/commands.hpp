@@ -23,6 +23,7 @@ void register_bench_plot(CLI::App& bench, Runner& run);
 void register_bench_candidate(CLI::App& bench, Runner& run);
 void register_overlap_bench(CLI::App& overlap, Runner& run);
 void register_overlap_gemm(CLI::App& overlap, Runner& run);
+void register_overlap_sum(CLI::App& overlap, Runner& run);
 void register_reduce_bench(CLI::App& reduce, Runner& run);
 void register_tune_profile(CLI::App& tune, Runner& run);
 void register_tune_plan(CLI::App& tune, Runner& run);

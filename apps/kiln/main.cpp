@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   overlap->require_subcommand(1);
   kiln::app::register_overlap_bench(*overlap, run);
   kiln::app::register_overlap_gemm(*overlap, run);
+  kiln::app::register_overlap_sum(*overlap, run);
   CLI::App* reduce = app.add_subcommand("reduce", "reduction kernels (see `kiln reduce --help`)");
   reduce->require_subcommand(1);
   kiln::app::register_reduce_bench(*reduce, run);

@@ -9,6 +9,7 @@
 #include "bench/suite.hpp"
 #include "benchmarks/collective/collective_bench.hpp"
 #include "benchmarks/overlap/overlap_bench.hpp"
+#include "benchmarks/overlap/part_sum_bench.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 
@@ -162,6 +163,42 @@ TEST(Table, OverlapChoiceOfAlgorithmIsTheFastestProbeAndItsOwnFigures) {
   EXPECT_DOUBLE_EQ(j["choice_us"]["median"].get<double>(), 888.5);
   EXPECT_DOUBLE_EQ(j["choice_probe_us"]["plan"].get<double>(), 940.2);
   EXPECT_DOUBLE_EQ(j["speedup_choice_vs_serial"].get<double>(), 1.136);
+}
+
+TEST(Table, PartSumRowsAndTheirChecks) {
+  benchmarks::PartSumBenchOptions o;
+  EXPECT_NO_THROW(benchmarks::validate(o));
+  const auto refused = [&](auto change) {
+    benchmarks::PartSumBenchOptions bad = o;
+    change(bad);
+    EXPECT_THROW(benchmarks::validate(bad), UsageError);
+  };
+  refused([](auto& b) { b.parts = {9}; });
+  refused([](auto& b) { b.parts = {}; });
+  refused([](auto& b) { b.part_bytes = {24}; });
+  refused([](auto& b) { b.ctas_per_sm = {0}; });
+  refused([](auto& b) { b.dtype = core::DType::kFp32; });
+  refused([](auto& b) { b.rounds = b.iterations + 1; });
+  // Four parts of 32 MiB read and one written: 160 MiB.
+  EXPECT_DOUBLE_EQ(benchmarks::part_sum_hbm_bytes(4, 32u << 20), 5.0 * (32u << 20));
+  benchmarks::PartSumRow r;
+  r.parts = 4;
+  r.part_bytes = 32u << 20;
+  r.ctas_per_sm = 8;
+  r.buffer_sets = 1;
+  r.us = stats(41.2, 40.1);
+  r.gb_per_second = 4072.0;
+  r.fraction_of_hbm = 0.848;
+  const std::string row = benchmarks::format_part_sum_row(r);
+  EXPECT_NE(row.find("32 MiB"), std::string::npos) << row;
+  EXPECT_NE(row.find("84.8%"), std::string::npos) << row;
+  EXPECT_NE(row.find("same"), std::string::npos) << row;
+  r.same_bits_as_first = false;
+  r.fraction_of_hbm = 0.0;  // no ceiling known
+  EXPECT_NE(benchmarks::format_part_sum_row(r).find("DIFFER"), std::string::npos);
+  const nlohmann::json j = benchmarks::part_sum_row_to_json(r);
+  EXPECT_DOUBLE_EQ(j["us"]["median"].get<double>(), 41.2);
+  EXPECT_FALSE(j["same_bits_as_first"].get<bool>());
 }
 
 TEST(Table, CollectiveRowsAsTheirFormatPrintedThem) {
