@@ -7,10 +7,15 @@
 // Reference: cuBLAS GEMM, a strided copy (cudaMemcpy2DAsync) that makes each rank's rows
 // contiguous, ncclReduceScatter. Solution "kiln-overlap": the overlap runtime's GemmReduceScatter
 // (signaling GEMM, per-wave-group exchange, reduction fused into the reorder) with the tuner's
-// plan.
+// plan. Solution "kiln-chunked": A's rows gathered by owner (the same strided copy as the
+// reference's, on A instead of the product), then overlap::ChunkedReduceScatter (cuBLAS per
+// destination chunk, copy engines, the owner's sum), whose chunk j is then rank j's rows in order;
+// on 4xH200 the overlap bench chose it over the plan on 3-4 of 6 shapes
+// (docs/results/2026-11-28b-h200-x4/).
 #include <memory>
 
 #include "comm/collective.hpp"
+#include "overlap/chunked_reduce_scatter.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "problems/registry.hpp"
@@ -44,10 +49,14 @@ class GemmReduceScatterRun final : public TpGemmRun {
       : TpGemmRun(context, shape.m, shape.n, shape.k, shape.m, shape.m / context.comm.size()),
         partial_(static_cast<std::size_t>(shape.m) * shape.n * 2),
         by_owner_(partial_.bytes()),
+        a_by_owner_(static_cast<std::size_t>(shape.m) * shape.k * 2),
         overlap_(overlap::OverlapOp::kReduceScatter, shape, core::DType::kBf16,
-                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)) {
-    if (overlap_.geometry().tile_m != kRowPeriod || overlap_.output_rows() != out_rows_) {
-      throw Error("tp-gemm-reducescatter: the overlap plan's layout is not the problem's");
+                 overlap::WeightLayout::kNK, context.comm, tuned_plan(context.comm, shape)),
+        chunked_(context.comm, shape, core::DType::kBf16, overlap::WeightLayout::kNK,
+                 overlap::current_device_sms()) {
+    if (overlap_.geometry().tile_m != kRowPeriod || overlap_.output_rows() != out_rows_ ||
+        chunked_.output_rows() != out_rows_) {
+      throw Error("tp-gemm-reducescatter: a solution's layout is not the problem's");
     }
     ranks_summed_ = context.comm.size();
   }
@@ -55,26 +64,26 @@ class GemmReduceScatterRun final : public TpGemmRun {
   void reference() override {
     cublas_.run(m_, n_, k_, core::DType::kBf16, overlap::WeightLayout::kNK, a_ptr_, b_.data(),
                 partial_.data(), context_.stream);
-    // Rank j's rows: (128 / W)-row runs every 128 rows, starting at row j * 128 / W.
-    const int world = context_.comm.size();
-    const std::size_t row_bytes = static_cast<std::size_t>(n_) * 2;
-    const std::size_t run_bytes = row_bytes * (kRowPeriod / world);
-    for (int j = 0; j < world; ++j) {
-      KILN_CUDA_CHECK(cudaMemcpy2DAsync(
-          static_cast<char*>(by_owner_.data()) + j * row_bytes * out_rows_, run_bytes,
-          static_cast<const char*>(partial_.data()) + j * run_bytes, row_bytes * kRowPeriod,
-          run_bytes, m_ / kRowPeriod, cudaMemcpyDeviceToDevice, context_.stream));
-    }
+    gather_by_owner(partial_.data(), by_owner_.data(), n_);
     const comm::CollectiveCounts counts = comm::counts_for(
         comm::CollectiveOp::kReduceScatter, by_owner_.bytes(), 2, context_.comm.size());
     comm::enqueue_collective(context_.comm, comm::CollectiveOp::kReduceScatter, by_owner_.data(),
                              reference_out_.data(), counts, core::DType::kBf16, context_.stream);
   }
-  void solution(int) override {
+  void solution(int index) override {
+    if (index == kChunked) {
+      gather_by_owner(a_ptr_, a_by_owner_.data(), k_);
+      chunked_.run(a_by_owner_.data(), b_.data(), solution_out_.data(), context_.stream);
+      return;
+    }
     overlap_.run({a_ptr_, core::DType::kBf16, m_, k_}, {b_.data(), core::DType::kBf16, n_, k_},
                  {solution_out_.data(), core::DType::kBf16, out_rows_, n_}, context_.stream);
   }
-  std::string describe_solution(int) const override { return "plan " + overlap_.describe(); }
+  std::string describe_solution(int index) const override {
+    if (index == kChunked)
+      return "A's rows gathered by owner, then cuBLAS per destination chunk + copy engines";
+    return "plan " + overlap_.describe();
+  }
   std::string check_reference() override {
     // Local row l is global row overlap_.global_row(l) of Σ_r A_r · B_rᵀ.
     const int world = context_.comm.size();
@@ -87,10 +96,27 @@ class GemmReduceScatterRun final : public TpGemmRun {
     });
   }
 
+  static constexpr int kChunked = 1;  // solutions(): {"kiln-overlap", "kiln-chunked"}
+
  private:
-  core::DeviceBuffer partial_, by_owner_;
+  // The rows of `from` (M rows of `columns` bf16) that rank j owns, (128 / W)-row runs every 128
+  // rows starting at row j * 128 / W, into row block j of `to` (M / W rows), in order.
+  void gather_by_owner(const void* from, void* to, int columns) {
+    const int world = context_.comm.size();
+    const std::size_t row_bytes = static_cast<std::size_t>(columns) * 2;
+    const std::size_t run_bytes = row_bytes * (kRowPeriod / world);
+    for (int j = 0; j < world; ++j) {
+      KILN_CUDA_CHECK(cudaMemcpy2DAsync(static_cast<char*>(to) + j * row_bytes * out_rows_,
+                                        run_bytes, static_cast<const char*>(from) + j * run_bytes,
+                                        row_bytes * kRowPeriod, run_bytes, m_ / kRowPeriod,
+                                        cudaMemcpyDeviceToDevice, context_.stream));
+    }
+  }
+
+  core::DeviceBuffer partial_, by_owner_, a_by_owner_;
   overlap::CublasGemm cublas_;
   overlap::GemmCollective overlap_;
+  overlap::ChunkedReduceScatter chunked_;
 };
 
 class TpGemmReduceScatter final : public bench::Problem {
@@ -102,7 +128,7 @@ class TpGemmReduceScatter final : public bench::Problem {
            "partials summed and the rows scattered (block-cyclic, period 128)";
   }
   std::vector<bench::ProblemSize> sizes() const override { return tp_gemm_sizes(); }
-  std::vector<std::string> solutions() const override { return {"kiln-overlap"}; }
+  std::vector<std::string> solutions() const override { return {"kiln-overlap", "kiln-chunked"}; }
   roofline::CostModel cost(const bench::ProblemSize& size, core::DType, int world) const override {
     const double m = size.dim("m"), n = size.dim("n"), k = size.dim("k");
     // One phase: finished tiles are reduce-scattered while the GEMM goes on (see
