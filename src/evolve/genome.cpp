@@ -275,6 +275,30 @@ Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng,
   return repair(child, rng, allowed);
 }
 
+int next_knob_value(const std::vector<int>& values, int current, Rng& rng) {
+  // Steps go in numeric order: the catalog lists the default first, so the listed order is not
+  // the numbers' (threads 256|128|512|1024: a listed neighbour of 256 is 128 or, wrapped around,
+  // 1024, never 512, which left 512 to the jumps alone).
+  std::vector<int> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  const int n = static_cast<int>(sorted.size());
+  if (n < 2) return current;
+  const auto at = std::lower_bound(sorted.begin(), sorted.end(), current);
+  // A value not in the list (a genome from an older catalog) steps from where it would stand.
+  const int index = static_cast<int>(std::min<std::ptrdiff_t>(at - sorted.begin(), n - 1));
+  const bool listed = at != sorted.end() && *at == current;
+  if (rng.unit() < 0.7) {  // mostly a neighbour; at an end the only one, no wrap-around
+    int step = rng.below(2) == 0 ? -1 : 1;
+    if (index + step < 0 || index + step >= n) step = -step;
+    return sorted[static_cast<std::size_t>(listed ? index + step : index)];
+  }
+  // Sometimes a jump: any other value, uniformly.
+  int pick = rng.below(listed ? n - 1 : n);
+  if (listed && pick >= index) ++pick;
+  return sorted[static_cast<std::size_t>(pick)];
+}
+
 Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed) {
   std::vector<std::pair<std::string, const Knob*>> knobs;
   for (const std::string& s : genome.strategies)
@@ -283,15 +307,7 @@ Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed) {
   if (knobs.empty()) return genome;
   const auto& [strategy, k] = knobs[rng.below(static_cast<int>(knobs.size()))];
   Genome g = genome;
-  const int current = g.knob(strategy, k->name);
-  const auto at = std::find(k->values.begin(), k->values.end(), current);
-  const int index = static_cast<int>(at - k->values.begin());
-  const int n = static_cast<int>(k->values.size());
-  // Mostly a neighbour in the listed order; sometimes a jump.
-  int next = rng.unit() < 0.7 ? index + (rng.below(2) == 0 ? -1 : 1) : rng.below(n);
-  next = ((next % n) + n) % n;
-  if (next == index) next = (index + 1) % n;
-  g.knobs[knob_key(strategy, k->name)] = k->values[next];
+  g.knobs[knob_key(strategy, k->name)] = next_knob_value(k->values, g.knob(strategy, k->name), rng);
   return repair(g, rng, allowed);
 }
 

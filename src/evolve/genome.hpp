@@ -82,7 +82,12 @@ enum class Crossover { kUnion, kIntersection };
 Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng,
                  const StrategySet* allowed = nullptr);
 
-// One knob of one present strategy stepped to a neighbouring allowed value (or a random one).
+// A knob's next value: with probability 0.7 a neighbour of `current` in numeric order (at the
+// smallest or largest value the one neighbour there: no wrap-around), else any other allowed
+// value, uniformly. `values` in any order (the catalog lists the default first); fewer than two
+// distinct values: `current`.
+int next_knob_value(const std::vector<int>& values, int current, Rng& rng);
+// One knob of one present strategy stepped by next_knob_value.
 Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed = nullptr);
 // One strategy swapped for another of its group, added (an optional group) or removed (an
 // optional one). `weights` (by Resource) bias the choice towards strategies addressing the

@@ -24,7 +24,7 @@ std::string resource_name(Resource resource);
 
 struct Knob {
   std::string name;
-  std::vector<int> values;  // the allowed values, ascending; the first is the default
+  std::vector<int> values;  // the allowed values; the first is the default (not the smallest)
 };
 
 struct Strategy {

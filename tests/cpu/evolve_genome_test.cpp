@@ -157,6 +157,37 @@ TEST(EvolveGenomes, MutationsStayValidAndChangeSomething) {
   EXPECT_GT(hbm_moves * 2, moves);
 }
 
+// Knob steps go in numeric order whatever the listed order (default first), without wrapping
+// around: from 256 in threads 256|128|512|1024 a step reaches 128 or 512, never 1024; from an end
+// only its one neighbour; a jump reaches any other value.
+TEST(EvolveGenomes, KnobStepsFollowTheNumbers) {
+  Rng rng(3);
+  const std::vector<int> threads = {256, 128, 512, 1024};
+  std::map<int, int> from_256, from_1024, from_128;
+  for (int i = 0; i < 4000; ++i) {
+    ++from_256[next_knob_value(threads, 256, rng)];
+    ++from_1024[next_knob_value(threads, 1024, rng)];
+    ++from_128[next_knob_value(threads, 128, rng)];
+  }
+  EXPECT_EQ(from_256.count(256), 0u);  // always a change
+  // Neighbours (0.7 of the draws, split in two) far outnumber the jump to 1024 (0.3 / 3).
+  EXPECT_GT(from_256[512], 2 * from_256[1024]);
+  EXPECT_GT(from_256[128], 2 * from_256[1024]);
+  EXPECT_GT(from_256[1024], 0);  // a jump still reaches it
+  // At the ends the one neighbour takes every step: 0.7 + the jumps' share.
+  EXPECT_GT(from_1024[512], 2800);
+  EXPECT_GT(from_128[256], 2800);
+  EXPECT_EQ(from_1024.count(1024) + from_128.count(128), 0u);
+  // One distinct value: nothing to step to.
+  EXPECT_EQ(next_knob_value({64}, 64, rng), 64);
+  EXPECT_EQ(next_knob_value({64, 64}, 64, rng), 64);
+  // A value no longer listed steps into the list.
+  for (int i = 0; i < 50; ++i) {
+    const int v = next_knob_value(threads, 300, rng);
+    EXPECT_TRUE(v == 128 || v == 256 || v == 512 || v == 1024) << v;
+  }
+}
+
 TEST(EvolveGenomes, HashJsonAndSeedsAreReproducible) {
   Rng a(42), b(42);
   for (int i = 0; i < 50; ++i) {
