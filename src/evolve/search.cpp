@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include "core/error.hpp"
@@ -35,22 +36,49 @@ const Individual& tournament(const std::vector<Individual>& population, int size
   return *best;
 }
 
-// A revision of a failed child: drop one optional strategy, else step one knob.
-Genome revise(const Genome& genome, Rng& rng, const StrategySet* allowed) {
+}  // namespace
+
+std::size_t find_strategy_name(const std::string& text, const std::string& name) {
+  const auto part_of_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+  };
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !part_of_name(text[at - 1]);
+    const std::size_t end = at + name.size();
+    if (starts && (end == text.size() || !part_of_name(text[end]))) return at;
+  }
+  return std::string::npos;
+}
+
+Genome revise(const Genome& genome, const std::string& failure, Rng& rng,
+              const StrategySet* allowed) {
   std::vector<std::string> optional;
   const std::vector<std::string> required = required_groups(genome.family);
   for (const std::string& s : genome.strategies)
     if (std::find(required.begin(), required.end(), find_strategy(s).group) == required.end())
       optional.push_back(s);
-  if (!optional.empty()) {
+  // The failure's own words, without the genome's description (a generator's refusal may start
+  // with it, naming every strategy).
+  std::string text = failure;
+  const std::string described = genome.describe();
+  for (std::size_t at = text.find(described); at != std::string::npos; at = text.find(described))
+    text.erase(at, described.size());
+  std::string named;
+  std::size_t first = std::string::npos;
+  for (const std::string& s : optional) {
+    if (const std::size_t at = find_strategy_name(text, s); at < first) {
+      first = at;
+      named = s;
+    }
+  }
+  if (!named.empty() || !optional.empty()) {
     Genome g = genome;
-    g.strategies.erase(optional[rng.below(static_cast<int>(optional.size()))]);
+    g.strategies.erase(!named.empty() ? named
+                                      : optional[rng.below(static_cast<int>(optional.size()))]);
     return repair(g, rng, allowed);
   }
   return mutate_knob(genome, rng, allowed);
 }
-
-}  // namespace
 
 nlohmann::json Evaluation::to_json() const {
   return {{"correct", correct}, {"us", us},           {"roof_us", roof_us},
@@ -130,7 +158,10 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     Individual judged = judge(child);
     for (int r = 0; r < o.max_revisions && !o.random_only && !judged.evaluation.correct && !spent();
          ++r) {
-      Individual revised{revise(judged.genome, rng, allowed), {}, generation, "revision"};
+      Individual revised{revise(judged.genome, judged.evaluation.failure, rng, allowed),
+                         {},
+                         generation,
+                         "revision"};
       judged = judge(revised);
     }
     return judged;

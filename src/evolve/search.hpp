@@ -84,6 +84,16 @@ SearchResult search(Family family, const SearchOptions& options, const Evaluator
 // launch and fusion strategies.
 std::map<Resource, double> guidance_weights(const Evaluation& evaluation);
 
+// Where `name` first stands in `text` as a whole strategy name (not inside a longer name such as
+// "vector16-loads" in "vector16-loads-x"); npos if nowhere.
+std::size_t find_strategy_name(const std::string& text, const std::string& name);
+// A failing genome's next try (at most SearchOptions::max_revisions per child): the optional
+// strategy its `failure` names first (a generator's refusal such as "warp-mma-tiles: not for
+// triangular products", or a judge's reason) dropped; where it names none, a random optional
+// one; where there is none, one knob stepped. Repaired against the constraints.
+Genome revise(const Genome& genome, const std::string& failure, Rng& rng,
+              const StrategySet* allowed = nullptr);
+
 // Replays recorded evaluations: looks a genome up by hash in `log` (a JSON array of
 // {"genome", "evaluation"}); a genome not in the log is an error naming it (a replay must take
 // the same path as the recorded run).

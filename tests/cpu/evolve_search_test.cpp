@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "core/error.hpp"
 #include "evolve/search.hpp"
@@ -95,6 +97,42 @@ TEST(EvolveSearch, FailedChildrenAreRevisedAndTheCacheSavesRepeats) {
     EXPECT_GT(r.cache_hits, 0) << "seed " << seed;
   }
   EXPECT_GT(revisions, 0);
+}
+
+TEST(EvolveSearch, ARevisionDropsTheStrategyTheFailureNames) {
+  EXPECT_EQ(find_strategy_name("warp-mma-tiles: not for triangles", "warp-mma-tiles"), 0u);
+  EXPECT_EQ(find_strategy_name("needs block-tiles", "block-tiles"), 6u);
+  EXPECT_EQ(find_strategy_name("vector16-loads-x failed", "vector16-loads"), std::string::npos);
+  EXPECT_EQ(find_strategy_name("xblock-tiles", "block-tiles"), std::string::npos);
+  // A genome with at least two optional strategies.
+  Rng rng(17);
+  Genome g;
+  std::vector<std::string> optional;
+  for (int i = 0; i < 2000 && optional.size() < 2; ++i) {
+    g = random_genome(Family::kReduceAxis, rng, 1.0);
+    optional.clear();
+    const std::vector<std::string> required = required_groups(g.family);
+    for (const std::string& s : g.strategies)
+      if (std::find(required.begin(), required.end(), find_strategy(s).group) == required.end())
+        optional.push_back(s);
+  }
+  ASSERT_GE(optional.size(), 2u) << "no reduce-axis genome with two optional strategies";
+  const std::string second = optional[1];
+  // Named after the genome's own description (which names every strategy): the named one goes.
+  for (int i = 0; i < 20; ++i) {
+    const Genome r =
+        revise(g, g.describe() + ": the generator cannot combine " + second + " here", rng);
+    EXPECT_FALSE(r.has(second)) << r.describe();
+    EXPECT_TRUE(r.has(optional[0])) << r.describe();
+  }
+  // Named nowhere: some optional strategy goes, over many draws each of them.
+  std::set<std::string> dropped;
+  for (int i = 0; i < 200; ++i) {
+    const Genome r = revise(g, "max relative error 0.5 at element 7", rng);
+    for (const std::string& s : optional)
+      if (!r.has(s)) dropped.insert(s);
+  }
+  EXPECT_EQ(dropped.size(), optional.size());
 }
 
 TEST(EvolveSearch, ReplayTakesTheRecordedPath) {
