@@ -110,6 +110,11 @@ std::map<Resource, double> guidance_weights(const Evaluation& e) {
   const double gap = std::max(0.0, 1.0 - u);  // how far from the roof
   if (e.binding == "memory") {
     w[Resource::kHbm] += 6.0 * gap;
+    // Far from the memory roof a kernel often reads its data more than once (two-pass norms and
+    // softmax): keeping it in L2 or a cluster's shared memory is what lifted softmax,
+    // log-softmax and GroupNorm on H100 (cache-streaming, cluster-split-row;
+    // docs/results/2026-11-25-tma-norms/), so L2 strategies gain too, less than HBM ones.
+    w[Resource::kL2] += 3.0 * gap;
     w[Resource::kOccupancy] += 2.0 * gap;
   } else if (e.binding == "compute") {
     w[Resource::kCompute] += 6.0 * gap;

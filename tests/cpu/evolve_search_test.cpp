@@ -256,6 +256,14 @@ TEST(EvolveSearch, GuidanceFavoursTheBindingResource) {
   memory_far.binding = "memory";
   const auto w = guidance_weights(memory_far);
   EXPECT_GT(w.at(Resource::kHbm), w.at(Resource::kCompute));
+  // L2 strategies (data read twice kept on chip) gain too, behind HBM ones.
+  EXPECT_GT(w.at(Resource::kL2), w.at(Resource::kCompute));
+  EXPECT_GT(w.at(Resource::kHbm), w.at(Resource::kL2));
+  // At the roof nothing is favoured.
+  Evaluation at_roof = memory_far;
+  at_roof.us = 100;
+  EXPECT_DOUBLE_EQ(guidance_weights(at_roof).at(Resource::kL2),
+                   guidance_weights(at_roof).at(Resource::kCompute));
   Evaluation compute_far = memory_far;
   compute_far.binding = "compute";
   EXPECT_GT(guidance_weights(compute_far).at(Resource::kCompute),
