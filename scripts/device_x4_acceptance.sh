@@ -41,6 +41,8 @@
 #               with a copy stream per peer against one stream, interleaved
 #   chunked     kiln overlap bench -g N --op rs --plan auto: kiln's plan beside async-TP's algorithm
 #               from kiln's parts (cuBLAS per destination chunk + copy engines, the details line)
+#   sum         kiln overlap sum (the W-part sum alone, 2/4/8 parts, against the HBM ceiling) and
+#               PartSumGpu.* (its bits against the host's)
 #   pyops       pip install . on the device (carry .pydeps), then python -m kiln.bench --nproc N
 #               for rs and ar on PYOPS_SHAPES (kiln's op, PyTorch serial, async-TP, one process)
 # PRIOR_DIR (a folder in the tree, relative to its root): profile-OP-gN.json and plans-gN.json from
@@ -107,7 +109,7 @@ step_tests() {
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/tests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_newtests() {
-  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:OverlapGpu.LostTwoPhase*:ChunkedReduceScatterGpu.*:RelativeDifferenceGpu.*:SuiteGpu.*}"
+  gtest_each 150 newtests.txt "${NEWTESTS:-NvlinkCollectivesGpu.*:FirstDifferenceGpu.*:TunerGpu.*:AutomaticPlanGpu.*:OverlapGpu.Serial*:OverlapGpu.CopyStreamPerPeer*:OverlapGpu.TwoPhase*:OverlapGpu.LostTwoPhase*:ChunkedReduceScatterGpu.*:PartSumGpu.*:RelativeDifferenceGpu.*:SuiteGpu.*}"
   grep -E "^\[ +(OK|FAILED|SKIPPED|EXITED [0-9]+) +\]|tests ran|PASSED|FAILED  " "$out/newtests.txt" | sort -u | tee -a "$out/summary.txt"
 }
 step_sanitize() {
@@ -262,6 +264,13 @@ step_ce2() {
   capped "${CE2_LIMIT:-150}" "ce2-ar-g$gpus.txt" $k overlap bench -g "$gpus" --op ar --comms ce ce2 \
     --caps 0 --ce-caps 0 128 --swizzles 1 8 --signals eager --json "$out/ce2-ar-g$gpus.json"
   overlap_rows "$out/ce2-ar-g$gpus.txt"
+}
+step_sum() {
+  gtest_each 60 sum-tests.txt 'PartSumGpu.*'
+  grep -E "^\[ +(OK|FAILED|EXITED [0-9]+) +\]" "$out/sum-tests.txt" | sort -u | tee -a "$out/summary.txt"
+  capped "${SUM_LIMIT:-60}" overlap-sum.txt $k overlap sum --parts 2 4 8 --bytes 8M 32M 64M \
+    --json "$out/overlap-sum.json"
+  grep -vE "^#  " "$out/overlap-sum.txt" | tail -n 22 | tee -a "$out/summary.txt"
 }
 step_chunked() {
   # CHUNKED_ARGS: more flags for the bench (e.g. --ab-chunked-streams).
