@@ -80,6 +80,29 @@ Genome revise(const Genome& genome, const std::string& failure, Rng& rng,
   return mutate_knob(genome, rng, allowed);
 }
 
+std::vector<Individual> carried_over(const std::vector<Individual>& ranked,
+                                     const std::map<std::string, Individual>& archive, int elites,
+                                     int archive_elites, int population) {
+  std::vector<Individual> next;
+  const int room = population - 1;  // at least one child per generation
+  for (int e = 0; e < elites && e < static_cast<int>(ranked.size()) && e < room; ++e)
+    next.push_back(ranked[static_cast<std::size_t>(e)]);
+  std::vector<const Individual*> cells;
+  for (const auto& [cell, best] : archive) cells.push_back(&best);
+  std::sort(cells.begin(), cells.end(),
+            [](const Individual* a, const Individual* b) { return better(*a, *b); });
+  int kept = 0;
+  for (const Individual* c : cells) {
+    if (kept >= archive_elites || static_cast<int>(next.size()) >= room) break;
+    const bool held = std::any_of(next.begin(), next.end(),
+                                  [&](const Individual& n) { return cell_of(n) == cell_of(*c); });
+    if (held) continue;
+    next.push_back(*c);
+    ++kept;
+  }
+  return next;
+}
+
 nlohmann::json Evaluation::to_json() const {
   return {{"correct", correct}, {"us", us},           {"roof_us", roof_us},
           {"binding", binding}, {"failure", failure}, {"fitness", fitness()}};
@@ -129,9 +152,9 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
                     const std::vector<Genome>& seeds,
                     const std::function<void(const Individual&)>& progress) {
   KILN_REQUIRE(o.budget >= 1 && o.population >= 2 && o.elites >= 0 && o.elites < o.population &&
-                   o.tournament >= 1 && o.max_revisions >= 0,
+                   o.archive_elites >= 0 && o.tournament >= 1 && o.max_revisions >= 0,
                "search: need budget >= 1, population >= 2, 0 <= elites < population, "
-               "tournament >= 1, revisions >= 0");
+               "archive elites >= 0, tournament >= 1, revisions >= 0");
   Rng rng(o.seed);
   const StrategySet* allowed = o.allowed.empty() ? nullptr : &o.allowed;
   SearchResult result;
@@ -247,8 +270,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     std::vector<Individual> ranked = population;
     std::sort(ranked.begin(), ranked.end(), better);
     if (!o.random_only)
-      for (int e = 0; e < o.elites && e < static_cast<int>(ranked.size()); ++e)
-        next.push_back(ranked[e]);
+      next = carried_over(ranked, result.archive, o.elites, o.archive_elites, o.population);
     // The generation's children first (they depend on the population only), then judged.
     std::vector<Individual> children;
     while (static_cast<int>(next.size() + children.size()) < o.population) {

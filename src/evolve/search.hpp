@@ -44,6 +44,10 @@ struct SearchOptions {
   int budget = 100;  // evaluations (cache hits are free)
   int population = 16;
   int elites = 2;
+  // Besides the elites, the best of up to this many other archive cells (work mapping x binding)
+  // go on to the next generation, so that a mapping that lost the population's top places can
+  // still be crossed and mutated (the archive kept them only for the report and the pool).
+  int archive_elites = 2;
   int tournament = 3;
   double crossover_rate = 0.6;
   double union_share = 0.5;  // of crossovers, the share that take the union
@@ -83,6 +87,13 @@ SearchResult search(Family family, const SearchOptions& options, const Evaluator
 // strategies, far from a compute roof compute ones, a kernel near the launch floor favours
 // launch and fusion strategies.
 std::map<Resource, double> guidance_weights(const Evaluation& evaluation);
+
+// What a generation carries over unchanged: the `elites` best of `ranked` (best first), then the
+// best individuals of up to `archive_elites` archive cells (work mapping x binding) that those do
+// not already represent, best first; never more than population - 1 (one child at least).
+std::vector<Individual> carried_over(const std::vector<Individual>& ranked,
+                                     const std::map<std::string, Individual>& archive, int elites,
+                                     int archive_elites, int population);
 
 // Where `name` first stands in `text` as a whole strategy name (not inside a longer name such as
 // "vector16-loads" in "vector16-loads-x"); npos if nowhere.

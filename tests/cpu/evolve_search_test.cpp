@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 
@@ -133,6 +134,49 @@ TEST(EvolveSearch, ARevisionDropsTheStrategyTheFailureNames) {
       if (!r.has(s)) dropped.insert(s);
   }
   EXPECT_EQ(dropped.size(), optional.size());
+}
+
+// An individual of one work mapping at fitness u (memory-bound, correct).
+Individual of_mapping(const std::string& mapping, double u, int variant = 0) {
+  Individual i;
+  i.genome.family = Family::kReduceAxis;
+  i.genome.strategies = {mapping};
+  i.genome.knobs["variant"] = variant;  // tells two genomes of one mapping apart
+  i.evaluation.correct = true;
+  i.evaluation.roof_us = 100.0;
+  i.evaluation.us = 100.0 / u;
+  i.evaluation.binding = "memory";
+  return i;
+}
+
+TEST(EvolveSearch, ArchiveCellsOtherThanTheElitesAreCarriedOver) {
+  const Individual a1 = of_mapping("split-row", 0.9), a2 = of_mapping("split-row", 0.85, 1),
+                   b1 = of_mapping("row-per-block", 0.6), c1 = of_mapping("cluster-split-row", 0.5);
+  const std::vector<Individual> ranked = {a1, a2, b1, c1};
+  std::map<std::string, Individual> archive;
+  archive["split-row|memory"] = a1;
+  archive["row-per-block|memory"] = b1;
+  archive["cluster-split-row|memory"] = c1;
+  const auto mappings = [](const std::vector<Individual>& v) {
+    std::vector<std::string> out;
+    for (const Individual& i : v) out.push_back(*i.genome.strategies.begin());
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // Two elites, both split-row; then the best other cell.
+  EXPECT_EQ(mappings(carried_over(ranked, archive, 2, 1, 16)),
+            (V{"split-row", "split-row", "row-per-block"}));
+  EXPECT_EQ(mappings(carried_over(ranked, archive, 1, 2, 16)),
+            (V{"split-row", "row-per-block", "cluster-split-row"}));
+  // None from the archive: the elites alone (the search before archive_elites).
+  EXPECT_EQ(mappings(carried_over(ranked, archive, 2, 0, 16)), (V{"split-row", "split-row"}));
+  // Room for one child at least.
+  EXPECT_EQ(carried_over(ranked, archive, 1, 2, 2).size(), 1u);
+  EXPECT_EQ(carried_over(ranked, archive, 1, 2, 3).size(), 2u);
+  // The search refuses a negative count.
+  SearchOptions o;
+  o.archive_elites = -1;
+  EXPECT_THROW(search(Family::kReduceAxis, o, landscape), UsageError);
 }
 
 TEST(EvolveSearch, ReplayTakesTheRecordedPath) {
