@@ -31,6 +31,7 @@
 #include "evolve/confirmation.hpp"
 #include "evolve/export.hpp"
 #include "evolve/report_plot.hpp"
+#include "evolve/run_replay.hpp"
 #include "evolve/search.hpp"
 #include "evolve/seed_list.hpp"
 #include "evolve/set_summary.hpp"
@@ -591,6 +592,30 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 100000));
   show_cmd->callback([show, &run]() {
     run = [show](const Invocation&) { return show_run(show->first, show->second); };
+  });
+  auto replays = std::make_shared<std::vector<std::string>>();
+  CLI::App* replay_cmd = evolve->add_subcommand(
+      "replay",
+      "re-run recorded searches on the CPU from their logs (no GPU): does this kiln's search "
+      "take each run's recorded path? (exit 1 where one leaves it)");
+  replay_cmd->add_option("runs", *replays, "run folders (each a `kiln evolve run --out`)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  replay_cmd->callback([replays, &run]() {
+    run = [replays](const Invocation&) {
+      int left = 0;
+      for (const std::string& dir : *replays) {
+        const evolve::RunReplay r = evolve::replay_run(dir);
+        if (r.same_path) {
+          fmt::print("{}: {} evaluations, the recorded path\n", dir, r.recorded);
+        } else {
+          ++left;
+          fmt::print("{}: left the recorded path after {} of {} evaluations: {}\n", dir, r.replayed,
+                     r.recorded, r.divergence);
+        }
+      }
+      return left == 0 ? 0 : 1;
+    };
   });
   auto exports = std::make_shared<std::pair<std::vector<std::string>, std::string>>();
   CLI::App* export_cmd = evolve->add_subcommand(
