@@ -80,6 +80,10 @@ ChunkedReduceScatter::ChunkedReduceScatter(comm::Communicator& comm, const GemmS
   }
   sent_ = core::Event(cudaEventDisableTiming);
   started_ = core::Event(cudaEventDisableTiming);
+  if (compute_streams_ == 2 && world_ > 1) {
+    side_cublas_ = std::make_unique<CublasGemm>();
+    side_stream_ = std::make_unique<core::Stream>();
+  }
   exchange_->set_wait_method(choose_wait_method(copy_stream_, force_spin_wait),
                              kDefaultCounterWaitSeconds);
   // A communicator wait that times out (a peer gone or stalled) names the flags this rank still
@@ -114,8 +118,8 @@ void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStre
   if (!warmed_) {
     cublas_.run(chunk_rows_, shape_.n, shape_.k, dtype_, layout_, a_bytes, b, own_.data(), stream);
     if (two_streams) {
-      side_cublas_.run(chunk_rows_, shape_.n, shape_.k, dtype_, layout_, a_bytes, b,
-                       staging_[0].data(), stream);
+      side_cublas_->run(chunk_rows_, shape_.n, shape_.k, dtype_, layout_, a_bytes, b,
+                        staging_[0].data(), stream);
     }
     warmed_ = true;
   }
@@ -124,7 +128,7 @@ void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStre
   // copies also wait until every peer has summed the previous run out of its regions.
   KILN_CUDA_CHECK(cudaEventRecord(started_.get(), stream));
   KILN_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, started_.get(), 0));
-  if (two_streams) KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, started_.get(), 0));
+  if (two_streams) KILN_CUDA_CHECK(cudaStreamWaitEvent(side_stream_->get(), started_.get(), 0));
   exchange_->wait_until_peers_freed(epoch_, copy_stream_);
   for (int step = 1; step < world_; ++step) {
     const int peer = (rank_ + step) % world_;
@@ -132,8 +136,8 @@ void ChunkedReduceScatter::run(const void* a, const void* b, void* out, cudaStre
     // With two streams, slot 0's chunks (odd steps) run on the side stream and slot 1's on the
     // caller's: each stream owns one staging buffer.
     const bool side = two_streams && slot == 0;
-    const cudaStream_t compute = side ? side_stream_.get() : stream;
-    CublasGemm& gemm = side ? side_cublas_ : cublas_;
+    const cudaStream_t compute = side ? side_stream_->get() : stream;
+    CublasGemm& gemm = side ? *side_cublas_ : cublas_;
     // The caller's first chunk waits a moment so that the side stream's is dispatched first.
     if (two_streams && step == 2) core::enqueue_sleep(kSideFirstNanoseconds, stream);
     // The staging buffer's previous chunk (two steps back) has left before it is overwritten.

@@ -72,11 +72,15 @@ class ChunkedReduceScatter {
   core::DType dtype_;
   WeightLayout layout_;
   std::size_t chunk_bytes_ = 0;
-  CublasGemm cublas_, side_cublas_;  // the caller's stream's and the side stream's (workspaces)
-  bool warmed_ = false;              // both cuBLAS objects have chosen their algorithms (see run)
+  CublasGemm cublas_;  // the caller's stream's
+  // Two compute streams only: the side stream's cuBLAS (its own workspace) and the stream (null
+  // with one, so that one stream allocates what workspace_bytes(..., 1) counts).
+  std::unique_ptr<CublasGemm> side_cublas_;
+  std::unique_ptr<core::Stream> side_stream_;
+  bool warmed_ = false;  // both cuBLAS objects have chosen their algorithms (see run)
   std::unique_ptr<CopyEngineExchange> exchange_;
   core::DeviceBuffer staging_[2], own_;
-  core::Stream copy_stream_, side_stream_;
+  core::Stream copy_stream_;
   core::Event staged_[2], copied_[2], sent_, started_;
   unsigned epoch_ = 0;
   bool forced_ = false;  // a stall raised the flags: they no longer count this object's runs
