@@ -5,11 +5,16 @@
 #              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
 #              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode
+#   speed      engine speed with the judge server (default) against a judge launch per batch
+#              (--launch-per-batch): `kiln evolve run` on SPEED_CASES ("problem:size ..."),
+#              SPEED_BUDGET evaluations, seed 1, the two modes one after the other (never side by
+#              side: the measure is wall time); speed.md: evaluations/s, compile and judge seconds,
+#              the judge's own phases and the rest ("launches"), and the best U of each
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
 #              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
 #              SAN_SOURCES alone; unset: the five default problems)
-# Usage: bash scripts/device_evolve_quality.sh compare sanitizer
+# Usage: bash scripts/device_evolve_quality.sh [compare] [speed] [sanitizer]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/unpack_carry.sh > /dev/null
@@ -68,6 +73,41 @@ for p in sorted(os.listdir(root)):
         med = f"{statistics.median(have):.3f}" if have else "-"
         fmt = lambda v: ", ".join("-" if x is None else f"{x:.3f}" for x in v)
         lines.append(f"| {p} | {mode} | {fmt(best)} | {med} | {fmt(screened)} |")
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+      ;;
+    speed)
+      dir=/tmp/evolve-speed; rm -rf "$dir"; mkdir -p "$dir" "$o/speed"
+      for case in ${SPEED_CASES:-kb1-45-avgpool-2d:small kb1-23-softmax:small kb1-23-softmax:kb kb1-42-maxpool-2d:kb}; do
+        p=${case%%:*}; size=${case#*:}
+        for mode in server launch; do
+          flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
+          run="$dir/$p-$size-$mode"
+          timeout "${SPEED_LIMIT:-150}" build/kiln evolve run --problem "$p" --size "$size" \
+            --budget "${SPEED_BUDGET:-24}" --population 8 --seed 1 "${flag[@]}" \
+            --pool "$dir/pool-$p-$size-$mode.json" --out "$run" \
+            -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/speed/$p-$size-$mode.txt" 2>&1
+          echo "speed $p $size $mode: exit $? $(grep '^# time:' "$o/speed/$p-$size-$mode.txt" | tail -1) $(grep 'evaluations in' "$o/speed/$p-$size-$mode.txt" | tail -1)" | tee -a "$summary"
+          cp "$run/report.json" "$o/speed/$p-$size-$mode-report.json" 2> /dev/null
+          cp "$run"/candidates/serve-*/server.log "$o/speed/" 2> /dev/null
+        done
+      done
+      python3 - "$o/speed" "$o/speed.md" <<'PY' | tee -a "$summary"
+import glob, json, os, sys
+root, out = sys.argv[1], sys.argv[2]
+lines = ["| problem | size | judge | evaluations/s | evaluations | seconds | compile s | judge s | judge phases s | launches s | best U (confirmed) |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+for path in sorted(glob.glob(os.path.join(root, "*-report.json"))):
+    r = json.load(open(path))
+    mode = "server" if path.endswith("-server-report.json") else "launch per batch"
+    e = r.get("engine_seconds", {})
+    phases = sum(v for v in e.get("judge_phases", {}).values())
+    b = r["best"]["evaluation"]
+    u = b["roof_us"] / b["us"] if b.get("correct") and b.get("us") else 0.0
+    lines.append(f"| {r['problem']} | {r['size']} | {mode} | {r['evaluations_per_second']:.2f} | {r['evaluations']} | "
+                 f"{r['seconds']:.1f} | {e.get('compile', 0):.1f} | {e.get('judge', 0):.1f} | {phases:.1f} | "
+                 f"{e.get('judge', 0) - phases:.1f} | {u:.3f} |")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

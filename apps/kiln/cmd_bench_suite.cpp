@@ -15,6 +15,7 @@
 #include "apps/kiln/rank_flags.hpp"
 #include "bench/candidate_library.hpp"
 #include "bench/candidate_verdict.hpp"
+#include "bench/judge_requests.hpp"
 #include "bench/problem.hpp"
 #include "bench/result_envelope.hpp"
 #include "bench/suite.hpp"
@@ -237,6 +238,8 @@ struct CandidateFlags {
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
   double timeout = 60.0, time_limit = 1800.0;
   double floor_scale = 1.0;
+  std::string serve_dir;  // --serve: judge requests from this folder (bench/judge_requests.hpp)
+  double serve_idle = 300.0;
 };
 
 void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
@@ -244,8 +247,7 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
       ->required();
   cmd->add_option("--source", f.sources,
                   "the candidate's CUDA source file; repeat it to judge several in one launch "
-                  "(kiln's own generated kernels: see --json-per-source)")
-      ->required();
+                  "(kiln's own generated kernels: see --json-per-source); required unless --serve");
   cmd->add_option("-g,--ngpus", f.gpus, "GPUs (ranks); 0 = all visible")->capture_default_str();
   add_ranks_per_gpu_flag(cmd, f.ranks_per_gpu);
   cmd->add_option("--sizes", f.sizes, "size presets (default: all of the problem)")->delimiter(',');
@@ -292,6 +294,15 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                   "multiply the time floor by this (> 0; the judge's own tests raise it to see a "
                   "correct candidate rejected as impossibly fast)")
       ->group("Testing the judge");
+  cmd->add_option("--serve", f.serve_dir,
+                  "judge batches of compiled candidates as they arrive in this folder "
+                  "(request-N files, bench/judge_requests.hpp) in one process, until a stop file, "
+                  "--serve-idle seconds without a request, or a candidate that breaks the process: "
+                  "kiln evolve's judge, for its own kernels only (one rank)")
+      ->group("Judge server");
+  cmd->add_option("--serve-idle", f.serve_idle, "seconds --serve waits for a request")
+      ->capture_default_str()
+      ->group("Judge server");
 }
 
 // The suite options for one candidate, flags checked before anything is compiled.
@@ -315,6 +326,16 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   KILN_REQUIRE(
       f.timeout > 0 && f.time_limit > 0,
       fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));
+  if (!f.serve_dir.empty()) {
+    KILN_REQUIRE(f.sources.empty() && f.json_path.empty(),
+                 "--serve takes its candidates from the requests: no --source or --json");
+    KILN_REQUIRE(f.reuse_builds, "--serve loads libraries compiled ahead: it needs --reuse-builds");
+    KILN_REQUIRE(f.gpus == 1, fmt::format("--serve judges on one rank: -g 1, not {}", f.gpus));
+    KILN_REQUIRE(f.serve_idle > 0 && f.serve_idle <= 86400,
+                 fmt::format("--serve-idle {}: accepted range (0, 86400] seconds", f.serve_idle));
+    return o;
+  }
+  KILN_REQUIRE(!f.sources.empty(), "--source is required (or --serve)");
   KILN_REQUIRE(f.sources.size() == 1 || (f.json_per_source && f.json_path.empty()),
                fmt::format("--source given {} times: judging several candidates writes each one's "
                            "results beside its source (--json-per-source), not to one --json",
@@ -339,6 +360,50 @@ struct BatchEntry {
 // shares the process with the next. A candidate that throws, or leaves the CUDA context with an
 // error, ends the batch (exit 3): the later candidates then have no results and are judged
 // again alone, never in a broken context.
+// Judges one candidate of a batch in the ranks' process. 0: judged (accepted or not, the verdict
+// in its JSON); 3: the candidate threw or left the CUDA context with an error, so nothing more may
+// run in this process (its verdict, if written, is removed: it ran in what it broke).
+int judge_batch_entry(comm::Communicator& comm, const bench::SuiteOptions& options,
+                      const SuiteFlags& f, const core::Provenance& provenance,
+                      core::StallWatchdog& watchdog,
+                      const std::shared_ptr<bench::ProblemRunCache>& runs,
+                      const BatchEntry& entry) {
+  bench::SuiteOptions o = options;
+  o.runs = runs;
+  o.candidate_library = entry.library;
+  o.candidate_name = entry.name;
+  SuiteFlags flags = f;
+  flags.json_path = entry.json_path;
+  bool accepted = false;
+  try {
+    accepted = judge_suite(comm, o, flags, provenance, watchdog);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "# rank {}: batch stopped at candidate {}: {}\n", comm.rank(), entry.name,
+               e.what());
+    return 3;
+  }
+  cudaError_t state = cudaDeviceSynchronize();
+  if (state == cudaSuccess) state = cudaGetLastError();
+  if (state != cudaSuccess) {
+    if (comm.rank() == 0) std::filesystem::remove(entry.json_path);
+    fmt::print(stderr,
+               "# rank {}: batch stopped after candidate {}: the CUDA context is left "
+               "with {} ({})\n",
+               comm.rank(), entry.name, cudaGetErrorName(state), cudaGetErrorString(state));
+    return 3;
+  }
+  if (comm.rank() == 0)
+    fmt::print("# candidate {}: {}\n", entry.name, accepted ? "accepted" : "REJECTED");
+  std::fflush(stdout);
+  return 0;
+}
+
+// Several candidates judged one after another by the same ranks: one process start, one CUDA
+// context and one communicator for all of them, which is most of a single judgement's cost
+// (issue 20's engine speed). Meant for kiln's own generated kernels: a candidate judged here
+// shares the process with the next. A candidate that throws, or leaves the CUDA context with an
+// error, ends the batch (exit 3): the later candidates then have no results and are judged
+// again alone, never in a broken context.
 int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options,
                     const SuiteFlags& f, const core::Provenance& provenance,
                     const std::vector<BatchEntry>& entries) {
@@ -348,36 +413,31 @@ int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
   // Each problem size is set up once for the whole batch (declared after the communicator, so
   // destroyed before it).
   const auto runs = std::make_shared<bench::ProblemRunCache>();
-  for (const BatchEntry& entry : entries) {
-    bench::SuiteOptions o = options;
-    o.runs = runs;
-    o.candidate_library = entry.library;
-    o.candidate_name = entry.name;
-    SuiteFlags flags = f;
-    flags.json_path = entry.json_path;
-    bool accepted = false;
-    try {
-      accepted = judge_suite(comm, o, flags, provenance, watchdog);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "# rank {}: batch stopped at candidate {}: {}\n", comm.rank(), entry.name,
-                 e.what());
-      return 3;
-    }
-    cudaError_t state = cudaDeviceSynchronize();
-    if (state == cudaSuccess) state = cudaGetLastError();
-    if (state != cudaSuccess) {
-      // Its verdict (written before this check) is void too: it ran in what it broke.
-      if (comm.rank() == 0) std::filesystem::remove(entry.json_path);
-      fmt::print(stderr,
-                 "# rank {}: batch stopped after candidate {}: the CUDA context is left "
-                 "with {} ({})\n",
-                 comm.rank(), entry.name, cudaGetErrorName(state), cudaGetErrorString(state));
-      return 3;
-    }
-    if (comm.rank() == 0)
-      fmt::print("# candidate {}: {}\n", entry.name, accepted ? "accepted" : "REJECTED");
-  }
+  for (const BatchEntry& entry : entries)
+    if (const int code = judge_batch_entry(comm, options, f, provenance, watchdog, runs, entry))
+      return code;
   return 0;
+}
+
+// --serve: the batch's process kept up between batches, judging each request as it arrives
+// (bench/judge_requests.hpp), the problem sizes set up once for all of them.
+int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& options,
+                    const SuiteFlags& f, const core::Provenance& provenance,
+                    const CandidateFlags& cf) {
+  core::StallWatchdog watchdog(f.timeout + 10.0, info.rank);
+  watchdog.progress("connecting the ranks");
+  comm::Communicator comm(info, f.timeout);
+  const auto runs = std::make_shared<bench::ProblemRunCache>();
+  bench::ServeOptions so;
+  so.idle_seconds = cf.serve_idle;
+  return bench::serve_judge_requests(
+      cf.serve_dir, so,
+      [&](const bench::ServedCandidate& c) {
+        std::filesystem::remove(c.json_path);  // only this judgement's verdict counts
+        return judge_batch_entry(comm, options, f, provenance, watchdog, runs,
+                                 {c.name, c.library, c.json_path}) == 0;
+      },
+      [&](int) { watchdog.progress("waiting for a judge request"); });
 }
 
 comm::RankRequest candidate_request(const CandidateFlags& f) {
@@ -469,7 +529,26 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
   return all ? 0 : 1;
 }
 
+// --serve: one process judging request after request until told to stop (the exit code is the
+// ranks': 0 after stop or the idle limit, 3 when a candidate broke the process).
+int serve_candidates(const CandidateFlags& f, const Invocation& invocation) {
+  const bench::SuiteOptions o = candidate_options(f);
+  std::filesystem::create_directories(f.serve_dir);
+  const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
+  comm::RankRequest request = candidate_request(f);
+  request.launch.time_limit_seconds = 0.0;  // the client limits each request
+  const comm::RankLayout layout = comm::resolve_ranks(request);
+  SuiteFlags flags;
+  flags.timeout = f.timeout;
+  const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+    return serve_rank_main(info, o, flags, provenance, f);
+  });
+  fmt::print("# judge server in {} ended with {}\n", f.serve_dir, code);
+  return code;
+}
+
 int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
+  if (!f.serve_dir.empty()) return serve_candidates(f, invocation);
   bench::SuiteOptions o = candidate_options(f);
   if (f.sources.size() > 1) return judge_candidate_batch(f, invocation);
   const std::string& source = f.sources.front();

@@ -70,7 +70,16 @@ struct RunFlags {
   std::string timing = "screen";
   std::uint64_t seed = 1;
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
+  // Each batch judged by a launch of its own instead of the judge server kept up between them.
+  bool launch_per_batch = false;
 };
+
+void add_launch_per_batch_flag(CLI::App* cmd, RunFlags& f) {
+  cmd->add_flag("--launch-per-batch", f.launch_per_batch,
+                "judge each batch in a `kiln bench candidate` launch of its own (default: one "
+                "judge process kept up for the whole search, `--serve`, which saves the process "
+                "start, CUDA context and problem set-up of every batch)");
+}
 
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
 // problem, size, judge settings and GPU).
@@ -200,6 +209,7 @@ int run_evolve(const RunFlags& f) {
   eo.timing = f.timing;
   eo.build_cache = f.build_cache;
   if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
+  eo.serve = eo.batch != nullptr && !f.launch_per_batch;
   evolve::SearchOptions so;
   so.budget = f.budget;
   so.population = f.population;
@@ -290,6 +300,7 @@ int run_evolve(const RunFlags& f) {
         evolve::best_accepted(result.history, 3 * f.confirm);
     evolve::CandidateEvaluatorOptions co = eo;
     co.timing = "guarded";
+    co.serve = false;  // the verdict: each confirmation round in a process of its own
     std::vector<evolve::Confirmed> confirmed;
     for (std::size_t from = 0; from < ranked.size() && evolve::best_confirmed(confirmed) < 0;
          from += static_cast<std::size_t>(f.confirm)) {
@@ -788,6 +799,7 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_flag("--judge-alone", f->judge_alone,
                 "judge every genome in its own launch (default: each generation's genomes in one "
                 "launch, a genome whose batch stopped at a crash judged again alone)");
+  add_launch_per_batch_flag(cmd, *f);
   cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
 
   auto sf = std::make_shared<RunFlags>();
@@ -832,6 +844,7 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "depend on which runs finished before it started")
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
+  add_launch_per_batch_flag(set, *sf);
   set->callback([sf, patterns, torch_json, &run]() {
     run = [sf, patterns, torch_json](const Invocation&) {
       // Settings that would fail every problem fail the set at once.

@@ -21,6 +21,7 @@
 #include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
 #include "evolve/blas2_generator.hpp"
+#include "evolve/judge_server.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/matmul_generator.hpp"
@@ -124,7 +125,7 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
       "--json-per-source"
       " --skip-reference-timing --timing {}",
       o.folder, o.warmup, o.iterations, o.trials, o.timeout_seconds,
-      4 * o.timeout_seconds * static_cast<int>(sources.size()), o.timing);
+      4 * o.timeout_seconds * std::max(1, static_cast<int>(sources.size())), o.timing);
   return command;
 }
 
@@ -223,7 +224,9 @@ class GpuTurn {
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
     const CandidateEvaluatorOptions& o, int threads) {
-  return [o, threads](const std::vector<Genome>& batch) {
+  // The judge server (kept up between batches), made at the first batch that needs it.
+  std::shared_ptr<JudgeServer> server;
+  return [o, threads, server](const std::vector<Genome>& batch) mutable {
     std::filesystem::create_directories(o.folder);
     // One of each genome (two threads must not write and compile the same file); only the ones
     // the generator has code for go to the batch judgement (the evaluator reports the others).
@@ -232,6 +235,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     for (const Genome& g : batch)
       if (seen.insert(g.hash()).second) unique.push_back(g);
     std::vector<char> generated(unique.size(), 0);
+    std::vector<std::string> libraries(unique.size());
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
       for (std::size_t i = next++; i < unique.size(); i = next++) {
@@ -240,8 +244,9 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           const std::string source = generate_candidate(unique[i], o.problem);
           std::ofstream(stem + ".cu") << source;
           generated[i] = 1;
-          (void)bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
-                                         o.build_cache);
+          libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
+                                                  o.build_cache)
+                             .library;
         } catch (const std::exception&) {
           // A genome the generator refuses or nvcc rejects: the judge reports it.
         }
@@ -267,18 +272,43 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       judged.push_back(unique[i]);
     }
     if (sources.empty()) return;
-    std::string output;
-    const std::string command = judge_command(o, sources);
     double judge_seconds = 0.0;
-    {
-      const GpuTurn turn;
-      const auto judge_start = std::chrono::steady_clock::now();
-      (void)core::run_command(command, output);
-      judge_seconds = core::seconds_since(judge_start);
+    if (o.serve) {
+      // The compiled ones to the server; one nvcc rejected is judged alone afterwards (its
+      // failure then comes from the judge).
+      std::vector<bench::ServedCandidate> served;
+      for (std::size_t i = 0; i < unique.size(); ++i) {
+        if (!generated[i] || libraries[i].empty()) continue;
+        const std::string stem = stem_of(o, unique[i]);
+        served.push_back(
+            {std::filesystem::path(stem).filename().string(), libraries[i], stem + ".json"});
+      }
+      if (!served.empty()) {
+        if (!server) server = std::make_shared<JudgeServer>(judge_command(o, {}), o.folder);
+        const GpuTurn turn;
+        const auto judge_start = std::chrono::steady_clock::now();
+        // A first request also starts the process, its CUDA context and the problem's set-up.
+        const bool answered = server->judge(
+            served, 120.0 + 4.0 * o.timeout_seconds * static_cast<double>(served.size()));
+        judge_seconds = core::seconds_since(judge_start);
+        if (!answered) {
+          fmt::print(stderr, "# judge server ended during a batch of {} (log: {}/server.log)\n",
+                     served.size(), server->current_dir());
+        }
+      }
+    } else {
+      std::string output;
+      const std::string command = judge_command(o, sources);
+      {
+        const GpuTurn turn;
+        const auto judge_start = std::chrono::steady_clock::now();
+        (void)core::run_command(command, output);
+        judge_seconds = core::seconds_since(judge_start);
+      }
+      std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
+          << command << "\n"
+          << output;
     }
-    std::ofstream(fmt::format("{}/batch-{:016x}.log", o.folder, judged.front().hash()))
-        << command << "\n"
-        << output;
     const std::lock_guard lock(o.batch->mutex);
     o.batch->judge_seconds += judge_seconds;
     for (const Genome& g : judged) {

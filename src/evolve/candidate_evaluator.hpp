@@ -48,6 +48,9 @@ struct CandidateEvaluatorOptions {
   // --source), and the evaluator takes those verdicts; a genome the batch did not judge through
   // (it stopped at a crash) is judged alone as before. Null: every genome judged alone.
   std::shared_ptr<BatchVerdicts> batch;
+  // With `batch`: the batches go to one judge process kept up between them (evolve/
+  // judge_server.hpp, `kiln bench candidate --serve`) instead of a launch each.
+  bool serve = false;
 };
 
 // Throws kiln::UsageError when the problem's family has no generator yet.

@@ -1,0 +1,53 @@
+// A judge that stays up between batches (issue 20's engine speed): `kiln bench candidate --serve
+// DIR` judges request after request from DIR in one process, so that a search's generations share
+// one process start, CUDA context, communicator and problem set-up instead of paying them per
+// batch (3-4 s a batch on an H200, most of a small problem's judging). The protocol is files, so
+// that either side can die without the other blocking on a pipe:
+//   DIR/request-N  the client's N-th batch (N = 0, 1, ...), one candidate per line:
+//                  name <TAB> library <TAB> json path; written whole (renamed into place)
+//   DIR/done-N     the server's answer: the batch was judged through (each verdict is in its
+//                  JSON); absent when the server ended during it (a candidate broke the process)
+//   DIR/stop       the client's request to end
+// The server takes requests in order, waits (polling) when there is none, and ends on `stop`, after
+// `idle_seconds` without a request, or when a candidate leaves it unable to go on.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::bench {
+
+struct ServedCandidate {
+  std::string name;       // the candidate's name in the report (its source's stem)
+  std::string library;    // the compiled shared library
+  std::string json_path;  // where its verdict goes
+};
+
+std::string request_path(const std::string& dir, int sequence);
+std::string done_path(const std::string& dir, int sequence);
+std::string stop_path(const std::string& dir);
+
+// Writes request `sequence` atomically (a temporary file renamed into place). Throws
+// kiln::UsageError naming the field when a name or path holds a tab or a line break, or when the
+// batch is empty.
+void write_judge_request(const std::string& dir, int sequence,
+                         const std::vector<ServedCandidate>& candidates);
+// Request `sequence`, or nullopt while it is not there. Throws kiln::Error for a malformed line.
+std::optional<std::vector<ServedCandidate>> read_judge_request(const std::string& dir,
+                                                               int sequence);
+
+struct ServeOptions {
+  double idle_seconds = 300.0;  // end after this long without a request
+  double poll_seconds = 0.002;  // how often the server looks for a request
+};
+
+// The server's loop. `judge_one` judges a candidate and returns false when the process cannot go
+// on (the request then gets no done file); `waiting` is called at every poll (a watchdog's
+// progress). Returns 0 after `stop` or the idle limit, 3 when judge_one returned false.
+int serve_judge_requests(const std::string& dir, const ServeOptions& options,
+                         const std::function<bool(const ServedCandidate&)>& judge_one,
+                         const std::function<void(int sequence)>& waiting);
+
+}  // namespace kiln::bench
