@@ -10,6 +10,9 @@
 #              SPEED_BUDGET evaluations, seed 1, the two modes one after the other (never side by
 #              side: the measure is wall time); speed.md: evaluations/s, compile and judge seconds,
 #              the judge's own phases and the rest ("launches"), and the best U of each
+#   speedset   the same A/B on a set run: `kiln evolve set` on SPEEDSET_PATTERNS at SPEEDSET_SIZE
+#              (kb), SPEEDSET_BUDGET (16) per problem, --parallel-problems SPEEDSET_PARALLEL (4),
+#              server then launch per batch; each mode's set-run.json (wall, evaluations/s)
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
 #              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
@@ -112,6 +115,21 @@ open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
       ;;
+    speedset)
+      dir=/tmp/evolve-speedset; rm -rf "$dir"; mkdir -p "$dir" "$o/speedset"
+      for mode in server launch; do
+        flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
+        # shellcheck disable=SC2086
+        timeout "${SPEEDSET_LIMIT:-250}" build/kiln evolve set \
+          --problems ${SPEEDSET_PATTERNS:-'kb1-19-*' 'kb1-2?-*' 'kb1-30-*'} \
+          --size "${SPEEDSET_SIZE:-kb}" --budget "${SPEEDSET_BUDGET:-16}" --population 8 --seed 1 \
+          "${flag[@]}" --pool "$dir/pool-$mode.json" --out "$dir/$mode" -w 3 -n 10 --trials 2 \
+          --timeout 60 --confirm 1 --parallel-problems "${SPEEDSET_PARALLEL:-4}" \
+          > "$o/speedset/set-$mode.txt" 2>&1
+        echo "speedset $mode: exit $? $(tr -d '\n' < "$dir/$mode/set-run.json" 2> /dev/null)" | tee -a "$summary"
+        cp "$dir/$mode/set-run.json" "$o/speedset/set-run-$mode.json" 2> /dev/null
+        cp "$dir/$mode/summary.md" "$o/speedset/summary-$mode.md" 2> /dev/null
+      done ;;
     sanitizer)
       # SAN_PROBLEMS' evolved best.cu, then SAN_SOURCES ("problem=path ..."), under each tool of
       # SAN_TOOLS (memcheck; racecheck and synccheck for shared-memory and barrier code).

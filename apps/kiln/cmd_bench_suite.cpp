@@ -240,6 +240,7 @@ struct CandidateFlags {
   double floor_scale = 1.0;
   std::string serve_dir;  // --serve: judge requests from this folder (bench/judge_requests.hpp)
   double serve_idle = 300.0;
+  bool serve_release_setup = false;
 };
 
 void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
@@ -302,6 +303,11 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
       ->group("Judge server");
   cmd->add_option("--serve-idle", f.serve_idle, "seconds --serve waits for a request")
       ->capture_default_str()
+      ->group("Judge server");
+  cmd->add_flag("--serve-release-setup", f.serve_release_setup,
+                "free the problem's set-up (inputs, reference) after each request instead of "
+                "keeping it for the next: GPU memory for one problem at a time when several "
+                "servers are up")
       ->group("Judge server");
 }
 
@@ -437,7 +443,13 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
         return judge_batch_entry(comm, options, f, provenance, watchdog, runs,
                                  {c.name, c.library, c.json_path}) == 0;
       },
-      [&](int) { watchdog.progress("waiting for a judge request"); });
+      [&](int) { watchdog.progress("waiting for a judge request"); },
+      [&] {
+        if (!cf.serve_release_setup) return;
+        // Freed before the answer, while this server still has the judge's turn.
+        KILN_CUDA_CHECK(cudaDeviceSynchronize());
+        runs->entries.clear();  // the next request sets the problem up again
+      });
 }
 
 comm::RankRequest candidate_request(const CandidateFlags& f) {

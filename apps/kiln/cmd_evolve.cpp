@@ -72,6 +72,7 @@ struct RunFlags {
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
   // Each batch judged by a launch of its own instead of the judge server kept up between them.
   bool launch_per_batch = false;
+  bool release_judge_setup = false;  // the server frees the problem's set-up after each batch
 };
 
 void add_launch_per_batch_flag(CLI::App* cmd, RunFlags& f) {
@@ -210,6 +211,7 @@ int run_evolve(const RunFlags& f) {
   eo.build_cache = f.build_cache;
   if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
   eo.serve = eo.batch != nullptr && !f.launch_per_batch;
+  eo.release_setup = f.release_judge_setup;
   evolve::SearchOptions so;
   so.budget = f.budget;
   so.population = f.population;
@@ -464,6 +466,10 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
       f.problem = names[i];
       f.out = (out / names[i]).string();
       if (base.parallel_problems > 1) f.label = names[i];
+      // Several judge servers are up at once: each frees its problem's set-up after every batch,
+      // so that GPU memory holds one problem's buffers at a time (the judge's turn), not one per
+      // search (KernelBench's sizes take 6-25 GB each).
+      f.release_judge_setup = base.parallel_problems > 1;
       // One build cache for the set: problems of one kind (square, transposed, ... matmuls)
       // generate the same kernels under other names.
       if (f.build_cache.empty()) f.build_cache = (out / "build-cache").string();

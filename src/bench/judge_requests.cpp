@@ -79,7 +79,8 @@ std::optional<std::vector<ServedCandidate>> read_judge_request(const std::string
 
 int serve_judge_requests(const std::string& dir, const ServeOptions& options,
                          const std::function<bool(const ServedCandidate&)>& judge_one,
-                         const std::function<void(int sequence)>& waiting) {
+                         const std::function<void(int sequence)>& waiting,
+                         const std::function<void()>& after_request) {
   KILN_REQUIRE(options.idle_seconds > 0 && options.poll_seconds > 0,
                "serve: the idle limit and the poll interval must be > 0 seconds");
   const auto poll = std::chrono::duration<double>(options.poll_seconds);
@@ -95,6 +96,7 @@ int serve_judge_requests(const std::string& dir, const ServeOptions& options,
     }
     for (const ServedCandidate& c : *request)
       if (!judge_one(c)) return 3;
+    if (after_request) after_request();
     const std::string done = done_path(dir, sequence);
     std::ofstream(done + ".partial", std::ios::trunc) << request->size() << " judged\n";
     std::filesystem::rename(done + ".partial", done);

@@ -45,9 +45,11 @@ struct ServeOptions {
 
 // The server's loop. `judge_one` judges a candidate and returns false when the process cannot go
 // on (the request then gets no done file); `waiting` is called at every poll (a watchdog's
-// progress). Returns 0 after `stop` or the idle limit, 3 when judge_one returned false.
+// progress), `after_request` (may be empty) once a request is judged, before its done file.
+// Returns 0 after `stop` or the idle limit, 3 when judge_one returned false.
 int serve_judge_requests(const std::string& dir, const ServeOptions& options,
                          const std::function<bool(const ServedCandidate&)>& judge_one,
-                         const std::function<void(int sequence)>& waiting);
+                         const std::function<void(int sequence)>& waiting,
+                         const std::function<void()>& after_request = nullptr);
 
 }  // namespace kiln::bench

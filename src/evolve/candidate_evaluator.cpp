@@ -284,7 +284,10 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
             {std::filesystem::path(stem).filename().string(), libraries[i], stem + ".json"});
       }
       if (!served.empty()) {
-        if (!server) server = std::make_shared<JudgeServer>(judge_command(o, {}), o.folder);
+        if (!server) {
+          server = std::make_shared<JudgeServer>(
+              judge_command(o, {}) + (o.release_setup ? " --serve-release-setup" : ""), o.folder);
+        }
         const GpuTurn turn;
         const auto judge_start = std::chrono::steady_clock::now();
         // A first request also starts the process, its CUDA context and the problem's set-up.

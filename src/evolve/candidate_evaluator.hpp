@@ -51,6 +51,8 @@ struct CandidateEvaluatorOptions {
   // With `batch`: the batches go to one judge process kept up between them (evolve/
   // judge_server.hpp, `kiln bench candidate --serve`) instead of a launch each.
   bool serve = false;
+  // The server frees the problem's set-up after each batch (several servers up at once).
+  bool release_setup = false;
 };
 
 // Throws kiln::UsageError when the problem's family has no generator yet.

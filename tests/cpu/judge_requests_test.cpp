@@ -72,10 +72,15 @@ TEST(JudgeRequests, ServesInOrderUntilStop) {
         judged.push_back(c.name);
         return true;
       },
-      [&](int) { ++waits; });
+      [&](int) { ++waits; },
+      [&] {
+        // Called once a request is judged, before its answer.
+        judged.push_back("|");
+        EXPECT_FALSE(std::filesystem::exists(done_path(dir, judged.size() == 3 ? 0 : 1)));
+      });
   client.join();
   EXPECT_EQ(code, 0);
-  EXPECT_EQ(judged, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(judged, (std::vector<std::string>{"a", "b", "|", "c", "|"}));
   EXPECT_EQ(answered_before_next, 1);
   EXPECT_GT(waits, 0);  // it polled (a watchdog's progress) while no request was there
 }
