@@ -12,7 +12,7 @@
 #              the judge's own phases and the rest ("launches"), and the best U of each
 #   speedset   the same A/B on a set run: `kiln evolve set` on SPEEDSET_PATTERNS at SPEEDSET_SIZE
 #              (kb), SPEEDSET_BUDGET (16) per problem, --parallel-problems SPEEDSET_PARALLEL (4),
-#              server then launch per batch; each mode's set-run.json (wall, evaluations/s)
+#              server then launch per batch (SPEEDSET_MODES); each mode's set-run.json
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
 #              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
@@ -117,7 +117,7 @@ PY
       ;;
     speedset)
       dir=/tmp/evolve-speedset; rm -rf "$dir"; mkdir -p "$dir" "$o/speedset"
-      for mode in server launch; do
+      for mode in ${SPEEDSET_MODES:-server launch}; do
         flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
         # shellcheck disable=SC2086
         timeout "${SPEEDSET_LIMIT:-250}" build/kiln evolve set \
