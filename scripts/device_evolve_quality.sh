@@ -119,9 +119,12 @@ PY
       dir=/tmp/evolve-speedset; rm -rf "$dir"; mkdir -p "$dir" "$o/speedset"
       for mode in ${SPEEDSET_MODES:-server launch}; do
         flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
-        # shellcheck disable=SC2086
-        timeout "${SPEEDSET_LIMIT:-250}" build/kiln evolve set \
-          --problems ${SPEEDSET_PATTERNS:-'kb1-19-*' 'kb1-2?-*' 'kb1-30-*'} \
+        # The patterns split on spaces, never matched against files here.
+        set -f
+        # shellcheck disable=SC2206
+        patterns=(${SPEEDSET_PATTERNS:-kb1-19-* kb1-2?-* kb1-30-*})
+        set +f
+        timeout "${SPEEDSET_LIMIT:-250}" build/kiln evolve set --problems "${patterns[@]}" \
           --size "${SPEEDSET_SIZE:-kb}" --budget "${SPEEDSET_BUDGET:-16}" --population 8 --seed 1 \
           "${flag[@]}" --pool "$dir/pool-$mode.json" --out "$dir/$mode" -w 3 -n 10 --trials 2 \
           --timeout 60 --confirm 1 --parallel-problems "${SPEEDSET_PARALLEL:-4}" \
