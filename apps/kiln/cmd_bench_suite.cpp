@@ -27,6 +27,7 @@
 #include "core/error.hpp"
 #include "core/provenance.hpp"
 #include "core/stall_watchdog.hpp"
+#include "core/startup_trace.hpp"
 #include "problems/registry.hpp"
 
 namespace kiln::app {
@@ -67,6 +68,7 @@ void write_svg(const std::string& path, const std::string& svg) {
 // judged row is correct (and, for a candidate, something was judged).
 bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, const SuiteFlags& f,
                  core::Provenance provenance, core::StallWatchdog& watchdog) {
+  core::trace_point("judging");
   bench::SuiteOptions o = options;
   o.progress = [&watchdog](const std::string& step) { watchdog.progress(step); };
   const bool printer = comm.rank() == 0;
@@ -100,6 +102,7 @@ bool judge_suite(comm::Communicator& comm, const bench::SuiteOptions& options, c
           }
         }
       });
+  core::trace_point("judged");
   bool ok = true;
   for (const auto& r : rows) ok = ok && (!r.skipped.empty() || r.correct);
   // A candidate is accepted for what was judged: when every row was skipped (a size this world

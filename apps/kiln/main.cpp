@@ -7,8 +7,10 @@
 #include "apps/kiln/commands.hpp"
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "core/startup_trace.hpp"
 
 int main(int argc, char** argv) {
+  kiln::core::trace_point("main");
   CLI::App app{"kiln: fast single- and multi-GPU kernels, measured against the hardware's limits"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kiln (commit " + kiln::core::git_commit() + ")");
@@ -52,7 +54,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run ? run({argc, argv}) : 2;
+    kiln::core::trace_point("parsed");
+    const int code = run ? run({argc, argv}) : 2;
+    kiln::core::trace_point("returning");
+    return code;
   } catch (const kiln::UsageError& e) {
     std::fprintf(stderr, "kiln: error: %s\n", e.what());
     return 2;

@@ -1,4 +1,5 @@
 #include "comm/communicator.hpp"
+#include "core/startup_trace.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -179,7 +180,9 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   int devices = 0;
   KILN_CUDA_CHECK(cudaGetDeviceCount(&devices));
   device_ = gpu_for_rank(info_, devices);
+  core::trace_point("communicator: setting the device");
   KILN_CUDA_CHECK(cudaSetDevice(device_));
+  core::trace_point("communicator: device set");
   allow_shared_gpu(info_, device_);
 
   const std::string address = bootstrap_address(info_, process_environment());
@@ -206,6 +209,7 @@ Communicator::Communicator(const RankInfo& info, const ncclUniqueId& id, int dev
 }
 
 void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstrap) {
+  core::trace_point("communicator: NCCL initialising");
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   ncclComm_t initial = nullptr;
@@ -215,6 +219,7 @@ void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstr
       initial, started, timeout_seconds_,
       fmt::format("communicator initialisation ({} ranks, {})", info_.world_size, bootstrap),
       info_.rank);
+  core::trace_point("communicator: bootstrap communicator up");
   if (mode_ == NcclMode::kNonBlocking) {
     comm_ = initial;
     return;
@@ -256,14 +261,17 @@ void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstr
                             nccl_error_detail(data_started)));
   }
   comm_ = data;
+  core::trace_point("communicator: data communicator up");
 }
 
 Communicator::~Communicator() {
+  core::trace_point("communicator: finalising");
   if (comm_ != nullptr && !aborted_) {
     arm("communicator finalisation");  // a blocking finalize waits for peers: keep it bounded
     finalize_or_abort(comm_, timeout_seconds_);
     disarm();
   }
+  core::trace_point("communicator: finalised");
   stop_watchdog_.store(true);
   if (watchdog_.joinable()) watchdog_.join();
 }

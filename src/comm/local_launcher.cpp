@@ -1,4 +1,5 @@
 #include "comm/local_launcher.hpp"
+#include "core/startup_trace.hpp"
 
 #include <arpa/inet.h>
 #include <cuda_runtime.h>
@@ -60,12 +61,14 @@ int free_loopback_port() {
   info.launcher = "kiln";
   info.ranks_per_gpu = ranks_per_gpu;
   int code = 1;
+  core::trace_point("rank forked");
   try {
     code = rank_main(info);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kiln: rank %d: error: %s\n", rank, error.what());
     code = 1;
   }
+  core::trace_point("rank exiting");
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(code);

@@ -1,5 +1,6 @@
 // Rank layout and launch for the CLI's multi-rank subcommands (see rank_launch.hpp).
 #include "comm/rank_launch.hpp"
+#include "core/startup_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -80,7 +81,10 @@ RankLayout plan_ranks(const RankRequest& request, const std::optional<RankInfo>&
 
 RankLayout resolve_ranks(const RankRequest& request) {
   const std::optional<RankInfo> launched = rank_from_environment(process_environment());
-  return plan_ranks(request, launched, launched ? 0 : count_visible_gpus());
+  core::trace_point("counting GPUs");
+  const int gpus = launched ? 0 : count_visible_gpus();
+  core::trace_point("counted GPUs");
+  return plan_ranks(request, launched, gpus);
 }
 
 std::string shared_gpu_note(const RankLayout& layout) {
