@@ -184,6 +184,10 @@ Communicator::Communicator(const RankInfo& info, double timeout_seconds, NcclMod
   KILN_CUDA_CHECK(cudaSetDevice(device_));
   core::trace_point("communicator: device set");
   allow_shared_gpu(info_, device_);
+  if (info_.world_size == 1 && mode_ == NcclMode::kBlockingDataPath) {
+    deferred_ = true;  // no peer to wait for: made at the first get(), if any
+    return;
+  }
 
   const std::string address = bootstrap_address(info_, process_environment());
   ncclUniqueId id;
@@ -262,6 +266,28 @@ void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstr
   }
   comm_ = data;
   core::trace_point("communicator: data communicator up");
+}
+
+void Communicator::initialise_single_rank() const {
+  deferred_ = false;
+  core::trace_point("communicator: one-rank NCCL initialising");
+  ncclUniqueId id{};
+  {
+    ScopedEnv no_root("NCCL_COMM_ID", std::nullopt);  // a root of its own, on an ephemeral port
+    KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  }
+  // Blocking, in one step: one rank cannot wait for a peer. Calls on it are armed on the watchdog
+  // like the data communicator's.
+  ncclComm_t made = nullptr;
+  const ncclResult_t result = ncclCommInitRank(&made, 1, id, 0);
+  if (result != ncclSuccess) {
+    throw Error(fmt::format("rank {}: one-rank communicator initialisation failed: {}", info_.rank,
+                            nccl_error_detail(result)));
+  }
+  comm_ = made;
+  auto* self = const_cast<Communicator*>(this);
+  watchdog_ = std::thread([self] { self->watch_blocking_calls(); });
+  core::trace_point("communicator: one-rank NCCL up");
 }
 
 Communicator::~Communicator() {
@@ -343,7 +369,7 @@ void Communicator::wait(cudaStream_t stream, const std::string& operation) {
       fail(fmt::format("{}: CUDA error {}", operation, core::cuda_error_detail(query)), false);
     }
     ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(comm_, &async);
+    if (comm_ != nullptr) ncclCommGetAsyncError(comm_, &async);  // none yet: one rank, no NCCL
     if (async != ncclSuccess && async != ncclInProgress) {
       fail(fmt::format("{} failed: {}", operation, nccl_error_detail(async)), false);
     }

@@ -17,6 +17,7 @@ namespace {
 std::vector<cudaIpcMemHandle_t> all_gather_handles(Communicator& comm,
                                                    const cudaIpcMemHandle_t& mine) {
   const int world = comm.size();
+  if (world == 1) return {mine};
   core::DeviceBuffer device(sizeof(cudaIpcMemHandle_t) * world);
   auto* slot = static_cast<char*>(device.data()) + sizeof(cudaIpcMemHandle_t) * comm.rank();
   KILN_CUDA_CHECK(cudaMemcpy(slot, &mine, sizeof(mine), cudaMemcpyHostToDevice));
@@ -65,9 +66,10 @@ PeerMemory::PeerMemory(Communicator& comm, std::size_t bytes, const char* what) 
     core::DeviceBuffer flag(sizeof(int));
     KILN_CUDA_CHECK(cudaMemcpy(flag.data(), &failed, sizeof(int), cudaMemcpyHostToDevice));
     cudaStream_t stream = nullptr;
-    comm.call("peer memory check", [&] {
-      return ncclAllReduce(flag.data(), flag.data(), 1, ncclInt32, ncclMax, comm.get(), stream);
-    });
+    if (comm.size() > 1)
+      comm.call("peer memory check", [&] {
+        return ncclAllReduce(flag.data(), flag.data(), 1, ncclInt32, ncclMax, comm.get(), stream);
+      });
     comm.wait(stream, "peer memory check");
     KILN_CUDA_CHECK(cudaMemcpy(&failed, flag.data(), sizeof(int), cudaMemcpyDeviceToHost));
   }
