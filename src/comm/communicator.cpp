@@ -271,22 +271,16 @@ void Communicator::initialise(const ncclUniqueId& id, const std::string& bootstr
 void Communicator::initialise_single_rank() const {
   deferred_ = false;
   core::trace_point("communicator: one-rank NCCL initialising");
-  ncclUniqueId id{};
-  {
-    ScopedEnv no_root("NCCL_COMM_ID", std::nullopt);  // a root of its own, on an ephemeral port
-    KILN_NCCL_CHECK(ncclGetUniqueId(&id));
-  }
-  // Blocking, in one step: one rank cannot wait for a peer. Calls on it are armed on the watchdog
-  // like the data communicator's.
-  ncclComm_t made = nullptr;
-  const ncclResult_t result = ncclCommInitRank(&made, 1, id, 0);
-  if (result != ncclSuccess) {
-    throw Error(fmt::format("rank {}: one-rank communicator initialisation failed: {}", info_.rank,
-                            nccl_error_detail(result)));
-  }
-  comm_ = made;
+  // The constructor's own path (bootstrap communicator, then the blocking data one), only later.
+  // A direct one-step ncclCommInitRank failed on an H200 (2026-11-28: "Call to bind failed:
+  // Address already in use", with NCCL_COMM_ID set for the second call); this path is the one every
+  // one-rank run took before.
   auto* self = const_cast<Communicator*>(this);
-  watchdog_ = std::thread([self] { self->watch_blocking_calls(); });
+  const std::string address = bootstrap_address(info_, process_environment());
+  ncclUniqueId id;
+  ScopedEnv root("NCCL_COMM_ID", address);
+  KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  self->initialise(id, fmt::format("bootstrap {}", address));
   core::trace_point("communicator: one-rank NCCL up");
 }
 

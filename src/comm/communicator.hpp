@@ -12,8 +12,8 @@
 //
 // A world of one rank (a single-GPU judgement: KernelBench's problems) has no peer to wait for,
 // and kiln's own exchanges (max over ranks, peer memory, text broadcast) short-circuit there: its
-// NCCL communicator is made at the first get(), if ever, blocking and in one step. On an H200 the
-// two communicators and their finalisation were 1.3 s of a 2.0 s judgement (2026-11-28).
+// NCCL communicators are made at the first get(), if ever, as the constructor would have made
+// them. On an H200 they and their finalisation were 1.3 s of a 2.0 s judgement (2026-11-28).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -113,7 +113,7 @@ class Communicator {
   std::atomic<long long> armed_deadline_ns_{0};
   char armed_operation_[128] = {};
   std::atomic<bool> stop_watchdog_{false};
-  mutable std::thread watchdog_;
+  std::thread watchdog_;
 };
 
 // "2.28.9" for the NCCL library loaded at run time.
