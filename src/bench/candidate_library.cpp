@@ -27,9 +27,7 @@ namespace kiln::bench {
 namespace {
 
 std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+  return core::shell_quoted(text);
 }
 
 }  // namespace

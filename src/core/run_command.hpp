@@ -11,4 +11,7 @@ namespace kiln::core {
 // not start).
 int run_command(const std::string& command, std::string& output);
 
+// `text` as one /bin/sh word: single-quoted, each ' written as '\''.
+std::string shell_quoted(const std::string& text);
+
 }  // namespace kiln::core

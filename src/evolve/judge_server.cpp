@@ -15,18 +15,9 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/run_command.hpp"
 
 namespace kiln::evolve {
-
-namespace {
-
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-}  // namespace
 
 JudgeServer::JudgeServer(std::string command, std::string dir, int max_candidates)
     : command_(std::move(command)), dir_(std::move(dir)), max_candidates_(max_candidates) {
@@ -42,7 +33,7 @@ void JudgeServer::start() {
       (std::filesystem::path(dir_) / fmt::format("serve-{}-{}", getpid(), starts_)).string();
   std::filesystem::remove_all(current_dir_);
   std::filesystem::create_directories(current_dir_);
-  const std::string line = "exec " + command_ + " --serve " + shell_quoted(current_dir_);
+  const std::string line = "exec " + command_ + " --serve " + core::shell_quoted(current_dir_);
   const std::string log = current_dir_ + "/server.log";
   // Everything the child needs is made before fork(): after it, only async-signal-safe calls.
   const pid_t parent = getpid();
