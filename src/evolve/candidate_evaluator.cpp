@@ -236,6 +236,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       if (seen.insert(g.hash()).second) unique.push_back(g);
     std::vector<char> generated(unique.size(), 0);
     std::vector<std::string> libraries(unique.size());
+    std::vector<std::string> compile_failures(unique.size());
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
       for (std::size_t i = next++; i < unique.size(); i = next++) {
@@ -247,8 +248,18 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
                                                   o.build_cache)
                              .library;
+        } catch (const bench::CandidateBuildError& e) {
+          // nvcc rejected it: the verdict the judge would write (read_verdict's wording).
+          const std::string log = e.what();
+          const std::size_t at = log.find("error");
+          compile_failures[i] = fmt::format("did not compile (exit -1): {}",
+                                            log.substr(at == std::string::npos ? 0 : at, 300));
+        } catch (const UsageError& e) {
+          // Built from nothing the judge could build either (e.g. CUTLASS's headers missing).
+          if (generated[i])
+            compile_failures[i] = fmt::format("no result (exit 2): error: {}", e.what());
         } catch (const std::exception&) {
-          // A genome the generator refuses or nvcc rejects: the judge reports it.
+          // A genome the generator refuses: the evaluator reports it.
         }
       }
     };
@@ -260,12 +271,15 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     {
       const std::lock_guard lock(o.batch->mutex);
       o.batch->compile_seconds += core::seconds_since(compile_start);
+      for (std::size_t i = 0; i < unique.size(); ++i)
+        if (!compile_failures[i].empty())
+          o.batch->compile_failures[unique[i].hash()] = compile_failures[i];
     }
     // The batch judged in one launch; only verdicts written by this launch count.
     std::vector<std::string> sources;
     std::vector<Genome> judged;
     for (std::size_t i = 0; i < unique.size(); ++i) {
-      if (!generated[i]) continue;
+      if (!generated[i] || !compile_failures[i].empty()) continue;
       const std::string stem = stem_of(o, unique[i]);
       std::filesystem::remove(stem + ".json");  // only this launch's verdicts count
       sources.push_back(stem + ".cu");
@@ -341,6 +355,13 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
     if (o.batch) {  // judged in its batch's launch: that verdict, once
       const std::lock_guard lock(o.batch->mutex);
       if (o.batch->judged.erase(genome.hash()) == 1) return read_verdict(stem + ".json", "", 0);
+      if (const auto failed = o.batch->compile_failures.find(genome.hash());
+          failed != o.batch->compile_failures.end()) {
+        Evaluation e;
+        e.failure = failed->second;
+        o.batch->compile_failures.erase(failed);
+        return e;
+      }
     }
     std::filesystem::remove(stem + ".json");
     const std::string command = judge_command(o, {stem + ".cu"});

@@ -26,6 +26,10 @@ namespace kiln::evolve {
 struct BatchVerdicts {
   std::mutex mutex;
   std::set<std::uint64_t> judged;
+  // Genomes whose source the preparer could not build, with the failure the judge would report:
+  // the evaluator takes it instead of launching a judge that would only fail to build it again
+  // (each such launch cost 2-4 s of the GPU's turn, and a CUTLASS build up to its time limit).
+  std::map<std::uint64_t, std::string> compile_failures;
   double compile_seconds = 0.0;
   double judge_seconds = 0.0;
   std::map<std::string, double> judge_phase_seconds;

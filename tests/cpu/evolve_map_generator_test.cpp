@@ -2,6 +2,9 @@
 // the source carries the genome's choices, and a sample of genomes compiles with nvcc into a
 // candidate library that loads (the judge's own path), here on the CPU machine.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -149,6 +152,44 @@ TEST(EvolveCandidatePreparer, CompilesABatchAheadAndTheJudgeReusesIt) {
   std::ofstream(stem + ".cu", std::ios::app) << "\n// changed\n";
   EXPECT_EQ(bench::compile_candidate(stem + ".cu", o.folder, "sm_90a", 300).log.find("reused"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::evolve
+
+namespace kiln::evolve {
+namespace {
+
+// A genome whose source nvcc rejects gets the verdict the judge would write ("did not compile")
+// from the preparer's own build, with no judge launched (the kiln binary named here does not
+// exist: a launch would read "no result (exit 127)").
+TEST(EvolveCandidatePreparer, ABuildFailureIsTheVerdictWithoutAJudgeLaunch) {
+  CandidateEvaluatorOptions o;
+  o.kiln = "/nonexistent/kiln";
+  o.problem = "kb1-19-relu";
+  o.folder = (std::filesystem::path(::testing::TempDir()) / "kiln_evolve_build_failure").string();
+  std::filesystem::remove_all(o.folder);
+  o.batch = std::make_shared<BatchVerdicts>();
+  o.serve = true;
+  Rng rng(5);
+  const Genome g = random_genome(Family::kMap, rng, 0.5, &map_generated_strategies());
+  const char* before = std::getenv("KILN_NVCC");
+  const std::string kept = before ? before : "";
+  setenv("KILN_NVCC", "/bin/false", 1);  // every build fails
+  candidate_preparer(o, 2)({g});
+  if (before) {
+    setenv("KILN_NVCC", kept.c_str(), 1);
+  } else {
+    unsetenv("KILN_NVCC");
+  }
+  EXPECT_EQ(o.batch->compile_failures.count(g.hash()), 1u);
+  EXPECT_TRUE(o.batch->judged.empty());
+  const Evaluation e = candidate_evaluator(o)(g);
+  EXPECT_FALSE(e.correct);
+  EXPECT_EQ(e.failure.rfind("did not compile (exit -1)", 0), 0u) << e.failure;
+  EXPECT_TRUE(o.batch->compile_failures.empty());  // taken once
+  // No judge server was started for a batch with nothing built.
+  EXPECT_FALSE(std::filesystem::exists(o.folder + "/serve-" + std::to_string(getpid()) + "-0"));
 }
 
 }  // namespace
