@@ -93,7 +93,9 @@ PY
             -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/speed/$p-$size-$mode.txt" 2>&1
           echo "speed $p $size $mode: exit $? $(grep '^# time:' "$o/speed/$p-$size-$mode.txt" | tail -1) $(grep 'evaluations in' "$o/speed/$p-$size-$mode.txt" | tail -1)" | tee -a "$summary"
           cp "$run/report.json" "$o/speed/$p-$size-$mode-report.json" 2> /dev/null
-          cp "$run"/candidates/serve-*/server.log "$o/speed/" 2> /dev/null
+          for log in "$run"/candidates/serve-*/server.log; do
+            [ -f "$log" ] && cp "$log" "$o/speed/$p-$size-$mode-$(basename "$(dirname "$log")").log"
+          done
         done
       done
       python3 - "$o/speed" "$o/speed.md" <<'PY' | tee -a "$summary"
