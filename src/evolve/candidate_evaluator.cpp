@@ -129,15 +129,19 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
   return command;
 }
 
+// The part of a judge's or nvcc's output a failure quotes: from its first "error", 300 characters.
+std::string error_excerpt(const std::string& text) {
+  const std::size_t at = text.find("error");
+  return text.substr(at == std::string::npos ? 0 : at, 300);
+}
+
 // The verdict the judge wrote to `json_path`; `output` and `code` explain a missing one.
 Evaluation read_verdict(const std::string& json_path, const std::string& output, int code) {
   Evaluation e;
   std::ifstream json(json_path);
   if (!json) {
     // No JSON: the source did not compile, or the judgement died before writing it.
-    const std::size_t at = output.find("error");
-    e.failure = fmt::format("no result (exit {}): {}", code,
-                            output.substr(at == std::string::npos ? 0 : at, 300));
+    e.failure = fmt::format("no result (exit {}): {}", code, error_excerpt(output));
     return e;
   }
   // A report cut short (a rank killed while writing it) is no result, not an exception.
@@ -165,10 +169,9 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
   // No judged row: the judge's verdict says why (did not compile, crashed, ran past its time).
   if (has_verdict) {
     const std::string log = verdict->value("build_log", std::string());
-    const std::size_t at = log.find("error");
-    e.failure = fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),
-                            verdict->value("exit_code", code), log.empty() ? "" : ": ",
-                            log.substr(at == std::string::npos ? 0 : at, 300));
+    e.failure =
+        fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),
+                    verdict->value("exit_code", code), log.empty() ? "" : ": ", error_excerpt(log));
   } else {
     e.failure = fmt::format("no judged row (exit {})", code);
   }
@@ -250,10 +253,8 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
                              .library;
         } catch (const bench::CandidateBuildError& e) {
           // nvcc rejected it: the verdict the judge would write (read_verdict's wording).
-          const std::string log = e.what();
-          const std::size_t at = log.find("error");
-          compile_failures[i] = fmt::format("did not compile (exit -1): {}",
-                                            log.substr(at == std::string::npos ? 0 : at, 300));
+          compile_failures[i] =
+              fmt::format("did not compile (exit -1): {}", error_excerpt(e.what()));
         } catch (const UsageError& e) {
           // Built from nothing the judge could build either (e.g. CUTLASS's headers missing).
           if (generated[i])
