@@ -5,14 +5,16 @@
 #              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
 #              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode
-#   speed      engine speed with the judge server (default) against a judge launch per batch
-#              (--launch-per-batch): `kiln evolve run` on SPEED_CASES ("problem:size ..."),
-#              SPEED_BUDGET evaluations, seed 1, the two modes one after the other (never side by
-#              side: the measure is wall time); speed.md: evaluations/s, compile and judge seconds,
-#              the judge's own phases and the rest ("launches"), and the best U of each
-#   speedset   the same A/B on a set run: `kiln evolve set` on SPEEDSET_PATTERNS at SPEEDSET_SIZE
+#   speed      engine speed by mode (SPEED_MODES, "split nvcc" by default): split = the default
+#              (judge server, generated kernels built split by NVRTC and the host compiler), nvcc =
+#              the server with every kernel built by nvcc (--nvcc-only), launch = a judge launch
+#              per batch (--launch-per-batch): `kiln evolve run` on SPEED_CASES ("problem:size
+#              ..."), SPEED_BUDGET evaluations, seed 1, the modes one after the other (never side
+#              by side: the measure is wall time); speed.md: evaluations/s, compile and judge
+#              seconds, the judge's own phases and the rest ("launches"), and the best U of each
+#   speedset   the same on a set run: `kiln evolve set` on SPEEDSET_PATTERNS at SPEEDSET_SIZE
 #              (kb), SPEEDSET_BUDGET (16) per problem, --parallel-problems SPEEDSET_PARALLEL (4),
-#              server then launch per batch (SPEEDSET_MODES); each mode's set-run.json
+#              each of SPEEDSET_MODES ("split nvcc"); each mode's set-run.json
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
 #              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
@@ -23,6 +25,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null 2>&1
 o=${OUT:-out}; mkdir -p "$o"
+# The flags of an engine mode (speed, speedset).
+mode_flags() {
+  case "$1" in
+    split | server) ;;
+    nvcc) echo --nvcc-only ;;
+    launch) echo --launch-per-batch ;;
+    *) echo "unknown engine mode $1 (split, nvcc, launch)" >&2; return 1 ;;
+  esac
+}
 summary="$o/summary-quality.txt"
 COMPARE_PROBLEMS=${COMPARE_PROBLEMS:-"kb1-23-softmax kb1-45-avgpool-2d"}
 COMPARE_SIZE=${COMPARE_SIZE:-small}; COMPARE_BUDGET=${COMPARE_BUDGET:-16}
@@ -84,8 +95,9 @@ PY
       dir=/tmp/evolve-speed; rm -rf "$dir"; mkdir -p "$dir" "$o/speed"
       for case in ${SPEED_CASES:-kb1-45-avgpool-2d:small kb1-23-softmax:small kb1-23-softmax:kb kb1-42-maxpool-2d:kb}; do
         p=${case%%:*}; size=${case#*:}
-        for mode in server launch; do
-          flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
+        for mode in ${SPEED_MODES:-split nvcc}; do
+          # shellcheck disable=SC2207
+          flag=($(mode_flags "$mode")) || continue
           run="$dir/$p-$size-$mode"
           timeout "${SPEED_LIMIT:-150}" build/kiln evolve run --problem "$p" --size "$size" \
             --budget "${SPEED_BUDGET:-24}" --population 8 --seed 1 "${flag[@]}" \
@@ -105,7 +117,8 @@ lines = ["| problem | size | judge | evaluations/s | evaluations | seconds | com
          "|---|---|---|---|---|---|---|---|---|---|---|"]
 for path in sorted(glob.glob(os.path.join(root, "*-report.json"))):
     r = json.load(open(path))
-    mode = "server" if path.endswith("-server-report.json") else "launch per batch"
+    mode = {"split": "server, split builds", "server": "server", "nvcc": "server, nvcc builds",
+            "launch": "launch per batch"}[path[:-len("-report.json")].rsplit("-", 1)[1]]
     e = r.get("engine_seconds", {})
     phases = sum(v for v in e.get("judge_phases", {}).values())
     b = r["best"]["evaluation"]
@@ -119,8 +132,9 @@ PY
       ;;
     speedset)
       dir=/tmp/evolve-speedset; rm -rf "$dir"; mkdir -p "$dir" "$o/speedset"
-      for mode in ${SPEEDSET_MODES:-server launch}; do
-        flag=(); [ "$mode" = launch ] && flag=(--launch-per-batch)
+      for mode in ${SPEEDSET_MODES:-split nvcc}; do
+        # shellcheck disable=SC2207
+        flag=($(mode_flags "$mode")) || continue
         # The patterns split on spaces, never matched against files here.
         set -f
         # shellcheck disable=SC2206

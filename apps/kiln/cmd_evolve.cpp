@@ -72,6 +72,7 @@ struct RunFlags {
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
   // Each batch judged by a launch of its own instead of the judge server kept up between them.
   bool launch_per_batch = false;
+  bool nvcc_only = false;
   bool release_judge_setup = false;  // the server frees the problem's set-up after each batch
 };
 
@@ -80,6 +81,13 @@ void add_launch_per_batch_flag(CLI::App* cmd, RunFlags& f) {
                 "judge each batch in a `kiln bench candidate` launch of its own (default: one "
                 "judge process kept up for the whole search, `--serve`, which saves the process "
                 "start, CUDA context and problem set-up of every batch)");
+}
+
+void add_nvcc_only_flag(CLI::App* cmd, RunFlags& f) {
+  cmd->add_flag("--nvcc-only", f.nvcc_only,
+                "build every screened candidate whole with nvcc (default: generated kernels "
+                "marked for it are built split, device code by NVRTC and host code by the host "
+                "compiler, about 5x faster; verdicts and exports are built by nvcc either way)");
 }
 
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
@@ -211,6 +219,7 @@ int run_evolve(const RunFlags& f) {
   eo.build_cache = f.build_cache;
   if (!f.judge_alone) eo.batch = std::make_shared<evolve::BatchVerdicts>();
   eo.serve = eo.batch != nullptr && !f.launch_per_batch;
+  eo.split_build = !f.nvcc_only;
   eo.release_setup = f.release_judge_setup;
   evolve::SearchOptions so;
   so.budget = f.budget;
@@ -303,6 +312,7 @@ int run_evolve(const RunFlags& f) {
     evolve::CandidateEvaluatorOptions co = eo;
     co.timing = "guarded";
     co.serve = false;  // the verdict: each confirmation round in a process of its own
+    co.split_build = false;  // and built whole by nvcc, as `kiln evolve export` builds it
     std::vector<evolve::Confirmed> confirmed;
     for (std::size_t from = 0; from < ranked.size() && evolve::best_confirmed(confirmed) < 0;
          from += static_cast<std::size_t>(f.confirm)) {
@@ -351,6 +361,9 @@ int run_evolve(const RunFlags& f) {
   report["cache_hits"] = result.cache_hits;
   report["seconds"] = seconds;
   report["evaluations_per_second"] = result.history.empty() ? 0.0 : result.history.size() / seconds;
+  // How screened candidates were built: "split" (NVRTC + the host compiler where the generator
+  // marks its source) or "nvcc".
+  report["screen_build"] = eo.serve && eo.split_build ? "split" : "nvcc";
   if (eo.batch) {
     // Where this run's time went (the part not here is the search's own and lone judgements).
     const std::lock_guard lock(eo.batch->mutex);
@@ -806,6 +819,7 @@ void register_evolve(CLI::App& app, Runner& run) {
                 "judge every genome in its own launch (default: each generation's genomes in one "
                 "launch, a genome whose batch stopped at a crash judged again alone)");
   add_launch_per_batch_flag(cmd, *f);
+  add_nvcc_only_flag(cmd, *f);
   cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
 
   auto sf = std::make_shared<RunFlags>();
@@ -851,6 +865,7 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
   add_launch_per_batch_flag(set, *sf);
+  add_nvcc_only_flag(set, *sf);
   set->callback([sf, patterns, torch_json, &run]() {
     run = [sf, patterns, torch_json](const Invocation&) {
       // Settings that would fail every problem fail the set at once.

@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "bench/candidate_unit.hpp"
+#include "bench/split_build.hpp"
 #include "core/error.hpp"
 #include "core/run_command.hpp"
 
@@ -51,6 +52,28 @@ std::string nvcc_path() {
   if (const char* nvcc = std::getenv("KILN_NVCC")) return nvcc;
   if (std::filesystem::is_regular_file(KILN_CUDA_COMPILER)) return KILN_CUDA_COMPILER;
   return "nvcc";
+}
+
+// The CUDA toolkit's root: two folders above nvcc when that is a path, else the one kiln was
+// built with, else /usr/local/cuda.
+std::string cuda_root() {
+  const std::filesystem::path nvcc(nvcc_path());
+  if (nvcc.is_absolute()) {
+    const auto root = nvcc.parent_path().parent_path();
+    if (std::filesystem::is_regular_file(root / "include" / "cuda_runtime_api.h"))
+      return root.string();
+  }
+  if (std::filesystem::is_regular_file(std::string(KILN_CUDA_ROOT) + "/include/cuda_runtime_api.h"))
+    return KILN_CUDA_ROOT;
+  return "/usr/local/cuda";
+}
+
+// The host compiler of split builds: KILN_HOST_CXX, else the one kiln was built with (when it
+// exists here), else g++ from PATH.
+std::string host_compiler() {
+  if (const char* cxx = std::getenv("KILN_HOST_CXX")) return cxx;
+  if (std::filesystem::is_regular_file(KILN_HOST_CXX)) return KILN_HOST_CXX;
+  return "g++";
 }
 
 // CUTLASS's headers for a candidate that includes them (the evolution engine's matmul kernels):
@@ -180,9 +203,46 @@ void build_unit_object(const UnitObject& u, const std::string& unit, const std::
 
 }  // namespace
 
+namespace {
+
+// The split build of a marked source into build.library (split_build.hpp). Throws
+// CandidateBuildError when NVRTC or the host compiler fails or runs past its time.
+void build_split(const std::string& source, const SplitSources& split,
+                 const std::string& output_dir, const std::string& arch, int timeout_seconds,
+                 CandidateBuild& build) {
+  const std::string root = cuda_root();
+  const std::string stem =
+      (std::filesystem::path(output_dir) / std::filesystem::path(source).stem()).string();
+  const DeviceImage image = compile_device_code(
+      split.device, source, arch,
+      {candidate_include_dir(), root + "/include", root + "/include/cccl"}, split.kernels);
+  const std::string cubin = std::filesystem::absolute(stem + ".cubin").string();
+  std::ofstream(cubin, std::ios::binary) << image.cubin;
+  const std::string host = stem + ".host.cpp";
+  std::ofstream(host, std::ios::binary) << split.host << embedding_text(cubin, image);
+  // The host part with the CUDA runtime linked in statically, as nvcc's -shared does.
+  const std::string command = fmt::format(
+      "timeout {} {} -std=c++17 -O2 -shared -fPIC -fno-gnu-unique -DKILN_SPLIT_HOST -I{} -I{} "
+      "-o {} {} -L{} -lcudart_static -ldl -lrt -lpthread",
+      timeout_seconds, quote(host_compiler()), quote(candidate_include_dir()),
+      quote(root + "/include"), quote(build.library), quote(host), quote(root + "/lib64"));
+  build.command = "NVRTC (" + arch + ") on the device code; " + command;
+  std::string log;
+  const int code = core::run_command(command, log);
+  build.log = image.log + log;
+  if (code == 124)
+    throw CandidateBuildError(fmt::format("--source {}: the host compiler ran longer than {} s",
+                                          source, timeout_seconds));
+  if (code != 0)
+    throw CandidateBuildError(fmt::format(
+        "--source {}: the host compiler failed on the host code (exit {}):\n{}", source, code, log));
+}
+
+}  // namespace
+
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
                                  const std::string& arch, int timeout_seconds,
-                                 const std::string& shared_cache) {
+                                 const std::string& shared_cache, bool split_when_marked) {
   if (!std::filesystem::is_regular_file(source)) {
     throw UsageError("--source " + source + ": no such file");
   }
@@ -218,6 +278,37 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       "-Xcompiler -fno-gnu-unique -I{}{} -o {} {}",
       timeout_seconds, quote(nvcc_path()), arch_flags(arch), quote(candidate_include_dir()),
       extra_include, quote(build.library), quote(source));
+  // A split build when asked and marked, for a real architecture and without CUTLASS (whose
+  // headers NVRTC is not given); its own key, so that a whole-file build of the same source never
+  // reuses it.
+  std::string split_failure;
+  if (split_when_marked && extra_include.empty() && arch.rfind("sm_", 0) == 0) {
+    if (const std::optional<SplitSources> marked =
+            split_device_and_host(content, "--source " + source)) {
+      const std::string key_path = build.library + ".key";
+      const std::string key_text =
+          fmt::format("split {:016x}", fnv1a(fmt::format("split {} {} abi {} cudart {}", arch,
+                                                         host_compiler(),
+                                                         KILN_CANDIDATE_ABI_VERSION,
+                                                         CUDART_VERSION) +
+                                             '\0' + content));
+      std::string previous;
+      if (std::filesystem::is_regular_file(build.library) &&
+          std::getline(std::ifstream(key_path), previous) && previous == key_text) {
+        build.command = "split build";
+        build.log = "(reused: built split from the same source)";
+        return build;
+      }
+      std::filesystem::remove(key_path);
+      try {
+        build_split(source, *marked, output_dir, arch, timeout_seconds, build);
+        std::ofstream(key_path) << key_text << "\n";
+        return build;
+      } catch (const CandidateBuildError& e) {
+        split_failure = e.what();  // the whole-file build decides
+      }
+    }
+  }
   // A marked separate unit: its object from the unit cache (the shared cache's, else the output
   // folder's), then the rest compiled and the two linked.
   const std::string whole_file_command = build.command;
@@ -290,6 +381,9 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   } else {
     code = core::run_command(build.command, build.log);
   }
+  if (!split_failure.empty())
+    build.log = "(the split build failed, so nvcc built it whole: " + split_failure + ")\n" +
+                build.log;
   if (code == 124) {
     throw CandidateBuildError(
         fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));

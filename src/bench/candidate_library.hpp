@@ -32,9 +32,16 @@ class CandidateBuildError : public UsageError {
 // across output folders: a source whose code, full-line comments aside, was compiled with the
 // same flags before is copied from there instead of compiled (the evolution engine's set runs,
 // where problems of one kind generate the same CUTLASS GEMM under another name).
+//
+// `split_when_marked`: a source marked for it (include/kiln/candidate_split.h) and not using
+// CUTLASS is built split, device code by NVRTC and host code by the host compiler
+// (split_build.hpp), about 5x faster than nvcc; the evolution engine's screening builds. A split
+// build that fails is followed by the whole-file nvcc build, so that the outcome never depends on
+// the split path; its message stays in the log.
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
                                  const std::string& arch, int timeout_seconds,
-                                 const std::string& shared_cache = "");
+                                 const std::string& shared_cache = "",
+                                 bool split_when_marked = false);
 
 // The directory whose kiln/candidate.h candidates include: KILN_INCLUDE_DIR, else include/ beside
 // the build directory of this binary (<repo>/build/kiln -> <repo>/include), else the source tree

@@ -249,7 +249,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           std::ofstream(stem + ".cu") << source;
           generated[i] = 1;
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
-                                                  o.build_cache)
+                                                  o.build_cache, o.serve && o.split_build)
                              .library;
         } catch (const bench::CandidateBuildError& e) {
           // nvcc rejected it: the verdict the judge would write (read_verdict's wording).

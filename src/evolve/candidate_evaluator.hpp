@@ -57,6 +57,11 @@ struct CandidateEvaluatorOptions {
   bool serve = false;
   // The server frees the problem's set-up after each batch (several servers up at once).
   bool release_setup = false;
+  // With `serve`: the preparer builds sources marked for it split, device code by NVRTC and host
+  // code by the host compiler (bench/split_build.hpp, about 5x less compile time), and the server
+  // judges those libraries. A verdict (guarded confirmation) builds whole with nvcc, as the
+  // exported kernel is built.
+  bool split_build = false;
 };
 
 // Throws kiln::UsageError when the problem's family has no generator yet.

@@ -354,7 +354,8 @@ __device__ __forceinline__ void transform(const float* __restrict__ x, const flo
 }
 
 // --- Segments of contiguous runs: the unit's range and the walk over its runs.
-constexpr const char* kSegmentPart =
+// The host code uses these too: outside the device region.
+constexpr const char* kViewPart =
     R"(// A segment: `runs` runs of `run_len` contiguous elements, `run_stride` apart, the first at
 // s * seg_stride. Its elements are numbered 0 .. length - 1 run by run.
 struct View {
@@ -364,7 +365,9 @@ struct View {
 __device__ __host__ __forceinline__ long long unit_chunk(const View& v) {
   return ((v.length + kParts - 1) / kParts + 3) & ~3LL;
 }
-// f(g0, g1) for each contiguous piece [g0, g1) of x holding elements [lo, hi) of segment s.
+)";
+constexpr const char* kSegmentPart =
+    R"(// f(g0, g1) for each contiguous piece [g0, g1) of x holding elements [lo, hi) of segment s.
 template <class F>
 __device__ __forceinline__ void for_pieces(const View& v, long long s, long long lo, long long hi, F&& f) {
   long long run = lo / v.run_len;
@@ -858,8 +861,9 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
     partials_capacity = wanted;
   }
   for (int pass = 0; pass < kPasses; ++pass)
-    stats_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, v, aligned, pass, partials);
-  map_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, v, aligned, partials);
+    KILN_LAUNCH(stats_kernel, static_cast<unsigned>(blocks), kThreads, 0, stream, x, v, aligned, pass,
+                partials);
+  KILN_LAUNCH(map_kernel, static_cast<unsigned>(blocks), kThreads, 0, stream, x, y, v, aligned, partials);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";
@@ -881,12 +885,12 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   const int smem = static_cast<int>(kept_floats * 4);
   static bool non_portable_set = false;
   if (kParts > 8 && !non_portable_set) {  // Hopper allows 16-block clusters when asked
-    if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+    if (cudaFuncSetAttribute(KILN_KERNEL(norm_kernel), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
       return 7;
     non_portable_set = true;
   }
   if (smem > smem_set) {
-    if (cudaFuncSetAttribute(norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+    if (cudaFuncSetAttribute(KILN_KERNEL(norm_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;
     smem_set = smem;
   }
@@ -902,7 +906,7 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   cluster[0].val.clusterDim.z = 1;
   config.attrs = cluster;
   config.numAttrs = kCluster ? 1 : 0;
-  if (cudaLaunchKernelEx(&config, norm_kernel, x, y, v, aligned, kept_floats) != cudaSuccess) return 1;
+  if (KILN_LAUNCH_EX(&config, norm_kernel, x, y, v, aligned, kept_floats) != cudaSuccess) return 1;
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";
@@ -924,12 +928,12 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   const int smem = static_cast<int>(stage_floats * 4 * kTmaStages);
   static bool non_portable_set = false;
   if (kParts > 8 && !non_portable_set) {  // Hopper allows 16-block clusters when asked
-    if (cudaFuncSetAttribute(tma_norm_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+    if (cudaFuncSetAttribute(KILN_KERNEL(tma_norm_kernel), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
       return 7;
     non_portable_set = true;
   }
   if (smem > tma_smem_set) {
-    if (cudaFuncSetAttribute(tma_norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+    if (cudaFuncSetAttribute(KILN_KERNEL(tma_norm_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;
     tma_smem_set = smem;
   }
@@ -949,18 +953,18 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   if (kCluster) {
     config.gridDim = dim3(static_cast<unsigned>(kParts));
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, tma_norm_kernel, &config) != cudaSuccess) return 1;
+    if (cudaOccupancyMaxActiveClusters(&clusters, KILN_KERNEL(tma_norm_kernel), &config) != cudaSuccess) return 1;
     resident = clusters;
   } else {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_norm_kernel, kThreads, smem) != cudaSuccess)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KILN_KERNEL(tma_norm_kernel), kThreads, smem) != cudaSuccess)
       return 1;
     resident = static_cast<long long>(per_sm) * sms;
   }
   if (resident < 1) return 8;  // a cluster of this size does not fit on the device
   const long long groups = resident < v.segments ? resident : v.segments;
   config.gridDim = dim3(static_cast<unsigned>(groups * kParts));
-  if (cudaLaunchKernelEx(&config, tma_norm_kernel, x, y, v, stage_floats) != cudaSuccess) return 1;
+  if (KILN_LAUNCH_EX(&config, tma_norm_kernel, x, y, v, stage_floats) != cudaSuccess) return 1;
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 )";
@@ -984,13 +988,13 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   }
   const int smem = static_cast<int>(kept_floats * 4 * kStages);
   if (smem > smem_set) {
-    if (cudaFuncSetAttribute(grid_norm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+    if (cudaFuncSetAttribute(KILN_KERNEL(grid_norm_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
       return 6;
     smem_set = smem;
   }
   // Every block resident at once: as many whole groups as the SMs hold, at most one per segment.
   int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_norm_kernel, kThreads, smem) != cudaSuccess)
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KILN_KERNEL(grid_norm_kernel), kThreads, smem) != cudaSuccess)
     return 1;
   long long groups = static_cast<long long>(per_sm) * sms / kParts;
   if (groups > v.segments) groups = v.segments;
@@ -1017,7 +1021,7 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
   cooperative[0].val.cooperative = 1;
   config.attrs = cooperative;
   config.numAttrs = 1;
-  if (cudaLaunchKernelEx(&config, grid_norm_kernel, x, y, v, aligned, kept_floats, partials, arrivals) != cudaSuccess)
+  if (KILN_LAUNCH_EX(&config, grid_norm_kernel, x, y, v, aligned, kept_floats, partials, arrivals) != cudaSuccess)
     return 1;
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
@@ -1025,11 +1029,22 @@ static int run_segments(const float* x, float* y, const View& v, bool aligned, c
 
 // RMSNorm over channels: segments are columns; a thread owns kVec adjacent columns.
 constexpr const char* kStridedKernel = R"(
+// The type of V adjacent columns (std::conditional without the standard library, which NVRTC does
+// not have).
+template <int V>
+struct ColumnsOf {
+  using type = float;
+};
+template <>
+struct ColumnsOf<4> {
+  using type = float4;
+};
+
 // Segment (p, r): x[(p * q + j) * r_len + r] for j < q. Columns kept in registers when q <= kKeepQ.
 template <int V>
 __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restrict__ x, float* __restrict__ y,
                                                            long long p_len, long long q, long long r_len) {
-  using Vec = typename std::conditional<V == 4, float4, float>::type;
+  using Vec = typename ColumnsOf<V>::type;
   const long long groups = p_len * (r_len / V);
   const long long g = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
   if (g >= groups) return;
@@ -1161,7 +1176,7 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
     view =
         "View{features, batch * dim1 * dim2, dim1 * dim2, batch, dim1 * dim2, "
         "features * dim1 * dim2}";
-  std::string mapping, kernels, run;
+  std::string mapping, shared, kernels, host, run;
   if (kind->strided) {
     mapping = fmt::format("a thread per column ({} adjacent)", vector ? 4 : 1);
     kernels = kStridedKernel;
@@ -1171,9 +1186,9 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
   const long long blocks = (groups + kThreads - 1) / kThreads;
   if (blocks > 2147483647LL) return 4;
   if (vec)
-    strided_kernel<4><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, p_len, q, r_len);
+    KILN_LAUNCH(strided_kernel<4>, static_cast<unsigned>(blocks), kThreads, 0, stream, x, y, p_len, q, r_len);
   else
-    strided_kernel<1><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, y, p_len, q, r_len);
+    KILN_LAUNCH(strided_kernel<1>, static_cast<unsigned>(blocks), kThreads, 0, stream, x, y, p_len, q, r_len);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 )",
                       vector ? "true" : "false");
@@ -1195,28 +1210,30 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
           tma_stages);
     std::string fused_host = kFusedHost;
     if (tma) replace_all(fused_host, "static int run_segments(", "static int run_fused(");
+    shared = kViewPart;
     kernels = std::string(kSegmentPart) + (split ? "" : kCopyAsyncPart) +
               (split  ? kSplitKernels
                : grid ? kGridKernel
                : tma  ? std::string(kFusedKernel) + kTmaKernel
-                      : kFusedKernel) +
-              kHostStatics +
-              (split  ? kSplitHost
-               : grid ? kGridHost
-               : tma  ? fused_host + kTmaHost
-                      : fused_host);
+                      : kFusedKernel);
+    host = std::string(kHostStatics) + (split  ? kSplitHost
+                                        : grid ? kGridHost
+                                        : tma  ? fused_host + kTmaHost
+                                               : fused_host);
     run = fmt::format("  return run_segments(x, y, {}, aligned, stream);\n", view);
   }
   std::string source =
       R"(// Generated by kiln evolve for $PROBLEM ($OP over $VIEW segments); do not edit.
 // Genome $HASH: $DESCRIBE
 // Work mapping: $MAPPING; $PASSES statistics pass(es)$KEEP.
+// kiln-host: begin
 #include <cuda_runtime.h>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 
 #include "kiln/candidate.h"
+// kiln-host: end
+#include "kiln/candidate_split.h"
 
 constexpr int kThreads = $THREADS;
 constexpr int kUnroll = $UNROLL;  // loads in flight per thread and step
@@ -1244,10 +1261,16 @@ struct Context {
   float prev;
 };
 
+$SHARED
+// kiln-device: begin
 $STATISTIC
 $BLOCK_COMBINE
 $LOAD
 $KERNELS
+// kiln-device: end
+
+// kiln-host: begin
+$HOST
 extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
 
 extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
@@ -1273,6 +1296,7 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
                        reinterpret_cast<unsigned long long>(y) % 16 == 0;
   (void)aligned;
 $DEVICE_QUERY$RUN}
+// kiln-host: end
 )";
   const std::string device_query = kind->strided ? "" : R"(  if (sms == 0) {
     int device = 0;
@@ -1286,7 +1310,9 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$BLOCK_COMBINE",
               kind->strided ? "" : block_combine_part(g.has("warp-shuffle")));
   replace_all(source, "$LOAD", kind->strided ? "" : load_part(vector));
+  replace_all(source, "$SHARED", shared);
   replace_all(source, "$KERNELS", kernels);
+  replace_all(source, "$HOST", host);
   replace_all(source, "$DEVICE_QUERY", device_query);
   replace_all(source, "$RUN", run);
 

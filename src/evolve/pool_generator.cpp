@@ -34,6 +34,7 @@ std::string pool_axis_source() {
   long long in, out;
 };
 
+// kiln-device: begin
 // PyTorch's count_include_pad divisor along one pooled axis: the window clipped to the padded
 // extent.
 __device__ __forceinline__ long long divisor(const Axis& a, long long o) {
@@ -42,22 +43,29 @@ __device__ __forceinline__ long long divisor(const Axis& a, long long o) {
   return end - start;
 }
 
+// kiln-device: end
+
+// kiln-host: begin
 // PyTorch's output length (ceil_mode False).
 static long long out_of(long long in) {
   const long long room = in + 2LL * kPadding - static_cast<long long>(kDilation) * (kKernel - 1) - 1;
   return room < 0 ? 0 : room / kStride + 1;
 }
+// kiln-host: end
 )";
 }
 
 std::string pool_window_constants(const PoolWindow& window, bool stream_stores) {
-  return fmt::format(R"(#include <cuda_runtime.h>
+  return fmt::format(R"(// kiln-host: begin
+#include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "kiln/candidate.h"
+// kiln-host: end
+#include "kiln/candidate_split.h"
 
 constexpr bool kMax = {};  // max pooling, else average (count_include_pad)
 constexpr int kDims = {};  // spatial axes pooled (the innermost ones)
@@ -65,6 +73,7 @@ constexpr int kKernel = {}, kStride = {}, kPadding = {}, kDilation = {};
 // cache-streaming: the output is stored evict-first (st.global.cs), so L2 keeps the input rows
 // that neighbouring windows read again.
 constexpr bool kStreamStores = {};
+// kiln-device: begin
 __device__ __forceinline__ void store_out(float* p, float v) {{
   if (kStreamStores)
     __stcs(p, v);
@@ -77,13 +86,15 @@ __device__ __forceinline__ void store_out4(float* p, float4 v) {{
   else
     *reinterpret_cast<float4*>(p) = v;
 }}
+// kiln-device: end
 )",
                      window.max, window.dims, window.kernel, window.stride, window.padding,
                      window.dilation, stream_stores ? "true" : "false");
 }
 
 std::string pool_entry_opening() {
-  return R"(extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
+  return R"(// kiln-host: begin
+extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
 
 extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
   if (a->num_inputs < 1 || a->num_outputs < 1 || a->dtype != KILN_FP32) return 2;
@@ -185,6 +196,7 @@ std::string generate_pool_candidate(const Genome& g, const std::string& problem)
 {head}constexpr int kRun = {run};  // consecutive outputs per work item
 
 {axis}
+// kiln-device: begin
 __device__ __forceinline__ float result(float acc, long long ow, float scale, const Axis& w) {{
   return kMax ? acc : acc / (scale * static_cast<float>(divisor(w, ow)));
 }}
@@ -236,6 +248,7 @@ __global__ void __launch_bounds__({threads})
       if (ow0 + r < w.out) store_out(yr + ow0 + r, result(acc[r], ow0 + r, scale, w));
   }}
 }}
+// kiln-device: end
 
 {entry}  const Axis d{{depth, kDims >= 3 ? out_of(depth) : depth}};
   const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
@@ -257,10 +270,11 @@ __global__ void __launch_bounds__({threads})
   long long blocks = {grid};
   if (blocks < 1) blocks = 1;
   if (blocks > 2147483647LL) blocks = 2147483647LL;
-  pool_kernel<<<static_cast<unsigned>(blocks), {threads}, 0, static_cast<cudaStream_t>(a->stream)>>>(
-      x, y, planes, d, h, w, aligned);
+  KILN_LAUNCH(pool_kernel, static_cast<unsigned>(blocks), {threads}, 0,
+              static_cast<cudaStream_t>(a->stream), x, y, planes, d, h, w, aligned);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
+// kiln-host: end
 )",
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),

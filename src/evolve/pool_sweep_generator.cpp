@@ -60,6 +60,7 @@ constexpr int kSteps = kRows + kRing - 1;
 static_assert(kStride == 1, "register-sweep completes one output row per input row");
 
 {axis}
+// kiln-device: begin
 __device__ __forceinline__ float combine(float acc, float v) {{
   return kMax ? fmaxf(acc, v) : acc + v;
 }}
@@ -179,6 +180,7 @@ __global__ void __launch_bounds__(kThreads)
     }}
   }}
 }}
+// kiln-device: end
 
 {entry}  const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
   const Axis w{{width, out_of(width)}};
@@ -196,11 +198,12 @@ __global__ void __launch_bounds__(kThreads)
   const long long items = planes * strips * groups;
   const long long blocks = (items + kThreads - 1) / kThreads;
   if (blocks > 2147483647LL) return 3;
-  pool_sweep_kernel<<<static_cast<unsigned>(blocks), kThreads, 0,
-                      static_cast<cudaStream_t>(a->stream)>>>(x, y, items, groups, strips, h, w,
-                                                              vector_in, vector_out);
+  KILN_LAUNCH(pool_sweep_kernel, static_cast<unsigned>(blocks), kThreads, 0,
+              static_cast<cudaStream_t>(a->stream), x, y, items, groups, strips, h, w, vector_in,
+              vector_out);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
+// kiln-host: end
 )",
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),

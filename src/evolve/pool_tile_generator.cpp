@@ -35,6 +35,7 @@ constexpr int kRowsIn = {rows_in};  // input rows they read
 constexpr int kShared = {shared};   // bytes: the band and its row-pooled copy
 
 {axis}
+// kiln-device: begin
 __device__ __forceinline__ float combine(float acc, float v) {{
   return kMax ? fmaxf(acc, v) : acc + v;
 }}
@@ -99,6 +100,7 @@ __global__ void __launch_bounds__(kThreads)
   }}
   (void)aligned_rows;
 }}
+// kiln-device: end
 
 {entry}  const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
   const Axis w{{width, out_of(width)}};
@@ -113,13 +115,14 @@ __global__ void __launch_bounds__(kThreads)
   const long long blocks = planes * ((h.out + kRows - 1) / kRows) * ((w.out + kWidth - 1) / kWidth);
   if (blocks > 2147483647LL) return 3;
   if (kShared > 48 * 1024 &&
-      cudaFuncSetAttribute(pool_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      cudaFuncSetAttribute(KILN_KERNEL(pool_tile_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
                            kShared) != cudaSuccess)
     return 4;
-  pool_tile_kernel<<<static_cast<unsigned>(blocks), kThreads, kShared,
-                     static_cast<cudaStream_t>(a->stream)>>>(x, y, h, w, aligned_rows);
+  KILN_LAUNCH(pool_tile_kernel, static_cast<unsigned>(blocks), kThreads, kShared,
+              static_cast<cudaStream_t>(a->stream), x, y, h, w, aligned_rows);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
+// kiln-host: end
 )",
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),

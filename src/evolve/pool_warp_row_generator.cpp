@@ -71,6 +71,7 @@ constexpr int kSpan = (kSegment - 1) * kStride + (kKernel - 1) * kDilation + 1;
 constexpr int kColumns = (kSpan + 31) / 32;
 
 {axis}
+// kiln-device: begin
 __device__ __forceinline__ float combine(float acc, float v) {{
   return kMax ? fmaxf(acc, v) : acc + v;
 }}
@@ -135,6 +136,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     }}
   }}
 }}
+// kiln-device: end
 
 {entry}  const Axis d{{depth, kDims >= 3 ? out_of(depth) : depth}};
   const Axis h{{height, kDims >= 2 ? out_of(height) : height}};
@@ -148,12 +150,12 @@ __global__ void __launch_bounds__(kWarps * 32)
   const long long tasks = planes * d.out * h.out * segments;
   long long blocks = (tasks + kWarps - 1) / kWarps;
   if (blocks > 2147483647LL) blocks = 2147483647LL;  // the warps then walk the rest
-  pool_warp_row_kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0,
-                         static_cast<cudaStream_t>(a->stream)>>>(
-      static_cast<const float*>(a->inputs[0]), static_cast<float*>(a->outputs[0]), tasks,
-      segments, d, h, w);
+  KILN_LAUNCH(pool_warp_row_kernel, static_cast<unsigned>(blocks), kWarps * 32, 0,
+              static_cast<cudaStream_t>(a->stream), static_cast<const float*>(a->inputs[0]),
+              static_cast<float*>(a->outputs[0]), tasks, segments, d, h, w);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
+// kiln-host: end
 )",
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),

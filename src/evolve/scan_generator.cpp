@@ -178,11 +178,14 @@ std::string generate_scan_candidate(const Genome& g, const std::string& problem)
 // Genome {hash:016x}: {describe}
 // A team of {team} threads scans each row in chunks of {team} x {per_thread} elements, each thread
 // {per_thread} consecutive ones, carrying the row's running {op} from chunk to chunk.
+// kiln-host: begin
 #include <cuda_runtime.h>
 
 #include <cstring>
 
 #include "kiln/candidate.h"
+// kiln-host: end
+#include "kiln/candidate_split.h"
 
 constexpr int kTeam = {team};          // threads on one row
 constexpr int kTeamsPerBlock = {teams_per_block};  // rows per block
@@ -192,6 +195,7 @@ constexpr bool kExclusive = {exclusive};  // y[j] leaves x[j] out
 constexpr bool kMasked = {masked};    // x * mask
 constexpr float kIdentity = {identity};
 
+// kiln-device: begin
 __device__ __forceinline__ float combine(float a, float b) {{ return a {combine_op} b; }}
 
 __device__ __forceinline__ void team_sync() {{
@@ -243,7 +247,9 @@ __global__ void __launch_bounds__(kTeam * kTeamsPerBlock)
     carry = combine(carry, chunk_total);
   }}
 }}
+// kiln-device: end
 
+// kiln-host: begin
 extern "C" int kiln_candidate_abi_version(void) {{ return KILN_CANDIDATE_ABI_VERSION; }}
 
 extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
@@ -265,10 +271,11 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
                        (!kMasked || reinterpret_cast<unsigned long long>(mask) % 4 == 0);
   const long long blocks = (rows + kTeamsPerBlock - 1) / kTeamsPerBlock;
   if (blocks > 2147483647LL) return 4;
-  scan_kernel<<<static_cast<unsigned>(blocks), kTeam * kTeamsPerBlock, 0,
-                static_cast<cudaStream_t>(a->stream)>>>(x, mask, y, rows, cols, aligned);
+  KILN_LAUNCH(scan_kernel, static_cast<unsigned>(blocks), kTeam * kTeamsPerBlock, 0,
+              static_cast<cudaStream_t>(a->stream), x, mask, y, rows, cols, aligned);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
+// kiln-host: end
 )",
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("team", team), fmt::arg("teams_per_block", teams_per_block),

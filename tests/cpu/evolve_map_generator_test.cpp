@@ -16,6 +16,7 @@
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/reduce_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -72,6 +73,7 @@ TEST(EvolveMapGenerator, GeneratedCandidatesCompileAndLoad) {
         << g.describe();
     bench::CandidateLibrary library(build.library);
     EXPECT_NE(library.entry(), nullptr);
+    expect_split_build(source, source.string());
   }
 }
 
@@ -113,6 +115,7 @@ TEST(EvolveReduceGenerator, AllowedStrategiesOnlyAndGeneratedCandidatesCompile) 
     ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
         << g.describe();
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+    expect_split_build(file, file.string());
   }
   Genome unsupported;
   unsupported.family = Family::kReduceAxis;

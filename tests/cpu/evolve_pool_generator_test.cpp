@@ -114,6 +114,7 @@ TEST(EvolvePoolGenerator, EveryCombinationCompilesAndLoads) {
     ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
         << problems[p] << ": " << g.describe();
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+    expect_split_build(file, file.string());
   }
 }
 
@@ -166,6 +167,7 @@ TEST(EvolvePoolGenerator, SharedTileCompilesAndLoads) {
     ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
         << problem << ": " << g.describe();
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+    expect_split_build(file, file.string());
   }
 }
 

@@ -15,6 +15,7 @@
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/genome.hpp"
 #include "evolve/scan_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -97,6 +98,7 @@ TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
                             bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
             << problem << ": " << g.describe();
         EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+        expect_split_build(file, file.string());
       }
     }
   }

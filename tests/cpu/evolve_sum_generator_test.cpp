@@ -17,6 +17,7 @@
 #include "evolve/export.hpp"
 #include "evolve/sum_generator.hpp"
 #include "evolve/sum_ladder.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -90,6 +91,7 @@ TEST(EvolveSumGenerator, LadderCandidatesCompileAndLoad) {
     ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
         << name << ": " << g.describe();
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr) << name;
+    expect_split_build(file, file.string());
   }
 }
 

@@ -47,30 +47,59 @@ CandidateEvaluatorOptions options(const std::string& problem, const std::string&
 
 using NamedGenomes = std::vector<std::pair<std::string, Genome>>;
 
-// Judges every genome of every problem and expects each accepted. All problems' genomes are
-// compiled first, together on every core (CUTLASS candidates take ~20 s each to compile), then
-// judged problem by problem.
+// Judges every genome of every problem and expects each accepted, twice: each built whole by nvcc
+// and judged alone (a verdict's path), then as a search screens them (split builds where the
+// source is marked for one, bench/split_build.hpp, judged by the judge server). All problems'
+// genomes are compiled first, together on every core (CUTLASS candidates take ~20 s each to
+// compile), then judged problem by problem.
 void expect_all_accepted(const std::string& size,
                          const std::vector<std::pair<std::string, NamedGenomes>>& problems) {
-  std::vector<std::thread> compiling;
-  for (const auto& [problem, genomes] : problems) {
-    std::vector<Genome> batch;
-    for (const auto& [name, g] : genomes) batch.push_back(g);
-    compiling.emplace_back([o = options(problem, size), batch] {
-      candidate_preparer(o, static_cast<int>(batch.size()))(batch);
-    });
-  }
-  for (std::thread& t : compiling) t.join();
-  for (const auto& [problem, genomes] : problems) {
-    const Evaluator evaluate = candidate_evaluator(options(problem, size));
-    for (const auto& [name, g] : genomes) {
-      const Evaluation e = evaluate(g);
-      EXPECT_TRUE(e.correct) << problem << " " << name << " (" << g.describe()
-                             << "): " << e.failure;
-      EXPECT_GT(e.us, 0.0) << problem << " " << name;
-      EXPECT_GT(e.fitness(), 0.0) << problem << " " << name;
-      std::printf("%-22s %-10s U %.3f  %9.1f us  %s\n", problem.c_str(), name.c_str(), e.fitness(),
-                  e.us, g.describe().c_str());
+  for (const bool screened : {false, true}) {
+    std::vector<CandidateEvaluatorOptions> per_problem;
+    for (const auto& [problem, genomes] : problems) {
+      CandidateEvaluatorOptions o = options(problem, size);
+      if (screened) {
+        o.folder += "_screened";
+        o.batch = std::make_shared<BatchVerdicts>();
+        o.serve = true;
+        o.split_build = true;
+        o.timing = "screen";
+      }
+      per_problem.push_back(o);
+    }
+    std::vector<std::thread> compiling;
+    for (std::size_t p = 0; p < problems.size(); ++p) {
+      std::vector<Genome> batch;
+      for (const auto& [name, g] : problems[p].second) batch.push_back(g);
+      compiling.emplace_back([o = per_problem[p], batch] {
+        candidate_preparer(o, static_cast<int>(batch.size()))(batch);
+      });
+    }
+    for (std::thread& t : compiling) t.join();
+    for (std::size_t p = 0; p < problems.size(); ++p) {
+      const auto& [problem, genomes] = problems[p];
+      const CandidateEvaluatorOptions& o = per_problem[p];
+      const Evaluator evaluate = candidate_evaluator(o);
+      for (const auto& [name, g] : genomes) {
+        const Evaluation e = evaluate(g);
+        const std::string how = screened ? "screened" : "whole";
+        EXPECT_TRUE(e.correct) << problem << " " << name << " " << how << " (" << g.describe()
+                               << "): " << e.failure;
+        EXPECT_GT(e.us, 0.0) << problem << " " << name << " " << how;
+        EXPECT_GT(e.fitness(), 0.0) << problem << " " << name << " " << how;
+        // A marked source was judged from its split build (the key the split build writes).
+        const std::string stem = fmt::format("{}/{:016x}", o.folder, g.hash());
+        std::ifstream source(stem + ".cu"), key(stem + ".so.key");
+        const std::string text((std::istreambuf_iterator<char>(source)),
+                               std::istreambuf_iterator<char>());
+        std::string key_text;
+        std::getline(key, key_text);
+        const bool marked = text.find("// kiln-device: begin") != std::string::npos;
+        if (screened && marked)
+          EXPECT_EQ(key_text.rfind("split ", 0), 0u) << problem << " " << name << ": " << key_text;
+        std::printf("%-22s %-10s %-8s U %.3f  %9.1f us  %s\n", problem.c_str(), name.c_str(),
+                    how.c_str(), e.fitness(), e.us, g.describe().c_str());
+      }
     }
   }
 }
