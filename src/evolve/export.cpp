@@ -93,6 +93,13 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
   std::filesystem::create_directories(std::filesystem::path(out) / "kiln");
   std::filesystem::copy_file(candidate_header, std::filesystem::path(out) / "kiln" / "candidate.h",
                              std::filesystem::copy_options::overwrite_existing);
+  // Its sibling with the launch macros of generated sources (whole-file nvcc: plain <<<>>>).
+  const std::filesystem::path split_header =
+      std::filesystem::path(candidate_header).parent_path() / "candidate_split.h";
+  if (!std::filesystem::exists(split_header))
+    throw Error(fmt::format("the candidate header {} is missing", split_header.string()));
+  std::filesystem::copy_file(split_header, std::filesystem::path(out) / "kiln" / "candidate_split.h",
+                             std::filesystem::copy_options::overwrite_existing);
   std::vector<ExportedKernel> exported;
   for (const Chosen& c : chosen) {
     const std::string& run = c.run;

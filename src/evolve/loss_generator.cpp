@@ -220,7 +220,6 @@ constexpr const char* kSource =
 // kiln-host: begin
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 

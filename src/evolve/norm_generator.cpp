@@ -1228,7 +1228,6 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
 // Work mapping: $MAPPING; $PASSES statistics pass(es)$KEEP.
 // kiln-host: begin
 #include <cuda_runtime.h>
-#include <cmath>
 #include <cstring>
 
 #include "kiln/candidate.h"

@@ -59,7 +59,6 @@ std::string pool_window_constants(const PoolWindow& window, bool stream_stores) 
   return fmt::format(R"(// kiln-host: begin
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 

@@ -21,6 +21,7 @@
 #include "evolve/matmul_generator.hpp"
 #include "evolve/matmul_mma_generator.hpp"
 #include "evolve/matmul_sm90_generator.hpp"
+#include "evolve_generator_test_support.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -372,6 +373,7 @@ TEST(EvolveMatmulMmaTiles, CandidatesCompileAndLoad) {
         << problem << ": " << genome.describe();
     EXPECT_EQ(build.command.find("cutlass"), std::string::npos);  // no CUTLASS headers needed
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+    expect_split_build(file, problem + ": " + genome.describe());
   }
 }
 }  // namespace
