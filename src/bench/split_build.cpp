@@ -112,20 +112,21 @@ std::optional<SplitSources> split_device_and_host(const std::string& content,
     const auto where = [&](const std::string& what) {
       return UsageError(fmt::format("{}:{}: {}", source_name, line_number, what));
     };
+    Region line_region = region;  // a region's end marker belongs to it
     for (const auto& [marker, kind] :
          {std::pair{kDevice, Region::kDevice}, std::pair{kHost, Region::kHost}}) {
       if (is_marker(line, marker + " begin")) {
         if (region != Region::kShared)
           throw where("`" + marker + " begin` inside a region not yet ended");
-        region = kind;
+        region = line_region = kind;
         marked = marked || kind == Region::kDevice;
       } else if (is_marker(line, marker + " end")) {
         if (region != kind) throw where("`" + marker + " end` without its begin");
         region = Region::kShared;
       }
     }
-    split.device += region == Region::kHost ? ending : line + ending;
-    split.host += region == Region::kDevice ? ending : line + ending;
+    split.device += line_region == Region::kHost ? ending : line + ending;
+    split.host += line_region == Region::kDevice ? ending : line + ending;
     start = end + 1;
   }
   if (region != Region::kShared)

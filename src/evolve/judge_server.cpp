@@ -86,6 +86,11 @@ void JudgeServer::end_now() {
   pid_ = -1;
 }
 
+void JudgeServer::start_ahead() {
+  if (pid_ > 0 && served_ >= max_candidates_) stop();
+  if (!running()) start();
+}
+
 bool JudgeServer::judge(const std::vector<bench::ServedCandidate>& candidates,
                         double limit_seconds) {
   if (candidates.empty()) return true;

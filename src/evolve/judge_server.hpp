@@ -28,6 +28,10 @@ class JudgeServer {
   // True when the server judged the whole batch (each verdict in its JSON); false when it ended
   // first or ran past the limit (then killed): the verdicts written before that stand.
   bool judge(const std::vector<bench::ServedCandidate>& candidates, double limit_seconds);
+  // Starts a server now if none is up (or the one up is due to be replaced), without waiting for
+  // it: its process start and CUDA context then overlap the batch's compiling, off the GPU turn
+  // that judge() holds.
+  void start_ahead();
 
   int starts() const { return starts_; }
   // The folder of the server now (or last) up, e.g. for its server.log.
