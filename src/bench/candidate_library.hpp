@@ -35,7 +35,7 @@ class CandidateBuildError : public UsageError {
 //
 // `split_when_marked`: a source marked for it (include/kiln/candidate_split.h) and not using
 // CUTLASS is built split, device code by NVRTC and host code by the host compiler
-// (split_build.hpp), about 5x faster than nvcc; the evolution engine's screening builds. A split
+// (split_build.hpp), 2-5.4x faster than nvcc; the evolution engine's screening builds. A split
 // build that fails is followed by the whole-file nvcc build, so that the outcome never depends on
 // the split path; its message stays in the log.
 CandidateBuild compile_candidate(const std::string& source, const std::string& output_dir,
