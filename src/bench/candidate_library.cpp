@@ -295,7 +295,7 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       std::string previous;
       if (std::filesystem::is_regular_file(build.library) &&
           std::getline(std::ifstream(key_path), previous) && previous == key_text) {
-        build.command = "split build";
+        build.command = "NVRTC (" + arch + ") and the host compiler: reused";
         build.log = "(reused: built split from the same source)";
         return build;
       }

@@ -4,17 +4,13 @@
 #include "core/error.hpp"
 
 namespace kiln::bench {
-namespace {
 
-// The line holds only the marker comment `marker` (leading and trailing blanks aside).
-bool is_marker(const std::string& line, const std::string& marker) {
+bool is_marker_line(const std::string& line, const std::string& marker) {
   const std::size_t first = line.find_first_not_of(" \t");
   if (first == std::string::npos) return false;
   const std::size_t last = line.find_last_not_of(" \t\r");
   return line.compare(first, last + 1 - first, marker) == 0;
 }
-
-}  // namespace
 
 std::optional<SplitCandidateSource> split_candidate_unit(const std::string& content,
                                                          const std::string& source_name) {
@@ -28,7 +24,7 @@ std::optional<SplitCandidateSource> split_candidate_unit(const std::string& cont
     const bool newline = end != std::string::npos;
     if (!newline) end = content.size();
     const std::string line = content.substr(start, end - start);
-    const bool begin = is_marker(line, kBegin), finish = is_marker(line, kEnd);
+    const bool begin = is_marker_line(line, kBegin), finish = is_marker_line(line, kEnd);
     if (begin && state != kBefore)
       throw UsageError(source_name + ": a second `" + kBegin +
                        "` (one separate unit a candidate, closed by `" + kEnd + "`)");

@@ -18,6 +18,10 @@ struct SplitCandidateSource {
   std::string rest;  // the source with the region's lines emptied (line numbers kept)
 };
 
+// Whether `line` holds only the marker comment `marker` (leading and trailing blanks aside): the
+// one test of a marker line, shared by the split build's markers (split_build.hpp).
+bool is_marker_line(const std::string& line, const std::string& marker);
+
 // The two parts, or nullopt when the source has no marked region. Throws kiln::UsageError naming
 // `source_name` for a begin without an end, an end without a begin, or a second region.
 std::optional<SplitCandidateSource> split_candidate_unit(const std::string& content,

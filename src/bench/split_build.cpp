@@ -9,18 +9,11 @@
 #include <memory>
 
 #include "bench/candidate_library.hpp"
+#include "bench/candidate_unit.hpp"
 #include "core/error.hpp"
 
 namespace kiln::bench {
 namespace {
-
-// The line holds only the marker comment `marker` (leading and trailing blanks aside).
-bool is_marker(const std::string& line, const std::string& marker) {
-  const std::size_t first = line.find_first_not_of(" \t");
-  if (first == std::string::npos) return false;
-  const std::size_t last = line.find_last_not_of(" \t\r");
-  return line.compare(first, last + 1 - first, marker) == 0;
-}
 
 std::string trimmed(const std::string& text) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
@@ -115,12 +108,12 @@ std::optional<SplitSources> split_device_and_host(const std::string& content,
     Region line_region = region;  // a region's end marker belongs to it
     for (const auto& [marker, kind] :
          {std::pair{kDevice, Region::kDevice}, std::pair{kHost, Region::kHost}}) {
-      if (is_marker(line, marker + " begin")) {
+      if (is_marker_line(line, marker + " begin")) {
         if (region != Region::kShared)
           throw where("`" + marker + " begin` inside a region not yet ended");
         region = line_region = kind;
         marked = marked || kind == Region::kDevice;
-      } else if (is_marker(line, marker + " end")) {
+      } else if (is_marker_line(line, marker + " end")) {
         if (region != kind) throw where("`" + marker + " end` without its begin");
         region = Region::kShared;
       }

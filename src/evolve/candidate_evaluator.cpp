@@ -241,6 +241,13 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     std::vector<std::string> libraries(unique.size());
     std::vector<std::string> compile_failures(unique.size());
     std::atomic<std::size_t> next{0};
+    // The judge server starts at the batch's first library built, while the rest compile (its
+    // process, CUDA context and communicator: 0.4-1 s that the first request would otherwise
+    // spend holding the GPU turn); a batch with nothing built starts none.
+    if (o.batch && o.serve && !server)
+      server = std::make_shared<JudgeServer>(
+          judge_command(o, {}) + (o.release_setup ? " --serve-release-setup" : ""), o.folder);
+    std::once_flag server_started;
     const auto work = [&] {
       for (std::size_t i = next++; i < unique.size(); i = next++) {
         const std::string stem = stem_of(o, unique[i]);
@@ -251,6 +258,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
                                                   o.build_cache, o.serve && o.split_build)
                              .library;
+          if (server) std::call_once(server_started, [&] { server->start_ahead(); });
         } catch (const bench::CandidateBuildError& e) {
           // nvcc rejected it: the verdict the judge would write (read_verdict's wording).
           compile_failures[i] =
@@ -264,14 +272,6 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
         }
       }
     };
-    // The judge server starts while the batch compiles (its process, CUDA context and
-    // communicator: 0.4-1 s that the first request would otherwise spend holding the GPU turn).
-    if (o.batch && o.serve) {
-      if (!server)
-        server = std::make_shared<JudgeServer>(
-            judge_command(o, {}) + (o.release_setup ? " --serve-release-setup" : ""), o.folder);
-      server->start_ahead();
-    }
     const auto compile_start = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
