@@ -451,14 +451,11 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
       [&] {
         if (!cf.serve_release_setup) return;
         // Decided before the answer, while this server still has the judge's turn (so no other
-        // server is setting up): kept while a third of the memory stays free, room for the next
-        // set-up of any server. Setting a KernelBench problem up again for every request was
-        // two thirds of the judging time of a 26-problem set run, 8 at once (148 of 222 s, H200,
-        // 2026-11-29).
+        // server is setting up at the same time).
         KILN_CUDA_CHECK(cudaDeviceSynchronize());
         std::size_t free_bytes = 0, total_bytes = 0;
         KILN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-        if (free_bytes >= total_bytes / 3) return;
+        if (bench::keep_setup_between_requests(free_bytes, total_bytes)) return;
         runs->entries.clear();  // the next request sets the problem up again
       });
 }

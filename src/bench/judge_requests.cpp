@@ -77,6 +77,10 @@ std::optional<std::vector<ServedCandidate>> read_judge_request(const std::string
   return candidates;
 }
 
+bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes) {
+  return total_bytes > 0 && free_bytes >= total_bytes / 3;
+}
+
 int serve_judge_requests(const std::string& dir, const ServeOptions& options,
                          const std::function<bool(const ServedCandidate&)>& judge_one,
                          const std::function<void(int sequence)>& waiting,

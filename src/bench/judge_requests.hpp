@@ -12,6 +12,7 @@
 // `idle_seconds` without a request, or when a candidate leaves it unable to go on.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ struct ServeOptions {
   double idle_seconds = 300.0;  // end after this long without a request
   double poll_seconds = 0.002;  // how often the server looks for a request
 };
+
+// With several servers up (`--serve-release-setup`), whether one keeps its problem's set-up for
+// the next request, given the GPU's free and total memory after this one: while a third stays free,
+// room for any other server's next set-up (KernelBench's largest take 25 GB: under a third of an
+// H100's 80 GB). Setting a KernelBench problem up again for every request was two thirds of the
+// judging time of a 26-problem set run, 8 at once (148 of 222 s, H200, 2026-11-29).
+bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes);
 
 // The server's loop. `judge_one` judges a candidate and returns false when the process cannot go
 // on (the request then gets no done file); `waiting` is called at every poll (a watchdog's

@@ -103,6 +103,18 @@ TEST(JudgeRequests, BrokenProcessEndsWithoutAnAnswer) {
   EXPECT_FALSE(std::filesystem::exists(done_path(dir, 0)));
 }
 
+// A server keeps its set-up while a third of the GPU's memory stays free (room for the largest
+// KernelBench set-up, 25 GB, on an 80 GB H100 and a 141 GB H200), else frees it.
+TEST(JudgeRequests, KeepsTheSetUpWhileAThirdOfMemoryIsFree) {
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  EXPECT_TRUE(keep_setup_between_requests(60 * kGiB, 141 * kGiB));
+  EXPECT_TRUE(keep_setup_between_requests(47 * kGiB, 141 * kGiB));
+  EXPECT_FALSE(keep_setup_between_requests(46 * kGiB, 141 * kGiB));
+  EXPECT_TRUE(keep_setup_between_requests(27 * kGiB, 80 * kGiB));  // 25 GB still fit after it
+  EXPECT_FALSE(keep_setup_between_requests(26 * kGiB, 80 * kGiB));
+  EXPECT_FALSE(keep_setup_between_requests(0, 0));  // no answer from the device: free it
+}
+
 TEST(JudgeRequests, EndsAfterTheIdleLimit) {
   const std::string dir = fresh_dir("kiln_judge_requests_idle");
   ServeOptions o;
