@@ -176,15 +176,26 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         reference_check = cached->reference_check;
         reference_ok = cached->reference_ok;
       } else {
-        // The reference's own check, on the first trial's inputs.
-        report(problem->name() + " " + size.name + " reference check");
-        run->make_inputs(o.seed);
-        meet(comm, stream_handle);
-        run->poison_outputs();
-        run->reference();
-        comm.wait(stream_handle, problem->name() + " reference");
-        reference_check = run->check_reference();
-        reference_ok = all_ranks(comm, reference_check.empty(), stream_handle);
+        const std::string check_key = fmt::format("{}/{}", run_key, o.seed);
+        const auto known = o.runs
+                               ? o.runs->reference_checks.find(check_key)
+                               : std::map<std::string, ProblemRunCache::ReferenceCheck>::iterator{};
+        if (o.runs && known != o.runs->reference_checks.end()) {
+          // Checked in this process already, before its set-up was freed.
+          reference_check = known->second.check;
+          reference_ok = known->second.ok;
+        } else {
+          // The reference's own check, on the first trial's inputs.
+          report(problem->name() + " " + size.name + " reference check");
+          run->make_inputs(o.seed);
+          meet(comm, stream_handle);
+          run->poison_outputs();
+          run->reference();
+          comm.wait(stream_handle, problem->name() + " reference");
+          reference_check = run->check_reference();
+          reference_ok = all_ranks(comm, reference_check.empty(), stream_handle);
+          if (o.runs) o.runs->reference_checks[check_key] = {reference_check, reference_ok};
+        }
         if (o.runs) {
           // One run kept at a time: a batch over several sizes would otherwise hold them all
           // (KernelBench's sizes take tens of GB each).

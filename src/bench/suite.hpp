@@ -35,6 +35,14 @@ struct ProblemRunCache {
   };
   core::Stream stream;  // the runs were started on it
   std::map<std::string, Entry> entries;
+  // The reference's own check by run key and seed, kept when the entries are freed (a judge
+  // server that frees its set-up between requests sets it up again): the same problem, size,
+  // dtype and seed check alike, and a KernelBench loss's host check alone takes seconds.
+  struct ReferenceCheck {
+    std::string check;
+    bool ok = true;
+  };
+  std::map<std::string, ReferenceCheck> reference_checks;
 };
 
 struct SuiteOptions {
