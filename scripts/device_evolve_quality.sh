@@ -147,6 +147,22 @@ PY
           --timeout 60 --confirm 1 --parallel-problems "${SPEEDSET_PARALLEL:-4}" \
           > "$o/speedset/set-$mode.txt" 2>&1
         echo "speedset $mode: exit $? $(tr -d '\n' < "$dir/$mode/set-run.json" 2> /dev/null)" | tee -a "$summary"
+        # Where the set's time went, summed over its problems (each search's "# time:" line).
+        python3 - "$o/speedset/set-$mode.txt" <<'PY' | tee -a "$summary"
+import re, sys
+totals, problems = {}, 0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"time: compiling ([\d.]+) s, judging ([\d.]+) s \((.*)\)", line)
+    if not m:
+        continue
+    problems += 1
+    totals["compile"] = totals.get("compile", 0) + float(m.group(1))
+    totals["judge"] = totals.get("judge", 0) + float(m.group(2))
+    for part in m.group(3).split(", "):
+        name, value = part.rsplit(" ", 1)
+        totals[name] = totals.get(name, 0) + float(value)
+print(f"  summed over {problems} problems: " + ", ".join(f"{k} {v:.1f} s" for k, v in totals.items()))
+PY
         cp "$dir/$mode/set-run.json" "$o/speedset/set-run-$mode.json" 2> /dev/null
         cp "$dir/$mode/summary.md" "$o/speedset/summary-$mode.md" 2> /dev/null
       done ;;
