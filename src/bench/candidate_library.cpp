@@ -206,7 +206,8 @@ void build_unit_object(const UnitObject& u, const std::string& unit, const std::
 namespace {
 
 // The split build of a marked source into build.library (split_build.hpp). Throws
-// CandidateBuildError when NVRTC or the host compiler fails or runs past its time.
+// CandidateBuildError when NVRTC or the host compiler fails or runs past its time, leaving
+// `build` as it was (the whole-file build that follows uses its command).
 void build_split(const std::string& source, const SplitSources& split,
                  const std::string& output_dir, const std::string& arch, int timeout_seconds,
                  CandidateBuild& build) {
@@ -226,16 +227,17 @@ void build_split(const std::string& source, const SplitSources& split,
       "-o {} {} -L{} -lcudart_static -ldl -lrt -lpthread",
       timeout_seconds, quote(host_compiler()), quote(candidate_include_dir()),
       quote(root + "/include"), quote(build.library), quote(host), quote(root + "/lib64"));
-  build.command = "NVRTC (" + arch + ") on the device code; " + command;
   std::string log;
   const int code = core::run_command(command, log);
-  build.log = image.log + log;
   if (code == 124)
     throw CandidateBuildError(fmt::format("--source {}: the host compiler ran longer than {} s",
                                           source, timeout_seconds));
   if (code != 0)
-    throw CandidateBuildError(fmt::format(
-        "--source {}: the host compiler failed on the host code (exit {}):\n{}", source, code, log));
+    throw CandidateBuildError(
+        fmt::format("--source {}: the host compiler failed on the host code (exit {}):\n{}", source,
+                    code, log));
+  build.command = "NVRTC (" + arch + ") on the device code; " + command;
+  build.log = image.log + log;
 }
 
 }  // namespace
@@ -286,12 +288,10 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     if (const std::optional<SplitSources> marked =
             split_device_and_host(content, "--source " + source)) {
       const std::string key_path = build.library + ".key";
-      const std::string key_text =
-          fmt::format("split {:016x}", fnv1a(fmt::format("split {} {} abi {} cudart {}", arch,
-                                                         host_compiler(),
-                                                         KILN_CANDIDATE_ABI_VERSION,
-                                                         CUDART_VERSION) +
-                                             '\0' + content));
+      const std::string key_text = fmt::format(
+          "split {:016x}", fnv1a(fmt::format("split {} {} abi {} cudart {}", arch, host_compiler(),
+                                             KILN_CANDIDATE_ABI_VERSION, CUDART_VERSION) +
+                                 '\0' + content));
       std::string previous;
       if (std::filesystem::is_regular_file(build.library) &&
           std::getline(std::ifstream(key_path), previous) && previous == key_text) {
@@ -382,8 +382,8 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
     code = core::run_command(build.command, build.log);
   }
   if (!split_failure.empty())
-    build.log = "(the split build failed, so nvcc built it whole: " + split_failure + ")\n" +
-                build.log;
+    build.log =
+        "(the split build failed, so nvcc built it whole: " + split_failure + ")\n" + build.log;
   if (code == 124) {
     throw CandidateBuildError(
         fmt::format("--source {}: nvcc ran longer than {} s", source, timeout_seconds));

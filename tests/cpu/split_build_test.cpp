@@ -169,6 +169,17 @@ TEST(SplitBuild, FallsBackToNvccAndStillRejectsBrokenCode) {
   EXPECT_NE(build.log.find("the split build failed"), std::string::npos) << build.log;
   EXPECT_NE(build.log.find("type_traits"), std::string::npos) << build.log;
   EXPECT_NE(CandidateLibrary(build.library).entry(), nullptr);
+  // Host code only nvcc can build (a <<<>>> launch): the host compiler fails, nvcc builds it whole.
+  std::string host_needs_nvcc = kMarked;
+  host_needs_nvcc.replace(host_needs_nvcc.find("  KILN_LAUNCH(copy_kernel<1>,"), 0,
+                          "  copy_kernel<1><<<1, 1, 0, stream>>>(x, y, 0);\n");
+  std::ofstream(dir / "host.cu") << host_needs_nvcc;
+  const CandidateBuild host_build =
+      compile_candidate((dir / "host.cu").string(), dir.string(), "sm_90a", 300, "", true);
+  EXPECT_NE(host_build.log.find("the host compiler failed"), std::string::npos) << host_build.log;
+  EXPECT_EQ(host_build.command.rfind("timeout", 0), 0u) << host_build.command;
+  EXPECT_NE(host_build.command.find("nvcc"), std::string::npos) << host_build.command;
+  EXPECT_NE(CandidateLibrary(host_build.library).entry(), nullptr);
   std::string broken = kMarked;
   broken.replace(broken.find("return v * s.by;"), 16, "return v * s.missing;");
   std::ofstream(dir / "broken.cu") << broken;
