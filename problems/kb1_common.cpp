@@ -2,6 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
@@ -23,6 +27,40 @@ std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int6
   KILN_CUDA_CHECK(
       cudaMemcpy(host.data(), data + offset, sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
   return host;
+}
+
+double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int64_t)>& chunk_sum) {
+  if (chunks <= 0) return 0.0;
+  // Every thread on the caller's device (a new thread starts on device 0). Without a device
+  // there is nothing to set: a chunk_sum that copies fails with its own error.
+  int device = 0;
+  const bool on_device = cudaGetDevice(&device) == cudaSuccess;
+  if (!on_device) (void)cudaGetLastError();
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const auto work = [&] {
+    try {
+      if (on_device) KILN_CUDA_CHECK(cudaSetDevice(device));
+      for (std::int64_t c = next++; c < chunks; c = next++)
+        partial[static_cast<std::size_t>(c)] = chunk_sum(c);
+    } catch (...) {
+      const std::lock_guard<std::mutex> hold(failure_lock);
+      if (!failure) failure = std::current_exception();
+      next = chunks;  // the others stop after their current chunk
+    }
+  };
+  const auto threads =
+      static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  std::vector<std::thread> pool;
+  for (std::int64_t t = 1; t < std::min(threads, chunks); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  double sum = 0.0;
+  for (const double p : partial) sum += p;
+  return sum;
 }
 
 Sample sample_floats(const float* data, std::int64_t count, std::int64_t per_range) {

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ struct Sample {
 };
 Sample sample_floats(const float* data, std::int64_t count, std::int64_t per_range);
 std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int64_t count);
+
+// The sum of chunk_sum(0) .. chunk_sum(chunks - 1), the chunks taken by up to one host thread per
+// core (at most 16), added in chunk order: the same double on any number of cores. For the host
+// checks that recompute a whole KernelBench loss (up to 2G input elements): on one thread they
+// took 3-14 s of the GPU's turn every time a judge set the problem up. chunk_sum may copy from the
+// device (every thread runs on the caller's device); its first exception is rethrown here.
+double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int64_t)>& chunk_sum);
 
 // The `small` size of a KernelBench dimension (scripts/kb1_torch_eager.py uses the same rule,
 // so PyTorch's times match kiln's rows): >= 1024 divided by 16, 256-1023 by 4, smaller kept.

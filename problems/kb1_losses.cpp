@@ -3,8 +3,8 @@
 // mean, or for 98 the sum over the batch size). Inputs differ per row (kb1_common.hpp), so no part
 // of them gives the loss. Reference: a block per row in double, then the rows in order; solution
 // "kiln": see kb1_loss_kernels.hpp. check_reference recomputes the whole loss on the host in
-// double from the device inputs (up to 1G elements per input at the kb size: seconds on the
-// device machine's host).
+// double from the device inputs (up to 1G elements per input at the kb size), on several host
+// threads.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,18 +56,21 @@ class LossRun : public bench::ProblemRun {
  protected:
   // The loss in double on the host, from the device inputs (after the stream synchronised).
   virtual double host_loss() const = 0;
-  // visit(first row, row count, host copies of those rows of each rows x cols array), over
-  // chunks of about 4M elements per array.
+  // The sum over chunks of about 4M elements per array of visit(first row, row count, host
+  // copies of those rows of each rows x cols array), the chunks on several host threads
+  // (kb1::sum_over_chunks: the same double on any number of cores).
   template <typename Visit>
-  void for_row_chunks(std::initializer_list<const core::DeviceBuffer*> arrays, Visit visit) const {
+  double sum_row_chunks(std::initializer_list<const core::DeviceBuffer*> arrays,
+                        Visit visit) const {
     const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{1} << 22) / cols_);
-    for (std::int64_t first = 0; first < rows_; first += chunk) {
-      const std::int64_t n = std::min(chunk, rows_ - first);
+    const std::vector<const core::DeviceBuffer*> from(arrays);
+    return kb1::sum_over_chunks((rows_ + chunk - 1) / chunk, [&](std::int64_t c) {
+      const std::int64_t first = c * chunk, n = std::min(chunk, rows_ - first);
       std::vector<std::vector<float>> host;
-      for (const core::DeviceBuffer* a : arrays)
+      for (const core::DeviceBuffer* a : from)
         host.push_back(kb1::copy_floats(a->as<float>(), first * cols_, n * cols_));
-      visit(first, n, host);
-    }
+      return visit(first, n, host);
+    });
   }
   bench::CandidateBuffers buffers(std::initializer_list<const core::DeviceBuffer*> inputs) const {
     bench::CandidateBuffers b;
@@ -119,21 +122,23 @@ class CrossEntropyRun final : public LossRun {
     std::vector<std::int64_t> targets(static_cast<std::size_t>(rows_));
     KILN_CUDA_CHECK(
         cudaMemcpy(targets.data(), targets_.data(), targets_.bytes(), cudaMemcpyDeviceToHost));
-    double sum = 0.0;
-    for_row_chunks({&x_}, [&](std::int64_t first, std::int64_t n, const auto& host) {
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float* row = host[0].data() + i * cols_;
-        const std::int64_t target = targets[static_cast<std::size_t>(first + i)];
-        if (target < 0 || target >= cols_) {
-          sum = NAN;  // out of range: PyTorch raises; the check fails
-          continue;
-        }
-        double m = -INFINITY, s = 0.0;
-        for (std::int64_t c = 0; c < cols_; ++c) m = std::max(m, static_cast<double>(row[c]));
-        for (std::int64_t c = 0; c < cols_; ++c) s += std::exp(row[c] - m);
-        sum += m + std::log(s) - row[target];
-      }
-    });
+    const double sum =
+        sum_row_chunks({&x_}, [&](std::int64_t first, std::int64_t n, const auto& host) {
+          double sum = 0.0;
+          for (std::int64_t i = 0; i < n; ++i) {
+            const float* row = host[0].data() + i * cols_;
+            const std::int64_t target = targets[static_cast<std::size_t>(first + i)];
+            if (target < 0 || target >= cols_) {
+              sum = NAN;  // out of range: PyTorch raises; the check fails
+              continue;
+            }
+            double m = -INFINITY, s = 0.0;
+            for (std::int64_t c = 0; c < cols_; ++c) m = std::max(m, static_cast<double>(row[c]));
+            for (std::int64_t c = 0; c < cols_; ++c) s += std::exp(row[c] - m);
+            sum += m + std::log(s) - row[target];
+          }
+          return sum;
+        });
     return sum / static_cast<double>(rows_);
   }
 
@@ -164,13 +169,15 @@ class HuberRun final : public LossRun {
 
  private:
   double host_loss() const override {
-    double sum = 0.0;
-    for_row_chunks({&p_, &t_}, [&](std::int64_t, std::int64_t, const auto& host) {
-      for (std::size_t i = 0; i < host[0].size(); ++i) {
-        const double d = std::fabs(static_cast<double>(host[0][i]) - host[1][i]);
-        sum += d < kb1::kHuberBeta ? 0.5 * d * d / kb1::kHuberBeta : d - 0.5 * kb1::kHuberBeta;
-      }
-    });
+    const double sum =
+        sum_row_chunks({&p_, &t_}, [&](std::int64_t, std::int64_t, const auto& host) {
+          double sum = 0.0;
+          for (std::size_t i = 0; i < host[0].size(); ++i) {
+            const double d = std::fabs(static_cast<double>(host[0][i]) - host[1][i]);
+            sum += d < kb1::kHuberBeta ? 0.5 * d * d / kb1::kHuberBeta : d - 0.5 * kb1::kHuberBeta;
+          }
+          return sum;
+        });
     return sum / (static_cast<double>(rows_) * static_cast<double>(cols_));
   }
 
@@ -204,13 +211,15 @@ class KlDivRun final : public LossRun {
 
  private:
   double host_loss() const override {
-    double sum = 0.0;
-    for_row_chunks({&p_, &t_}, [&](std::int64_t, std::int64_t, const auto& host) {
-      for (std::size_t i = 0; i < host[0].size(); ++i) {
-        const double p = host[0][i], t = host[1][i];
-        if (t > 0.0) sum += t * std::log(t / p);  // t (log t - log p); 0 where t = 0 (xlogy)
-      }
-    });
+    const double sum =
+        sum_row_chunks({&p_, &t_}, [&](std::int64_t, std::int64_t, const auto& host) {
+          double sum = 0.0;
+          for (std::size_t i = 0; i < host[0].size(); ++i) {
+            const double p = host[0][i], t = host[1][i];
+            if (t > 0.0) sum += t * std::log(t / p);  // t (log t - log p); 0 where t = 0 (xlogy)
+          }
+          return sum;
+        });
     return sum / static_cast<double>(rows_);
   }
 
@@ -242,21 +251,23 @@ class TripletRun final : public LossRun {
 
  private:
   double host_loss() const override {
-    double sum = 0.0;
-    for_row_chunks({&a_, &p_, &n_}, [&](std::int64_t, std::int64_t n, const auto& host) {
-      for (std::int64_t i = 0; i < n; ++i) {
-        double sp = 0.0, sn = 0.0;
-        for (std::int64_t c = 0; c < cols_; ++c) {
-          const auto e = static_cast<std::size_t>(i * cols_ + c);
-          // pairwise_distance: ||x1 - x2 + eps||_2.
-          const double dp = static_cast<double>(host[0][e]) - host[1][e] + kb1::kTripletEps;
-          const double dn = static_cast<double>(host[0][e]) - host[2][e] + kb1::kTripletEps;
-          sp += dp * dp;
-          sn += dn * dn;
-        }
-        sum += std::max(std::sqrt(sp) - std::sqrt(sn) + kb1::kTripletMargin, 0.0);
-      }
-    });
+    const double sum =
+        sum_row_chunks({&a_, &p_, &n_}, [&](std::int64_t, std::int64_t n, const auto& host) {
+          double sum = 0.0;
+          for (std::int64_t i = 0; i < n; ++i) {
+            double sp = 0.0, sn = 0.0;
+            for (std::int64_t c = 0; c < cols_; ++c) {
+              const auto e = static_cast<std::size_t>(i * cols_ + c);
+              // pairwise_distance: ||x1 - x2 + eps||_2.
+              const double dp = static_cast<double>(host[0][e]) - host[1][e] + kb1::kTripletEps;
+              const double dn = static_cast<double>(host[0][e]) - host[2][e] + kb1::kTripletEps;
+              sp += dp * dp;
+              sn += dn * dn;
+            }
+            sum += std::max(std::sqrt(sp) - std::sqrt(sn) + kb1::kTripletMargin, 0.0);
+          }
+          return sum;
+        });
     return sum / static_cast<double>(rows_);
   }
 
@@ -291,13 +302,14 @@ class HingeRun final : public LossRun {
  private:
   double host_loss() const override {
     const std::vector<float> t = kb1::copy_floats(t_.as<float>(), 0, cols_);
-    double sum = 0.0;
-    for_row_chunks({&p_}, [&](std::int64_t, std::int64_t n, const auto& host) {
+    const double sum = sum_row_chunks({&p_}, [&](std::int64_t, std::int64_t n, const auto& host) {
+      double sum = 0.0;
       for (std::int64_t i = 0; i < n; ++i) {
         const float* row = host[0].data() + i * cols_;
         for (std::int64_t c = 0; c < cols_; ++c)
           sum += std::max(1.0 - static_cast<double>(row[c]) * t[static_cast<std::size_t>(c)], 0.0);
       }
+      return sum;
     });
     return sum / (static_cast<double>(rows_) * static_cast<double>(cols_));
   }

@@ -14,8 +14,9 @@
 #              seconds, the judge's own phases and the rest ("launches"), and the best U of each
 #   speedset   the same on a set run: `kiln evolve set` on SPEEDSET_PATTERNS at SPEEDSET_SIZE
 #              (kb), SPEEDSET_BUDGET (16) per problem, --parallel-problems SPEEDSET_PARALLEL (4),
-#              each of SPEEDSET_MODES ("split nvcc"), SPEEDSET_TRIALS (2) correctness trials per
-#              screened candidate; each mode's set-run.json
+#              each of SPEEDSET_MODES ("split nvcc"), SPEEDSET_SCREEN_TRIALS (1) correctness trials
+#              per screened candidate, SPEEDSET_TRIALS (2) per confirmation; each mode's
+#              set-run.json
 #   sanitizer  compute-sanitizer (SAN_TOOLS: memcheck by default) on the evolved best kernels of
 #              SAN_PROBLEMS (evolve-set/screen/<problem>/best.cu, carried in) and on SAN_SOURCES
 #              ("problem=path ..."), each judged at size small (SAN_PROBLEMS= , set but empty:
@@ -144,6 +145,7 @@ PY
         timeout "${SPEEDSET_LIMIT:-250}" build/kiln evolve set --problems "${patterns[@]}" \
           --size "${SPEEDSET_SIZE:-kb}" --budget "${SPEEDSET_BUDGET:-16}" --population 8 --seed 1 \
           "${flag[@]}" --pool "$dir/pool-$mode.json" --out "$dir/$mode" -w 3 -n 10 --trials "${SPEEDSET_TRIALS:-2}" \
+          --screen-trials "${SPEEDSET_SCREEN_TRIALS:-1}" \
           --timeout 60 --confirm 1 --parallel-problems "${SPEEDSET_PARALLEL:-4}" \
           > "$o/speedset/set-$mode.txt" 2>&1
         echo "speedset $mode: exit $? $(tr -d '\n' < "$dir/$mode/set-run.json" 2> /dev/null)" | tee -a "$summary"

@@ -67,6 +67,11 @@ struct RunFlags {
   int parallel_problems = 1;  // `evolve set`: problems searched at once
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   int confirm = 3;
+  // Correctness trials per screened candidate. Its screened calls end with one more call compared
+  // with the reference on other inputs, and what a search reports is confirmed with --trials, so
+  // one trial is enough to rank by; each trial costs ~15 passes over the inputs and outputs
+  // (fingerprints, reference, compare, the determinism call): 65 ms at KernelBench's map size.
+  int screen_trials = 1;
   std::string timing = "screen";
   std::uint64_t seed = 1;
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
@@ -87,7 +92,8 @@ void add_nvcc_only_flag(CLI::App* cmd, RunFlags& f) {
   cmd->add_flag("--nvcc-only", f.nvcc_only,
                 "build every screened candidate whole with nvcc (default: generated kernels "
                 "marked for it are built split, device code by NVRTC and host code by the host "
-                "compiler, 1.6-2.4x less compile time in a search; verdicts and exports are built by nvcc either way)");
+                "compiler, 1.6-2.4x less compile time in a search; verdicts and exports are built "
+                "by nvcc either way)");
 }
 
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
@@ -97,10 +103,18 @@ nlohmann::json run_identity(const RunFlags& f) {
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  return {{"problem", f.problem},       {"size", f.size},      {"seed", f.seed},
-          {"random", f.random},         {"device", prop.name}, {"warmup", f.warmup},
-          {"iterations", f.iterations}, {"trials", f.trials},  {"population", f.population},
-          {"seed_naive", f.seed_naive}, {"timing", f.timing}};
+  return {{"problem", f.problem},
+          {"size", f.size},
+          {"seed", f.seed},
+          {"random", f.random},
+          {"device", prop.name},
+          {"warmup", f.warmup},
+          {"iterations", f.iterations},
+          {"trials", f.trials},
+          {"population", f.population},
+          {"seed_naive", f.seed_naive},
+          {"timing", f.timing},
+          {"screen_trials", f.timing == "screen" ? f.screen_trials : f.trials}};
 }
 
 // The default pool: $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
@@ -175,6 +189,10 @@ int run_evolve(const RunFlags& f) {
     throw UsageError("--seeds and --seed-naive: --seed-naive starts from the naive kernel alone");
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
+  KILN_REQUIRE(f.trials >= 1 && f.trials <= 1000,
+               fmt::format("--trials {}: accepted range 1..1000", f.trials));
+  KILN_REQUIRE(f.screen_trials >= 1 && f.screen_trials <= 1000,
+               fmt::format("--screen-trials {}: accepted range 1..1000", f.screen_trials));
   {
     const bench::Problem* problem =
         bench::select_problems(problems::problem_registry(), {f.problem}, "--problem").front();
@@ -197,6 +215,9 @@ int run_evolve(const RunFlags& f) {
     nlohmann::json recorded = nlohmann::json::parse(std::ifstream(run_path));
     // Runs recorded before --timing existed were judged with guarded timing.
     if (recorded.is_object() && !recorded.contains("timing")) recorded["timing"] = "guarded";
+    // Runs recorded before --screen-trials screened with --trials.
+    if (recorded.is_object() && !recorded.contains("screen_trials") && recorded.contains("trials"))
+      recorded["screen_trials"] = recorded["trials"];
     if (recorded != identity) {
       throw UsageError(fmt::format("--resume: {} was a different run ({}); this one is {}", f.out,
                                    recorded.dump(), identity.dump()));
@@ -213,7 +234,7 @@ int run_evolve(const RunFlags& f) {
   eo.folder = (std::filesystem::path(f.out) / "candidates").string();
   eo.warmup = f.warmup;
   eo.iterations = f.iterations;
-  eo.trials = f.trials;
+  eo.trials = f.timing == "screen" ? f.screen_trials : f.trials;
   eo.timeout_seconds = f.timeout;
   eo.timing = f.timing;
   eo.build_cache = f.build_cache;
@@ -311,7 +332,8 @@ int run_evolve(const RunFlags& f) {
         evolve::best_accepted(result.history, 3 * f.confirm);
     evolve::CandidateEvaluatorOptions co = eo;
     co.timing = "guarded";
-    co.serve = false;  // the verdict: each confirmation round in a process of its own
+    co.trials = f.trials;    // the verdict's trials, not the screen's
+    co.serve = false;        // the verdict: each confirmation round in a process of its own
     co.split_build = false;  // and built whole by nvcc, as `kiln evolve export` builds it
     std::vector<evolve::Confirmed> confirmed;
     for (std::size_t from = 0; from < ranked.size() && evolve::best_confirmed(confirmed) < 0;
@@ -798,6 +820,10 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("-w,--warmup_iters", f->warmup, "judge: warm-up calls")->capture_default_str();
   cmd->add_option("-n,--iters", f->iterations, "judge: timed calls")->capture_default_str();
   cmd->add_option("--trials", f->trials, "judge: correctness trials")->capture_default_str();
+  cmd->add_option("--screen-trials", f->screen_trials,
+                  "judge: correctness trials per screened candidate (--timing screen; the "
+                  "confirmations take --trials)")
+      ->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "judge: seconds any wait may take")
       ->capture_default_str();
   cmd->add_option("--build-cache", f->build_cache,
@@ -849,6 +875,10 @@ void register_evolve(CLI::App& app, Runner& run) {
   set->add_option("-w,--warmup_iters", sf->warmup, "judge: warm-up calls")->capture_default_str();
   set->add_option("-n,--iters", sf->iterations, "judge: timed calls")->capture_default_str();
   set->add_option("--trials", sf->trials, "judge: correctness trials")->capture_default_str();
+  set->add_option("--screen-trials", sf->screen_trials,
+                  "judge: correctness trials per screened candidate (--timing screen; the "
+                  "confirmations take --trials)")
+      ->capture_default_str();
   set->add_option("--timeout", sf->timeout, "judge: seconds any wait may take")
       ->capture_default_str();
   set->add_option("--timing", sf->timing, "as for `evolve run`: screen or guarded")
@@ -871,6 +901,10 @@ void register_evolve(CLI::App& app, Runner& run) {
       // Settings that would fail every problem fail the set at once.
       KILN_REQUIRE(sf->budget >= 1 && sf->budget <= 100000,
                    fmt::format("--budget {}: accepted range 1..100000", sf->budget));
+      KILN_REQUIRE(sf->trials >= 1 && sf->trials <= 1000,
+                   fmt::format("--trials {}: accepted range 1..1000", sf->trials));
+      KILN_REQUIRE(sf->screen_trials >= 1 && sf->screen_trials <= 1000,
+                   fmt::format("--screen-trials {}: accepted range 1..1000", sf->screen_trials));
       return run_evolve_set(*sf, *patterns, *torch_json);
     };
   });

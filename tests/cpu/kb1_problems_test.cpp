@@ -5,9 +5,11 @@
 
 #include <regex>
 #include <set>
+#include <stdexcept>
 
 #include "bench/problem.hpp"
 #include "core/hardware_profile.hpp"
+#include "problems/kb1_common.hpp"
 #include "problems/registry.hpp"
 #include "roofline/roofline.hpp"
 
@@ -64,3 +66,25 @@ TEST(Kb1Problems, Fp32SmallAndKernelBenchSizesAndAFloorBelowTheRoof) {
 
 }  // namespace
 }  // namespace kiln::bench
+
+// The host checks' chunked sum (kb1::sum_over_chunks): the chunks run on several threads, but the
+// partial sums are added in chunk order, so the result is the serial sum's bits; a chunk's
+// exception reaches the caller.
+TEST(Kb1HostCheck, ChunkSumsAddInOrderOnAnyThreadAndRethrow) {
+  // Terms of very different magnitudes: any other order of addition gives other bits.
+  const auto term = [](std::int64_t c) {
+    return (c % 3 == 0 ? 1e16 : 1.0) * (c % 2 == 0 ? 1.0 : -1.0) + 0.1 * static_cast<double>(c);
+  };
+  for (const std::int64_t chunks :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1001}}) {
+    double serial = 0.0;
+    for (std::int64_t c = 0; c < chunks; ++c) serial += term(c);
+    EXPECT_EQ(kiln::problems::kb1::sum_over_chunks(chunks, term), serial) << chunks << " chunks";
+  }
+  EXPECT_THROW(kiln::problems::kb1::sum_over_chunks(500,
+                                                    [](std::int64_t c) -> double {
+                                                      if (c == 321) throw std::runtime_error("x");
+                                                      return 1.0;
+                                                    }),
+               std::runtime_error);
+}
