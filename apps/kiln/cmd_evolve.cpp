@@ -34,6 +34,7 @@
 #include "evolve/run_replay.hpp"
 #include "evolve/search.hpp"
 #include "evolve/seed_list.hpp"
+#include "evolve/set_order.hpp"
 #include "evolve/set_summary.hpp"
 #include "evolve/strategy.hpp"
 #include "evolve/strategy_pool.hpp"
@@ -466,6 +467,11 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   if (names.empty())
     throw UsageError(fmt::format("--problems {}: none of the problems matched has a generator ({})",
                                  fmt::join(patterns, " "), evolve::generated_problems_text()));
+  // CUTLASS-built families spread among the rest: their compiles do not take every core at once.
+  names = evolve::spread_compile_heavy(names, [](const std::string& name) {
+    const std::optional<evolve::Family> family = evolve::generated_family(name);
+    return family == evolve::Family::kMatmul || family == evolve::Family::kAttention;
+  });
   // A seed list that does not fit a problem fails the set before any search starts.
   if (!base.seeds_file.empty()) {
     const std::vector<evolve::SeedLine> lines = evolve::read_seed_list(base.seeds_file);

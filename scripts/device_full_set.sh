@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue 20's engine-speed run: `kiln evolve set` over every KernelBench level-1 problem with a
+# generator, at KernelBench's size, FULLSET_BUDGET (100) evaluations each, in one or more device
+# calls of at most FULLSET_LIMIT (520) s each. Each call resumes from the state a previous call
+# brought back (fullset-state/ in the repository root, carried: every problem's log.json, run.json,
+# seeds.json and report.json, and the pool), so a run cut at the limit goes on where it stopped.
+# Writes to $OUT: fullset.txt (the set's output), fullset.md (evaluations per problem and family,
+# new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
+# for the next call: unpack it in the repository root here, then carry fullset-state).
+# Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
+# Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+[ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null 2>&1
+o=${OUT:-out}; mkdir -p "$o"
+dir=/tmp/fullset; rm -rf "$dir"; mkdir -p "$dir/set"
+if [ -d fullset-state/set ]; then
+  cp -r fullset-state/set/. "$dir/set/"; [ -f fullset-state/pool.json ] && cp fullset-state/pool.json "$dir/"
+  echo "resuming: $(ls "$dir/set" | wc -l) problem folders from fullset-state/" | tee "$o/fullset.md"
+else
+  echo "starting afresh (no fullset-state/ carried)" | tee "$o/fullset.md"
+fi
+before=$(find "$dir/set" -name log.json -exec python3 -c 'import json,sys; print(sum(len(json.load(open(p))) for p in sys.argv[1:]))' {} + 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')
+set -f
+# shellcheck disable=SC2206
+problems=(${FULLSET_PROBLEMS:-kb1-*})
+# shellcheck disable=SC2206
+extra=(${FULLSET_EXTRA:-})
+set +f
+start=$SECONDS
+timeout --kill-after=15 "${FULLSET_LIMIT:-520}" build/kiln evolve set --problems "${problems[@]}" --size kb \
+  --budget "${FULLSET_BUDGET:-100}" --seed 1 --out "$dir/set" --pool "$dir/pool.json" \
+  --parallel-problems "${FULLSET_PARALLEL:-8}" -w 3 -n 10 --trials 3 --screen-trials 1 --confirm 1 \
+  "${extra[@]}" > "$o/fullset.txt" 2>&1
+code=$?
+wall=$((SECONDS - start))
+pkill -f "bench candidate" 2> /dev/null  # judge servers a cut set left behind
+echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520} s)" | tee -a "$o/fullset.md"
+python3 - "$dir/set" "$before" "$wall" "${FULLSET_BUDGET:-100}" <<'PY' | tee -a "$o/fullset.md"
+import glob, json, os, re, sys
+root, before, wall, budget = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+def family(genome):
+    return genome.get("family", "?")
+rows, fams = [], {}
+for d in sorted(glob.glob(os.path.join(root, "kb1-*"))):
+    name = os.path.basename(d)
+    try:
+        log = json.load(open(os.path.join(d, "log.json")))
+    except Exception:
+        log = []
+    done = os.path.exists(os.path.join(d, "report.json"))
+    fam = family(log[0]["genome"]) if log else "?"
+    best = max((e.get("evaluation", {}).get("fitness", 0) or 0) for e in log) if log else 0
+    rows.append((name, fam, len(log), done, best))
+    f = fams.setdefault(fam, [0, 0, 0])
+    f[0] += 1; f[1] += len(log); f[2] += done
+total = sum(r[2] for r in rows)
+new = total - before
+print(f"\n{len(rows)} problems started, {sum(r[3] for r in rows)} finished (report.json); "
+      f"{total} evaluations logged in all, {new} new in this call's {wall:.0f} s: "
+      f"**{new / max(wall, 1):.2f} evaluations per second**; budget {budget} per problem")
+print("\n| family | problems started | finished | evaluations |\n|---|---|---|---|")
+for fam, (n, e, d) in sorted(fams.items()):
+    print(f"| {fam} | {n} | {d} | {e} |")
+print("\n| problem | family | evaluations | finished | best screened U |\n|---|---|---|---|---|")
+for name, fam, n, done, best in rows:
+    print(f"| {name} | {fam} | {n} | {'yes' if done else 'no'} | {best:.3f} |")
+PY
+mkdir -p /tmp/fullset-pack/fullset-state/set
+( cd "$dir/set" && for p in kb1-*; do
+    mkdir -p "/tmp/fullset-pack/fullset-state/set/$p"
+    cp "$p"/log.json "$p"/run.json "$p"/seeds.json "$p"/report.json "$p"/best.cu "/tmp/fullset-pack/fullset-state/set/$p/" 2> /dev/null
+  done
+  cp summary.md summary.json set-run.json /tmp/fullset-pack/fullset-state/set/ 2> /dev/null )
+cp "$dir/pool.json" /tmp/fullset-pack/fullset-state/ 2> /dev/null
+tar -cJf "$o/fullset-state.tar.xz" -C /tmp/fullset-pack fullset-state
+ls -la "$o/fullset-state.tar.xz"
