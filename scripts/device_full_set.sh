@@ -4,7 +4,8 @@
 # calls of at most FULLSET_LIMIT (520) s each. Each call resumes from the state a previous call
 # brought back (fullset-state/ in the repository root, carried: every problem's log.json, run.json,
 # seeds.json and report.json, and the pool), so a run cut at the limit goes on where it stopped.
-# Writes to $OUT: fullset.txt (the set's output), fullset.md (evaluations per problem and family,
+# Writes to $OUT: fullset.txt (the set's output), monitor.txt (GPU and host memory every 5 s),
+# failures.txt (the end of each judge log that reports a failure), fullset.md (evaluations per problem and family,
 # new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
 # for the next call: unpack it in the repository root here, then carry fullset-state).
 # Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
@@ -28,6 +29,13 @@ problems=(${FULLSET_PROBLEMS:-kb1-*})
 # shellcheck disable=SC2206
 extra=(${FULLSET_EXTRA:-})
 set +f
+# The GPU's memory and use, the host's memory and load, every 5 s (a judge that ends without a
+# report is found beside what the machine was short of).
+( while :; do
+    echo "$(date -u +%T) gpu $(nvidia-smi --query-gpu=memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits | head -1) host-mem-MiB $(free -m | awk 'NR == 2 { print $3 "/" $2 }') load $(cut -d' ' -f1 /proc/loadavg)"
+    sleep 5
+  done ) > "$o/monitor.txt" 2>&1 &
+monitor=$!
 start=$SECONDS
 timeout --kill-after=15 "${FULLSET_LIMIT:-520}" build/kiln evolve set --problems "${problems[@]}" --size kb \
   --budget "${FULLSET_BUDGET:-100}" --seed 1 --out "$dir/set" --pool "$dir/pool.json" \
@@ -36,6 +44,12 @@ timeout --kill-after=15 "${FULLSET_LIMIT:-520}" build/kiln evolve set --problems
 code=$?
 wall=$((SECONDS - start))
 pkill -f "bench candidate" 2> /dev/null  # judge servers a cut set left behind
+kill "$monitor" 2> /dev/null
+# Why judges ended without a report: the end of every server log and judge log that says so.
+for log in $(grep -rlE "ended without|out of memory|Killed|signal|error" "$dir/set" --include='*.log' 2> /dev/null | head -40); do
+  echo "=== $log"; tail -n 25 "$log"
+done > "$o/failures.txt" 2>&1
+dmesg 2> /dev/null | grep -iE "oom|killed process" | tail -20 >> "$o/failures.txt"
 echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520} s)" | tee -a "$o/fullset.md"
 python3 - "$dir/set" "$before" "$wall" "${FULLSET_BUDGET:-100}" <<'PY' | tee -a "$o/fullset.md"
 import glob, json, os, re, sys
