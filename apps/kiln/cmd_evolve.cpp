@@ -468,10 +468,11 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
     throw UsageError(fmt::format("--problems {}: none of the problems matched has a generator ({})",
                                  fmt::join(patterns, " "), evolve::generated_problems_text()));
   // CUTLASS-built families spread among the rest: their compiles do not take every core at once.
-  names = evolve::spread_compile_heavy(names, [](const std::string& name) {
+  const auto compile_heavy = [](const std::string& name) {
     const std::optional<evolve::Family> family = evolve::generated_family(name);
     return family == evolve::Family::kMatmul || family == evolve::Family::kAttention;
-  });
+  };
+  names = evolve::spread_compile_heavy(names, compile_heavy);
   // A seed list that does not fit a problem fails the set before any search starts.
   if (!base.seeds_file.empty()) {
     const std::vector<evolve::SeedLine> lines = evolve::read_seed_list(base.seeds_file);
@@ -491,10 +492,25 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   // candidates compile on the CPU while another's are judged (one judgement on the GPU at a time,
   // evolve/candidate_evaluator.cpp), and each run's lines carry its problem's name.
   std::vector<std::optional<evolve::SetRow>> slots(names.size());
-  std::mutex set_mutex;  // slots, errors, new_evaluations, the summary files
+  std::mutex set_mutex;  // slots, errors, new_evaluations, the summary files, which run
   int errors = 0;
   std::size_t new_evaluations = 0;
-  std::atomic<std::size_t> next{0};
+  // Which problems a worker took, and how many compile-heavy ones run: at most a quarter of the
+  // workers (at least one) search those at once while light problems are left to take.
+  std::vector<bool> started(names.size(), false), heavy(names.size(), false);
+  for (std::size_t i = 0; i < names.size(); ++i) heavy[i] = compile_heavy(names[i]);
+  int heavy_running = 0;
+  const int max_heavy = std::max(1, base.parallel_problems / 4);
+  const auto take = [&]() -> std::optional<std::size_t> {
+    const std::lock_guard hold(set_mutex);
+    const std::optional<std::size_t> i =
+        evolve::next_problem(started, heavy, heavy_running, max_heavy);
+    if (i) {
+      started[*i] = true;
+      heavy_running += heavy[*i] ? 1 : 0;
+    }
+    return i;
+  };
   const auto set_start = std::chrono::steady_clock::now();
   const auto logged = [](const std::string& dir) -> std::size_t {
     std::ifstream file(std::filesystem::path(dir) / "log.json");
@@ -502,7 +518,8 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
     return file && log.is_array() ? log.size() : 0;
   };
   const auto work = [&] {
-    for (std::size_t i = next++; i < names.size(); i = next++) {
+    for (std::optional<std::size_t> taken = take(); taken; taken = take()) {
+      const std::size_t i = *taken;
       RunFlags f = base;
       f.problem = names[i];
       f.out = (out / names[i]).string();
@@ -539,6 +556,7 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
       if (!error.empty()) row.error = error + (row.error.empty() ? "" : "; " + row.error);
       const std::size_t logged_after = logged(f.out);
       const std::lock_guard hold(set_mutex);
+      heavy_running -= heavy[i] ? 1 : 0;
       errors += error.empty() ? 0 : 1;
       new_evaluations += logged_after > logged_before ? logged_after - logged_before : 0;
       slots[i] = row;

@@ -22,4 +22,20 @@ std::vector<std::string> spread_compile_heavy(
   return order;
 }
 
+std::optional<std::size_t> next_problem(const std::vector<bool>& started,
+                                        const std::vector<bool>& heavy, int heavy_running,
+                                        int max_heavy) {
+  std::optional<std::size_t> first_heavy;
+  for (std::size_t i = 0; i < started.size(); ++i) {
+    if (started[i]) continue;
+    if (!heavy[i]) {
+      // A light one, unless a heavy one comes first and may start now.
+      if (first_heavy && heavy_running < max_heavy) return first_heavy;
+      return i;
+    }
+    if (!first_heavy) first_heavy = i;
+  }
+  return first_heavy;  // only heavy ones left (or none): they start whatever runs
+}
+
 }  // namespace kiln::evolve

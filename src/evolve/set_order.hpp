@@ -6,7 +6,9 @@
 // candidates keep the judge busy.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,14 @@ namespace kiln::evolve {
 // the first problem is a light one when there is any.
 std::vector<std::string> spread_compile_heavy(const std::vector<std::string>& names,
                                               const std::function<bool(const std::string&)>& heavy);
+
+// The problem a free worker of a set run takes next: the first in `order` not started yet, except
+// that a heavy one waits while `max_heavy` heavy ones run, as long as a light one is left to
+// take. A heavy problem runs for several times a light one's time, so the spread order alone let
+// heavy problems pile up in the workers (H200, 2026-11-29: five matmul searches and three light
+// ones at once, the GPU idle most of four minutes). Nothing left to start: none.
+std::optional<std::size_t> next_problem(const std::vector<bool>& started,
+                                        const std::vector<bool>& heavy, int heavy_running,
+                                        int max_heavy);
 
 }  // namespace kiln::evolve

@@ -27,5 +27,21 @@ TEST(EvolveSetOrder, HeavyProblemsSpreadEvenlyAndEachGroupKeepsItsOrder) {
   EXPECT_TRUE(spread_compile_heavy({}, is_heavy).empty());
 }
 
+TEST(EvolveSetOrder, AHeavyProblemWaitsWhileEnoughRunAndALightOneIsLeft) {
+  const std::vector<bool> heavy{false, true, false, true, false};
+  // In order while under the cap.
+  EXPECT_EQ(next_problem({false, false, false, false, false}, heavy, 0, 1), 0u);
+  EXPECT_EQ(next_problem({true, false, false, false, false}, heavy, 0, 1), 1u);
+  // At the cap the heavy one waits: the next light one goes first.
+  EXPECT_EQ(next_problem({true, false, false, false, false}, heavy, 1, 1), 2u);
+  EXPECT_EQ(next_problem({true, false, true, false, false}, heavy, 1, 1), 4u);
+  // Only heavy ones left: they start, whatever the cap.
+  EXPECT_EQ(next_problem({true, false, true, false, true}, heavy, 1, 1), 1u);
+  EXPECT_EQ(next_problem({true, true, true, false, true}, heavy, 5, 1), 3u);
+  // All started.
+  EXPECT_EQ(next_problem({true, true, true, true, true}, heavy, 0, 1), std::nullopt);
+  EXPECT_EQ(next_problem({}, {}, 0, 1), std::nullopt);
+}
+
 }  // namespace
 }  // namespace kiln::evolve
