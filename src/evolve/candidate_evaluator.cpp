@@ -22,6 +22,7 @@
 #include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
 #include "evolve/blas2_generator.hpp"
+#include "evolve/judge_output.hpp"
 #include "evolve/judge_server.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
@@ -130,12 +131,6 @@ std::string judge_command(const CandidateEvaluatorOptions& o,
   return command;
 }
 
-// The part of a judge's or nvcc's output a failure quotes: from its first "error", 300 characters.
-std::string error_excerpt(const std::string& text) {
-  const std::size_t at = text.find("error");
-  return text.substr(at == std::string::npos ? 0 : at, 300);
-}
-
 // The verdict the judge wrote to `json_path`; `output` and `code` explain a missing one.
 Evaluation read_verdict(const std::string& json_path, const std::string& output, int code) {
   Evaluation e;
@@ -170,9 +165,10 @@ Evaluation read_verdict(const std::string& json_path, const std::string& output,
   // No judged row: the judge's verdict says why (did not compile, crashed, ran past its time).
   if (has_verdict) {
     const std::string log = verdict->value("build_log", std::string());
-    e.failure =
-        fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),
-                    verdict->value("exit_code", code), log.empty() ? "" : ": ", error_excerpt(log));
+    // No build log: a judge that ended without a report quotes its own output instead.
+    const std::string why = !log.empty() ? error_excerpt(log) : last_error_line(output);
+    e.failure = fmt::format("{} (exit {}){}{}", verdict->value("reason", std::string("rejected")),
+                            verdict->value("exit_code", code), why.empty() ? "" : ": ", why);
   } else {
     e.failure = fmt::format("no judged row (exit {})", code);
   }
@@ -349,8 +345,11 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
             served, 120.0 + 4.0 * o.timeout_seconds * static_cast<double>(served.size()));
         judge_seconds = core::seconds_since(judge_start);
         if (!answered) {
-          fmt::print(stderr, "# judge server ended during a batch of {} (log: {}/server.log)\n",
-                     served.size(), server->current_dir());
+          std::ifstream log(server->current_dir() + "/server.log");
+          const std::string text((std::istreambuf_iterator<char>(log)),
+                                 std::istreambuf_iterator<char>());
+          fmt::print(stderr, "# judge server ended during a batch of {} (log: {}/server.log): {}\n",
+                     served.size(), server->current_dir(), last_error_line(text));
         }
       }
     } else {
