@@ -33,6 +33,8 @@ for state in idle busy niced; do
 done
 python3 - "$o" <<'PY' | tee "$o/contention.md"
 import glob, json, os, statistics, sys
+sys.path.insert(0, "scripts")
+from verdict_rows import rows
 root = sys.argv[1]
 table = {}
 for path in sorted(glob.glob(os.path.join(root, "*-[0-9].json"))):
@@ -41,16 +43,9 @@ for path in sorted(glob.glob(os.path.join(root, "*-[0-9].json"))):
         doc = json.load(open(path))
     except Exception as e:
         print(f"{path}: unreadable ({e})"); continue
-    def rows_in(node):  # every object with phase_seconds, wherever the envelope puts it
-        if isinstance(node, dict):
-            if "phase_seconds" in node:
-                yield node
-            for v in node.values():
-                yield from rows_in(v)
-        elif isinstance(node, list):
-            for v in node:
-                yield from rows_in(v)
-    for row in rows_in(doc):
+    for row in rows(doc):  # every judged row (scripts/verdict_rows.py)
+        if "phase_seconds" not in row:
+            continue
         for phase, seconds in row["phase_seconds"].items():
             table.setdefault(phase, {}).setdefault(state, []).append(seconds)
         us = row.get("solution_us")
