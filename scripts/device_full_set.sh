@@ -9,6 +9,8 @@
 # new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
 # for the next call: unpack it in the repository root here, then carry fullset-state).
 # Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
+# CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`,
+# then carry prebuilt-units) go into the set's build cache (PREBUILT_UNITS names another folder).
 # Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,6 +23,13 @@ if [ -d fullset-state/set ]; then
   echo "resuming: $(ls "$dir/set" | wc -l) problem folders from fullset-state/" | tee "$o/fullset.md"
 else
   echo "starting afresh (no fullset-state/ carried)" | tee "$o/fullset.md"
+fi
+# CUTLASS units compiled ahead (scripts/prebuild_sm90_units.sh, no GPU needed; carry the folder):
+# into the set's build cache, where a matmul candidate finds its unit built.
+units=${PREBUILT_UNITS:-prebuilt-units}
+if [ -d "$units/units" ]; then
+  mkdir -p "$dir/set/build-cache/units" && cp "$units"/units/*.o "$dir/set/build-cache/units/" 2> /dev/null
+  echo "prebuilt units: $(ls "$dir/set/build-cache/units" | grep -c '\.o$') from $units/units" | tee -a "$o/fullset.md"
 fi
 before=$(find "$dir/set" -name log.json -exec python3 -c 'import json,sys; print(sum(len(json.load(open(p))) for p in sys.argv[1:]))' {} + 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')
 set -f

@@ -9,9 +9,10 @@
 # CACHE: a build cache folder (`kiln evolve set` uses OUT/build-cache; copy CACHE/units/ there, or
 # name it as CACHE). PROMOTES: the promote values to build (default "0 4"; the catalog has
 # 0 16 4 8 32). Runs on every core (JOBS to change), with no GPU (kiln compiles, then stops at the
-# GPU check); configurations CUTLASS refuses are listed and skipped. The objects hold only for the
-# same nvcc, include paths and kiln build (the key names them), e.g. this checkout and a device
-# call of it.
+# GPU check); configurations CUTLASS refuses are listed and skipped. An object holds for the same
+# nvcc release, candidate headers (their contents) and CUTLASS version, wherever they are installed
+# (bench/candidate_library.cpp, unit_toolchain): compile on the CPU machine, carry CACHE to a
+# device call (scripts/device_full_set.sh takes prebuilt-units/).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cache=${1:-}; promotes=${2:-"0 4"}

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "bench/candidate_unit.hpp"
 #include "bench/split_build.hpp"
@@ -137,6 +138,58 @@ std::uint64_t fnv1a(const std::string& text) {
   return key;
 }
 
+// The contents of every file under `dir` (relative paths and bytes, in path order), hashed.
+std::uint64_t tree_fingerprint(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error))
+    if (it->is_regular_file(error)) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    text += std::filesystem::relative(file, dir, error).string() + '\0' +
+            std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) +
+            '\0';
+  }
+  return fnv1a(text);
+}
+
+// What a unit object's name stands for, in place of the compile command's paths: nvcc's release,
+// the candidate headers' contents and CUTLASS's version (its version.h), besides the
+// architecture and the flags. Units compiled on one machine then serve another whose checkout and
+// toolkit sit elsewhere: scripts/prebuild_sm90_units.sh compiles the CUTLASS GEMM units without a
+// GPU (40-120 s each on one core), and a device call that carries them builds none (a set run's
+// matmul searches waited on those builds with the GPU idle, H200, 2026-11-29). Read once per
+// process.
+std::string unit_toolchain(const std::string& arch, const std::string& cutlass_dir) {
+  static std::mutex guard;
+  static std::map<std::string, std::string> known;
+  const std::lock_guard<std::mutex> hold(guard);
+  const std::string include_dir = candidate_include_dir();
+  const std::string key = arch + '\0' + include_dir + '\0' + cutlass_dir;
+  if (const auto found = known.find(key); found != known.end()) return found->second;
+  std::string version;
+  (void)core::run_command(quote(nvcc_path()) + " --version", version);
+  // "release 13.0": objects of one release link together; a patch release (V13.0.88) of the
+  // same toolkit on another machine does not make its units new.
+  const std::size_t release = version.find("release ");
+  version = release == std::string::npos ? version : version.substr(release);
+  version = version.substr(0, version.find_first_of(",\n"));
+  std::string text = fmt::format(
+      "nvcc {} -std=c++17 -O3 {} -fPIC -fno-gnu-unique kiln-include {:016x} abi {} cudart {}",
+      version, arch_flags(arch), tree_fingerprint(include_dir), KILN_CANDIDATE_ABI_VERSION,
+      CUDART_VERSION);
+  if (!cutlass_dir.empty()) {
+    std::ifstream in(std::filesystem::path(cutlass_dir) / "cutlass" / "version.h",
+                     std::ios::binary);
+    text += fmt::format(" cutlass {:016x}", fnv1a(std::string((std::istreambuf_iterator<char>(in)),
+                                                              std::istreambuf_iterator<char>())));
+  }
+  return known[key] = text;
+}
+
 // One lock per unit object path: the engine compiles a generation's candidates on several
 // threads, and candidates of one configuration share their unit, which is built once.
 std::mutex& unit_lock(const std::string& object) {
@@ -149,8 +202,9 @@ std::mutex& unit_lock(const std::string& object) {
 }
 
 // How a candidate's separate unit (candidate_unit.hpp) becomes an object: compiled by
-// `compile_flags` into `folder`, named by its code (comment lines aside) and those flags, so that
-// an object built there before is used as it is.
+// `compile_flags` into `folder`, named by its code (comment lines aside) and `toolchain`
+// (unit_toolchain: what the flags stand for, not where), so that an object built there before, on
+// this machine or another, is used as it is.
 struct UnitObject {
   std::string object, unit_source, compile_flags, command;
   int timeout_seconds = 0;
@@ -161,12 +215,10 @@ struct UnitObject {
   }
 };
 UnitObject plan_unit_object(const std::string& unit, const std::string& compile_flags,
-                            const std::filesystem::path& folder, int timeout_seconds) {
-  const std::string key = fmt::format(
-      "{:016x}",
-      fnv1a(compile_flags +
-            fmt::format(" abi {} cudart {}", KILN_CANDIDATE_ABI_VERSION, CUDART_VERSION) + '\0' +
-            without_comment_lines(unit)));
+                            const std::string& toolchain, const std::filesystem::path& folder,
+                            int timeout_seconds) {
+  const std::string key =
+      fmt::format("{:016x}", fnv1a(toolchain + '\0' + without_comment_lines(unit)));
   UnitObject u;
   u.object = (folder / (key + ".o")).string();
   u.unit_source = (folder / (key + ".cu")).string();
@@ -259,10 +311,10 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
                             std::istreambuf_iterator<char>());
   // CUTLASS's headers only for a source that includes them, so that every other command (and
   // the reuse below) stays what it was.
-  std::string extra_include;
+  std::string extra_include, cutlass_dir;
   if (content.find("#include \"cutlass/") != std::string::npos ||
       content.find("#include <cutlass/") != std::string::npos) {
-    const std::string cutlass = cutlass_include_dir();
+    const std::string cutlass = cutlass_dir = cutlass_include_dir();
     if (cutlass.empty())
       throw UsageError("--source " + source +
                        ": includes CUTLASS, whose headers were not found (set "
@@ -322,7 +374,8 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
         quote(nvcc_path()), arch_flags(arch), quote(candidate_include_dir()), extra_include);
     const std::filesystem::path units =
         std::filesystem::path(shared_cache.empty() ? output_dir : shared_cache) / "units";
-    unit = plan_unit_object(split->unit, compile_flags, units, timeout_seconds);
+    unit = plan_unit_object(split->unit, compile_flags, unit_toolchain(arch, cutlass_dir), units,
+                            timeout_seconds);
     rest_source = (std::filesystem::path(output_dir) /
                    (std::filesystem::path(source).stem().string() + ".rest.cu"))
                       .string();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -98,6 +99,44 @@ TEST(CandidateUnit, SharedUnitIsBuiltOnceAndLinked) {
                               (dir / "cache").string())
                 .log.find("reused"),
             std::string::npos);
+}
+
+// A unit object is named by what its build stands for, not where: the same candidate headers in
+// another folder give the same object name (units compiled on one machine serve a device call
+// that carries them), and a header whose contents changed gives another.
+TEST(CandidateUnit, TheUnitsNameDependsOnTheHeadersContentsNotTheirPlace) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_candidate_unit_place";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path headers = candidate_include_dir();
+  for (const char* copy : {"here", "there", "changed"})
+    std::filesystem::copy(headers, dir / copy, std::filesystem::copy_options::recursive);
+  std::ofstream(dir / "changed" / "kiln" / "candidate.h", std::ios::app) << "\n// changed\n";
+  const std::filesystem::path source = dir / "c.cu";
+  std::ofstream(source) << "#include \"kiln/candidate.h\"\n"
+                           "// kiln-unit: begin\n"
+                           "extern \"C\" __attribute__((visibility(\"hidden\"))) int one() "
+                           "{ return 1; }\n"
+                           "// kiln-unit: end\n"
+                           "extern \"C\" __attribute__((visibility(\"hidden\"))) int one();\n"
+                           "extern \"C\" int kiln_candidate_run(const KilnCandidateArgs*) "
+                           "{ return one(); }\n";
+  const auto unit_name = [&](const char* copy) {
+    ::setenv("KILN_INCLUDE_DIR", (dir / copy).c_str(), 1);
+    const std::filesystem::path cache = dir / (std::string("cache-") + copy);
+    (void)compile_candidate(source.string(), (dir / (std::string("out-") + copy)).string(),
+                            "sm_90a", 300, cache.string());
+    ::unsetenv("KILN_INCLUDE_DIR");
+    std::string name;
+    for (const auto& entry : std::filesystem::directory_iterator(cache / "units"))
+      if (entry.path().extension() == ".o") name = entry.path().filename().string();
+    return name;
+  };
+  const std::string here = unit_name("here");
+  ASSERT_FALSE(here.empty());
+  EXPECT_EQ(unit_name("there"), here);
+  EXPECT_NE(unit_name("changed"), here);
 }
 
 }  // namespace
