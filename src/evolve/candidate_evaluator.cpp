@@ -393,7 +393,11 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
     }
     if (o.batch) {  // judged in its batch's launch: that verdict, once
       const std::lock_guard lock(o.batch->mutex);
-      if (o.batch->judged.erase(genome.hash()) == 1) return read_verdict(stem + ".json", "", 0);
+      if (o.batch->judged.erase(genome.hash()) == 1) {
+        // The batch's verdict, unless the batch judged nothing: then alone, below.
+        Evaluation e = read_verdict(stem + ".json", "", 0);
+        if (e.correct || !judged_nothing(e.failure)) return e;
+      }
       if (const auto failed = o.batch->compile_failures.find(genome.hash());
           failed != o.batch->compile_failures.end()) {
         Evaluation e;
@@ -402,16 +406,29 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
         return e;
       }
     }
-    std::filesystem::remove(stem + ".json");
     const std::string command = judge_command(o, {stem + ".cu"});
-    std::string output;
-    int code = 0;
-    {
-      const GpuTurn turn;
-      code = core::run_command(command, output);
+    std::ofstream log(stem + ".log");
+    Evaluation e;
+    // A judge that ended without judging anything (no report: an error in a rank before or
+    // outside the candidate's calls) is asked once more after a pause. In one stretch of a set
+    // run 42 judgements ended so, confirmations of good kernels among them (H200, 2026-11-29):
+    // a passing shortage costs no genome its verdict; a candidate that breaks the judge breaks it
+    // again.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(3));
+      std::filesystem::remove(stem + ".json");
+      std::string output;
+      int code = 0;
+      {
+        const GpuTurn turn;
+        code = core::run_command(command, output);
+      }
+      log << command << "\n" << output;
+      e = read_verdict(stem + ".json", output, code);
+      if (e.correct || !judged_nothing(e.failure)) break;
+      log << "# judged nothing" << (attempt == 0 ? ": once more after 3 s\n" : "\n");
     }
-    std::ofstream(stem + ".log") << command << "\n" << output;
-    return read_verdict(stem + ".json", output, code);
+    return e;
   };
 }
 

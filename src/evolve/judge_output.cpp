@@ -29,4 +29,9 @@ std::string last_error_line(const std::string& text) {
   return (last_error.empty() ? last : last_error).substr(0, 300);
 }
 
+bool judged_nothing(const std::string& failure) {
+  return failure.rfind("the ranks ended without a report", 0) == 0 ||
+         failure.rfind("no result (exit ", 0) == 0;
+}
+
 }  // namespace kiln::evolve

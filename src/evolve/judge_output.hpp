@@ -15,4 +15,9 @@ std::string error_excerpt(const std::string& text);
 // (H200, 2026-11-29), and their verdicts said only "the log says why" of logs the run did not keep.
 std::string last_error_line(const std::string& text);
 
+// Whether a verdict's failure says the judge judged nothing (it ended without a report, or left
+// no result at all), as opposed to a judgement against the candidate (incorrect, crashed, too
+// slow, did not compile).
+bool judged_nothing(const std::string& failure);
+
 }  // namespace kiln::evolve

@@ -25,5 +25,15 @@ TEST(EvolveJudgeOutput, ErrorExcerptStartsAtTheFirstError) {
   EXPECT_EQ(error_excerpt("no problem here"), "no problem here");
 }
 
+TEST(EvolveJudgeOutput, JudgedNothingOnlyWhenTheJudgeLeftNoJudgement) {
+  EXPECT_TRUE(judged_nothing("the ranks ended without a report (the log says why) (exit 1): x"));
+  EXPECT_TRUE(judged_nothing("no result (exit 1): error: cannot start"));
+  EXPECT_FALSE(judged_nothing("trial 0: 3 of 100 elements differ"));
+  EXPECT_FALSE(
+      judged_nothing("a rank crashed or was killed (the log says which and how) (exit 139)"));
+  EXPECT_FALSE(judged_nothing("did not compile (exit -1): error: x"));
+  EXPECT_FALSE(judged_nothing(""));
+}
+
 }  // namespace
 }  // namespace kiln::evolve
