@@ -64,9 +64,13 @@ std::string cutlass_gemm_type(const std::string& name, bool a_column_major, bool
 void fill_cutlass_header(std::string& source, const Genome& g, const MatmulConfig& c,
                          const std::string& problem);
 
-// Host-side source shared by the generated CUTLASS candidates: `dim(args, name)` and
-// `run_gemm<Gemm>(mode, m, n, k, count, alpha, A, B, C, strides, leading dimensions, stream)`
-// (workspace kept between calls); 0 on success, else the step that failed (5-8) or 1.
+// Host-side source shared by the generated CUTLASS candidates: `dim(args, name)` (the problem's
+// dimension by name, dimension_helper) and `run_gemm<Gemm>(mode, m, n, k, count, alpha, A, B, C,
+// strides, leading dimensions, stream)` (workspace kept between calls; 0 on success, else the
+// step that failed, 5-8, or 1; cutlass_run_gemm_helper). The matmul generator puts run_gemm in
+// the candidate's unit and dim in the rest, the attention generator both in one file.
+std::string dimension_helper();
+std::string cutlass_run_gemm_helper();
 std::string cutlass_host_helpers();
 
 }  // namespace kiln::evolve

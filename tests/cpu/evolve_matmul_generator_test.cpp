@@ -118,7 +118,11 @@ TEST(EvolveMatmulGenerator, SourceFollowsTheGenomeAndTheProblem) {
 
   const std::string irregular = generate_matmul_candidate(g, "kb1-8-matmul-irregular");
   EXPECT_NE(irregular.find("using GemmUnaligned"), std::string::npos);
-  EXPECT_NE(irregular.find("return run<GemmUnaligned>"), std::string::npos);
+  EXPECT_NE(irregular.find("return kiln_unit::run_gemm<kiln_unit::GemmUnaligned>("),
+            std::string::npos);
+  // The unit holds no split-K: candidates that differ only there share its object.
+  const std::string unit = a.substr(a.find("// kiln-unit: begin"));
+  EXPECT_EQ(unit.substr(0, unit.find("// kiln-unit: end")).find("split_k = "), std::string::npos);
 
   const std::string batched = generate_matmul_candidate(g, "kb1-3-batched-matmul");
   EXPECT_NE(batched.find("dim(a, \"batch\")"), std::string::npos);
@@ -180,6 +184,36 @@ TEST(EvolveMatmulGenerator, AlignedAndIrregularCandidatesCompileAndLoad) {
     EXPECT_NE(build.command.find("cutlass"), std::string::npos);  // CUTLASS's headers added
     EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
   }
+}
+
+// The CUTLASS 2.x GEMM is the candidate's unit, split-K a run-time argument: candidates of one
+// configuration and one operand layout share one object, whatever their problem and split-K (a
+// set run's matmul searches waited on these builds, 20-55 s each, with the GPU idle).
+TEST(EvolveMatmulGenerator, Sm80CandidatesShareTheirUnitAcrossSplitKAndProblems) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_sm80_unit";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, Genome>> cases = {
+      {"kb1-1-square-matmul", matmul_genome({{"cutlass-sm80-mma.split_k", 1}})},
+      {"kb1-2-matmul", matmul_genome({{"cutlass-sm80-mma.split_k", 4}})},
+  };
+  int index = 0;
+  for (const auto& [problem, genome] : cases) {
+    const std::string source = generate_matmul_candidate(genome, problem);
+    EXPECT_NE(source.find("// kiln-unit: begin"), std::string::npos);
+    const std::filesystem::path file = dir / fmt::format("sm80_{}.cu", index++);
+    std::ofstream(file) << source;
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), (dir / "out").string(),
+                                                     "sm_90a", 600, (dir / "cache").string()))
+        << problem << ": " << genome.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
+  int objects = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "cache" / "units"))
+    objects += entry.path().extension() == ".o";
+  EXPECT_EQ(objects, 1);
 }
 
 Genome sm90_genome(std::map<std::string, int> knobs = {}) {
