@@ -364,6 +364,31 @@ struct BatchEntry {
   std::string name, library, json_path;
 };
 
+// Device memory between the candidates one judge process takes (bench::left_memory_on_device).
+struct DeviceMemoryWatch {
+  int setups = -1;  // the ProblemRunCache's set-up count at the last reading
+  std::size_t free_bytes = 0;
+  // After candidate `name` was judged (its library unloaded): true when it left memory on the
+  // device, and this process should end (its verdict stands).
+  bool left_memory(const bench::ProblemRunCache& runs, int rank, const std::string& name) {
+    KILN_CUDA_CHECK(cudaDeviceSynchronize());
+    std::size_t now = 0, total = 0;
+    KILN_CUDA_CHECK(cudaMemGetInfo(&now, &total));
+    const bool same_setup = setups == runs.setups && !runs.entries.empty();
+    const bool left =
+        same_setup && bench::left_memory_on_device(free_bytes, now, bench::kLeftOnDeviceLimit);
+    if (left) {
+      fmt::print(stderr,
+                 "# rank {}: candidate {} left {} MiB of device memory allocated after it was "
+                 "unloaded: this judge process ends after it\n",
+                 rank, name, (free_bytes - now) >> 20);
+    }
+    setups = runs.setups;
+    free_bytes = now;
+    return left;
+  }
+};
+
 // Several candidates judged one after another by the same ranks: one process start, one CUDA
 // context and one communicator for all of them, which is most of a single judgement's cost
 // (issue 20's engine speed). Meant for kiln's own generated kernels: a candidate judged here
@@ -423,9 +448,13 @@ int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
   // Each problem size is set up once for the whole batch (declared after the communicator, so
   // destroyed before it).
   const auto runs = std::make_shared<bench::ProblemRunCache>();
-  for (const BatchEntry& entry : entries)
+  DeviceMemoryWatch memory;
+  for (const BatchEntry& entry : entries) {
     if (const int code = judge_batch_entry(comm, options, f, provenance, watchdog, runs, entry))
       return code;
+    // The later candidates are judged alone, as after a candidate that broke the batch.
+    if (memory.left_memory(*runs, comm.rank(), entry.name)) return 3;
+  }
   return 0;
 }
 
@@ -438,6 +467,7 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
   watchdog.progress("connecting the ranks");
   comm::Communicator comm(info, f.timeout);
   const auto runs = std::make_shared<bench::ProblemRunCache>();
+  DeviceMemoryWatch memory;
   bench::ServeOptions so;
   so.idle_seconds = cf.serve_idle;
   return bench::serve_judge_requests(
@@ -445,7 +475,8 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
       [&](const bench::ServedCandidate& c) {
         std::filesystem::remove(c.json_path);  // only this judgement's verdict counts
         return judge_batch_entry(comm, options, f, provenance, watchdog, runs,
-                                 {c.name, c.library, c.json_path}) == 0;
+                                 {c.name, c.library, c.json_path}) == 0 &&
+               !memory.left_memory(*runs, comm.rank(), c.name);
       },
       [&](int) { watchdog.progress("waiting for a judge request"); },
       [&] {

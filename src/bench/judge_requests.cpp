@@ -77,6 +77,11 @@ std::optional<std::vector<ServedCandidate>> read_judge_request(const std::string
   return candidates;
 }
 
+bool left_memory_on_device(std::size_t free_after_previous, std::size_t free_after,
+                           std::size_t limit) {
+  return free_after_previous > free_after && free_after_previous - free_after > limit;
+}
+
 bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes) {
   return total_bytes > 0 && free_bytes >= total_bytes / 3;
 }

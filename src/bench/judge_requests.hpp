@@ -51,6 +51,18 @@ struct ServeOptions {
 // judging time of a 26-problem set run, 8 at once (148 of 222 s, H200, 2026-11-29).
 bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes);
 
+// Whether a judged candidate left device memory allocated in the judge's process: the device's
+// free memory after it (its library unloaded) is more than `limit` below the free memory after the
+// candidate before it, the problem's set-up the same. A generated matmul kept its split operands
+// in a static workspace that no unload freed (4 GB a batched-matmul candidate), so a judge server
+// that took candidate after candidate filled the GPU, and every judge on it then failed at its
+// set-up (H200, 2026-11-29: 42 judgements in one stretch). Such a server ends after that
+// candidate (its verdict stands) and the next request starts another.
+bool left_memory_on_device(std::size_t free_after_previous, std::size_t free_after,
+                           std::size_t limit);
+// The limit a judge applies: CUDA contexts of other processes starting meanwhile take ~0.5 GB.
+inline constexpr std::size_t kLeftOnDeviceLimit = std::size_t{1} << 30;
+
 // The server's loop. `judge_one` judges a candidate and returns false when the process cannot go
 // on (the request then gets no done file); `waiting` is called at every poll (a watchdog's
 // progress), `after_request` (may be empty) once a request is judged, before its done file.

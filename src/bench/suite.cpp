@@ -201,6 +201,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           // (KernelBench's sizes take tens of GB each).
           o.runs->entries.clear();
           ProblemRunCache::Entry& entry = o.runs->entries[run_key];
+          ++o.runs->setups;
           entry.context = std::move(own_context);
           entry.run = std::move(own_run);
           entry.reference_check = reference_check;

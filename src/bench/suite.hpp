@@ -35,6 +35,7 @@ struct ProblemRunCache {
   };
   core::Stream stream;  // the runs were started on it
   std::map<std::string, Entry> entries;
+  int setups = 0;  // entries made so far (a judge compares device memory only within one set-up)
   // The reference's own check by run key and seed, kept when the entries are freed (a judge
   // server that frees its set-up between requests sets it up again): the same problem, size,
   // dtype and seed check alike, and a KernelBench loss's host check alone takes seconds.

@@ -56,9 +56,13 @@ __global__ void __launch_bounds__(256) softmax_rows(float* __restrict__ s, long 
 }
 
 $HELPERS
-// The scores of every head, kept between calls and grown when needed.
+// The scores of every head, kept between calls and grown when needed, freed when the library is
+// unloaded (a judge server loads candidate after candidate into one process).
 static float* scores = nullptr;
 static size_t scores_bytes = 0;
+__attribute__((destructor)) static void release_scores() {
+  if (scores != nullptr) cudaFree(scores);
+}
 
 extern "C" int kiln_candidate_abi_version(void) { return KILN_CANDIDATE_ABI_VERSION; }
 

@@ -139,9 +139,13 @@ static long long dim(const KilnCandidateArgs* a, const char* name) {
 
 std::string cutlass_run_gemm_helper() {
   return R"(
-// CUTLASS's workspace (serial split-K's semaphores), kept between calls and grown when needed.
+// CUTLASS's workspace (serial split-K's semaphores), kept between calls and grown when needed,
+// freed when the library is unloaded (a judge server loads candidate after candidate).
 static void* workspace = nullptr;
 static size_t workspace_bytes = 0;
+__attribute__((destructor)) static void release_workspace() {
+  if (workspace != nullptr) cudaFree(workspace);
+}
 
 // D = alpha A B per batch (or split-K slice: `count`), C row-major; 0, or where it failed.
 template <class Gemm>

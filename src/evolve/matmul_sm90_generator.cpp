@@ -61,18 +61,24 @@ using Mainloop = cutlass::gemm::collective::CollectiveMma<
 
 std::string tf32_split_helpers() {
   return R"(// The split operands (and partial sums) live in one workspace, kept between calls and
-// grown when a call needs more; false when it cannot be had.
+// grown when a call needs more, and freed when the library is unloaded: a judge server loads
+// candidate after candidate into one process, and a batched product's split operands take 4 GB.
+static float* split_workspace_data = nullptr;
+static size_t split_workspace_capacity = 0;
+__attribute__((destructor)) static void release_split_workspace() {
+  if (split_workspace_data != nullptr) cudaFree(split_workspace_data);
+}
+
+// The workspace for `floats` floats; false when it cannot be had.
 static bool split_workspace(size_t floats, float** out) {
-  static float* workspace = nullptr;
-  static size_t capacity = 0;
-  if (floats > capacity) {
-    cudaFree(workspace);
-    workspace = nullptr;
-    capacity = 0;
-    if (cudaMalloc(&workspace, floats * sizeof(float)) != cudaSuccess) return false;
-    capacity = floats;
+  if (floats > split_workspace_capacity) {
+    cudaFree(split_workspace_data);
+    split_workspace_data = nullptr;
+    split_workspace_capacity = 0;
+    if (cudaMalloc(&split_workspace_data, floats * sizeof(float)) != cudaSuccess) return false;
+    split_workspace_capacity = floats;
   }
-  *out = workspace;
+  *out = split_workspace_data;
   return true;
 }
 

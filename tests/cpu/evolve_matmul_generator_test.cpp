@@ -412,3 +412,25 @@ TEST(EvolveMatmulMmaTiles, CandidatesCompileAndLoad) {
 }
 }  // namespace
 }  // namespace kiln::evolve
+
+namespace kiln::evolve {
+namespace {
+
+// The workspaces a generated CUTLASS candidate keeps between calls are freed when its library is
+// unloaded: a judge server loads candidate after candidate into one process, and a batched
+// product's split operands (4 GB) left allocated by each filled the GPU (H200, 2026-11-29).
+TEST(EvolveMatmulGenerator, KeptWorkspacesAreFreedWhenTheLibraryIsUnloaded) {
+  const std::string sm80 = generate_matmul_candidate(matmul_genome(), "kb1-3-batched-matmul");
+  EXPECT_NE(sm80.find("__attribute__((destructor)) static void release_workspace()"),
+            std::string::npos);
+  Genome sm90;
+  sm90.family = Family::kMatmul;
+  sm90.strategies = {"cutlass-sm90", "tf32x3"};
+  const std::string split = generate_matmul_candidate(sm90, "kb1-3-batched-matmul");
+  EXPECT_NE(split.find("__attribute__((destructor)) static void release_split_workspace()"),
+            std::string::npos);
+  EXPECT_NE(split.find("cudaFree(split_workspace_data)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::evolve
