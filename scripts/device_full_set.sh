@@ -10,7 +10,8 @@
 # for the next call: unpack it in the repository root here, then carry fullset-state).
 # Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
 # CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`,
-# then carry prebuilt-units) go into the set's build cache (PREBUILT_UNITS names another folder).
+# then carry prebuilt-units/units: 3.6 MB) go into the set's build cache (PREBUILT_UNITS names
+# another folder holding units/).
 # Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
