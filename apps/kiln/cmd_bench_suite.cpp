@@ -449,11 +449,12 @@ int batch_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
   // destroyed before it).
   const auto runs = std::make_shared<bench::ProblemRunCache>();
   DeviceMemoryWatch memory;
-  for (const BatchEntry& entry : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const BatchEntry& entry = entries[i];
     if (const int code = judge_batch_entry(comm, options, f, provenance, watchdog, runs, entry))
       return code;
     // The later candidates are judged alone, as after a candidate that broke the batch.
-    if (memory.left_memory(*runs, comm.rank(), entry.name)) return 3;
+    if (i + 1 < entries.size() && memory.left_memory(*runs, comm.rank(), entry.name)) return 3;
   }
   return 0;
 }
