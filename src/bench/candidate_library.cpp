@@ -35,6 +35,11 @@ std::string quote(const std::string& text) {
 }  // namespace
 
 // See candidate_library.hpp.
+bool includes_cutlass(const std::string& source_text) {
+  return source_text.find("#include \"cutlass/") != std::string::npos ||
+         source_text.find("#include <cutlass/") != std::string::npos;
+}
+
 std::string candidate_include_dir() {
   if (const char* dir = std::getenv("KILN_INCLUDE_DIR")) return dir;
   std::error_code error;
@@ -312,14 +317,13 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   // CUTLASS's headers only for a source that includes them, so that every other command (and
   // the reuse below) stays what it was.
   std::string extra_include, cutlass_dir;
-  if (content.find("#include \"cutlass/") != std::string::npos ||
-      content.find("#include <cutlass/") != std::string::npos) {
-    const std::string cutlass = cutlass_dir = cutlass_include_dir();
-    if (cutlass.empty())
+  if (includes_cutlass(content)) {
+    cutlass_dir = cutlass_include_dir();
+    if (cutlass_dir.empty())
       throw UsageError("--source " + source +
                        ": includes CUTLASS, whose headers were not found (set "
                        "KILN_CUTLASS_INCLUDE_DIR to a CUTLASS include folder)");
-    extra_include = " -I" + quote(cutlass);
+    extra_include = " -I" + quote(cutlass_dir);
   }
   // -fno-gnu-unique: g++ makes template static members (and statics of inline functions)
   // STB_GNU_UNIQUE, which the dynamic linker shares across every library of the process whatever

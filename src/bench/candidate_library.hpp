@@ -48,6 +48,10 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
 // it was built from.
 std::string candidate_include_dir();
 
+// Whether a candidate source includes CUTLASS's headers (then its build adds them, and takes
+// 20-55 s of one core and a few GB of host memory).
+bool includes_cutlass(const std::string& source_text);
+
 using CandidateEntry = int (*)(const KilnCandidateArgs*);
 
 class CandidateLibrary {

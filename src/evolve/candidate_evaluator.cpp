@@ -248,11 +248,6 @@ class HeavyBuildSlot {
   bool heavy_;
 };
 
-bool builds_over_cutlass(const std::string& source) {
-  return source.find("#include \"cutlass/") != std::string::npos ||
-         source.find("#include <cutlass/") != std::string::npos;
-}
-
 }  // namespace
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
@@ -285,7 +280,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           const std::string source = generate_candidate(unique[i], o.problem);
           std::ofstream(stem + ".cu") << source;
           generated[i] = 1;
-          const HeavyBuildSlot slot(builds_over_cutlass(source));
+          const HeavyBuildSlot slot(bench::includes_cutlass(source));
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
                                                   o.build_cache, o.serve && o.split_build)
                              .library;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/search.hpp"
@@ -98,7 +99,8 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
       std::filesystem::path(candidate_header).parent_path() / "candidate_split.h";
   if (!std::filesystem::exists(split_header))
     throw Error(fmt::format("the candidate header {} is missing", split_header.string()));
-  std::filesystem::copy_file(split_header, std::filesystem::path(out) / "kiln" / "candidate_split.h",
+  std::filesystem::copy_file(split_header,
+                             std::filesystem::path(out) / "kiln" / "candidate_split.h",
                              std::filesystem::copy_options::overwrite_existing);
   std::vector<ExportedKernel> exported;
   for (const Chosen& c : chosen) {
@@ -119,7 +121,7 @@ std::vector<ExportedKernel> export_runs(const std::vector<std::string>& runs,
                      evaluation.binding};
     const std::string source = generate_candidate(genome, problem);
     // The matmul and attention kernels instantiate CUTLASS: the build line names its headers.
-    const bool cutlass = source.find("#include \"cutlass/") != std::string::npos;
+    const bool cutlass = bench::includes_cutlass(source);
     // The judge's own flags (-fno-gnu-unique: kernels loaded side by side keep their own
     // template statics; bench/candidate_library.cpp).
     const std::string build = fmt::format(
