@@ -17,6 +17,7 @@
 #include "bench/candidate_verdict.hpp"
 #include "bench/judge_requests.hpp"
 #include "bench/problem.hpp"
+#include "bench/process_device_memory.hpp"
 #include "bench/result_envelope.hpp"
 #include "bench/suite.hpp"
 #include "bench/suite_plot.hpp"
@@ -364,27 +365,39 @@ struct BatchEntry {
   std::string name, library, json_path;
 };
 
-// Device memory between the candidates one judge process takes (bench::left_memory_on_device).
+// The device memory this judge process holds between the candidates it takes
+// (bench::left_memory_on_device).
 struct DeviceMemoryWatch {
-  int setups = -1;  // the ProblemRunCache's set-up count at the last reading
-  std::size_t free_bytes = 0;
+  std::optional<bench::ProcessDeviceMemory> held;  // opened at the first reading (a context exists)
+  int setups = -1;                                 // the ProblemRunCache's set-up count then
+  std::optional<std::size_t> held_bytes;
+  bool told_unavailable = false;
   // After candidate `name` was judged (its library unloaded): true when it left memory on the
   // device, and this process should end (its verdict stands).
   bool left_memory(const bench::ProblemRunCache& runs, int rank, const std::string& name) {
     KILN_CUDA_CHECK(cudaDeviceSynchronize());
-    std::size_t now = 0, total = 0;
-    KILN_CUDA_CHECK(cudaMemGetInfo(&now, &total));
+    if (!held) {
+      int device = 0;
+      KILN_CUDA_CHECK(cudaGetDevice(&device));
+      held.emplace(device);
+    }
+    const std::optional<std::size_t> now = held->read();
+    if (!now && !told_unavailable) {
+      fmt::print(stderr, "# rank {}: the leak check between candidates is off: {}\n", rank,
+                 held->why());
+      told_unavailable = true;
+    }
     const bool same_setup = setups == runs.setups && !runs.entries.empty();
-    const bool left =
-        same_setup && bench::left_memory_on_device(free_bytes, now, bench::kLeftOnDeviceLimit);
+    const bool left = same_setup && now && held_bytes &&
+                      bench::left_memory_on_device(*held_bytes, *now, bench::kLeftOnDeviceLimit);
     if (left) {
       fmt::print(stderr,
                  "# rank {}: candidate {} left {} MiB of device memory allocated after it was "
                  "unloaded: this judge process ends after it\n",
-                 rank, name, (free_bytes - now) >> 20);
+                 rank, name, (*now - *held_bytes) >> 20);
     }
     setups = runs.setups;
-    free_bytes = now;
+    held_bytes = now;
     return left;
   }
 };

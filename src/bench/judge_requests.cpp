@@ -77,9 +77,9 @@ std::optional<std::vector<ServedCandidate>> read_judge_request(const std::string
   return candidates;
 }
 
-bool left_memory_on_device(std::size_t free_after_previous, std::size_t free_after,
+bool left_memory_on_device(std::size_t held_after_previous, std::size_t held_after,
                            std::size_t limit) {
-  return free_after_previous > free_after && free_after_previous - free_after > limit;
+  return held_after > held_after_previous && held_after - held_after_previous > limit;
 }
 
 bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes) {

@@ -51,16 +51,18 @@ struct ServeOptions {
 // judging time of a 26-problem set run, 8 at once (148 of 222 s, H200, 2026-11-29).
 bool keep_setup_between_requests(std::size_t free_bytes, std::size_t total_bytes);
 
-// Whether a judged candidate left device memory allocated in the judge's process: the device's
-// free memory after it (its library unloaded) is more than `limit` below the free memory after the
-// candidate before it, the problem's set-up the same. A generated matmul kept its split operands
-// in a static workspace that no unload freed (4 GB a batched-matmul candidate), so a judge server
-// that took candidate after candidate filled the GPU, and every judge on it then failed at its
-// set-up (H200, 2026-11-29: 42 judgements in one stretch). Such a server ends after that
-// candidate (its verdict stands) and the next request starts another.
-bool left_memory_on_device(std::size_t free_after_previous, std::size_t free_after,
+// Whether a judged candidate left device memory allocated in the judge's process: the memory this
+// process holds after it (its library unloaded; bench/process_device_memory, the driver's
+// per-process figure) is more than `limit` above what it held after the candidate before it, the
+// problem's set-up the same. A generated matmul kept its split operands in a static workspace
+// that no unload freed (4 GB a batched-matmul candidate), so a judge server that took candidate
+// after candidate filled the GPU, and every judge on it then failed at its set-up (H200,
+// 2026-11-29: 42 judgements in one stretch). Such a server ends after that candidate (its verdict
+// stands) and the next request starts another. The device's free memory is no measure of this:
+// the other judge servers on the GPU set up and free tens of GB meanwhile.
+bool left_memory_on_device(std::size_t held_after_previous, std::size_t held_after,
                            std::size_t limit);
-// The limit a judge applies: CUDA contexts of other processes starting meanwhile take ~0.5 GB.
+// The limit a judge applies (a candidate's own cuBLAS or CUTLASS handles take tens of MB).
 inline constexpr std::size_t kLeftOnDeviceLimit = std::size_t{1} << 30;
 
 // The server's loop. `judge_one` judges a candidate and returns false when the process cannot go

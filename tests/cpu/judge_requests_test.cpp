@@ -115,14 +115,14 @@ TEST(JudgeRequests, KeepsTheSetUpWhileAThirdOfMemoryIsFree) {
   EXPECT_FALSE(keep_setup_between_requests(0, 0));  // no answer from the device: free it
 }
 
-// A candidate that left more than the limit allocated ends the server; noise below it (another
-// process's CUDA context) and memory given back do not.
+// A candidate that left more than the limit allocated in the judge's process ends the server;
+// less (a library's handles) and memory given back do not.
 TEST(JudgeRequests, ACandidateThatLeftMemoryOnTheDeviceIsNoticed) {
   constexpr std::size_t kGiB = std::size_t{1} << 30;
-  EXPECT_TRUE(left_memory_on_device(60 * kGiB, 56 * kGiB, kLeftOnDeviceLimit));
-  EXPECT_FALSE(left_memory_on_device(60 * kGiB, 59 * kGiB + kGiB / 2, kLeftOnDeviceLimit));
-  EXPECT_FALSE(left_memory_on_device(60 * kGiB, 59 * kGiB, kLeftOnDeviceLimit));  // at the limit
-  EXPECT_FALSE(left_memory_on_device(50 * kGiB, 60 * kGiB, kLeftOnDeviceLimit));  // more free
+  EXPECT_TRUE(left_memory_on_device(20 * kGiB, 24 * kGiB, kLeftOnDeviceLimit));
+  EXPECT_FALSE(left_memory_on_device(20 * kGiB, 20 * kGiB + kGiB / 2, kLeftOnDeviceLimit));
+  EXPECT_FALSE(left_memory_on_device(20 * kGiB, 21 * kGiB, kLeftOnDeviceLimit));  // at the limit
+  EXPECT_FALSE(left_memory_on_device(20 * kGiB, 10 * kGiB, kLeftOnDeviceLimit));  // given back
 }
 
 TEST(JudgeRequests, EndsAfterTheIdleLimit) {
