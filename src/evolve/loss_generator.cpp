@@ -352,6 +352,12 @@ __global__ void __launch_bounds__(kThreads) finish_kernel(const double* partials
 static double* partials = nullptr;
 static unsigned* ticket = nullptr;
 static long long capacity = 0;
+// Freed when the library is unloaded: a judge server loads candidate after candidate into one
+// process, and memory a candidate keeps would stay until the server ends.
+__attribute__((destructor)) static void release_partials() {
+  if (partials != nullptr) cudaFree(partials);
+  if (ticket != nullptr) cudaFree(ticket);
+}
 static int sms = 0;
 
 static bool reserve(long long blocks) {

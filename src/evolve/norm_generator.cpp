@@ -848,6 +848,11 @@ static int sms = 0, smem_optin = 0;
 )";
 constexpr const char* kSplitHost = R"(static Stat* partials = nullptr;
 static long long partials_capacity = 0;
+// Freed when the library is unloaded: a judge server loads candidate after candidate into one
+// process, and memory a candidate keeps would stay until the server ends.
+__attribute__((destructor)) static void release_partials() {
+  if (partials != nullptr) cudaFree(partials);
+}
 
 static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
   const long long blocks = v.segments * kParts;
@@ -974,6 +979,12 @@ constexpr const char* kGridHost =
 static Stat* partials = nullptr;
 static unsigned long long* arrivals = nullptr;
 static long long groups_capacity = 0;
+// Freed when the library is unloaded: a judge server loads candidate after candidate into one
+// process, and memory a candidate keeps would stay until the server ends.
+__attribute__((destructor)) static void release_partials() {
+  if (partials != nullptr) cudaFree(partials);
+  if (arrivals != nullptr) cudaFree(arrivals);
+}
 
 static int run_segments(const float* x, float* y, const View& v, bool aligned, cudaStream_t stream) {
   // keep-on-chip as in the fused kernel: as much of a unit's range (one run) as kKeepFloats and

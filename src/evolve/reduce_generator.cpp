@@ -201,6 +201,11 @@ __global__ void combine_splits(const Partial* __restrict__ partials, {out_type}*
 // kiln-host: begin
 static Partial* scratch = nullptr;
 static size_t scratch_bytes = 0;
+// Freed when the library is unloaded: a judge server loads candidate after candidate into one
+// process, and memory a candidate keeps would stay until the server ends.
+__attribute__((destructor)) static void release_scratch() {{
+  if (scratch != nullptr) cudaFree(scratch);
+}}
 
 extern "C" int kiln_candidate_abi_version(void) {{ return KILN_CANDIDATE_ABI_VERSION; }}
 

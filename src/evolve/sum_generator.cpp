@@ -283,6 +283,14 @@ static unsigned* partials[2] = {{nullptr, nullptr}};
 static unsigned* scratch = nullptr;
 static unsigned* ticket = nullptr;
 static long long capacity = 0;  // blocks the buffers hold
+// Freed when the library is unloaded: a judge server loads candidate after candidate into one
+// process, and memory a candidate keeps would stay until the server ends.
+__attribute__((destructor)) static void release_buffers() {{
+  for (unsigned* p : partials)
+    if (p != nullptr) cudaFree(p);
+  if (scratch != nullptr) cudaFree(scratch);
+  if (ticket != nullptr) cudaFree(ticket);
+}}
 static int sms = 0;
 
 static long long grid_of(long long tiles) {{
