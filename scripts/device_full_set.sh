@@ -87,6 +87,20 @@ print(f"\n{len(rows)} problems started, {sum(r[3] for r in rows)} finished (repo
 print("\n| family | problems started | finished | evaluations |\n|---|---|---|---|")
 for fam, (n, e, d) in sorted(fams.items()):
     print(f"| {fam} | {n} | {d} | {e} |")
+# Where the finished problems' time went (report.json's engine_seconds, summed; a resumed
+# problem's report counts its last segment only).
+keys = ["compile", "judge", "gpu_wait", "alone_judge"]
+sums, search = dict.fromkeys(keys, 0.0), 0.0
+for name, *_ in rows:
+    try:
+        r = json.load(open(os.path.join(root, name, "report.json")))
+    except Exception:
+        continue
+    search += r.get("search_seconds", 0.0)
+    for k in keys:
+        sums[k] += r.get("engine_seconds", {}).get(k, 0.0)
+print(f"\nFinished problems' search seconds summed: {search:.0f}; of them (s): "
+      + ", ".join(f"{k} {v:.0f}" for k, v in sums.items()))
 print("\n| problem | family | evaluations | finished | best screened U |\n|---|---|---|---|---|")
 for name, fam, n, done, best in rows:
     print(f"| {name} | {fam} | {n} | {'yes' if done else 'no'} | {best:.3f} |")

@@ -392,7 +392,10 @@ int run_evolve(const RunFlags& f) {
     const std::lock_guard lock(eo.batch->mutex);
     report["engine_seconds"] = {{"compile", eo.batch->compile_seconds},
                                 {"judge", eo.batch->judge_seconds},
-                                {"judge_phases", eo.batch->judge_phase_seconds}};
+                                {"judge_phases", eo.batch->judge_phase_seconds},
+                                {"gpu_wait", eo.batch->gpu_wait_seconds},
+                                {"alone_judge", eo.batch->alone_judge_seconds},
+                                {"alone_judgements", eo.batch->alone_judgements}};
     fmt::print("# {}time: compiling {:.1f} s, judging {:.1f} s (", tag, eo.batch->compile_seconds,
                eo.batch->judge_seconds);
     double phases = 0.0;
@@ -400,7 +403,9 @@ int run_evolve(const RunFlags& f) {
       fmt::print("{} {:.1f}, ", phase, phase_seconds);
       phases += phase_seconds;
     }
-    fmt::print("launches {:.1f})\n", eo.batch->judge_seconds - phases);
+    fmt::print("launches {:.1f}), waiting for the GPU {:.1f} s, {} judged alone {:.1f} s\n",
+               eo.batch->judge_seconds - phases, eo.batch->gpu_wait_seconds,
+               eo.batch->alone_judgements, eo.batch->alone_judge_seconds);
   }
   report["search_seconds"] = search_seconds;
   report["timing"] = f.timing;

@@ -207,17 +207,22 @@ std::string judge_lock_path() {
 // kernels on one GPU would disturb each other's times.
 class GpuTurn {
  public:
-  GpuTurn() : local_(mutex()) {
+  GpuTurn() : asked_(std::chrono::steady_clock::now()), local_(mutex()) {
     if (const std::string path = judge_lock_path(); !path.empty()) file_.emplace(path);
+    waited_seconds_ = core::seconds_since(asked_);
   }
+  // How long the turn took to come (the other searches' judgements meanwhile).
+  double waited_seconds() const { return waited_seconds_; }
 
  private:
   static std::mutex& mutex() {
     static std::mutex turn;
     return turn;
   }
+  std::chrono::steady_clock::time_point asked_;
   std::unique_lock<std::mutex> local_;
   std::optional<core::ExclusiveFileLock> file_;
+  double waited_seconds_ = 0.0;
 };
 
 // Builds over CUTLASS's headers (nvcc, 20-55 s and a few GB of host memory each), at most half
@@ -321,7 +326,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       judged.push_back(unique[i]);
     }
     if (sources.empty()) return;
-    double judge_seconds = 0.0;
+    double judge_seconds = 0.0, wait_seconds = 0.0;
     if (o.serve) {
       // The compiled ones to the server; one nvcc rejected is judged alone afterwards (its
       // failure then comes from the judge).
@@ -334,6 +339,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       }
       if (!served.empty()) {
         const GpuTurn turn;
+        wait_seconds = turn.waited_seconds();
         const auto judge_start = std::chrono::steady_clock::now();
         // A first request also starts the process, its CUDA context and the problem's set-up.
         const bool answered = server->judge(
@@ -352,6 +358,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       const std::string command = judge_command(o, sources);
       {
         const GpuTurn turn;
+        wait_seconds = turn.waited_seconds();
         const auto judge_start = std::chrono::steady_clock::now();
         (void)core::run_command(command, output);
         judge_seconds = core::seconds_since(judge_start);
@@ -362,6 +369,7 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     }
     const std::lock_guard lock(o.batch->mutex);
     o.batch->judge_seconds += judge_seconds;
+    o.batch->gpu_wait_seconds += wait_seconds;
     for (const Genome& g : judged) {
       if (!std::filesystem::exists(stem_of(o, g) + ".json")) continue;
       o.batch->judged.insert(g.hash());
@@ -416,7 +424,14 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
       int code = 0;
       {
         const GpuTurn turn;
+        const auto judge_start = std::chrono::steady_clock::now();
         code = core::run_command(command, output);
+        if (o.batch) {
+          const std::lock_guard lock(o.batch->mutex);
+          o.batch->gpu_wait_seconds += turn.waited_seconds();
+          o.batch->alone_judge_seconds += core::seconds_since(judge_start);
+          ++o.batch->alone_judgements;
+        }
       }
       log << command << "\n" << output;
       e = read_verdict(stem + ".json", output, code);

@@ -32,6 +32,12 @@ struct BatchVerdicts {
   std::map<std::uint64_t, std::string> compile_failures;
   double compile_seconds = 0.0;
   double judge_seconds = 0.0;
+  // Waiting for the GPU's turn (other searches' judgements: `kiln evolve set` runs several), and
+  // the judgements made alone, outside a batch (a genome its batch did not judge through, a retry
+  // of one that judged nothing), each a process of its own.
+  double gpu_wait_seconds = 0.0;
+  double alone_judge_seconds = 0.0;
+  int alone_judgements = 0;
   std::map<std::string, double> judge_phase_seconds;
 };
 
@@ -59,9 +65,9 @@ struct CandidateEvaluatorOptions {
   // memory free (several servers up at once), else keeps it for the next.
   bool release_setup = false;
   // With `serve`: the preparer builds sources marked for it split, device code by NVRTC and host
-  // code by the host compiler (bench/split_build.hpp, 1.6-2.4x less compile time in a search), and the server
-  // judges those libraries. A verdict (guarded confirmation) builds whole with nvcc, as the
-  // exported kernel is built.
+  // code by the host compiler (bench/split_build.hpp, 1.6-2.4x less compile time in a search), and
+  // the server judges those libraries. A verdict (guarded confirmation) builds whole with nvcc, as
+  // the exported kernel is built.
   bool split_build = false;
 };
 
