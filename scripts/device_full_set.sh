@@ -42,11 +42,12 @@ set +f
 # The GPU's memory and use, the host's memory and load, every 5 s (a judge that ends without a
 # report is found beside what the machine was short of).
 ( while :; do
-    echo "$(date -u +%T) gpu $(nvidia-smi --query-gpu=memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits | head -1) host-mem-MiB $(free -m | awk 'NR == 2 { print $3 "/" $2 }') load $(cut -d' ' -f1 /proc/loadavg)"
+    echo "$(date -u +%T) gpu $(nvidia-smi --query-gpu=memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits | head -1) gpu-processes $(nvidia-smi --query-compute-apps=pid --format=csv,noheader | wc -l) host-mem-MiB $(free -m | awk 'NR == 2 { print $3 "/" $2 }') load $(cut -d' ' -f1 /proc/loadavg)"
     sleep 5
   done ) > "$o/monitor.txt" 2>&1 &
 monitor=$!
 start=$SECONDS
+call_start=$(date +%s.%N)  # after the carried state was copied in (its files are older)
 timeout --kill-after=15 "${FULLSET_LIMIT:-520}" build/kiln evolve set --problems "${problems[@]}" --size kb \
   --budget "${FULLSET_BUDGET:-100}" --seed 1 --out "$dir/set" --pool "$dir/pool.json" \
   --parallel-problems "${FULLSET_PARALLEL:-8}" -w 3 -n 10 --trials 3 --screen-trials 1 --confirm 1 \
@@ -61,9 +62,10 @@ for log in $(grep -rlE "ended without|out of memory|Killed|signal|error" "$dir/s
 done > "$o/failures.txt" 2>&1
 dmesg 2> /dev/null | grep -iE "oom|killed process" | tail -20 >> "$o/failures.txt"
 echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520} s)" | tee -a "$o/fullset.md"
-python3 - "$dir/set" "$before" "$wall" "${FULLSET_BUDGET:-100}" <<'PY' | tee -a "$o/fullset.md"
+python3 - "$dir/set" "$before" "$wall" "${FULLSET_BUDGET:-100}" "$call_start" <<'PY' | tee -a "$o/fullset.md"
 import glob, json, os, re, sys
 root, before, wall, budget = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+call_start = float(sys.argv[5])
 def family(genome):
     return genome.get("family", "?")
 rows, fams = [], {}
@@ -87,20 +89,23 @@ print(f"\n{len(rows)} problems started, {sum(r[3] for r in rows)} finished (repo
 print("\n| family | problems started | finished | evaluations |\n|---|---|---|---|")
 for fam, (n, e, d) in sorted(fams.items()):
     print(f"| {fam} | {n} | {d} | {e} |")
-# Where the finished problems' time went (report.json's engine_seconds, summed; a resumed
-# problem's report counts its last segment only).
-keys = ["compile", "judge", "gpu_wait", "alone_judge"]
-sums, search = dict.fromkeys(keys, 0.0), 0.0
+# Where this call's time went: each problem's engine.json (written after every evaluation, so a
+# problem cut by the limit counts too) from this call, summed over the problems.
+keys = ["compile", "judge", "gpu_wait", "alone_judge", "alone_judgements"]
+sums, segment, counted = dict.fromkeys(keys, 0.0), 0.0, 0
 for name, *_ in rows:
-    try:
-        r = json.load(open(os.path.join(root, name, "report.json")))
-    except Exception:
+    path = os.path.join(root, name, "engine.json")
+    if not os.path.exists(path) or os.path.getmtime(path) < call_start:
         continue
-    search += r.get("search_seconds", 0.0)
+    e = json.load(open(path))
+    counted += 1
+    segment += e.get("seconds", 0.0)
     for k in keys:
-        sums[k] += r.get("engine_seconds", {}).get(k, 0.0)
-print(f"\nFinished problems' search seconds summed: {search:.0f}; of them (s): "
-      + ", ".join(f"{k} {v:.0f}" for k, v in sums.items()))
+        sums[k] += e.get(k, 0.0)
+print(f"\nThis call's searches ({counted} problems): {segment:.0f} s summed; of them "
+      + ", ".join(f"{k} {v:.0f}" for k, v in sums.items())
+      + " (alone_judgements is a count; the remainder: generating sources, the search itself, "
+      "waiting for compiles)")
 print("\n| problem | family | evaluations | finished | best screened U |\n|---|---|---|---|---|")
 for name, fam, n, done, best in rows:
     print(f"| {name} | {fam} | {n} | {'yes' if done else 'no'} | {best:.3f} |")
@@ -108,7 +113,7 @@ PY
 mkdir -p /tmp/fullset-pack/fullset-state/set
 ( cd "$dir/set" && for p in kb1-*; do
     mkdir -p "/tmp/fullset-pack/fullset-state/set/$p"
-    cp "$p"/log.json "$p"/run.json "$p"/seeds.json "$p"/report.json "$p"/best.cu "/tmp/fullset-pack/fullset-state/set/$p/" 2> /dev/null
+    cp "$p"/log.json "$p"/run.json "$p"/seeds.json "$p"/report.json "$p"/engine.json "$p"/best.cu "/tmp/fullset-pack/fullset-state/set/$p/" 2> /dev/null
   done
   cp summary.md summary.json set-run.json /tmp/fullset-pack/fullset-state/set/ 2> /dev/null )
 cp "$dir/pool.json" /tmp/fullset-pack/fullset-state/ 2> /dev/null

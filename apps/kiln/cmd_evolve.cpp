@@ -171,6 +171,13 @@ void write_atomically(const std::filesystem::path& path, const nlohmann::json& v
   std::filesystem::rename(tmp, path);
 }
 
+// Where a run's time went (wall seconds, BatchVerdicts); the caller holds its mutex.
+nlohmann::json engine_seconds_json(const evolve::BatchVerdicts& b) {
+  return {{"compile", b.compile_seconds},          {"judge", b.judge_seconds},
+          {"judge_phases", b.judge_phase_seconds}, {"gpu_wait", b.gpu_wait_seconds},
+          {"alone_judge", b.alone_judge_seconds},  {"alone_judgements", b.alone_judgements}};
+}
+
 int run_evolve(const RunFlags& f) {
   const std::string tag = f.label.empty() ? "" : f.label + ": ";
   const std::optional<evolve::Family> family = evolve::generated_family(f.problem);
@@ -311,6 +318,17 @@ int run_evolve(const RunFlags& f) {
         ++evaluated;
         so_far.push_back(i);
         write_atomically(log_path, evolve::history_to_log(so_far));  // the checkpoint
+        if (eo.batch) {
+          // Where this segment's time went so far: a run cut by a time limit leaves no report.
+          nlohmann::json engine;
+          {
+            const std::lock_guard lock(eo.batch->mutex);
+            engine = engine_seconds_json(*eo.batch);
+          }
+          engine["seconds"] = core::seconds_since(start);
+          engine["evaluations"] = evaluated;
+          write_atomically(std::filesystem::path(f.out) / "engine.json", engine);
+        }
         best_so_far = std::max(best_so_far, i.evaluation.fitness());
         const double seconds = core::seconds_since(start);
         fmt::print(
@@ -390,12 +408,7 @@ int run_evolve(const RunFlags& f) {
   if (eo.batch) {
     // Where this run's time went (the part not here is the search's own and lone judgements).
     const std::lock_guard lock(eo.batch->mutex);
-    report["engine_seconds"] = {{"compile", eo.batch->compile_seconds},
-                                {"judge", eo.batch->judge_seconds},
-                                {"judge_phases", eo.batch->judge_phase_seconds},
-                                {"gpu_wait", eo.batch->gpu_wait_seconds},
-                                {"alone_judge", eo.batch->alone_judge_seconds},
-                                {"alone_judgements", eo.batch->alone_judgements}};
+    report["engine_seconds"] = engine_seconds_json(*eo.batch);
     fmt::print("# {}time: compiling {:.1f} s, judging {:.1f} s (", tag, eo.batch->compile_seconds,
                eo.batch->judge_seconds);
     double phases = 0.0;
