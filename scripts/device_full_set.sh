@@ -12,7 +12,8 @@
 # CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`,
 # then carry prebuilt-units/units: 3.6 MB) go into the set's build cache (PREBUILT_UNITS names
 # another folder holding units/).
-# Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA)
+# FULLSET_POOL: a strategy pool to start a fresh run from (default: an empty pool).
+# Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA, FULLSET_POOL)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
@@ -24,6 +25,12 @@ if [ -d fullset-state/set ]; then
   echo "resuming: $(ls "$dir/set" | wc -l) problem folders from fullset-state/" | tee "$o/fullset.md"
 else
   echo "starting afresh (no fullset-state/ carried)" | tee "$o/fullset.md"
+  # A pool from earlier runs (FULLSET_POOL, e.g. one `kiln evolve merge-pools` made): each search
+  # starts from what worked before (issue 20's retrieval); without it the pool starts empty.
+  if [ -n "${FULLSET_POOL:-}" ]; then
+    cp "$FULLSET_POOL" "$dir/pool.json" || exit 1
+    echo "pool: $FULLSET_POOL ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["entries"]))' "$dir/pool.json") entries)" | tee -a "$o/fullset.md"
+  fi
 fi
 # CUTLASS units compiled ahead (scripts/prebuild_sm90_units.sh, no GPU needed; carry the folder):
 # into the set's build cache, where a matmul candidate finds its unit built.
