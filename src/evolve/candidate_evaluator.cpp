@@ -17,6 +17,7 @@
 
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
+#include "core/fifo_turn.hpp"
 #include "core/file_lock.hpp"
 #include "core/run_command.hpp"
 #include "core/wall_clock.hpp"
@@ -202,12 +203,12 @@ std::string judge_lock_path() {
 }
 
 // One judgement on a GPU at a time: in this process (`kiln evolve set --parallel-problems`
-// searches several problems at once, so that one compiles while another is judged) and across
-// processes (searches run side by side, e.g. guided and random), because two judgements timing
-// kernels on one GPU would disturb each other's times.
+// searches several problems at once, so that one compiles while another is judged), in the order
+// asked (core/fifo_turn.hpp), and across processes (searches run side by side, e.g. guided and
+// random), because two judgements timing kernels on one GPU would disturb each other's times.
 class GpuTurn {
  public:
-  GpuTurn() : asked_(std::chrono::steady_clock::now()), local_(mutex()) {
+  GpuTurn() : asked_(std::chrono::steady_clock::now()), local_(turns()) {
     if (const std::string path = judge_lock_path(); !path.empty()) file_.emplace(path);
     waited_seconds_ = core::seconds_since(asked_);
   }
@@ -215,12 +216,12 @@ class GpuTurn {
   double waited_seconds() const { return waited_seconds_; }
 
  private:
-  static std::mutex& mutex() {
-    static std::mutex turn;
-    return turn;
+  static core::FifoTurns& turns() {
+    static core::FifoTurns gpu;
+    return gpu;
   }
   std::chrono::steady_clock::time_point asked_;
-  std::unique_lock<std::mutex> local_;
+  core::FifoTurns::InTurn local_;
   std::optional<core::ExclusiveFileLock> file_;
   double waited_seconds_ = 0.0;
 };
