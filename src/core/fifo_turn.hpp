@@ -1,9 +1,9 @@
 // Turns taken in the order they were asked for (a ticket lock): the holder of an InTurn object
-// runs alone among the threads of one FifoTurns. std::mutex promises no order, and with eight
-// searches of `kiln evolve set` waiting on one GPU, a search whose thread kept losing the race
-// waited through many of the others' judgements in a row (H200, 2026-11-29: late generations of
-// one problem took 30-65 s while its own judging was under a second), so the set's last problems
-// ran long after the rest.
+// runs alone among the threads of one FifoTurns. std::mutex promises no order: with eight
+// searches of `kiln evolve set` waiting on one GPU, a search whose thread keeps losing the race
+// can wait through many of the others' judgements in a row, and the set's last problems then run
+// long after the rest. (H200, 2026-11-29: late generations of one problem took 30-65 s while its
+// own judging was under a second a batch; how much of that was order is not measured.)
 #pragma once
 
 #include <condition_variable>
