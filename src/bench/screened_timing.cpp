@@ -16,10 +16,16 @@ namespace {
 // About what the screened calls of one candidate may take, and the fewest timed calls.
 constexpr double kScreenSeconds = 0.3;
 constexpr int kFewestScreenedCalls = 3;
+// A first call this long is the only sample: such a kernel is a hundred times off a KernelBench
+// problem's pace, and three more calls of it cost the GPU's turn seconds (H200, 2026-11-29: 1.2 s
+// calls among a Frobenius norm's candidates). A one-time cost in a first call (a workspace's
+// allocation, lazy module loading) is milliseconds, not a second.
+constexpr double kOnlySampleSeconds = 1.0;
 
 }  // namespace
 
 ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds) {
+  if (first_call_seconds >= kOnlySampleSeconds) return {0, 0};
   const double affordable_calls = kScreenSeconds / std::max(first_call_seconds, 1e-9);
   if (affordable_calls >= warmup + iterations) return {warmup, iterations};
   const int affordable = static_cast<int>(affordable_calls);
@@ -53,6 +59,7 @@ std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t strea
   const double first_seconds = std::max(
       1e-6, comm::max_over_ranks(comm, 1e-3 * stops[0].elapsed_ms_since(starts[0]), stream));
   const ScreenedCounts counts = screened_counts(warmup, iterations, first_seconds);
+  if (counts.iterations == 0) return {static_cast<float>(1e6 * first_seconds)};  // in µs
   warmup = counts.warmup + 1;  // the first call is one more
   iterations = counts.iterations;
   const int calls = warmup + iterations;

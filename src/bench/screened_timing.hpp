@@ -7,7 +7,8 @@
 // caller then poisons the outputs, calls once more and compares that call's output. A search ranks
 // with it and confirms its best kernels with guarded timing before reporting them. The first call
 // is timed alone: a kernel so slow that the calls asked for would take more than ~0.3 s gets fewer
-// (at least 3 timed), so a hopeless candidate costs a search little.
+// (at least 3 timed; none more after a first call of a second or more), so a hopeless candidate
+// costs a search little.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,14 +24,16 @@ namespace kiln::bench {
 
 // How many warm-up and timed calls follow a first call of `first_call_seconds` (asked: `warmup`
 // and `iterations`): all when they fit in about 0.3 s, else fewer, never more than asked and at
-// least 3 timed (or `iterations`, when fewer were asked).
+// least 3 timed (or `iterations`, when fewer were asked); none after a first call of a second or
+// more ({0, 0}: that call is the only sample).
 struct ScreenedCounts {
   int warmup = 0, iterations = 0;
 };
 ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds);
 
 // Per-call times in microseconds (the first call and the warm-up dropped; `iterations` of them, or
-// fewer for a slow kernel), each the maximum over ranks. `call` returns ""
+// fewer for a slow kernel; the first call alone for one of a second or more), each the maximum
+// over ranks. `call` returns ""
 // or why it failed; the first failure goes to `failure` (the later calls still run, so that every
 // rank takes the same collectives). Collective over `comm`.
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,

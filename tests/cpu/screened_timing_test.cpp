@@ -20,17 +20,24 @@ TEST(ScreenedTiming, SlowKernelsGetFewerCallsNeverMoreThanAsked) {
   c = screened_counts(3, 10, 0.024);
   EXPECT_EQ(c.iterations, 10);
   EXPECT_EQ(c.warmup, 2);
-  // 2 s (one block over a 2G-element tensor): the fewest, 3 timed.
-  c = screened_counts(3, 10, 2.0);
+  // 0.5 s: the fewest, 3 timed.
+  c = screened_counts(3, 10, 0.5);
   EXPECT_EQ(c.iterations, 3);
   EXPECT_EQ(c.warmup, 0);
   // One timed call asked for: never more, however slow.
-  c = screened_counts(0, 1, 2.0);
+  c = screened_counts(0, 1, 0.5);
   EXPECT_EQ(c.iterations, 1);
   EXPECT_EQ(c.warmup, 0);
-  c = screened_counts(5, 2, 1.0);
+  c = screened_counts(5, 2, 0.9);
   EXPECT_EQ(c.iterations, 2);
   EXPECT_EQ(c.warmup, 0);
+  // A second or more (one block over a 2G-element tensor): no call after the first, which is
+  // the only sample.
+  for (const double seconds : {1.0, 2.0}) {
+    c = screened_counts(3, 10, seconds);
+    EXPECT_EQ(c.iterations, 0);
+    EXPECT_EQ(c.warmup, 0);
+  }
   // A zero-length first call (a do-nothing kernel) is not a division by zero.
   c = screened_counts(3, 10, 0.0);
   EXPECT_EQ(c.iterations, 10);
