@@ -12,7 +12,8 @@
 # CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`,
 # then carry prebuilt-units/units: 3.6 MB) go into the set's build cache (PREBUILT_UNITS names
 # another folder holding units/).
-# FULLSET_POOL: a strategy pool to start a fresh run from (default: an empty pool).
+# FULLSET_POOL: a strategy pool to start a fresh run from (default: an empty pool; a relative path
+# is from the repository root).
 # Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA, FULLSET_POOL)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,6 +24,7 @@ dir=/tmp/fullset; rm -rf "$dir"; mkdir -p "$dir/set"
 if [ -d fullset-state/set ]; then
   cp -r fullset-state/set/. "$dir/set/"; [ -f fullset-state/pool.json ] && cp fullset-state/pool.json "$dir/"
   echo "resuming: $(ls "$dir/set" | wc -l) problem folders from fullset-state/" | tee "$o/fullset.md"
+  [ -n "${FULLSET_POOL:-}" ] && echo "FULLSET_POOL ignored: a resumed run goes on with its own pool" | tee -a "$o/fullset.md"
 else
   echo "starting afresh (no fullset-state/ carried)" | tee "$o/fullset.md"
   # A pool from earlier runs (FULLSET_POOL, e.g. one `kiln evolve merge-pools` made): each search

@@ -318,15 +318,18 @@ int run_evolve(const RunFlags& f) {
         ++evaluated;
         so_far.push_back(i);
         write_atomically(log_path, evolve::history_to_log(so_far));  // the checkpoint
-        if (eo.batch) {
-          // Where this segment's time went so far: a run cut by a time limit leaves no report.
+        // A resumed run first replays its log's evaluations (no time spent): from the first new
+        // one on, where this segment's time went so far (a run cut by a time limit leaves no
+        // report).
+        const int replayed = static_cast<int>(checkpoint.size());
+        if (eo.batch && evaluated > replayed) {
           nlohmann::json engine;
           {
             const std::lock_guard lock(eo.batch->mutex);
             engine = engine_seconds_json(*eo.batch);
           }
           engine["seconds"] = core::seconds_since(start);
-          engine["evaluations"] = evaluated;
+          engine["evaluations"] = evaluated - replayed;  // this segment's
           write_atomically(std::filesystem::path(f.out) / "engine.json", engine);
         }
         best_so_far = std::max(best_so_far, i.evaluation.fitness());

@@ -59,15 +59,16 @@ std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t strea
   const double first_seconds = std::max(
       1e-6, comm::max_over_ranks(comm, 1e-3 * stops[0].elapsed_ms_since(starts[0]), stream));
   const ScreenedCounts counts = screened_counts(warmup, iterations, first_seconds);
-  if (counts.iterations == 0) return {static_cast<float>(1e6 * first_seconds)};  // in µs
-  warmup = counts.warmup + 1;  // the first call is one more
+  if (first_seconds >= kOnlySampleSeconds && iterations > 0)
+    return {static_cast<float>(1e6 * first_seconds)};  // in µs
+  warmup = counts.warmup + 1;                          // the first call is one more
   iterations = counts.iterations;
   const int calls = warmup + iterations;
   for (int i = 1; i < calls; ++i) {
     enqueue(i);
-    // Calls of a second or more gain nothing from being queued back to back, and a wait each
-    // keeps every wait within the communicator's timeout, as guarded calls are.
-    if (first_seconds >= 1.0) comm.wait(stream, what);
+    // Calls of a quarter second or more gain nothing from being queued back to back, and a wait
+    // each keeps every wait short of the communicator's timeout, as guarded calls are.
+    if (first_seconds >= 0.25) comm.wait(stream, what);
   }
   comm.wait(stream, what);
   std::vector<float> samples;

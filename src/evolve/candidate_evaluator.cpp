@@ -423,16 +423,19 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
       std::filesystem::remove(stem + ".json");
       std::string output;
       int code = 0;
+      double waited = 0.0, judged = 0.0;
       {
         const GpuTurn turn;
+        waited = turn.waited_seconds();
         const auto judge_start = std::chrono::steady_clock::now();
         code = core::run_command(command, output);
-        if (o.batch) {
-          const std::lock_guard lock(o.batch->mutex);
-          o.batch->gpu_wait_seconds += turn.waited_seconds();
-          o.batch->alone_judge_seconds += core::seconds_since(judge_start);
-          ++o.batch->alone_judgements;
-        }
+        judged = core::seconds_since(judge_start);
+      }
+      if (o.batch) {
+        const std::lock_guard lock(o.batch->mutex);
+        o.batch->gpu_wait_seconds += waited;
+        o.batch->alone_judge_seconds += judged;
+        ++o.batch->alone_judgements;
       }
       log << command << "\n" << output;
       e = read_verdict(stem + ".json", output, code);

@@ -359,6 +359,10 @@ static void plan(long long nt, long long slice_blocks, std::vector<Group>& group
 // slices' parts live in split_workspace).
 static int* sums_device = nullptr;
 static std::vector<int> sums_uploaded;
+// Freed when the library is unloaded (a judge server loads candidate after candidate).
+__attribute__((destructor)) static void release_sums() {
+  if (sums_device != nullptr) cudaFree(sums_device);
+}
 
 $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   if (batch != 1 || m != n || n != k) return 3;
