@@ -71,6 +71,10 @@ for log in $(grep -rlE "ended without|out of memory|Killed|signal|error" "$dir/s
 done > "$o/failures.txt" 2>&1
 dmesg 2> /dev/null | grep -iE "oom|killed process" | tail -20 >> "$o/failures.txt"
 echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520} s)" | tee -a "$o/fullset.md"
+# How busy the GPU was: the monitor's 5-s samples of nvidia-smi's utilization.gpu by band.
+awk '$2 == "gpu" { u = $5 + 0; n++; if (u < 10) a++; else if (u < 50) b++; else if (u < 90) c++; else d++ }
+  END { if (n) printf "GPU use in %d samples: under 10%% %d, 10-49%% %d, 50-89%% %d, 90%% or more %d\n", n, a, b, c, d }' \
+  "$o/monitor.txt" | tee -a "$o/fullset.md"
 python3 - "$dir/set" "$before" "$wall" "${FULLSET_BUDGET:-100}" "$call_start" <<'PY' | tee -a "$o/fullset.md"
 import glob, json, os, re, sys
 root, before, wall, budget = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
