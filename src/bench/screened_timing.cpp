@@ -21,11 +21,17 @@ constexpr int kFewestScreenedCalls = 3;
 // calls among a Frobenius norm's candidates). A one-time cost in a first call (a workspace's
 // allocation, lazy module loading) is milliseconds, not a second.
 constexpr double kOnlySampleSeconds = 1.0;
+// Off the pace: slower than this many times the fastest so far, plus kOneTimeSeconds.
+constexpr double kOffPace = 1.5;
+constexpr double kOneTimeSeconds = 1e-3;
 
 }  // namespace
 
-ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds) {
+ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds,
+                               double pace_seconds) {
   if (first_call_seconds >= kOnlySampleSeconds) return {0, 0};
+  if (pace_seconds > 0 && first_call_seconds > kOffPace * pace_seconds + kOneTimeSeconds)
+    return {0, std::min(kFewestScreenedCalls, iterations)};
   const double affordable_calls = kScreenSeconds / std::max(first_call_seconds, 1e-9);
   if (affordable_calls >= warmup + iterations) return {warmup, iterations};
   const int affordable = static_cast<int>(affordable_calls);
@@ -39,7 +45,7 @@ ScreenedCounts screened_counts(int warmup, int iterations, double first_call_sec
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                     int iterations, std::size_t l2_bytes,
                                     const std::function<std::string()>& call, std::string& failure,
-                                    const std::string& what) {
+                                    const std::string& what, double pace_seconds) {
   // Writing twice the L2's size replaces every line the last call left there.
   core::DeviceBuffer flush(2 * l2_bytes);
   std::vector<core::Event> starts(warmup + iterations + 1), stops(warmup + iterations + 1);
@@ -58,7 +64,7 @@ std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t strea
   comm.wait(stream, what);
   const double first_seconds = std::max(
       1e-6, comm::max_over_ranks(comm, 1e-3 * stops[0].elapsed_ms_since(starts[0]), stream));
-  const ScreenedCounts counts = screened_counts(warmup, iterations, first_seconds);
+  const ScreenedCounts counts = screened_counts(warmup, iterations, first_seconds, pace_seconds);
   if (first_seconds >= kOnlySampleSeconds && iterations > 0)
     return {static_cast<float>(1e6 * first_seconds)};  // in µs
   warmup = counts.warmup + 1;                          // the first call is one more

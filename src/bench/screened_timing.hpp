@@ -29,7 +29,13 @@ namespace kiln::bench {
 struct ScreenedCounts {
   int warmup = 0, iterations = 0;
 };
-ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds);
+// With `pace_seconds` (> 0: the fastest correct candidate's screened median so far on this
+// problem, in this process), a first call more than 1.5 times that plus a millisecond (room for a
+// new library's one-time costs) gets the fewest timed calls and no warm-up: a search only needs
+// to know it is off the pace (racing, as in F-Race; Birattari et al., GECCO 2002), and most of a
+// population is (H200, 2026-11-29: the timed calls were half of a KernelBench norm's judging).
+ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds,
+                               double pace_seconds = 0.0);
 
 // Per-call times in microseconds (the first call and the warm-up dropped; `iterations` of them, or
 // fewer for a slow kernel; the first call alone for one of a second or more), each the maximum
@@ -39,6 +45,6 @@ ScreenedCounts screened_counts(int warmup, int iterations, double first_call_sec
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,
                                     int iterations, std::size_t l2_bytes,
                                     const std::function<std::string()>& call, std::string& failure,
-                                    const std::string& what);
+                                    const std::string& what, double pace_seconds = 0.0);
 
 }  // namespace kiln::bench

@@ -333,9 +333,14 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           // the inputs and the closing check cost as much as the timed calls of a fast kernel.
           comm.wait(stream_handle, what + " screened inputs");
           end_phase("screen_inputs");
+          double pace_seconds = 0.0;
+          if (o.runs) {
+            const auto pace = o.runs->screened_pace_seconds.find(run_key);
+            if (pace != o.runs->screened_pace_seconds.end()) pace_seconds = pace->second;
+          }
           solution_samples = screened_samples(
               comm, stream_handle, o.warmup, o.iterations, static_cast<std::size_t>(l2_bytes),
-              [&] { return solve(s); }, timing_error, what + " screened timing");
+              [&] { return solve(s); }, timing_error, what + " screened timing", pace_seconds);
           end_phase("timed_calls");
           // One more call on poisoned outputs, against the reference on the same inputs: a kernel
           // that stopped writing after its first calls leaves poison, not the last calls' output.
@@ -436,6 +441,13 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
                 row.wall_us, row.stream_us);
           }
           row.correct = false;
+        }
+        if (o.screen_timing && o.runs && row.correct) {
+          // The same on every rank (medians of samples maxed over the ranks, an all-reduced
+          // verdict), so every rank races the next candidate alike.
+          double& pace = o.runs->screened_pace_seconds.try_emplace(run_key, 0.0).first->second;
+          const double median_seconds = row.solution_us.median * 1e-6;
+          if (pace == 0.0 || median_seconds < pace) pace = median_seconds;
         }
         row.speedup = o.time_reference ? row.reference_us.median / row.solution_us.median : 0.0;
         row.roof_us = roof.seconds * 1e6;

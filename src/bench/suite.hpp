@@ -44,6 +44,9 @@ struct ProblemRunCache {
     bool ok = true;
   };
   std::map<std::string, ReferenceCheck> reference_checks;
+  // By run key: the fastest correct candidate's screened median so far (seconds), the pace a
+  // later candidate's screened timing races against (bench/screened_timing.hpp).
+  std::map<std::string, double> screened_pace_seconds;
 };
 
 struct SuiteOptions {

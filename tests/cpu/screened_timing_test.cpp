@@ -44,5 +44,27 @@ TEST(ScreenedTiming, SlowKernelsGetFewerCallsNeverMoreThanAsked) {
   EXPECT_EQ(c.warmup, 3);
 }
 
+TEST(ScreenedTiming, CandidatesOffThePaceGetTheFewestCalls) {
+  // The fastest so far: 4 ms a call. A first call of 5.5 ms is within 1.5 x 4 + 1 = 7 ms.
+  ScreenedCounts c = screened_counts(3, 10, 0.0055, 0.004);
+  EXPECT_EQ(c.warmup, 3);
+  EXPECT_EQ(c.iterations, 10);
+  // 7.5 ms is off the pace: 3 timed, no warm-up.
+  c = screened_counts(3, 10, 0.0075, 0.004);
+  EXPECT_EQ(c.warmup, 0);
+  EXPECT_EQ(c.iterations, 3);
+  // Never more than asked.
+  c = screened_counts(3, 2, 0.0075, 0.004);
+  EXPECT_EQ(c.iterations, 2);
+  // A fast kernel's first call carries a new library's one-time costs: 20 us against a 10 us
+  // pace is within the millisecond's room.
+  c = screened_counts(3, 10, 20e-6, 10e-6);
+  EXPECT_EQ(c.iterations, 10);
+  // No pace yet (the first candidate): as before.
+  c = screened_counts(3, 10, 0.0075, 0.0);
+  EXPECT_EQ(c.iterations, 10);
+  EXPECT_EQ(c.warmup, 3);
+}
+
 }  // namespace
 }  // namespace kiln::bench
