@@ -557,10 +557,13 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
       const bool done = finished_budget(f.out) >= f.budget;
       f.resume = !done && std::filesystem::exists(std::filesystem::path(f.out) / "log.json");
       const std::size_t logged_before = logged(f.out);
-      fmt::print("# [{}/{}] {}{}\n", i + 1, names.size(), names[i],
+      // Seconds into the set on the start and finish lines: which problems ran when, and which
+      // ran on alone at the end (a set's tail).
+      fmt::print("# [{}/{}] {}{} (at {:.0f} s)\n", i + 1, names.size(), names[i],
                  done       ? ": done (report.json of this budget present)"
                  : f.resume ? ": resuming"
-                            : "");
+                            : "",
+                 core::seconds_since(set_start));
       std::fflush(stdout);
       std::string error;
       if (!done) {
@@ -576,6 +579,9 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
           names[i], f.out, it == eager.end() ? std::nullopt : std::optional<double>(it->second));
       if (!error.empty()) row.error = error + (row.error.empty() ? "" : "; " + row.error);
       const std::size_t logged_after = logged(f.out);
+      if (!done)
+        fmt::print("# [{}/{}] {}: ended at {:.0f} s, {} evaluations in all\n", i + 1, names.size(),
+                   names[i], core::seconds_since(set_start), logged_after);
       const std::lock_guard hold(set_mutex);
       heavy_running -= heavy[i] ? 1 : 0;
       errors += error.empty() ? 0 : 1;
