@@ -22,10 +22,14 @@ KILN_HOST_DEVICE inline RowShape row_shape(std::uint64_t seed, std::int64_t row)
   return {0.25f + 1.75f * unit_value(row_seed, 1), 2.0f * unit_value(row_seed, 2) - 1.0f};
 }
 
-// Element i = row * cols + c of a row of that shape; about one in 4096 a spike of 16x.
+// Element i = row * cols + c of a row of that shape; about one in 4096 a spike of 16x. The bits
+// are SplitMix64's output i + 7 of the stream that starts at `seed` (Steele, Lea, Flood 2014): one
+// finalizer per element. Two before (mix64(seed ^ mix64(i + 7))) made the fill integer-bound: a
+// KernelBench input of 1.6G elements took ~19 ms of a screened judgement's ~120 ms, twice (H200,
+// 2026-11-29, the judge's phases).
 KILN_HOST_DEVICE inline float row_varied_value(std::uint64_t seed, std::uint64_t i, RowShape shape,
                                                bool positive) {
-  const std::uint64_t h = core::mix64(seed ^ core::mix64(i + 7));
+  const std::uint64_t h = core::mix64(seed + (i + 7) * 0x9E3779B97F4A7C15ull);
   const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
   const float spike = (h & 4095u) == 0 ? 16.0f : 1.0f;
   return positive ? spike * shape.scale * (u + 1.0f / 16777216.0f)
