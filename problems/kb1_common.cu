@@ -11,6 +11,7 @@ namespace kiln::problems::kb1 {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr std::int64_t kPerThreadAlongRow = 16;
 
 int grid_for(std::int64_t count) {
   const std::int64_t blocks = (count + kThreads - 1) / kThreads;
@@ -102,9 +103,14 @@ void fill_row_varied(float* data, std::int64_t rows, std::int64_t cols, std::uin
   if (cols < kThreads) {
     row_varied<<<grid_for(rows * cols), kThreads, 0, stream>>>(data, rows, cols, seed, positive);
   } else {
-    // As many blocks as the element-wise grid, at most 1024 along a row.
-    const auto along =
-        static_cast<unsigned>(std::min<std::int64_t>((cols + kThreads - 1) / kThreads, 1024));
+    // Each thread takes at least kPerThreadAlongRow elements of a row, so that the row's shape
+    // (5 hashes) is made once for that many elements: with a block per 256 elements along a row
+    // (as before), a KernelBench row of 393216 took 1.5 elements a thread, and the shapes were
+    // most of the fill's integer work (H200, 2026-11-29: the screened-inputs phase of a relu
+    // judgement, one 1.6G-element fill and 12.8 GB of poison, took 21 ms; writing the input
+    // takes ~1.4). As many blocks in all as the element-wise grid, at most 1024 along a row.
+    const auto along = static_cast<unsigned>(std::clamp<std::int64_t>(
+        (cols + kThreads * kPerThreadAlongRow - 1) / (kThreads * kPerThreadAlongRow), 1, 1024));
     const auto down = static_cast<unsigned>(
         std::clamp<std::int64_t>(65536 / along, 1, std::min<std::int64_t>(rows, 65535)));
     row_varied_by_rows<<<dim3(along, down), kThreads, 0, stream>>>(data, rows, cols, seed,
