@@ -328,6 +328,9 @@ class MatmulRun final : public bench::ProblemRun {
     return bench::one_rank_buffers({{a_.data(), a_.bytes()}, {b_.data(), b_.bytes()}},
                                    solution_.data(), solution_.bytes());
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  private:
   std::int64_t a_count() const {

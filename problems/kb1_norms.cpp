@@ -193,6 +193,9 @@ class NormRun final : public bench::ProblemRun {
   bench::CandidateBuffers candidate_buffers() override {
     return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), solution_.bytes());
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  private:
   // Segment s's elements in order (strided copies: one 2D copy per run of the view).

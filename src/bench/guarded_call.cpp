@@ -97,7 +97,10 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   // Every rank's call is over before anyone fingerprints inputs a peer may have written.
   meet();
   hashes_.enqueue(kInputsAfter, inputs_, stream_);
-  run_.reference();
+  if (reference_)
+    reference_(seed);
+  else
+    run_.reference();
   comm_.wait(stream_, what_);
   out.us = 1000.0f * stop_.elapsed_ms_since(start_);
   if (out.failure.empty()) out.failure = describe_l2_change(before, after);

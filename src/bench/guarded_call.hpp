@@ -45,6 +45,13 @@ class GuardedCaller {
   // Collective over the communicator: every rank calls it with the same seed and flags.
   Outcome call(std::uint64_t seed, bool check_determinism);
 
+  // What call() runs for the reference's output on the inputs of `seed` (default: the run's
+  // reference()); a screened judgement takes a kept copy instead (suite.cpp). It must leave the
+  // reference's output where compare() reads it, on the stream.
+  void set_reference(std::function<void(std::uint64_t seed)> reference) {
+    reference_ = std::move(reference);
+  }
+
   // The trusted reference timed as a judged call is (fresh inputs, outputs poisoned, L2 state
   // reset, the ranks' streams met, the same lead sleep), so that a speedup compares two calls
   // timed alike: timed back to back instead, the reference ran with the previous call's
@@ -62,6 +69,7 @@ class GuardedCaller {
   cudaStream_t stream_;
   ProblemRun& run_;
   std::function<std::string()> call_;
+  std::function<void(std::uint64_t)> reference_;  // empty: run_.reference()
   std::string what_;
   std::vector<DeviceSpan> inputs_, outputs_;  // empty for problems that take no candidates
   SpanHashes hashes_{6};

@@ -92,6 +92,15 @@ class ProblemRun {
   // The buffers an outside candidate works on (its output is the solution's, compared the same
   // way). Throws kiln::UsageError for problems that take no candidates yet.
   virtual CandidateBuffers candidate_buffers();
+  // Where reference() writes its output (what compare() reads), for a judge that keeps a copy per
+  // input seed instead of running a slow reference again: a search's screened judgements all use
+  // the same seeds, and a KernelBench matmul's double-accumulating reference took ~40 ms of each
+  // ~145 ms judgement, twice (H200, 2026-11-29). Empty (the default): never kept.
+  struct OutputSpan {
+    void* data = nullptr;
+    unsigned long long bytes = 0;
+  };
+  virtual std::vector<OutputSpan> reference_outputs() { return {}; }
   // What a solution runs where it chose at run time (a tuned plan and where it came from), for
   // the row's JSON and note; "" when there is nothing to say.
   virtual std::string describe_solution(int /*index*/) const { return ""; }
