@@ -25,9 +25,11 @@ struct DeviceSpan {
 };
 
 // Enqueues a fingerprint of `spans` (in order; a span's position is mixed in) into
-// `result` (device, one uint64), on `stream`.
+// `result` (device, one uint64), on `stream`, keyed by `salt`. Each word's term is a bijection of
+// the word for a known key, so a candidate that knew the key could change its inputs and fix the
+// sum up elsewhere: the key must be one the candidate cannot know (SpanHashes draws it at random).
 void enqueue_span_hash(const std::vector<DeviceSpan>& spans, std::uint64_t* result,
-                       cudaStream_t stream);
+                       std::uint64_t salt, cudaStream_t stream);
 
 // Holds the device words the hashes are written to, and reads them back.
 class SpanHashes {
@@ -43,6 +45,7 @@ class SpanHashes {
  private:
   std::uint64_t* device_ = nullptr;
   int slots_ = 0;
+  std::uint64_t salt_ = 0;  // random, per instance (fingerprints are compared within one)
 };
 
 struct L2State {
