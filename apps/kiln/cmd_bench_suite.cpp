@@ -381,7 +381,10 @@ struct DeviceMemoryWatch {
       KILN_CUDA_CHECK(cudaGetDevice(&device));
       held.emplace(device);
     }
-    const std::optional<std::size_t> now = held->read();
+    // The judge's own keep of reference outputs (ProblemRunCache::kept_references) is not a
+    // candidate's leak.
+    std::optional<std::size_t> now = held->read();
+    if (now) *now -= std::min(*now, runs.kept_reference_bytes);
     if (!now && !told_unavailable) {
       fmt::print(stderr, "# rank {}: the leak check between candidates is off: {}\n", rank,
                  held->why());

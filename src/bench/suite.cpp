@@ -310,6 +310,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             KILN_CUDA_CHECK(cudaMemcpyAsync(copies.back().data(), span.data, span.bytes,
                                             cudaMemcpyDeviceToDevice, stream_handle));
           }
+          o.runs->kept_reference_bytes += bytes;
           o.runs->kept_references[key] = std::move(copies);
         };
         if (o.screen_timing) caller.set_reference(screened_reference);

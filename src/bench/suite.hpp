@@ -52,6 +52,7 @@ struct ProblemRunCache {
   // at most kKeptReferenceBytes a seed), which screened judgements take instead of running the
   // reference again. The screened seeds are the same for every candidate.
   std::map<std::string, std::vector<core::DeviceBuffer>> kept_references;
+  std::size_t kept_reference_bytes = 0;  // what they hold (a judge's leak check leaves it out)
 };
 inline constexpr unsigned long long kKeptReferenceBytes = 512ull << 20;
 
