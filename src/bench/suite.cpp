@@ -284,34 +284,55 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         GuardedCaller caller(
             comm, stream_handle, *run, [&] { return solve(s); }, what);
         // Screened judgements (kiln's own kernels during a search) take the reference's output
-        // on the inputs of `seed` from the process's keep when an earlier candidate made it: the
-        // inputs of a seed are the same every time (the host rebuilds them from it), and so is a
-        // trusted reference's output. Verdicts run the reference every time.
+        // on the inputs of `seed` from the process's keep: the inputs of a seed are the same
+        // every time (the host rebuilds them from it), and so is a trusted reference's output.
+        // The keep is made from freshly made inputs before any candidate's call, never from a
+        // reference that ran after one (a candidate may have changed its inputs: it fails for
+        // that, and its reference must not become everyone's). Verdicts run the reference every
+        // time.
+        const std::uint64_t screen_seed = core::mix64(o.seed + 1000003);
+        const auto keep_key = [&](std::uint64_t seed) {
+          return fmt::format("{}/{}", run_key, seed);
+        };
+        const auto keepable = [&]() -> bool {
+          if (!o.screen_timing || !o.runs) return false;
+          unsigned long long bytes = 0;
+          const std::vector<ProblemRun::OutputSpan> spans = run->reference_outputs();
+          for (const ProblemRun::OutputSpan& span : spans) bytes += span.bytes;
+          return !spans.empty() && bytes <= kKeptReferenceBytes;
+        };
+        if (keepable()) {
+          std::vector<std::uint64_t> seeds = {screen_seed};
+          for (int trial = 0; trial < o.trials; ++trial)
+            seeds.push_back(core::mix64(o.seed + 1 + trial));
+          for (const std::uint64_t seed : seeds) {
+            if (o.runs->kept_references.count(keep_key(seed))) continue;
+            meet(comm, stream_handle);
+            run->make_inputs(seed);
+            run->reference();
+            std::vector<core::DeviceBuffer> copies;
+            for (const ProblemRun::OutputSpan& span : run->reference_outputs()) {
+              copies.emplace_back(span.bytes);
+              KILN_CUDA_CHECK(cudaMemcpyAsync(copies.back().data(), span.data, span.bytes,
+                                              cudaMemcpyDeviceToDevice, stream_handle));
+              o.runs->kept_reference_bytes += span.bytes;
+            }
+            comm.wait(stream_handle, what + " keeping the reference");
+            o.runs->kept_references[keep_key(seed)] = std::move(copies);
+          }
+        }
         const auto screened_reference = [&](std::uint64_t seed) {
           const std::vector<ProblemRun::OutputSpan> spans = run->reference_outputs();
-          unsigned long long bytes = 0;
-          for (const ProblemRun::OutputSpan& span : spans) bytes += span.bytes;
-          if (!o.runs || spans.empty() || bytes > kKeptReferenceBytes) {
+          const auto kept = o.runs ? o.runs->kept_references.find(keep_key(seed))
+                                   : decltype(o.runs->kept_references.end()){};
+          if (!o.runs || kept == o.runs->kept_references.end() ||
+              kept->second.size() != spans.size()) {
             run->reference();
             return;
           }
-          const std::string key = fmt::format("{}/{}", run_key, seed);
-          if (const auto kept = o.runs->kept_references.find(key);
-              kept != o.runs->kept_references.end() && kept->second.size() == spans.size()) {
-            for (std::size_t i = 0; i < spans.size(); ++i)
-              KILN_CUDA_CHECK(cudaMemcpyAsync(spans[i].data, kept->second[i].data(), spans[i].bytes,
-                                              cudaMemcpyDeviceToDevice, stream_handle));
-            return;
-          }
-          run->reference();
-          std::vector<core::DeviceBuffer> copies;
-          for (const ProblemRun::OutputSpan& span : spans) {
-            copies.emplace_back(span.bytes);
-            KILN_CUDA_CHECK(cudaMemcpyAsync(copies.back().data(), span.data, span.bytes,
+          for (std::size_t i = 0; i < spans.size(); ++i)
+            KILN_CUDA_CHECK(cudaMemcpyAsync(spans[i].data, kept->second[i].data(), spans[i].bytes,
                                             cudaMemcpyDeviceToDevice, stream_handle));
-          }
-          o.runs->kept_reference_bytes += bytes;
-          o.runs->kept_references[key] = std::move(copies);
         };
         if (o.screen_timing) caller.set_reference(screened_reference);
         for (int trial = 0; trial < o.trials; ++trial) {
@@ -358,7 +379,6 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           // The stream is shared by a batch's candidates: no access-policy window or persisting
           // carve-out an earlier one left applies to this one's calls.
           reset_l2_state(stream_handle);
-          const std::uint64_t screen_seed = core::mix64(o.seed + 1000003);
           run->make_inputs(screen_seed);
           run->poison_outputs();
           // Phases of their own (the engine's per-phase seconds): at KernelBench's sizes making
