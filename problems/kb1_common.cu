@@ -11,7 +11,7 @@ namespace kiln::problems::kb1 {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr std::int64_t kPerThreadAlongRow = 16;
+constexpr std::int64_t kPerThreadAlongRow = 16;  // at most, rounded down by the grid
 
 int grid_for(std::int64_t count) {
   const std::int64_t blocks = (count + kThreads - 1) / kThreads;
@@ -103,8 +103,9 @@ void fill_row_varied(float* data, std::int64_t rows, std::int64_t cols, std::uin
   if (cols < kThreads) {
     row_varied<<<grid_for(rows * cols), kThreads, 0, stream>>>(data, rows, cols, seed, positive);
   } else {
-    // Each thread takes at least kPerThreadAlongRow elements of a row, so that the row's shape
-    // (5 hashes) is made once for that many elements: with a block per 256 elements along a row
+    // Each thread takes up to kPerThreadAlongRow elements of a row (8-16 on rows of 4096 or
+    // more), so that the row's shape (5 hashes) is made once for that many elements: with a
+    // block per 256 elements along a row
     // (as before), a KernelBench row of 393216 took 1.5 elements a thread, and the shapes were
     // most of the fill's integer work (H200, 2026-11-29: the screened-inputs phase of a relu
     // judgement, one 1.6G-element fill and 12.8 GB of poison, took 21 ms; writing the input

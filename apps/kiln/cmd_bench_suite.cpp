@@ -504,7 +504,9 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
         std::size_t free_bytes = 0, total_bytes = 0;
         KILN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
         if (bench::keep_setup_between_requests(free_bytes, total_bytes)) return;
-        runs->entries.clear();  // the next request sets the problem up again
+        runs->entries.clear();          // the next request sets the problem up again
+        runs->kept_references.clear();  // and keeps the reference's outputs again
+        runs->kept_reference_bytes = 0;
       });
 }
 

@@ -97,16 +97,22 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   // Every rank's call is over before anyone fingerprints inputs a peer may have written.
   meet();
   hashes_.enqueue(kInputsAfter, inputs_, stream_);
-  if (reference_)
-    reference_(seed);
-  else
-    run_.reference();
+  const bool kept_copy = reference_ ? reference_(seed) : (run_.reference(), false);
   comm_.wait(stream_, what_);
   out.us = 1000.0f * stop_.elapsed_ms_since(start_);
   if (out.failure.empty()) out.failure = describe_l2_change(before, after);
   if (out.failure.empty() && hashes_.read(kInputsBefore) != hashes_.read(kInputsAfter))
     out.failure = "changed its inputs (their fingerprint differs after the call)";
-  if (out.failure.empty()) out.failure = run_.compare();
+  if (out.failure.empty()) {
+    out.failure = run_.compare();
+    if (!out.failure.empty() && kept_copy) {
+      // Only where a kept copy was used (one-rank problems: no collective is skipped).
+      run_.reference();
+      comm_.wait(stream_, what_);
+      out.failure = run_.compare();
+      if (out.failure.empty()) kept_copy_failed_ = true;
+    }
+  }
   hashes_.enqueue(kOutputsAfterChecks, outputs_, stream_);
   comm_.wait(stream_, what_);
   if (out.failure.empty() && hashes_.read(kOutputsAtReturn) != hashes_.read(kOutputsAfterChecks)) {

@@ -47,10 +47,14 @@ class GuardedCaller {
 
   // What call() runs for the reference's output on the inputs of `seed` (default: the run's
   // reference()); a screened judgement takes a kept copy instead (suite.cpp). It must leave the
-  // reference's output where compare() reads it, on the stream.
-  void set_reference(std::function<void(std::uint64_t seed)> reference) {
+  // reference's output where compare() reads it, on the stream, and return whether it was a
+  // kept copy: on a mismatch with one, the run's own reference() decides (a copy a candidate
+  // overwrote must not fail every later candidate), and kept_copy_failed() says so.
+  void set_reference(std::function<bool(std::uint64_t seed)> reference) {
     reference_ = std::move(reference);
   }
+  // Whether a kept reference output disagreed with the run's own reference since construction.
+  bool kept_copy_failed() const { return kept_copy_failed_; }
 
   // The trusted reference timed as a judged call is (fresh inputs, outputs poisoned, L2 state
   // reset, the ranks' streams met, the same lead sleep), so that a speedup compares two calls
@@ -69,7 +73,8 @@ class GuardedCaller {
   cudaStream_t stream_;
   ProblemRun& run_;
   std::function<std::string()> call_;
-  std::function<void(std::uint64_t)> reference_;  // empty: run_.reference()
+  std::function<bool(std::uint64_t)> reference_;  // empty: run_.reference()
+  bool kept_copy_failed_ = false;
   std::string what_;
   std::vector<DeviceSpan> inputs_, outputs_;  // empty for problems that take no candidates
   SpanHashes hashes_{6};

@@ -27,7 +27,9 @@ struct DeviceSpan {
 // Enqueues a fingerprint of `spans` (in order; a span's position is mixed in) into
 // `result` (device, one uint64), on `stream`, keyed by `salt`. Each word's term is a bijection of
 // the word for a known key, so a candidate that knew the key could change its inputs and fix the
-// sum up elsewhere: the key must be one the candidate cannot know (SpanHashes draws it at random).
+// sum up elsewhere: the key must be one the candidate cannot know (SpanHashes draws it at random;
+// a candidate's device code cannot see it, though its host code, in the judge's process, could
+// search the process's memory for it).
 void enqueue_span_hash(const std::vector<DeviceSpan>& spans, std::uint64_t* result,
                        std::uint64_t salt, cudaStream_t stream);
 

@@ -311,13 +311,15 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             run->make_inputs(seed);
             run->reference();
             std::vector<core::DeviceBuffer> copies;
+            std::size_t kept_bytes = 0;
             for (const ProblemRun::OutputSpan& span : run->reference_outputs()) {
               copies.emplace_back(span.bytes);
               KILN_CUDA_CHECK(cudaMemcpyAsync(copies.back().data(), span.data, span.bytes,
                                               cudaMemcpyDeviceToDevice, stream_handle));
-              o.runs->kept_reference_bytes += span.bytes;
+              kept_bytes += span.bytes;
             }
             comm.wait(stream_handle, what + " keeping the reference");
+            o.runs->kept_reference_bytes += kept_bytes;
             o.runs->kept_references[keep_key(seed)] = std::move(copies);
           }
         }
@@ -325,14 +327,31 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           const std::vector<ProblemRun::OutputSpan> spans = run->reference_outputs();
           const auto kept = o.runs ? o.runs->kept_references.find(keep_key(seed))
                                    : decltype(o.runs->kept_references.end()){};
-          if (!o.runs || kept == o.runs->kept_references.end() ||
-              kept->second.size() != spans.size()) {
+          bool usable = o.runs && kept != o.runs->kept_references.end() &&
+                        kept->second.size() == spans.size();
+          for (std::size_t i = 0; usable && i < spans.size(); ++i)
+            usable = kept->second[i].bytes() == spans[i].bytes;
+          if (!usable) {
             run->reference();
-            return;
+            return false;
           }
           for (std::size_t i = 0; i < spans.size(); ++i)
             KILN_CUDA_CHECK(cudaMemcpyAsync(spans[i].data, kept->second[i].data(), spans[i].bytes,
                                             cudaMemcpyDeviceToDevice, stream_handle));
+          return true;
+        };
+        // A kept copy that disagreed with the run's own reference (a candidate wrote into it):
+        // dropped, so the next candidate keeps a fresh one.
+        const auto forget_kept = [&] {
+          for (auto it = o.runs->kept_references.begin(); it != o.runs->kept_references.end();) {
+            if (it->first.rfind(run_key + "/", 0) != 0) {
+              ++it;
+              continue;
+            }
+            for (const core::DeviceBuffer& b : it->second)
+              o.runs->kept_reference_bytes -= std::min(o.runs->kept_reference_bytes, b.bytes());
+            it = o.runs->kept_references.erase(it);
+          }
         };
         if (o.screen_timing) caller.set_reference(screened_reference);
         for (int trial = 0; trial < o.trials; ++trial) {
@@ -342,6 +361,7 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             row.failure = fmt::format("trial {}: {}", trial, r.failure);
           correct = all_ranks(comm, r.failure.empty(), stream_handle) && correct;
         }
+        if (caller.kept_copy_failed()) forget_kept();
         end_phase("trials");
         // Timing. The reference (trusted) back to back on the last trial's inputs; the solution
         // by guarded calls, each on fresh inputs and checked (a solution that works only on some
@@ -399,10 +419,17 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           run->poison_outputs();
           if (const std::string failed = solve(s); !failed.empty() && timing_error.empty())
             timing_error = "screened calls: " + failed;
-          screened_reference(screen_seed);
+          const bool kept_copy = screened_reference(screen_seed);
           comm.wait(stream_handle, what + " reference");
-          if (const std::string mismatch = run->compare();
-              !mismatch.empty() && timing_error.empty())
+          std::string mismatch = run->compare();
+          if (!mismatch.empty() && kept_copy) {
+            // As GuardedCaller does: the run's own reference decides.
+            run->reference();
+            comm.wait(stream_handle, what + " reference");
+            mismatch = run->compare();
+            if (mismatch.empty()) forget_kept();
+          }
+          if (!mismatch.empty() && timing_error.empty())
             timing_error = "screened calls: " + mismatch;
           end_phase("screen_check");
         } else {
@@ -494,13 +521,6 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
           }
           row.correct = false;
         }
-        if (o.screen_timing && o.runs && row.correct) {
-          // The same on every rank (medians of samples maxed over the ranks, an all-reduced
-          // verdict), so every rank races the next candidate alike.
-          double& pace = o.runs->screened_pace_seconds.try_emplace(run_key, 0.0).first->second;
-          const double median_seconds = row.solution_us.median * 1e-6;
-          if (pace == 0.0 || median_seconds < pace) pace = median_seconds;
-        }
         row.speedup = o.time_reference ? row.reference_us.median / row.solution_us.median : 0.0;
         row.roof_us = roof.seconds * 1e6;
         row.utilization = roofline::utilization(roof.seconds, row.solution_us.median * 1e-6);
@@ -521,6 +541,14 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
                   row.solution_us.median, row.floor_us);
             }
           }
+        }
+        if (o.screen_timing && o.runs && row.correct) {
+          // After every check (a row below the floor must not set the pace). The same on every
+          // rank (medians of samples maxed over the ranks, an all-reduced verdict), so every rank
+          // races the next candidate alike.
+          double& pace = o.runs->screened_pace_seconds.try_emplace(run_key, 0.0).first->second;
+          const double median_seconds = row.solution_us.median * 1e-6;
+          if (pace == 0.0 || median_seconds < pace) pace = median_seconds;
         }
         rows.push_back(row);
         on_row(row);

@@ -24,10 +24,11 @@ int check_fill() {
   struct Shape {
     std::int64_t rows, cols;
   };
-  // Row by row (one row longer than the 1024 blocks along it cover), element-wise (cols < 256),
-  // the boundary, and more rows than grid.y takes at once.
-  for (const Shape s :
-       {Shape{3, 1024 * 256 + 77}, Shape{1000, 7}, Shape{5, 256}, Shape{70000, 300}}) {
+  // Row by row (a row long enough for a thread to take a few elements, and one longer than the
+  // 1024 blocks along it cover at 16 elements a thread), element-wise (cols < 256), the
+  // boundary, and more rows than grid.y takes at once.
+  for (const Shape s : {Shape{3, 1024 * 256 + 77}, Shape{1, 1024 * 256 * 16 + 77}, Shape{1000, 7},
+                        Shape{5, 256}, Shape{70000, 300}}) {
     for (const bool positive : {false, true}) {
       const std::uint64_t seed = 0x5EEDull + static_cast<std::uint64_t>(s.cols);
       core::DeviceBuffer data(sizeof(float) * s.rows * s.cols);
