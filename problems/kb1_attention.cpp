@@ -147,6 +147,9 @@ class AttentionRun final : public bench::ProblemRun {
         {{q_.data(), qkv_bytes_}, {k_.data(), qkv_bytes_}, {v_.data(), qkv_bytes_}},
         solution_.data(), qkv_bytes_);
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  private:
   float scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(s_.d))); }

@@ -52,6 +52,9 @@ class LossRun : public bench::ProblemRun {
                                              kb1::kTolerance, kb1::kTolerance, stream_),
                          1, kb1::kTolerance);
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  protected:
   // The loss in double on the host, from the device inputs (after the stream synchronised).

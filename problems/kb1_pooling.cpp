@@ -191,6 +191,9 @@ class PoolRun final : public bench::ProblemRun {
   bench::CandidateBuffers candidate_buffers() override {
     return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), out_bytes());
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  private:
   std::uint64_t out_bytes() const {

@@ -140,6 +140,9 @@ class DimReduceRun final : public bench::ProblemRun {
   bench::CandidateBuffers candidate_buffers() override {
     return bench::one_rank_buffers({{x_.data(), x_.bytes()}}, solution_.data(), out_bytes());
   }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
+  }
 
  private:
   std::uint64_t out_bytes() const {
@@ -253,6 +256,9 @@ class MseRun final : public bench::ProblemRun {
   bench::CandidateBuffers candidate_buffers() override {
     return bench::one_rank_buffers({{p_.data(), p_.bytes()}, {t_.data(), t_.bytes()}},
                                    solution_.data(), sizeof(float));
+  }
+  std::vector<OutputSpan> reference_outputs() override {
+    return {{reference_.data(), reference_.bytes()}};
   }
 
  private:
