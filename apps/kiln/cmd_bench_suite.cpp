@@ -381,10 +381,10 @@ struct DeviceMemoryWatch {
       KILN_CUDA_CHECK(cudaGetDevice(&device));
       held.emplace(device);
     }
-    // The judge's own keep of reference outputs (ProblemRunCache::kept_references) is not a
-    // candidate's leak.
+    // The judge's own keep of reference outputs (ProblemRunCache::kept) is not a candidate's
+    // leak.
     std::optional<std::size_t> now = held->read();
-    if (now) *now -= std::min(*now, runs.kept_reference_bytes);
+    if (now) *now -= std::min(*now, runs.kept.bytes());
     if (!now && !told_unavailable) {
       fmt::print(stderr, "# rank {}: the leak check between candidates is off: {}\n", rank,
                  held->why());
@@ -504,9 +504,8 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
         std::size_t free_bytes = 0, total_bytes = 0;
         KILN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
         if (bench::keep_setup_between_requests(free_bytes, total_bytes)) return;
-        runs->entries.clear();          // the next request sets the problem up again
-        runs->kept_references.clear();  // and keeps the reference's outputs again
-        runs->kept_reference_bytes = 0;
+        runs->entries.clear();  // the next request sets the problem up again
+        runs->kept.clear();     // and keeps the reference's outputs again
       });
 }
 

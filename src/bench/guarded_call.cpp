@@ -5,6 +5,7 @@
 
 #include <nccl.h>
 
+#include "bench/kept_references.hpp"
 #include "comm/rank_timing.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
@@ -103,16 +104,9 @@ GuardedCaller::Outcome GuardedCaller::call(std::uint64_t seed, bool check_determ
   if (out.failure.empty()) out.failure = describe_l2_change(before, after);
   if (out.failure.empty() && hashes_.read(kInputsBefore) != hashes_.read(kInputsAfter))
     out.failure = "changed its inputs (their fingerprint differs after the call)";
-  if (out.failure.empty()) {
-    out.failure = run_.compare();
-    if (!out.failure.empty() && kept_copy) {
-      // Only where a kept copy was used (one-rank problems: no collective is skipped).
-      run_.reference();
-      comm_.wait(stream_, what_);
-      out.failure = run_.compare();
-      if (out.failure.empty()) kept_copy_failed_ = true;
-    }
-  }
+  if (out.failure.empty())
+    out.failure = compare_deciding(
+        run_, kept_copy, [&] { comm_.wait(stream_, what_); }, kept_copy_failed_);
   hashes_.enqueue(kOutputsAfterChecks, outputs_, stream_);
   comm_.wait(stream_, what_);
   if (out.failure.empty() && hashes_.read(kOutputsAtReturn) != hashes_.read(kOutputsAfterChecks)) {

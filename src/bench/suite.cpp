@@ -284,84 +284,37 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
         GuardedCaller caller(
             comm, stream_handle, *run, [&] { return solve(s); }, what);
         // Screened judgements (kiln's own kernels during a search) take the reference's output
-        // on the inputs of `seed` from the process's keep: the inputs of a seed are the same
-        // every time (the host rebuilds them from it), and so is a trusted reference's output.
-        // The keep is made from freshly made inputs before any candidate's call, never from a
-        // reference that ran after one (a candidate may have changed its inputs: it fails for
-        // that, and its reference must not become everyone's). Verdicts run the reference every
-        // time.
+        // from the process's keep (bench/kept_references.hpp), made here for the trials' seeds
+        // and the screened timing's before any candidate's call. Verdicts run the reference
+        // every time.
         const std::uint64_t screen_seed = core::mix64(o.seed + 1000003);
-        const auto keep_key = [&](std::uint64_t seed) {
-          return fmt::format("{}/{}", run_key, seed);
-        };
-        const auto keepable = [&]() -> bool {
-          if (!o.screen_timing || !o.runs) return false;
-          unsigned long long bytes = 0;
-          const std::vector<ProblemRun::OutputSpan> spans = run->reference_outputs();
-          for (const ProblemRun::OutputSpan& span : spans) bytes += span.bytes;
-          return !spans.empty() && bytes <= kKeptReferenceBytes;
-        };
-        if (keepable()) {
+        const auto trial_seed = [&](int trial) { return core::mix64(o.seed + 1 + trial); };
+        const bool keeping = o.screen_timing && o.runs && KeptReferences::keepable(*run);
+        if (keeping) {
           std::vector<std::uint64_t> seeds = {screen_seed};
-          for (int trial = 0; trial < o.trials; ++trial)
-            seeds.push_back(core::mix64(o.seed + 1 + trial));
-          for (const std::uint64_t seed : seeds) {
-            if (o.runs->kept_references.count(keep_key(seed))) continue;
-            meet(comm, stream_handle);
-            run->make_inputs(seed);
-            run->reference();
-            std::vector<core::DeviceBuffer> copies;
-            std::size_t kept_bytes = 0;
-            for (const ProblemRun::OutputSpan& span : run->reference_outputs()) {
-              copies.emplace_back(span.bytes);
-              KILN_CUDA_CHECK(cudaMemcpyAsync(copies.back().data(), span.data, span.bytes,
-                                              cudaMemcpyDeviceToDevice, stream_handle));
-              kept_bytes += span.bytes;
-            }
-            comm.wait(stream_handle, what + " keeping the reference");
-            o.runs->kept_reference_bytes += kept_bytes;
-            o.runs->kept_references[keep_key(seed)] = std::move(copies);
-          }
+          for (int trial = 0; trial < o.trials; ++trial) seeds.push_back(trial_seed(trial));
+          o.runs->kept.keep(
+              *run, run_key, seeds, stream_handle, [&] { meet(comm, stream_handle); },
+              [&] { comm.wait(stream_handle, what + " keeping the reference"); });
         }
         const auto screened_reference = [&](std::uint64_t seed) {
-          const std::vector<ProblemRun::OutputSpan> spans = run->reference_outputs();
-          const auto kept = o.runs ? o.runs->kept_references.find(keep_key(seed))
-                                   : decltype(o.runs->kept_references.end()){};
-          bool usable = o.runs && kept != o.runs->kept_references.end() &&
-                        kept->second.size() == spans.size();
-          for (std::size_t i = 0; usable && i < spans.size(); ++i)
-            usable = kept->second[i].bytes() == spans[i].bytes;
-          if (!usable) {
+          if (!keeping) {
             run->reference();
             return false;
           }
-          for (std::size_t i = 0; i < spans.size(); ++i)
-            KILN_CUDA_CHECK(cudaMemcpyAsync(spans[i].data, kept->second[i].data(), spans[i].bytes,
-                                            cudaMemcpyDeviceToDevice, stream_handle));
-          return true;
+          return o.runs->kept.reference(*run, run_key, seed, stream_handle);
         };
-        // A kept copy that disagreed with the run's own reference (a candidate wrote into it):
-        // dropped, so the next candidate keeps a fresh one.
-        const auto forget_kept = [&] {
-          for (auto it = o.runs->kept_references.begin(); it != o.runs->kept_references.end();) {
-            if (it->first.rfind(run_key + "/", 0) != 0) {
-              ++it;
-              continue;
-            }
-            for (const core::DeviceBuffer& b : it->second)
-              o.runs->kept_reference_bytes -= std::min(o.runs->kept_reference_bytes, b.bytes());
-            it = o.runs->kept_references.erase(it);
-          }
-        };
-        if (o.screen_timing) caller.set_reference(screened_reference);
+        if (keeping) caller.set_reference(screened_reference);
         for (int trial = 0; trial < o.trials; ++trial) {
           report(fmt::format("{} trial {}", what, trial));
-          const GuardedCaller::Outcome r = caller.call(core::mix64(o.seed + 1 + trial), true);
+          const GuardedCaller::Outcome r = caller.call(trial_seed(trial), true);
           if (!r.failure.empty() && row.failure.empty())
             row.failure = fmt::format("trial {}: {}", trial, r.failure);
           correct = all_ranks(comm, r.failure.empty(), stream_handle) && correct;
         }
-        if (caller.kept_copy_failed()) forget_kept();
+        // A kept copy that disagreed with the run's own reference (something wrote into it):
+        // dropped, so the next judgement keeps a fresh one.
+        if (caller.kept_copy_failed()) o.runs->kept.forget(run_key);
         end_phase("trials");
         // Timing. The reference (trusted) back to back on the last trial's inputs; the solution
         // by guarded calls, each on fresh inputs and checked (a solution that works only on some
@@ -421,14 +374,11 @@ std::vector<SuiteRow> run_suite(comm::Communicator& comm, const ProblemList& reg
             timing_error = "screened calls: " + failed;
           const bool kept_copy = screened_reference(screen_seed);
           comm.wait(stream_handle, what + " reference");
-          std::string mismatch = run->compare();
-          if (!mismatch.empty() && kept_copy) {
-            // As GuardedCaller does: the run's own reference decides.
-            run->reference();
-            comm.wait(stream_handle, what + " reference");
-            mismatch = run->compare();
-            if (mismatch.empty()) forget_kept();
-          }
+          bool copy_was_wrong = false;
+          const std::string mismatch = compare_deciding(
+              *run, kept_copy, [&] { comm.wait(stream_handle, what + " reference"); },
+              copy_was_wrong);
+          if (copy_was_wrong) o.runs->kept.forget(run_key);
           if (!mismatch.empty() && timing_error.empty())
             timing_error = "screened calls: " + mismatch;
           end_phase("screen_check");

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/kept_references.hpp"
 #include "bench/problem.hpp"
 #include "comm/communicator.hpp"
-#include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/stats.hpp"
 #include "core/stream.hpp"
@@ -48,13 +48,10 @@ struct ProblemRunCache {
   // By run key: the fastest correct candidate's screened median so far (seconds), the pace a
   // later candidate's screened timing races against (bench/screened_timing.hpp).
   std::map<std::string, double> screened_pace_seconds;
-  // By run key and input seed: copies of the reference's outputs (ProblemRun::reference_outputs,
-  // at most kKeptReferenceBytes a seed), which screened judgements take instead of running the
-  // reference again. The screened seeds are the same for every candidate.
-  std::map<std::string, std::vector<core::DeviceBuffer>> kept_references;
-  std::size_t kept_reference_bytes = 0;  // what they hold (a judge's leak check leaves it out)
+  // Copies of the reference's outputs by run and input seed, which screened judgements take
+  // instead of running the reference again (bench/kept_references.hpp).
+  KeptReferences kept;
 };
-inline constexpr unsigned long long kKeptReferenceBytes = 512ull << 20;
 
 struct SuiteOptions {
   std::vector<std::string> problems;  // globs; empty: all

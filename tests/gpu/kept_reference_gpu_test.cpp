@@ -51,22 +51,21 @@ TEST(KeptReferenceGpu, KeptCopiesServeAndAnOverwrittenOneIsCaught) {
       const auto runs = std::make_shared<bench::ProblemRunCache>();
       failures += judge_once(comm, runs, problem);
       // The trial's seed and the screened timing's: two copies kept.
-      if (runs->kept_references.size() != 2 || runs->kept_reference_bytes == 0) {
-        std::fprintf(stderr, "%s: %zu kept references\n", problem, runs->kept_references.size());
+      if (runs->kept.count() != 2 || runs->kept.bytes() == 0) {
+        std::fprintf(stderr, "%s: %zu kept references\n", problem, runs->kept.count());
         ++failures;
       }
       failures += judge_once(comm, runs, problem);  // on the kept copies
       // Overwrite every kept copy: the run's own reference must decide, and the keep go.
-      for (auto& [key, copies] : runs->kept_references)
-        for (core::DeviceBuffer& copy : copies)
-          KILN_CUDA_CHECK(cudaMemset(copy.data(), 0x7F, copy.bytes()));
+      for (core::DeviceBuffer* copy : runs->kept.buffers())
+        KILN_CUDA_CHECK(cudaMemset(copy->data(), 0x7F, copy->bytes()));
       failures += judge_once(comm, runs, problem);
-      if (!runs->kept_references.empty()) {
+      if (runs->kept.count() != 0) {
         std::fprintf(stderr, "%s: overwritten copies still kept\n", problem);
         ++failures;
       }
       failures += judge_once(comm, runs, problem);  // kept again, from fresh inputs
-      if (runs->kept_references.size() != 2) ++failures;
+      if (runs->kept.count() != 2) ++failures;
     }
     return failures;
   });
