@@ -29,22 +29,20 @@ std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int6
   return host;
 }
 
-double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int64_t)>& chunk_sum) {
-  if (chunks <= 0) return 0.0;
+void for_each_chunk(std::int64_t chunks, const std::function<void(std::int64_t)>& work_on) {
+  if (chunks <= 0) return;
   // Every thread on the caller's device (a new thread starts on device 0). Without a device
-  // there is nothing to set: a chunk_sum that copies fails with its own error.
+  // there is nothing to set: a chunk that copies fails with its own error.
   int device = 0;
   const bool on_device = cudaGetDevice(&device) == cudaSuccess;
   if (!on_device) (void)cudaGetLastError();
-  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
   std::atomic<std::int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_lock;
   const auto work = [&] {
     try {
       if (on_device) KILN_CUDA_CHECK(cudaSetDevice(device));
-      for (std::int64_t c = next++; c < chunks; c = next++)
-        partial[static_cast<std::size_t>(c)] = chunk_sum(c);
+      for (std::int64_t c = next++; c < chunks; c = next++) work_on(c);
     } catch (...) {
       const std::lock_guard<std::mutex> hold(failure_lock);
       if (!failure) failure = std::current_exception();
@@ -58,6 +56,12 @@ double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int6
   work();
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int64_t)>& chunk_sum) {
+  std::vector<double> partial(static_cast<std::size_t>(std::max<std::int64_t>(chunks, 0)), 0.0);
+  for_each_chunk(chunks,
+                 [&](std::int64_t c) { partial[static_cast<std::size_t>(c)] = chunk_sum(c); });
   double sum = 0.0;
   for (const double p : partial) sum += p;
   return sum;

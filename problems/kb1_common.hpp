@@ -63,6 +63,9 @@ std::vector<float> copy_floats(const float* data, std::int64_t offset, std::int6
 // took 3-14 s of the GPU's turn every time a judge set the problem up. chunk_sum may copy from the
 // device (every thread runs on the caller's device); its first exception is rethrown here.
 double sum_over_chunks(std::int64_t chunks, const std::function<double(std::int64_t)>& chunk_sum);
+// work_on(0) .. work_on(chunks - 1), taken by the same threads as sum_over_chunks (in no set
+// order: each chunk writes its own result slot); work_on's first exception is rethrown here.
+void for_each_chunk(std::int64_t chunks, const std::function<void(std::int64_t)>& work_on);
 
 // The `small` size of a KernelBench dimension (scripts/kb1_torch_eager.py uses the same rule,
 // so PyTorch's times match kiln's rows): >= 1024 divided by 16, 256-1023 by 4, smaller kept.

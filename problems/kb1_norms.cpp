@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "comm/communicator.hpp"
 #include "core/cuda_check.hpp"
@@ -169,19 +171,8 @@ class NormRun final : public bench::ProblemRun {
     std::vector<std::int64_t> checked{0};
     if (shape_.segments() > 1) checked.push_back(shape_.segments() - 1);
     for (const std::int64_t s : checked) {
-      const std::vector<float> x = gather(x_.as<float>(), s);
-      const std::vector<float> y = gather(reference_.as<float>(), s);
-      // Statistics of the whole segment; each element's value on the fly (a segment may be
-      // the whole 1.9G-element tensor).
-      const HostStats stats = host_stats(x);
-      for (std::size_t j = 0; j < x.size(); ++j) {
-        const double want = host_value(stats, x[j]);
-        if (!(std::fabs(y[j] - want) <= kb1::kTolerance * (1.0 + std::fabs(want)))) {
-          return fmt::format(
-              "segment {} element {}: {:.9g} on the host, the reference wrote {:.9g}", s, j, want,
-              y[j]);
-        }
-      }
+      const std::string failure = contiguous() ? check_streamed(s) : check_gathered(s);
+      if (!failure.empty()) return failure;
     }
     return "";
   }
@@ -198,15 +189,12 @@ class NormRun final : public bench::ProblemRun {
   }
 
  private:
-  // Segment s's elements in order (strided copies: one 2D copy per run of the view).
+  // A strided segment's elements in order (one 2D copy per run of the view).
   std::vector<float> gather(const float* data, std::int64_t s) const {
     const std::int64_t length = shape_.segment_length();
     std::vector<float> out(static_cast<std::size_t>(length));
-    if (shape_.axes == SegmentAxes::kMiddle && shape_.r == 1) {
-      // Contiguous: one copy (a 2D copy of 4-byte rows took minutes for 1.9G elements).
-      KILN_CUDA_CHECK(cudaMemcpy(out.data(), data + shape_.offset(s, 0), sizeof(float) * length,
-                                 cudaMemcpyDeviceToHost));
-    } else if (shape_.axes == SegmentAxes::kMiddle) {
+    // (Contiguous segments are streamed instead: check_streamed.)
+    if (shape_.axes == SegmentAxes::kMiddle) {
       KILN_CUDA_CHECK(cudaMemcpy2D(out.data(), sizeof(float), data + shape_.offset(s, 0),
                                    sizeof(float) * shape_.r, sizeof(float), shape_.q,
                                    cudaMemcpyDeviceToHost));
@@ -220,19 +208,88 @@ class NormRun final : public bench::ProblemRun {
   struct HostStats {
     double n = 0, a = 0, b = 0, top = -INFINITY, sum_exp = 0;
   };
-  HostStats host_stats(const std::vector<float>& x) const {
-    HostStats h;
-    h.n = static_cast<double>(x.size());
+  void add_values(HostStats& h, const std::vector<float>& x) const {
+    h.n += static_cast<double>(x.size());
     for (const float v : x) {
       h.top = std::max(h.top, static_cast<double>(v));
       h.a += spec_.op == NormOp::kL1 ? std::fabs(v) : v;
       h.b += static_cast<double>(v) * v;
     }
-    // Only the softmaxes need the sum of exp: for the Frobenius norm's one segment of 1.9 G
-    // elements that pass alone took longer than the rest of the check.
-    if (spec_.op == NormOp::kSoftmax || spec_.op == NormOp::kLogSoftmax)
-      for (const float v : x) h.sum_exp += std::exp(v - h.top);
-    return h;
+  }
+  // Only the softmaxes need the sum of exp (after the segment's maximum is known).
+  bool needs_sum_exp() const {
+    return spec_.op == NormOp::kSoftmax || spec_.op == NormOp::kLogSoftmax;
+  }
+  static double sum_exp(const std::vector<float>& x, double top) {
+    double sum = 0;
+    for (const float v : x) sum += std::exp(v - top);
+    return sum;
+  }
+  std::string mismatch(std::int64_t s, std::int64_t j, double want, float got) const {
+    return fmt::format("segment {} element {}: {:.9g} on the host, the reference wrote {:.9g}", s,
+                       j, want, got);
+  }
+  bool matches(double want, float got) const {
+    return std::fabs(got - want) <= kb1::kTolerance * (1.0 + std::fabs(want));
+  }
+  bool contiguous() const { return shape_.axes == SegmentAxes::kMiddle && shape_.r == 1; }
+
+  // A strided segment: gathered whole, then checked on one thread.
+  std::string check_gathered(std::int64_t s) const {
+    const std::vector<float> x = gather(x_.as<float>(), s);
+    const std::vector<float> y = gather(reference_.as<float>(), s);
+    HostStats stats;
+    add_values(stats, x);
+    if (needs_sum_exp()) stats.sum_exp = sum_exp(x, stats.top);
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      const double want = host_value(stats, x[j]);
+      if (!matches(want, y[j])) return mismatch(s, static_cast<std::int64_t>(j), want, y[j]);
+    }
+    return "";
+  }
+  // A contiguous segment (up to the Frobenius norm's whole 1.9G-element tensor) in chunks, copied
+  // and checked by a host thread per core: on one thread, with the segment gathered whole, this
+  // check held the GPU's turn ~20 s at every judge start with the GPU idle (H200, 2026-11-29).
+  // The chunks' statistics are added in chunk order, so the result does not depend on the cores.
+  std::string check_streamed(std::int64_t s) const {
+    constexpr std::int64_t kChunk = std::int64_t{1} << 22;  // 16 MiB of floats per copy
+    const std::int64_t length = shape_.segment_length();
+    const std::int64_t base = shape_.offset(s, 0);
+    const std::int64_t chunks = (length + kChunk - 1) / kChunk;
+    const auto copy = [&](const core::DeviceBuffer& from, std::int64_t c) {
+      const std::int64_t begin = c * kChunk;
+      return kb1::copy_floats(from.as<float>(), base + begin, std::min(kChunk, length - begin));
+    };
+    std::vector<HostStats> parts(static_cast<std::size_t>(chunks));
+    kb1::for_each_chunk(chunks, [&](std::int64_t c) {
+      add_values(parts[static_cast<std::size_t>(c)], copy(x_, c));
+    });
+    HostStats stats;
+    for (const HostStats& p : parts) {
+      stats.n += p.n;
+      stats.a += p.a;
+      stats.b += p.b;
+      stats.top = std::max(stats.top, p.top);
+    }
+    if (needs_sum_exp())
+      stats.sum_exp = kb1::sum_over_chunks(
+          chunks, [&](std::int64_t c) { return sum_exp(copy(x_, c), stats.top); });
+    // Each chunk's first mismatch; the segment's first is reported.
+    std::vector<std::string> failures(static_cast<std::size_t>(chunks));
+    kb1::for_each_chunk(chunks, [&](std::int64_t c) {
+      const std::vector<float> x = copy(x_, c), y = copy(reference_, c);
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        const double want = host_value(stats, x[j]);
+        if (!matches(want, y[j])) {
+          failures[static_cast<std::size_t>(c)] =
+              mismatch(s, c * kChunk + static_cast<std::int64_t>(j), want, y[j]);
+          return;
+        }
+      }
+    });
+    for (const std::string& f : failures)
+      if (!f.empty()) return f;
+    return "";
   }
   double host_value(const HostStats& h, double v) const {
     const double mean = h.a / h.n, var = h.b / h.n - mean * mean;
