@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <semaphore>
 #include <set>
@@ -254,6 +256,20 @@ class HeavyBuildSlot {
   bool heavy_;
 };
 
+// The candidates of a request after the first one without a verdict (the one the server was
+// judging when it ended), those without a verdict of their own.
+std::vector<bench::ServedCandidate> unjudged_after_first(
+    const std::vector<bench::ServedCandidate>& request) {
+  std::vector<bench::ServedCandidate> rest;
+  bool culprit_found = false;
+  for (const bench::ServedCandidate& c : request) {
+    if (std::filesystem::exists(c.json_path)) continue;
+    if (culprit_found) rest.push_back(c);
+    culprit_found = true;
+  }
+  return rest;
+}
+
 }  // namespace
 
 std::function<void(const std::vector<Genome>&)> candidate_preparer(
@@ -278,7 +294,15 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
     if (o.batch && o.serve && !server)
       server = std::make_shared<JudgeServer>(
           judge_command(o, {}) + (o.release_setup ? " --serve-release-setup" : ""), o.folder);
-    std::once_flag server_started;
+    // The server is started by this thread, not by a compiling one: the server dies with the
+    // thread that forked it (PR_SET_PDEATHSIG), and the compiling threads end before the batch is
+    // judged (a server started from one was killed at its end, and judge() started another on the
+    // GPU's turn). The compiling threads say when the first library is built, or that they are
+    // done.
+    std::mutex built_mutex;
+    std::condition_variable built_changed;
+    bool any_built = false;
+    int threads_done = 0;
     const auto work = [&] {
       for (std::size_t i = next++; i < unique.size(); i = next++) {
         const std::string stem = stem_of(o, unique[i]);
@@ -290,7 +314,13 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
                                                   o.build_cache, o.serve && o.split_build)
                              .library;
-          if (server) std::call_once(server_started, [&] { server->start_ahead(); });
+          if (server && !libraries[i].empty()) {
+            {
+              const std::lock_guard lock(built_mutex);
+              any_built = true;
+            }
+            built_changed.notify_all();
+          }
         } catch (const bench::CandidateBuildError& e) {
           // nvcc rejected it: the verdict the judge would write (read_verdict's wording).
           compile_failures[i] =
@@ -305,8 +335,26 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
       }
     };
     const auto compile_start = std::chrono::steady_clock::now();
+    const int thread_count = std::max(1, threads);
     std::vector<std::thread> pool;
-    for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
+    for (int t = 0; t < thread_count; ++t)
+      pool.emplace_back([&] {
+        work();
+        {
+          const std::lock_guard lock(built_mutex);
+          ++threads_done;
+        }
+        built_changed.notify_all();
+      });
+    if (server) {
+      bool built = false;
+      {
+        std::unique_lock lock(built_mutex);
+        built_changed.wait(lock, [&] { return any_built || threads_done == thread_count; });
+        built = any_built;
+      }
+      if (built) server->start_ahead();
+    }
     for (std::thread& t : pool) t.join();
     if (!o.batch) return;
     {
@@ -343,16 +391,25 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
         wait_seconds = turn.waited_seconds();
         const auto judge_start = std::chrono::steady_clock::now();
         // A first request also starts the process, its CUDA context and the problem's set-up.
-        const bool answered = server->judge(
-            served, 120.0 + 4.0 * o.timeout_seconds * static_cast<double>(served.size()));
-        judge_seconds = core::seconds_since(judge_start);
-        if (!answered) {
+        // When the server ends during the batch (a candidate crashed it or ran past its limit),
+        // the verdicts written stand, the first candidate without one (the one it was judging)
+        // is judged alone by the evaluator, and the rest go to a new server at once: judged
+        // alone, each would pay a process start and the problem's set-up on the GPU's turn (five
+        // such cost 114 s of one set run's 480, H200, 2026-11-29).
+        std::vector<bench::ServedCandidate> request = served;
+        for (int round = 0; !request.empty(); ++round) {
+          const bool answered = server->judge(
+              request, 120.0 + 4.0 * o.timeout_seconds * static_cast<double>(request.size()));
+          if (answered) break;
           std::ifstream log(server->current_dir() + "/server.log");
           const std::string text((std::istreambuf_iterator<char>(log)),
                                  std::istreambuf_iterator<char>());
           fmt::print(stderr, "# judge server ended during a batch of {} (log: {}/server.log): {}\n",
-                     served.size(), server->current_dir(), last_error_line(text));
+                     request.size(), server->current_dir(), last_error_line(text));
+          if (round == 2) break;  // a batch that keeps breaking servers: the rest alone
+          request = unjudged_after_first(request);
         }
+        judge_seconds = core::seconds_since(judge_start);
       }
     } else {
       std::string output;

@@ -2,7 +2,9 @@
 // candidate --serve` in the background, hands it each batch, waits for its answer, and starts a
 // new one when the last ended (a candidate crashed it), ran past a request's limit (it is then
 // killed), or served `max_candidates` (so that what candidates leave behind in the process, such
-// as leaked device memory, stays bounded). The server dies with this process (PR_SET_PDEATHSIG).
+// as leaked device memory, stays bounded). The server dies with the *thread* that started it
+// (PR_SET_PDEATHSIG fires when the forking thread ends): call start_ahead() and judge() from a
+// thread that outlives the server, never from a short-lived worker.
 #pragma once
 
 #include <sys/types.h>
