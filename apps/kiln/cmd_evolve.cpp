@@ -27,6 +27,7 @@
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
 #include "core/wall_clock.hpp"
+#include "evolve/build_slots.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/confirmation.hpp"
 #include "evolve/export.hpp"
@@ -520,7 +521,7 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   // workers (at least one) search those at once while light problems are left to take.
   std::vector<bool> started(names.size(), false), heavy(names.size(), false);
   for (std::size_t i = 0; i < names.size(); ++i) heavy[i] = compile_heavy(names[i]);
-  int heavy_running = 0;
+  int heavy_running = 0, light_running = 0;
   const int max_heavy = std::max(1, base.parallel_problems / 4);
   const auto take = [&]() -> std::optional<std::size_t> {
     const std::lock_guard hold(set_mutex);
@@ -529,6 +530,8 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
     if (i) {
       started[*i] = true;
       heavy_running += heavy[*i] ? 1 : 0;
+      light_running += heavy[*i] ? 0 : 1;
+      evolve::HeavyBuildSlots::process().set_light_searches(light_running);
     }
     return i;
   };
@@ -584,6 +587,9 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
                    names[i], core::seconds_since(set_start), logged_after);
       const std::lock_guard hold(set_mutex);
       heavy_running -= heavy[i] ? 1 : 0;
+      light_running -= heavy[i] ? 0 : 1;
+      // None left: the heavy searches' CUTLASS builds may take every core.
+      evolve::HeavyBuildSlots::process().set_light_searches(light_running);
       errors += error.empty() ? 0 : 1;
       new_evaluations += logged_after > logged_before ? logged_after - logged_before : 0;
       slots[i] = row;

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
-#include <semaphore>
 #include <set>
 #include <thread>
 
@@ -25,6 +24,7 @@
 #include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
 #include "evolve/blas2_generator.hpp"
+#include "evolve/build_slots.hpp"
 #include "evolve/judge_output.hpp"
 #include "evolve/judge_server.hpp"
 #include "evolve/loss_generator.hpp"
@@ -228,34 +228,6 @@ class GpuTurn {
   double waited_seconds_ = 0.0;
 };
 
-// Builds over CUTLASS's headers (nvcc, 20-55 s and a few GB of host memory each), at most half
-// the cores at once across every search of the process. `kiln evolve set` runs up to eight
-// searches, each compiling on every core: with several matmul problems up, their builds took every
-// core while the light problems' builds (under 2 s) queued behind them and the GPU waited (H200,
-// 2026-11-29, the whole set at budget 100: 2.71 evaluations per second, four matmul problems 136
-// evaluations in 520 s). The other half stays for the light builds.
-std::counting_semaphore<4096>& heavy_build_slots() {
-  static std::counting_semaphore<4096> slots(
-      static_cast<std::ptrdiff_t>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4096u)));
-  return slots;
-}
-
-// One of those slots while a build runs, when it is a CUTLASS build.
-class HeavyBuildSlot {
- public:
-  explicit HeavyBuildSlot(bool heavy) : heavy_(heavy) {
-    if (heavy_) heavy_build_slots().acquire();
-  }
-  ~HeavyBuildSlot() {
-    if (heavy_) heavy_build_slots().release();
-  }
-  HeavyBuildSlot(const HeavyBuildSlot&) = delete;
-  HeavyBuildSlot& operator=(const HeavyBuildSlot&) = delete;
-
- private:
-  bool heavy_;
-};
-
 // The candidates of a request after the first one without a verdict (the one the server was
 // judging when it ended), those without a verdict of their own.
 std::vector<bench::ServedCandidate> unjudged_after_first(
@@ -310,7 +282,8 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
           const std::string source = generate_candidate(unique[i], o.problem);
           std::ofstream(stem + ".cu") << source;
           generated[i] = 1;
-          const HeavyBuildSlot slot(bench::includes_cutlass(source));
+          const HeavyBuildSlots::Held slot(HeavyBuildSlots::process(),
+                                           bench::includes_cutlass(source));
           libraries[i] = bench::compile_candidate(stem + ".cu", o.folder, kArch, kCompileTimeout,
                                                   o.build_cache, o.serve && o.split_build)
                              .library;
