@@ -37,9 +37,18 @@ struct ScreenedCounts {
 ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds,
                                double pace_seconds = 0.0);
 
+// Whether the timed calls so far (µs, at least kSettledCalls of them) settle a screened median:
+// their spread (max - min) within 2% of their median. A search ranks candidates by these medians,
+// and a kernel whose first five calls agree that closely gains nothing from five more (the
+// guarded confirmation of the best times every call asked for). Sequential stopping, as
+// benchmark harnesses stop at a target precision (e.g. Google Benchmark's repetitions and
+// Criterion's confidence intervals).
+constexpr int kSettledCalls = 5;
+bool settled(const std::vector<float>& samples);
+
 // Per-call times in microseconds (the first call and the warm-up dropped; `iterations` of them, or
-// fewer for a slow kernel; the first call alone for one of a second or more), each the maximum
-// over ranks. `call` returns ""
+// fewer for a slow kernel or once the first kSettledCalls are settled(); the first call alone for
+// one of a second or more), each the maximum over ranks. `call` returns ""
 // or why it failed; the first failure goes to `failure` (the later calls still run, so that every
 // rank takes the same collectives). Collective over `comm`.
 std::vector<float> screened_samples(comm::Communicator& comm, cudaStream_t stream, int warmup,

@@ -68,3 +68,24 @@ TEST(ScreenedTiming, CandidatesOffThePaceGetTheFewestCalls) {
 
 }  // namespace
 }  // namespace kiln::bench
+
+namespace kiln::bench {
+namespace {
+
+TEST(ScreenedTiming, FiveCallsWithinTwoPercentSettleTheMedian) {
+  // 1.0% spread around 1000 us: settled.
+  EXPECT_TRUE(settled({1000, 1004, 998, 1008, 1002}));
+  // One call 3% slower: not settled (the remaining calls are taken).
+  EXPECT_FALSE(settled({1000, 1004, 998, 1030, 1002}));
+  // Fewer than kSettledCalls never settle, however close.
+  EXPECT_FALSE(settled({1000, 1000, 1000, 1000}));
+  EXPECT_FALSE(settled({}));
+  // More than five: the spread of all of them.
+  EXPECT_TRUE(settled({500, 501, 502, 500, 499, 503}));
+  EXPECT_FALSE(settled({500, 501, 502, 500, 499, 520}));
+  // Zero-length calls (a do-nothing kernel) do not divide by zero and are not "settled".
+  EXPECT_FALSE(settled({0, 0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace kiln::bench
