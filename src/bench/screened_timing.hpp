@@ -34,6 +34,7 @@ struct ScreenedCounts {
 // new library's one-time costs) gets the fewest timed calls and no warm-up: a search only needs
 // to know it is off the pace (racing, as in F-Race; Birattari et al., GECCO 2002), and most of a
 // population is (H200, 2026-11-29: the timed calls were half of a KernelBench norm's judging).
+// More than 10 times the pace plus the millisecond: {0, 0}, the first call is the only sample.
 ScreenedCounts screened_counts(int warmup, int iterations, double first_call_seconds,
                                double pace_seconds = 0.0);
 

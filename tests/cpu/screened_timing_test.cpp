@@ -60,6 +60,12 @@ TEST(ScreenedTiming, CandidatesOffThePaceGetTheFewestCalls) {
   // pace is within the millisecond's room.
   c = screened_counts(3, 10, 20e-6, 10e-6);
   EXPECT_EQ(c.iterations, 10);
+  // Far off the pace (over 10 x 4 + 1 = 41 ms): the first call is the only sample.
+  c = screened_counts(3, 10, 0.045, 0.004);
+  EXPECT_EQ(c.warmup, 0);
+  EXPECT_EQ(c.iterations, 0);
+  c = screened_counts(3, 10, 0.040, 0.004);  // within: 3 timed
+  EXPECT_EQ(c.iterations, 3);
   // No pace yet (the first candidate): as before.
   c = screened_counts(3, 10, 0.0075, 0.0);
   EXPECT_EQ(c.iterations, 10);

@@ -1,6 +1,7 @@
 // Screened timing (bench/screened_timing.hpp) on a GPU: a steady kernel is settled after
 // kSettledCalls timed calls and stops there; a kernel whose calls alternate between two lengths
-// takes every call asked for; a call of a second or more is the only sample.
+// takes every call asked for; a call of a second or more, or one far off the pace, is the only
+// sample.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -60,6 +61,18 @@ TEST(ScreenedTimingGpu, SteadyCallsStopEarlyUnsteadyOnesTakeEveryCall) {
         },
         failure, "slow");
     if (slow.size() != 1 || call_count != 1 || slow[0] < 1.0e6f) ++failures;
+    // Against a 200-us pace, a 5-ms call is far off it (over 10 x 0.2 + 1 ms): the only sample.
+    call_count = 0;
+    const auto far = bench::screened_samples(
+        comm, stream.get(), 3, 10, l2,
+        [&] {
+          ++call_count;
+          core::enqueue_sleep(5000000, stream.get());
+          return std::string();
+        },
+        failure, "far off the pace", 200e-6);
+    std::fprintf(stderr, "far off the pace: %zu samples, %d calls\n", far.size(), call_count);
+    if (far.size() != 1 || call_count != 1) ++failures;
     if (!failure.empty()) ++failures;
     return failures;
   });
