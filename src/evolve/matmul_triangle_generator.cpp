@@ -78,6 +78,20 @@ struct Table {{
   size_t device_bytes = 0;
 }};
 
+// What the call keeps between calls, its device buffers freed when the library is unloaded (a
+// destructor of a function-local static runs at dlclose): a judge server loads candidate after
+// candidate into one process, and its leak check ends a server that holds memory after one.
+struct Kept {{
+  int sms = 0;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  Table table;
+  ~Kept() {{
+    if (workspace != nullptr) cudaFree(workspace);
+    if (table.device != nullptr) cudaFree(table.device);
+  }}
+}};
+
 template <class T>
 size_t place(std::vector<unsigned char>& bytes, const T* values, int count) {{
   const size_t at = (bytes.size() + 15) / 16 * 16;
@@ -94,10 +108,11 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_grouped_gemm
     const long long* lda, const long long* ldb, const long long* ldd, int raster_n, int swizzle,
     void* stream) {{
   using namespace kiln_grouped;
-  static int sms = 0;
-  static void* workspace = nullptr;
-  static size_t workspace_bytes = 0;
-  static Table table;
+  static Kept kept;
+  int& sms = kept.sms;
+  void*& workspace = kept.workspace;
+  size_t& workspace_bytes = kept.workspace_bytes;
+  Table& table = kept.table;
   if (groups <= 0) return 5;
   if (sms == 0) {{
     int device = 0;
