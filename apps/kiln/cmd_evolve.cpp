@@ -67,6 +67,9 @@ struct RunFlags {
   // Printed before each line of a run's progress (`evolve set --parallel-problems`: the problem).
   std::string label;
   int parallel_problems = 1;  // `evolve set`: problems searched at once
+  // `evolve set`: compile-heavy problems searched at once while light ones are left (0: half of
+  // parallel_problems, at least 1).
+  int heavy_problems = 0;
   int budget = 40, population = 12, warmup = 5, iterations = 20, trials = 3, timeout = 60;
   int confirm = 3;
   // Correctness trials per screened candidate. Its screened calls end with one more call compared
@@ -522,7 +525,14 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   std::vector<bool> started(names.size(), false), heavy(names.size(), false);
   for (std::size_t i = 0; i < names.size(); ++i) heavy[i] = compile_heavy(names[i]);
   int heavy_running = 0, light_running = 0;
-  const int max_heavy = std::max(1, base.parallel_problems / 4);
+  // Half the workers by default. A quarter (the earlier rule) left the matmul searches to the
+  // end of a set run: its last 390 s were 8 matmul searches bound by compiling, the GPU idle in 68
+  // of 97 samples, while in the first, GPU-bound stretch six light searches waited half their
+  // time for the GPU and the host's load was 5 of 16 (H200, 2026-11-29,
+  // docs/results/2026-11-29d-three-call-set/). By that call's figures four light searches still
+  // keep the GPU busy (each judges ~30% of its own cycle).
+  const int max_heavy =
+      base.heavy_problems > 0 ? base.heavy_problems : std::max(1, base.parallel_problems / 2);
   const auto take = [&]() -> std::optional<std::size_t> {
     const std::lock_guard hold(set_mutex);
     const std::optional<std::size_t> i =
@@ -614,6 +624,7 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   write_atomically(out / "set-run.json",
                    {{"parallel_problems", worker_count},
                     {"problems", names.size()},
+                    {"heavy_problems", max_heavy},
                     {"new_evaluations", new_evaluations},
                     {"wall_seconds", wall},
                     {"evaluations_per_second", wall > 0 ? new_evaluations / wall : 0.0}});
@@ -950,6 +961,12 @@ void register_evolve(CLI::App& app, Runner& run) {
                   "lines are prefixed with its problem. The pool is shared, so a problem's seeds "
                   "depend on which runs finished before it started")
       ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  set->add_option("--heavy-problems", sf->heavy_problems,
+                  "of those, how many may be compile-heavy (matmul and attention: CUTLASS builds) "
+                  "while light problems are left to take; 0: half of --parallel-problems (at least "
+                  "1). When only heavy problems are left they fill every worker")
+      ->check(CLI::Range(0, 8))
       ->capture_default_str();
   add_launch_per_batch_flag(set, *sf);
   add_nvcc_only_flag(set, *sf);

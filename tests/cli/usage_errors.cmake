@@ -46,6 +46,7 @@ expect_usage_error("--screen-trials 0: accepted range 1..1000" evolve set --prob
 expect_usage_error("--trials 0: accepted range 1..1000" evolve run --problem kb1-19-relu --trials 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("none of the problems matched has a generator" evolve set --problems allreduce --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
 expect_usage_error("--parallel-problems: Value 9 not in range" evolve set --problems kb1-* --parallel-problems 9 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
+expect_usage_error("--heavy-problems: Value 9 not in range" evolve set --problems kb1-* --heavy-problems 9 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
 expect_usage_error("--resume" evolve run --problem kb1-19-relu --resume --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--seed-naive: only for whole-array sums" evolve run --problem kb1-19-relu --seed-naive --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("reduce-sum-int32 accepts 1e6, 1e8, 1e9" evolve run --problem reduce-sum-int32 --size small --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
