@@ -530,7 +530,7 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   // of 97 samples, while in the first, GPU-bound stretch six light searches waited half their
   // time for the GPU and the host's load was 5 of 16 (H200, 2026-11-29,
   // docs/results/2026-11-29d-three-call-set/). By that call's figures four light searches still
-  // keep the GPU busy (each judges ~30% of its own cycle).
+  // keep the GPU busy (each judged a median 34% of its own time).
   const int max_heavy =
       base.heavy_problems > 0 ? base.heavy_problems : std::max(1, base.parallel_problems / 2);
   const auto take = [&]() -> std::optional<std::size_t> {
