@@ -3,8 +3,9 @@
 // the inputs, fingerprints them, runs the reference and compares before and after every timed
 // call: at KernelBench's sizes that moves ~75 GB per 4 ms call. Screened timing calls the
 // solution back to back on one set of inputs, each call after a write of twice the L2 (so no call
-// reads the last one's data from L2), events around the call alone, one wait at the end; the
-// caller then poisons the outputs, calls once more and compares that call's output. A search ranks
+// reads the last one's data from L2), events around the call alone, a wait after the first call,
+// after the first five timed ones (settled: they are the sample) and at the end; the caller then
+// poisons the outputs, calls once more and compares that call's output. A search ranks
 // with it and confirms its best kernels with guarded timing before reporting them. The first call
 // is timed alone: a kernel so slow that the calls asked for would take more than ~0.3 s gets fewer
 // (at least 3 timed; none more after a first call of a second or more), so a hopeless candidate

@@ -1,6 +1,8 @@
 // Slots for CUTLASS builds (see build_slots.hpp).
 #include "evolve/build_slots.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -8,8 +10,22 @@ namespace kiln::evolve {
 
 HeavyBuildSlots::HeavyBuildSlots(int cores) : cores_(std::max(1, cores)) {}
 
+namespace {
+
+// One build per core, and at most one per 4 GiB of host memory (a CUTLASS build takes 1-3 GB;
+// the 8-GPU host has 128 cores).
+int host_build_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const double gib = pages > 0 && page > 0 ? static_cast<double>(pages) * page / (1 << 30) : 0.0;
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (gib > 0) cores = std::min(cores, std::max(1, static_cast<int>(gib / 4)));
+  return cores;
+}
+
+}  // namespace
+
 HeavyBuildSlots& HeavyBuildSlots::process() {
-  static HeavyBuildSlots slots(static_cast<int>(std::thread::hardware_concurrency()));
+  static HeavyBuildSlots slots(host_build_limit());
   return slots;
 }
 

@@ -16,7 +16,8 @@ namespace kiln::evolve {
 class HeavyBuildSlots {
  public:
   explicit HeavyBuildSlots(int cores);
-  // The process's slots (one per core of this host).
+  // The process's slots: one per core of this host, at most one per 4 GiB of its memory. In
+  // `kiln evolve run` (no light searches counted) a matmul search's builds take them all.
   static HeavyBuildSlots& process();
 
   void acquire();  // waits for a slot

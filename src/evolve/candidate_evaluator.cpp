@@ -326,7 +326,15 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
         built_changed.wait(lock, [&] { return any_built || threads_done == thread_count; });
         built = any_built;
       }
-      if (built) server->start_ahead();
+      // A start that fails here (fork, the server's folder) must not unwind past the joinable
+      // compiling threads: judge() starts one again and reports what fails then.
+      if (built) {
+        try {
+          server->start_ahead();
+        } catch (const std::exception& e) {
+          fmt::print(stderr, "# judge server not started ahead: {}\n", e.what());
+        }
+      }
     }
     for (std::thread& t : pool) t.join();
     if (!o.batch) return;

@@ -11,6 +11,7 @@
 #include "bench/screened_timing.hpp"
 #include "comm/communicator.hpp"
 #include "comm/local_launcher.hpp"
+#include "core/cuda_check.hpp"
 #include "core/sleep.hpp"
 #include "core/stream.hpp"
 #include "gpu_availability.hpp"
@@ -27,24 +28,27 @@ TEST(ScreenedTimingGpu, SteadyCallsStopEarlyUnsteadyOnesTakeEveryCall) {
     int failures = 0, call_count = 0;
     std::string failure;
     const std::size_t l2 = 8u << 20;
-    // 200 us a call, every call.
+    // 2 ms a call, every call (the sleep overshoots by up to ~4 us: 0.2%). One call first, so that
+    // no timed case pays the sleep kernel's loading.
+    core::enqueue_sleep(1000, stream.get());
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     const auto steady = bench::screened_samples(
         comm, stream.get(), 3, 10, l2,
         [&] {
           ++call_count;
-          core::enqueue_sleep(200000, stream.get());
+          core::enqueue_sleep(2000000, stream.get());
           return std::string();
         },
         failure, "steady");
     std::fprintf(stderr, "steady: %zu samples, %d calls\n", steady.size(), call_count);
     if (steady.size() != static_cast<std::size_t>(bench::kSettledCalls)) ++failures;
     if (call_count != 1 + 3 + bench::kSettledCalls) ++failures;
-    // 200 and 300 us in turn: never within 2%, so all 10 timed calls.
+    // 2 and 3 ms in turn: never within 2%, so all 10 timed calls.
     call_count = 0;
     const auto unsteady = bench::screened_samples(
         comm, stream.get(), 3, 10, l2,
         [&] {
-          core::enqueue_sleep(call_count++ % 2 ? 300000 : 200000, stream.get());
+          core::enqueue_sleep(call_count++ % 2 ? 3000000 : 2000000, stream.get());
           return std::string();
         },
         failure, "unsteady");
