@@ -9,9 +9,12 @@
 # new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
 # for the next call: unpack it in the repository root here, then carry fullset-state).
 # Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
-# CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`,
-# then carry prebuilt-units/units: 3.6 MB) go into the set's build cache (PREBUILT_UNITS names
-# another folder holding units/).
+# CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`:
+# every sm90 configuration, 3.6 MB; `bash scripts/prebuild_pool_units.sh POOL prebuilt-units`: the
+# units of a pool's CUTLASS genomes, sm80 included) go into the set's build cache (PREBUILT_UNITS
+# names another folder holding units/). Carry prebuilt-units/units as it is, or packed with the
+# binaries (`bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests
+# .deps/cutlass-4.2.0.0/include prebuilt-units/units`: compressed, restored in place).
 # FULLSET_POOL: a strategy pool to start a fresh run from (default: an empty pool; a relative path
 # is from the repository root).
 # Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA, FULLSET_POOL)
