@@ -74,6 +74,11 @@ for log in $(grep -rlE "ended without|out of memory|Killed|signal|error" "$dir/s
 done > "$o/failures.txt" 2>&1
 dmesg 2> /dev/null | grep -iE "oom|killed process" | tail -20 >> "$o/failures.txt"
 echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520} s)" | tee -a "$o/fullset.md"
+# Whether the units built ahead served: the device's nvcc release is part of a unit's name (a
+# unit built by another release is not found), and the units this call had to build.
+if [ -d "$dir/set/build-cache/units" ]; then
+  echo "CUTLASS units: nvcc $("${KILN_NVCC:-$( [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc || echo nvcc)}" --version 2> /dev/null | grep -o 'release [0-9.]*' | head -1) here; $(find "$dir/set/build-cache/units" -name '*.o' -newermt "@${call_start%.*}" | wc -l) built in this call, $(ls "$dir/set/build-cache/units" | grep -c '\.o$') in the cache now" | tee -a "$o/fullset.md"
+fi
 # How busy the GPU was: the monitor's 5-s samples of nvidia-smi's utilization.gpu by band.
 awk '$2 == "gpu" { u = $5 + 0; n++; if (u < 10) a++; else if (u < 50) b++; else if (u < 90) c++; else d++ }
   END { if (n) printf "GPU use in %d samples: under 10%% %d, 10-49%% %d, 50-89%% %d, 90%% or more %d\n", n, a, b, c, d }' \
