@@ -12,7 +12,7 @@
 #   bash scripts/prebuild_pool_units.sh POOL CACHE
 # JOBS: builds at once (default: every core). The building is scripts/prebuild_units.sh's.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 pool=${1:-}; cache=${2:-}
 [ -n "$pool" ] && [ -n "$cache" ] || { echo "usage: $0 POOL CACHE" >&2; exit 2; }
 [ -f "$pool" ] || { echo "$0: $pool: no such pool" >&2; exit 2; }

@@ -9,7 +9,7 @@
 # 6, 7, 9-11 and 13); kb1-16/17/18 have the transposed layouts, kb1-8 the unaligned one.
 # JOBS: builds at once (default: every core). The building is scripts/prebuild_units.sh's.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 cache=${1:-}; problems=${2:-kb1-1-square-matmul}
 [ -n "$cache" ] || { echo "usage: $0 CACHE [PROBLEMS]" >&2; exit 2; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

@@ -8,7 +8,7 @@
 #   bash scripts/prebuild_units.sh GENOMES CACHE
 # JOBS: builds at once (default: every core).
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 genomes=${1:-}; cache=${2:-}
 [ -n "$genomes" ] && [ -n "$cache" ] || { echo "usage: $0 GENOMES CACHE" >&2; exit 2; }
 [ -f "$genomes" ] || { echo "$0: $genomes: no such file" >&2; exit 2; }
@@ -30,7 +30,7 @@ while IFS=$'\t' read -r problem genome; do
   echo "$problem" > "$work/unit-$unit"
   echo "$src $problem" >> "$work/sources"
 done < "$work/genomes"
-echo "# $(wc -l < "$work/genomes") genomes in $genomes, $(wc -l < "$work/sources") distinct units; $(ls "$cache/units" 2> /dev/null | grep -c '\.o$') objects in $cache/units before"
+echo "# $(wc -l < "$work/genomes") genomes in $genomes, $(wc -l < "$work/sources") distinct units; $(find "$cache/units" -name '*.o' 2> /dev/null | wc -l) objects in $cache/units before"
 build_one() {
   read -r src problem <<< "$1"
   start=$(date +%s)
