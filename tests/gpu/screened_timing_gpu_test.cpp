@@ -4,7 +4,9 @@
 // sample.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,63 +22,56 @@ namespace {
 
 using namespace kiln;
 
+// Screened samples of calls that each sleep `sleep_ns(call index)`, and how many calls were made.
+struct Screened {
+  std::vector<float> samples;
+  int calls = 0;
+};
+Screened screen_sleeps(comm::Communicator& comm, cudaStream_t stream,
+                       const std::function<std::uint64_t(int)>& sleep_ns, const char* what,
+                       double pace_seconds, std::string& failure) {
+  Screened out;
+  out.samples = bench::screened_samples(
+      comm, stream, 3, 10, 8u << 20,
+      [&] {
+        core::enqueue_sleep(sleep_ns(out.calls++), stream);
+        return std::string();
+      },
+      failure, what, pace_seconds);
+  std::fprintf(stderr, "%s: %zu samples, %d calls\n", what, out.samples.size(), out.calls);
+  return out;
+}
+
 TEST(ScreenedTimingGpu, SteadyCallsStopEarlyUnsteadyOnesTakeEveryCall) {
   KILN_SKIP_UNLESS_GPUS(1);
   const int rc = kiln::testing::launch_test_ranks(1, [](const comm::RankInfo& info) {
     comm::Communicator comm(info, 60.0);
     core::Stream stream;
-    int failures = 0, call_count = 0;
+    int failures = 0;
     std::string failure;
-    const std::size_t l2 = 8u << 20;
-    // 2 ms a call, every call (the sleep overshoots by up to ~4 us: 0.2%). One call first, so that
-    // no timed case pays the sleep kernel's loading.
+    // One call first, so that no timed case pays the sleep kernel's loading.
     core::enqueue_sleep(1000, stream.get());
     KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    const auto steady = bench::screened_samples(
-        comm, stream.get(), 3, 10, l2,
-        [&] {
-          ++call_count;
-          core::enqueue_sleep(2000000, stream.get());
-          return std::string();
-        },
-        failure, "steady");
-    std::fprintf(stderr, "steady: %zu samples, %d calls\n", steady.size(), call_count);
-    if (steady.size() != static_cast<std::size_t>(bench::kSettledCalls)) ++failures;
-    if (call_count != 1 + 3 + bench::kSettledCalls) ++failures;
+    // 2 ms a call, every call (the sleep overshoots by up to ~4 us: 0.2%): settled after the
+    // first call, 3 warm-up calls and kSettledCalls timed ones.
+    const Screened steady = screen_sleeps(
+        comm, stream.get(), [](int) { return 2000000; }, "steady", 0.0, failure);
+    if (steady.samples.size() != static_cast<std::size_t>(bench::kSettledCalls) ||
+        steady.calls != 1 + 3 + bench::kSettledCalls)
+      ++failures;
     // 2 and 3 ms in turn: never within 2%, so all 10 timed calls.
-    call_count = 0;
-    const auto unsteady = bench::screened_samples(
-        comm, stream.get(), 3, 10, l2,
-        [&] {
-          core::enqueue_sleep(call_count++ % 2 ? 3000000 : 2000000, stream.get());
-          return std::string();
-        },
-        failure, "unsteady");
-    std::fprintf(stderr, "unsteady: %zu samples, %d calls\n", unsteady.size(), call_count);
-    if (unsteady.size() != 10 || call_count != 14) ++failures;
+    const Screened unsteady = screen_sleeps(
+        comm, stream.get(), [](int i) { return i % 2 ? 3000000 : 2000000; }, "unsteady", 0.0,
+        failure);
+    if (unsteady.samples.size() != 10 || unsteady.calls != 14) ++failures;
     // A first call of over a second: the only sample.
-    call_count = 0;
-    const auto slow = bench::screened_samples(
-        comm, stream.get(), 3, 10, l2,
-        [&] {
-          ++call_count;
-          core::enqueue_sleep(1100000000ull, stream.get());
-          return std::string();
-        },
-        failure, "slow");
-    if (slow.size() != 1 || call_count != 1 || slow[0] < 1.0e6f) ++failures;
+    const Screened slow = screen_sleeps(
+        comm, stream.get(), [](int) { return 1100000000ull; }, "slow", 0.0, failure);
+    if (slow.samples.size() != 1 || slow.calls != 1 || slow.samples[0] < 1.0e6f) ++failures;
     // Against a 200-us pace, a 5-ms call is far off it (over 10 x 0.2 + 1 ms): the only sample.
-    call_count = 0;
-    const auto far = bench::screened_samples(
-        comm, stream.get(), 3, 10, l2,
-        [&] {
-          ++call_count;
-          core::enqueue_sleep(5000000, stream.get());
-          return std::string();
-        },
-        failure, "far off the pace", 200e-6);
-    std::fprintf(stderr, "far off the pace: %zu samples, %d calls\n", far.size(), call_count);
-    if (far.size() != 1 || call_count != 1) ++failures;
+    const Screened far = screen_sleeps(
+        comm, stream.get(), [](int) { return 5000000; }, "far off the pace", 200e-6, failure);
+    if (far.samples.size() != 1 || far.calls != 1) ++failures;
     if (!failure.empty()) ++failures;
     return failures;
   });
