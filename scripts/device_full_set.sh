@@ -3,7 +3,8 @@
 # generator, at KernelBench's size, FULLSET_BUDGET (100) evaluations each, in one or more device
 # calls of at most FULLSET_LIMIT (520) s each. Each call resumes from the state a previous call
 # brought back (fullset-state/ in the repository root, carried: every problem's log.json, run.json,
-# seeds.json and report.json, and the pool), so a run cut at the limit goes on where it stopped.
+# seeds.json and report.json, the pool, and units.tar.xz: the CUTLASS units the run built), so a
+# run cut at the limit goes on where it stopped without building its units again.
 # Writes to $OUT: fullset.txt (the set's output), monitor.txt (GPU and host memory every 5 s),
 # failures.txt (the end of each judge log that reports a failure), fullset.md (evaluations per problem and family,
 # new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
@@ -19,7 +20,7 @@
 # is from the repository root).
 # Usage: bash scripts/device_full_set.sh   (FULLSET_PROBLEMS, FULLSET_PARALLEL, FULLSET_EXTRA, FULLSET_POOL)
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 [ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null 2>&1
 o=${OUT:-out}; mkdir -p "$o"
@@ -41,8 +42,14 @@ fi
 # into the set's build cache, where a matmul candidate finds its unit built.
 units=${PREBUILT_UNITS:-prebuilt-units}
 if [ -d "$units/units" ]; then
-  mkdir -p "$dir/set/build-cache/units" && cp "$units"/units/*.o "$dir/set/build-cache/units/" 2> /dev/null
-  echo "prebuilt units: $(ls "$dir/set/build-cache/units" | grep -c '\.o$') from $units/units" | tee -a "$o/fullset.md"
+  mkdir -p "$dir/set/build-cache/units" && cp -p "$units"/units/*.o "$dir/set/build-cache/units/" 2> /dev/null
+  echo "prebuilt units: $(find "$dir/set/build-cache/units" -name '*.o' | wc -l) from $units/units" | tee -a "$o/fullset.md"
+fi
+# The units earlier calls of this run built (fullset-state/units.tar.xz): a resumed call does not
+# build them again (2026-11-29e: each resumed call rebuilt its predecessor's, 16 of call 3's 16).
+if [ -f fullset-state/units.tar.xz ]; then
+  mkdir -p "$dir/set/build-cache/units" && tar -xJf fullset-state/units.tar.xz -C "$dir/set/build-cache/units"
+  echo "units built by earlier calls: $(tar -tJf fullset-state/units.tar.xz | grep -c '\.o$') from fullset-state/units.tar.xz" | tee -a "$o/fullset.md"
 fi
 before=$(find "$dir/set" -name log.json -exec python3 -c 'import json,sys; print(sum(len(json.load(open(p))) for p in sys.argv[1:]))' {} + 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')
 set -f
@@ -77,7 +84,7 @@ echo "kiln evolve set: exit $code after $wall s (the limit: ${FULLSET_LIMIT:-520
 # Whether the units built ahead served: the device's nvcc release is part of a unit's name (a
 # unit built by another release is not found), and the units this call had to build.
 if [ -d "$dir/set/build-cache/units" ]; then
-  echo "CUTLASS units: nvcc $("${KILN_NVCC:-$( [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc || echo nvcc)}" --version 2> /dev/null | grep -o 'release [0-9.]*' | head -1) here; $(find "$dir/set/build-cache/units" -name '*.o' -newermt "@${call_start%.*}" | wc -l) built in this call, $(ls "$dir/set/build-cache/units" | grep -c '\.o$') in the cache now" | tee -a "$o/fullset.md"
+  echo "CUTLASS units: nvcc $("${KILN_NVCC:-$( [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc || echo nvcc)}" --version 2> /dev/null | grep -o 'release [0-9.]*' | head -1) here; $(find "$dir/set/build-cache/units" -name '*.o' -newermt "@${call_start%.*}" | wc -l) built in this call, $(find "$dir/set/build-cache/units" -name '*.o' | wc -l) in the cache now" | tee -a "$o/fullset.md"
 fi
 # How busy the GPU was: the monitor's 5-s samples of nvidia-smi's utilization.gpu by band.
 awk '$2 == "gpu" { u = $5 + 0; n++; if (u < 10) a++; else if (u < 50) b++; else if (u < 90) c++; else d++ }
@@ -131,12 +138,23 @@ print("\n| problem | family | evaluations | finished | best screened U |\n|---|-
 for name, fam, n, done, best in rows:
     print(f"| {name} | {fam} | {n} | {'yes' if done else 'no'} | {best:.3f} |")
 PY
-mkdir -p /tmp/fullset-pack/fullset-state/set
+rm -rf /tmp/fullset-pack && mkdir -p /tmp/fullset-pack/fullset-state/set
 ( cd "$dir/set" && for p in kb1-*; do
     mkdir -p "/tmp/fullset-pack/fullset-state/set/$p"
     cp "$p"/log.json "$p"/run.json "$p"/seeds.json "$p"/report.json "$p"/engine.json "$p"/best.cu "/tmp/fullset-pack/fullset-state/set/$p/" 2> /dev/null
   done
   cp summary.md summary.json set-run.json /tmp/fullset-pack/fullset-state/set/ 2> /dev/null )
 cp "$dir/pool.json" /tmp/fullset-pack/fullset-state/ 2> /dev/null
+# Every unit object this run built (this call's and earlier calls'), not the prebuilt ones,
+# compressed (similar objects: ~30x), for the next call.
+if [ -d "$dir/set/build-cache/units" ]; then
+  units_abs=$(cd "$units" 2> /dev/null && pwd || echo /nonexistent)
+  ( cd "$dir/set/build-cache/units" && for u in *.o; do
+      [ -f "$u" ] && { [ -f "$units_abs/units/$u" ] || echo "$u"; }
+    done ) > /tmp/fullset-pack/units.list
+  [ -s /tmp/fullset-pack/units.list ] &&
+    tar -cJf /tmp/fullset-pack/fullset-state/units.tar.xz -C "$dir/set/build-cache/units" -T /tmp/fullset-pack/units.list
+  echo "units this run built, kept for the next call: $(wc -l < /tmp/fullset-pack/units.list)" | tee -a "$o/fullset.md"
+fi
 tar -cJf "$o/fullset-state.tar.xz" -C /tmp/fullset-pack fullset-state
 ls -la "$o/fullset-state.tar.xz"
