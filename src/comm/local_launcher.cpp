@@ -25,6 +25,22 @@
 namespace kiln::comm {
 namespace {
 
+// Whether this process has initialized the CUDA driver; then ranks forked from it cannot use
+// CUDA (each one's first call fails with "initialization error"). Asked without initializing
+// anything and without linking the driver (kiln runs where there is none): a process that has not
+// loaded libcuda has not initialized it, and cuCtxGetCurrent answers CUDA_ERROR_NOT_INITIALIZED (3)
+// before cuInit.
+bool cuda_driver_initialized() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver == nullptr) return false;
+  using CtxGetCurrent = int (*)(void**);
+  const auto get_current = reinterpret_cast<CtxGetCurrent>(dlsym(driver, "cuCtxGetCurrent"));
+  void* context = nullptr;
+  const bool initialized = get_current != nullptr && get_current(&context) == 0;  // CUDA_SUCCESS
+  dlclose(driver);
+  return initialized;
+}
+
 // Asks the kernel for a free TCP port on loopback. A small race remains (another program may take
 // it before rank 0 listens); NCCL then fails to bind and the run reports it.
 int free_loopback_port() {
@@ -91,6 +107,11 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
   if (options.ranks_per_gpu < 1 || options.ranks_per_gpu > kMaxRanksPerGpu) {
     throw UsageError(fmt::format("--ranks-per-gpu {}: accepted range 1..{}", options.ranks_per_gpu,
                                  kMaxRanksPerGpu));
+  }
+  if (cuda_driver_initialized()) {
+    throw Error(
+        "this process initialized CUDA before forking its ranks, so they cannot use the GPU "
+        "(CUDA does not survive fork()); launch ranks from a process that has made no CUDA call");
   }
   const std::string comm_id = fmt::format("127.0.0.1:{}", free_loopback_port());
   std::fflush(stdout);
