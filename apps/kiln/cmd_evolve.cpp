@@ -492,12 +492,14 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   if (names.empty())
     throw UsageError(fmt::format("--problems {}: none of the problems matched has a generator ({})",
                                  fmt::join(patterns, " "), evolve::generated_problems_text()));
-  // CUTLASS-built families spread among the rest: their compiles do not take every core at once.
-  const auto compile_heavy = [](const std::string& name) {
+  // CUTLASS-built families first, the slowest first (evolve/set_order.hpp): attention builds its
+  // two GEMMs whole for every configuration, a matmul links a unit built once per configuration.
+  const auto search_weight = [](const std::string& name) {
     const std::optional<evolve::Family> family = evolve::generated_family(name);
-    return family == evolve::Family::kMatmul || family == evolve::Family::kAttention;
+    return family == evolve::Family::kAttention ? 2 : family == evolve::Family::kMatmul ? 1 : 0;
   };
-  names = evolve::spread_compile_heavy(names, compile_heavy);
+  const auto compile_heavy = [&](const std::string& name) { return search_weight(name) > 0; };
+  names = evolve::longest_first(names, search_weight);
   // A seed list that does not fit a problem fails the set before any search starts.
   if (!base.seeds_file.empty()) {
     const std::vector<evolve::SeedLine> lines = evolve::read_seed_list(base.seeds_file);
@@ -520,7 +522,7 @@ int run_evolve_set(const RunFlags& base, const std::vector<std::string>& pattern
   std::mutex set_mutex;  // slots, errors, new_evaluations, the summary files, which run
   int errors = 0;
   std::size_t new_evaluations = 0;
-  // Which problems a worker took, and how many compile-heavy ones run: at most a quarter of the
+  // Which problems a worker took, and how many compile-heavy ones run: at most max_heavy of the
   // workers (at least one) search those at once while light problems are left to take.
   std::vector<bool> started(names.size(), false), heavy(names.size(), false);
   for (std::size_t i = 0; i < names.size(); ++i) heavy[i] = compile_heavy(names[i]);

@@ -1,24 +1,22 @@
-// Spreading compile-heavy problems through a set run (see set_order.hpp).
+// The order of a set run's problems (see set_order.hpp).
 #include "evolve/set_order.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 
 namespace kiln::evolve {
 
-std::vector<std::string> spread_compile_heavy(
-    const std::vector<std::string>& names, const std::function<bool(const std::string&)>& heavy) {
-  std::vector<std::string> heavy_ones, light_ones;
-  for (const std::string& n : names) (heavy(n) ? heavy_ones : light_ones).push_back(n);
-  const std::size_t total = names.size(), h = heavy_ones.size();
+std::vector<std::string> longest_first(const std::vector<std::string>& names,
+                                       const std::function<int(const std::string&)>& weight) {
+  std::vector<std::pair<int, std::string>> weighted;
+  weighted.reserve(names.size());
+  for (const std::string& n : names) weighted.emplace_back(weight(n), n);
+  std::stable_sort(weighted.begin(), weighted.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> order;
-  std::size_t next_heavy = 0, next_light = 0;
-  for (std::size_t slot = 0; slot < total; ++slot) {
-    // Bresenham's rule: by slot k (0-based), floor((k + 1) h / total) heavy problems are placed,
-    // so they land at the end of equal stretches; when the light ones run out, the rest follow.
-    const bool take_heavy =
-        next_heavy < h && ((slot + 1) * h / total > next_heavy || next_light == light_ones.size());
-    order.push_back(take_heavy ? heavy_ones[next_heavy++] : light_ones[next_light++]);
-  }
+  order.reserve(names.size());
+  for (auto& [w, n] : weighted) order.push_back(std::move(n));
   return order;
 }
 
