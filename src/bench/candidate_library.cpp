@@ -365,30 +365,35 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
       }
     }
   }
-  // A marked separate unit: its object from the unit cache (the shared cache's, else the output
-  // folder's), then the rest compiled and the two linked.
+  // Marked separate units: each object from the unit cache (the shared cache's, else the output
+  // folder's), then the rest compiled and all linked.
   const std::string whole_file_command = build.command;
   const std::optional<SplitCandidateSource> split =
       split_candidate_unit(content, "--source " + source);
-  UnitObject unit;
-  std::string rest_source;
+  std::vector<UnitObject> units;
+  std::string rest_source, rest_steps;
   if (split) {
     const std::string compile_flags = fmt::format(
         "{} -std=c++17 -O3 {} -Xcompiler -fPIC -Xcompiler -fno-gnu-unique -I{}{}",
         quote(nvcc_path()), arch_flags(arch), quote(candidate_include_dir()), extra_include);
-    const std::filesystem::path units =
+    const std::filesystem::path unit_folder =
         std::filesystem::path(shared_cache.empty() ? output_dir : shared_cache) / "units";
-    unit = plan_unit_object(split->unit, compile_flags, unit_toolchain(arch, cutlass_dir), units,
-                            timeout_seconds);
+    std::string unit_commands, unit_objects;
+    for (const std::string& text : split->units) {
+      units.push_back(plan_unit_object(text, compile_flags, unit_toolchain(arch, cutlass_dir),
+                                       unit_folder, timeout_seconds));
+      unit_commands += units.back().command + " && ";
+      unit_objects += " " + quote(units.back().object);
+    }
     rest_source = (std::filesystem::path(output_dir) /
                    (std::filesystem::path(source).stem().string() + ".rest.cu"))
                       .string();
     const std::string rest_object = rest_source + ".o";
-    build.command =
-        fmt::format("{} && timeout {} {} -c -o {} {} && timeout {} {} {} -shared -o {} {} {}",
-                    unit.command, timeout_seconds, compile_flags, quote(rest_object),
-                    quote(rest_source), timeout_seconds, quote(nvcc_path()), arch_flags(arch),
-                    quote(build.library), quote(rest_object), quote(unit.object));
+    rest_steps = fmt::format("timeout {} {} -c -o {} {} && timeout {} {} {} -shared -o {} {}{}",
+                             timeout_seconds, compile_flags, quote(rest_object), quote(rest_source),
+                             timeout_seconds, quote(nvcc_path()), arch_flags(arch),
+                             quote(build.library), quote(rest_object), unit_objects);
+    build.command = unit_commands + rest_steps;
   }
   // A library built from the same source by the same command is reused (the evolution engine
   // compiles a generation's candidates ahead, in parallel, before judging them one by one). The
@@ -430,11 +435,11 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   }
   int code = 0;
   if (split) {
-    // The unit's two steps (compile, keep) run only when its object is not built yet.
-    build_unit_object(unit, split->unit, source, timeout_seconds);
+    // Each unit's two steps (compile, keep) run only when its object is not built yet.
+    for (std::size_t u = 0; u < units.size(); ++u)
+      build_unit_object(units[u], split->units[u], source, timeout_seconds);
     std::ofstream(rest_source, std::ios::binary) << split->rest;
-    const std::string steps = build.command.substr(unit.command.size() + 4);
-    code = core::run_command(steps, build.log);
+    code = core::run_command(rest_steps, build.log);
   } else {
     code = core::run_command(build.command, build.log);
   }

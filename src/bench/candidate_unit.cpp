@@ -17,7 +17,8 @@ std::optional<SplitCandidateSource> split_candidate_unit(const std::string& cont
   static const std::string kBegin = "// kiln-unit: begin";
   static const std::string kEnd = "// kiln-unit: end";
   SplitCandidateSource split;
-  enum { kBefore, kInside, kAfter } state = kBefore;
+  enum { kOutside, kInside } state = kOutside;
+  bool any = false;
   std::size_t start = 0;
   while (start < content.size()) {
     std::size_t end = content.find('\n', start);
@@ -25,19 +26,23 @@ std::optional<SplitCandidateSource> split_candidate_unit(const std::string& cont
     if (!newline) end = content.size();
     const std::string line = content.substr(start, end - start);
     const bool begin = is_marker_line(line, kBegin), finish = is_marker_line(line, kEnd);
-    if (begin && state != kBefore)
-      throw UsageError(source_name + ": a second `" + kBegin +
-                       "` (one separate unit a candidate, closed by `" + kEnd + "`)");
+    if (begin && state == kInside)
+      throw UsageError(source_name + ": `" + kBegin + "` inside a unit (each unit is closed by `" +
+                       kEnd + "` before the next begins)");
     if (finish && state != kInside)
       throw UsageError(source_name + ": `" + kEnd + "` without a `" + kBegin + "` before it");
-    if (begin) state = kInside;
+    if (begin) {
+      state = kInside;
+      any = true;
+      split.units.emplace_back();
+    }
     const bool in_unit = state == kInside;
-    if (finish) state = kAfter;
-    if (in_unit) split.unit += line + (newline ? "\n" : "");
+    if (finish) state = kOutside;
+    if (in_unit) split.units.back() += line + (newline ? "\n" : "");
     split.rest += in_unit ? (newline ? "\n" : "") : line + (newline ? "\n" : "");
     start = end + 1;
   }
-  if (state == kBefore) return std::nullopt;
+  if (!any) return std::nullopt;
   if (state == kInside)
     throw UsageError(source_name + ": `" + kBegin + "` without a `" + kEnd + "` after it");
   return split;

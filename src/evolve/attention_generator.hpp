@@ -1,9 +1,12 @@
 // Strategy-to-kernel translation for kb1-97, scaled dot-product attention (issue 20):
 // O = softmax(Q K^T / sqrt(d)) V for Q, K, V of (batch, heads, seq, d), fp32, no mask. The
 // generated candidate takes the two-pass route: the scores of every head are materialised by one
-// batched GEMM (scale folded into its alpha), softmaxed in place a warp per row, then multiplied
-// by V in a second batched GEMM. Both GEMMs are CUTLASS 2.x with 3xTF32 on tensor cores and the
-// genome's tile configuration (matmul_generator.hpp). A fused, one-pass (flash) kernel that never
+// batched GEMM, softmaxed in place a warp per row (the 1/sqrt(d) scale applied there), then
+// multiplied by V in a second batched GEMM. Both GEMMs are CUTLASS 2.x with 3xTF32 on tensor
+// cores and the genome's tile configuration: the matmul family's units (matmul_generator.hpp's
+// sm80_gemm_unit), so a configuration's GEMMs are built once for both families and can be built
+// ahead (scripts/prebuild_*_units.sh); before 2026-11-29e each candidate was built whole, and
+// kb1-97 alone took most of a device call to compile. A fused, one-pass (flash) kernel that never
 // writes the scores is the online-one-pass strategy, not generated yet.
 #pragma once
 

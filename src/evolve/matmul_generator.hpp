@@ -73,4 +73,15 @@ std::string dimension_helper();
 std::string cutlass_run_gemm_helper();
 std::string cutlass_host_helpers();
 
+// The CUTLASS 2.x GEMM unit of one configuration and operand layout (A stored k x m when `a_t`, B
+// stored n x k when `b_t`; an unaligned instantiation too when `irregular`), marked as a separate
+// unit (bench/candidate_unit.hpp), and the declaration of its entry point for the rest of a
+// source: `int SYMBOL(aligned, A, B, C, batch, m, n, k, lda, ldb, ldc, split_k, stream)`, C = A B
+// row-major, batched (batch > 1; strides m k, k n, m n) or split over k, 0 or where it failed.
+// The matmul candidates are one unit and an entry point; the attention candidates use two units
+// of different layouts in one source, so each layout has its own namespace and symbol.
+std::string sm80_gemm_unit(bool a_t, bool b_t, bool irregular, const MatmulConfig& c);
+std::string sm80_gemm_declaration(bool a_t, bool b_t);
+std::string sm80_gemm_symbol(bool a_t, bool b_t);
+
 }  // namespace kiln::evolve

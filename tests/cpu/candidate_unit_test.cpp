@@ -24,9 +24,23 @@ TEST(CandidateUnit, SplitsAtTheMarkersKeepingLineNumbers) {
       "int rest() { return unit(); }\n";
   const auto split = split_candidate_unit(source, "x.cu");
   ASSERT_TRUE(split.has_value());
-  EXPECT_EQ(split->unit, "// kiln-unit: begin\nint unit() { return 1; }\n  // kiln-unit: end  \n");
+  ASSERT_EQ(split->units.size(), 1u);
+  EXPECT_EQ(split->units[0],
+            "// kiln-unit: begin\nint unit() { return 1; }\n  // kiln-unit: end  \n");
   EXPECT_EQ(split->rest, "#include <a>\n\n\n\nint rest() { return unit(); }\n");
   EXPECT_FALSE(split_candidate_unit("int f();\n// kiln-unit: beginning\n", "x.cu").has_value());
+}
+
+TEST(CandidateUnit, SeveralUnitsInOrder) {
+  const auto split = split_candidate_unit(
+      "// kiln-unit: begin\nint a();\n// kiln-unit: end\nint r;\n// kiln-unit: begin\nint "
+      "b();\n// kiln-unit: end\n",
+      "x.cu");
+  ASSERT_TRUE(split.has_value());
+  ASSERT_EQ(split->units.size(), 2u);
+  EXPECT_EQ(split->units[0], "// kiln-unit: begin\nint a();\n// kiln-unit: end\n");
+  EXPECT_EQ(split->units[1], "// kiln-unit: begin\nint b();\n// kiln-unit: end\n");
+  EXPECT_EQ(split->rest, "\n\n\nint r;\n\n\n\n");
 }
 
 TEST(CandidateUnit, RefusesUnbalancedOrRepeatedMarkers) {
@@ -42,12 +56,14 @@ TEST(CandidateUnit, RefusesUnbalancedOrRepeatedMarkers) {
             std::string::npos);
   EXPECT_NE(message("int a;\n// kiln-unit: end\n").find("without a `// kiln-unit: begin`"),
             std::string::npos);
-  EXPECT_NE(message("// kiln-unit: begin\n// kiln-unit: end\n// kiln-unit: begin\n// kiln-unit: "
-                    "end\n")
-                .find("a second"),
+  EXPECT_NE(message("// kiln-unit: begin\n// kiln-unit: begin\n// kiln-unit: end\n")
+                .find("inside a unit"),
             std::string::npos);
   EXPECT_NE(message("int a;\n// kiln-unit: end\n").find("--source x.cu"), std::string::npos);
   EXPECT_EQ(message("// kiln-unit: begin\n// kiln-unit: end\n"), "(accepted)");
+  EXPECT_EQ(message("// kiln-unit: begin\n// kiln-unit: end\n// kiln-unit: begin\n// kiln-unit: "
+                    "end\n"),
+            "(accepted)");
 }
 
 // Two candidates sharing a unit: one object built, both libraries load and run their own rest;

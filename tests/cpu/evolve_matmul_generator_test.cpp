@@ -255,7 +255,7 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_EQ(promoted.tile_m * promoted.tile_n, 128 * 128);
   const auto unit_of = [](const Genome& g) {
     return bench::split_candidate_unit(generate_matmul_candidate(g, "kb1-1-square-matmul"), "t")
-        ->unit;
+        ->units.at(0);
   };
   EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.promote", 16}}))
                 .find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
@@ -277,7 +277,7 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
 TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
   const Genome g = sm90_genome({{"cutlass-sm90.split_k", 4}, {"cutlass-sm90.raster_n", 1}});
   const auto unit_of = [](const std::string& source) {
-    return bench::split_candidate_unit(source, "test")->unit;
+    return bench::split_candidate_unit(source, "test")->units.at(0);
   };
   const std::string square = generate_matmul_candidate(g, "kb1-1-square-matmul");
   const std::string ta = generate_matmul_candidate(g, "kb1-16-matmul-transposed-a");
