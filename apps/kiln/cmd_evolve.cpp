@@ -968,8 +968,9 @@ void register_evolve(CLI::App& app, Runner& run) {
          "--heavy-problems", sf->heavy_problems,
          "of those, how many may be compile-heavy (matmul and attention: CUTLASS builds) "
          "while light problems are left to take; 0: half of --parallel-problems (at least "
-         "1; more than --parallel-problems: no limit). When only heavy problems are left they "
-         "fill every worker")
+         "1; more than --parallel-problems: no limit). Heavy problems are taken first, attention "
+         "before the matmuls (the longest searches first); when only heavy problems are left "
+         "they fill every worker")
       ->check(CLI::Range(0, 8))
       ->capture_default_str();
   add_launch_per_batch_flag(set, *sf);
