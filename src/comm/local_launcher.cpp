@@ -111,7 +111,8 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
   if (cuda_driver_initialized()) {
     throw Error(
         "this process initialized CUDA before forking its ranks, so they cannot use the GPU "
-        "(CUDA does not survive fork()); launch ranks from a process that has made no CUDA call");
+        "(CUDA does not survive fork()); launch ranks from a process that has made no CUDA call "
+        "(an NVRTC compile counts: it initializes the driver)");
   }
   const std::string comm_id = fmt::format("127.0.0.1:{}", free_loopback_port());
   std::fflush(stdout);

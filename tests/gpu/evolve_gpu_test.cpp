@@ -52,8 +52,25 @@ using NamedGenomes = std::vector<std::pair<std::string, Genome>>;
 // source is marked for one, bench/split_build.hpp, judged by the judge server). All problems'
 // genomes are compiled first, together on every core (CUTLASS candidates take ~20 s each to
 // compile), then judged problem by problem.
+//
+// Run in a child process (a one-rank launch): the screened pass builds split, and NVRTC's compile
+// initializes the CUDA driver in the calling process (nvrtcCompileProgram calls cuInit: H200,
+// 2026-11-29, docs/results/2026-11-29f-attention-units/nvrtc_driver_probe.cpp), after which no
+// rank forked from it can use the GPU: every rank test after this one in the same test process
+// failed with cudaErrorInitializationError.
+void judge_all_in_this_process(const std::string& size,
+                               const std::vector<std::pair<std::string, NamedGenomes>>& problems);
 void expect_all_accepted(const std::string& size,
                          const std::vector<std::pair<std::string, NamedGenomes>>& problems) {
+  const int rc = kiln::testing::launch_test_ranks(1, [&](const comm::RankInfo&) {
+    judge_all_in_this_process(size, problems);
+    return ::testing::Test::HasFailure() ? 1 : 0;  // the child's own failures, printed above
+  });
+  EXPECT_EQ(rc, 0) << "the judgements above failed (in a child process)";
+}
+
+void judge_all_in_this_process(const std::string& size,
+                               const std::vector<std::pair<std::string, NamedGenomes>>& problems) {
   for (const bool screened : {false, true}) {
     std::vector<CandidateEvaluatorOptions> per_problem;
     for (const auto& [problem, genomes] : problems) {
