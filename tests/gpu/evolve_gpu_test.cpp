@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../cpu/evolve_generator_test_support.hpp"  // genome_of
+#include "child_process.hpp"
 #include "core/run_command.hpp"
 #include "evolve/candidate_evaluator.hpp"
 #include "evolve/sum_ladder.hpp"
@@ -53,16 +54,17 @@ using NamedGenomes = std::vector<std::pair<std::string, Genome>>;
 // genomes are compiled first, together on every core (CUTLASS candidates take ~20 s each to
 // compile), then judged problem by problem.
 //
-// Run in a child process (a one-rank launch): the screened pass builds split, and NVRTC's compile
-// initializes the CUDA driver in the calling process (nvrtcCompileProgram calls cuInit: H200,
-// 2026-11-29, docs/results/2026-11-29f-attention-units/nvrtc_driver_probe.cpp), after which no
-// rank forked from it can use the GPU: every rank test after this one in the same test process
-// failed with cudaErrorInitializationError.
+// Run in a child process (tests/gpu/child_process.hpp; not a rank: the judges it starts launch
+// their own): the screened pass builds split, and NVRTC's compile initializes the CUDA driver in
+// the calling process (nvrtcCompileProgram calls cuInit: H200, 2026-11-29,
+// docs/results/2026-11-29f-attention-units/nvrtc_driver_probe.cpp), after which no rank forked
+// from it can use the GPU: every rank test after this one in the same test process failed with
+// cudaErrorInitializationError.
 void judge_all_in_this_process(const std::string& size,
                                const std::vector<std::pair<std::string, NamedGenomes>>& problems);
 void expect_all_accepted(const std::string& size,
                          const std::vector<std::pair<std::string, NamedGenomes>>& problems) {
-  const int rc = kiln::testing::launch_test_ranks(1, [&](const comm::RankInfo&) {
+  const int rc = kiln::testing::run_in_child_process([&] {
     judge_all_in_this_process(size, problems);
     return ::testing::Test::HasFailure() ? 1 : 0;  // the child's own failures, printed above
   });
