@@ -1,9 +1,12 @@
 // Scan-family code generation (see scan_generator.hpp). The building blocks:
 //  - work mapping: row-per-warp (`warps_per_block` rows per block, a warp each) or row-per-block
 //    (`threads` threads on one row);
-//  - load path: scalar-loads (`unroll` consecutive elements per thread and chunk) or
+//  - load path: scalar-loads (`unroll` consecutive elements per thread and chunk),
 //    vector16-loads (`unroll` float4 per thread and chunk; element by element where the row is
-//    not 16-byte aligned or the chunk is partial);
+//    not 16-byte aligned or the chunk is partial) or cp-async-pipeline (8 elements per thread and
+//    chunk copied to shared memory by cp.async `stages` - 1 chunks ahead of the one being scanned:
+//    a row's chunks are otherwise loaded one at a time, each after the previous one's scan, and a
+//    few KB in flight per block leaves HBM short of requests);
 //  - reduction: shared-tree (the threads' totals scanned in shared memory, Hillis-Steele) or
 //    warp-shuffle (scanned with __shfl_up/down inside each warp, warp totals through shared
 //    memory).
@@ -33,8 +36,9 @@ std::optional<ScanKind> scan_kind_of(const std::string& problem) {
 }
 
 const StrategySet& scan_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads",  "vector16-loads", "row-per-warp",
-                                        "row-per-block", "shared-tree",    "warp-shuffle"};
+  static const StrategySet generated = {"scalar-loads", "vector16-loads", "cp-async-pipeline",
+                                        "row-per-warp", "row-per-block",  "shared-tree",
+                                        "warp-shuffle"};
   return generated;
 }
 
@@ -159,15 +163,120 @@ std::string store_block(bool vector) {
 )";
 }
 
+// cp-async-pipeline's copies (global -> this thread's slots of the stage in shared memory).
+std::string staged_helpers() {
+  return R"(
+// cp-async-pipeline: each thread copies its own elements of a chunk into its own slot of the
+// stage and reads back only those, so waiting for its own copies orders them (no barrier).
+__device__ __forceinline__ void copy16(void* to, const void* from) {
+  const unsigned shared_to = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_to), "l"(from) : "memory");
+}
+__device__ __forceinline__ void copy4(void* to, const void* from) {
+  const unsigned shared_to = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_to), "l"(from) : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 1) : "memory");
+}
+)";
+}
+
+// The row's loop over its chunks. Plain: each chunk loaded, scanned and stored in turn.
+std::string plain_loop(bool vector) {
+  return fmt::format(
+      R"(  float carry = kIdentity;  // the combine of every element before this chunk, in scan order
+  for (long long done = 0; done < cols; done += kChunk) {{
+    // The chunk: the next kChunk elements in scan order, [lo, end) of the row.
+    const long long lo = kReverse ? (cols - done > kChunk ? cols - done - kChunk : 0) : done;
+    const long long end = kReverse ? cols - done : (done + kChunk < cols ? done + kChunk : cols);
+    const long long mine = lo + static_cast<long long>(t) * kPerThread;
+    float v[kPerThread];
+{load}
+)",
+      fmt::arg("load", load_block(vector)));
+}
+
+// cp-async-pipeline: chunk c + kStages - 1 is copied while chunk c is scanned; every iteration
+// commits one group (empty past the row's end), so waiting until kStages - 1 are pending means
+// chunk c has landed.
+std::string staged_loop() {
+  return R"(  extern __shared__ __align__(16) unsigned char staged[];
+  float* const xs = reinterpret_cast<float*>(staged) + static_cast<long long>(team) * kStages * kChunk;
+  unsigned char* const ms = staged + sizeof(float) * kTeamsPerBlock * kStages * kChunk +
+                            static_cast<long long>(team) * kStages * kChunk;
+  const long long chunks = (cols + kChunk - 1) / kChunk;
+  // Chunk c: the c-th kChunk elements in scan order, [lo, end) of the row.
+  const auto bounds = [&](long long c, long long& lo, long long& end) {
+    const long long done = c * kChunk;
+    lo = kReverse ? (cols - done > kChunk ? cols - done - kChunk : 0) : done;
+    end = kReverse ? cols - done : (done + kChunk < cols ? done + kChunk : cols);
+  };
+  const auto issue = [&](long long c) {
+    long long lo, end;
+    bounds(c, lo, end);
+    const long long mine = lo + static_cast<long long>(t) * kPerThread;
+    const long long slot = (c % kStages) * kChunk + static_cast<long long>(t) * kPerThread;
+    if (aligned && mine + kPerThread <= end) {  // whole 16-byte pieces (the mask's 4 bytes each)
+#pragma unroll
+      for (int q = 0; q < kPerThread / 4; ++q) {
+        copy16(xs + slot + 4 * q, xr + mine + 4 * q);
+        if (kMasked) copy4(ms + slot + 4 * q, mr + mine + 4 * q);
+      }
+    } else {  // element by element; the mask is then read at the scan
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i)
+        if (mine + i < end) copy4(xs + slot + i, xr + mine + i);
+    }
+  };
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < chunks) issue(s);
+    commit_copies();
+  }
+  float carry = kIdentity;  // the combine of every element before this chunk, in scan order
+  for (long long c = 0; c < chunks; ++c) {
+    if (c + kStages - 1 < chunks) issue(c + kStages - 1);
+    commit_copies();
+    wait_copies();
+    long long lo, end;
+    bounds(c, lo, end);
+    const long long mine = lo + static_cast<long long>(t) * kPerThread;
+    const long long slot = (c % kStages) * kChunk + static_cast<long long>(t) * kPerThread;
+    float v[kPerThread];
+    if (aligned && mine + kPerThread <= end) {
+#pragma unroll
+      for (int q = 0; q < kPerThread / 4; ++q) {
+        const float4 f = *reinterpret_cast<const float4*>(xs + slot + 4 * q);
+        v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;
+        if (kMasked) {
+          const uchar4 m = *reinterpret_cast<const uchar4*>(ms + slot + 4 * q);
+          v[4 * q] *= m.x; v[4 * q + 1] *= m.y; v[4 * q + 2] *= m.z; v[4 * q + 3] *= m.w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const long long j = mine + i;
+        v[i] = j < end ? (kMasked ? xs[slot + i] * static_cast<float>(mr[j]) : xs[slot + i]) : kIdentity;
+      }
+    }
+)";
+}
+
 }  // namespace
 
 std::string generate_scan_candidate(const Genome& g, const std::string& problem) {
   const std::optional<ScanKind> kind = scan_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a cumulative (scan) problem", problem));
   require_translatable(g, Family::kScan, scan_generated_strategies(), "scan");
+  const bool staged = g.has("cp-async-pipeline");
   const bool vector = g.has("vector16-loads");
-  const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
-  const int per_thread = vector ? 4 * unroll : unroll;
+  const int unroll = staged   ? 0
+                     : vector ? g.knob("vector16-loads", "unroll")
+                              : g.knob("scalar-loads", "unroll");
+  const int per_thread = staged ? 8 : vector ? 4 * unroll : unroll;
+  const int stages = staged ? g.knob("cp-async-pipeline", "stages") : 1;
   const bool per_warp = g.has("row-per-warp");
   const int team = per_warp ? 32 : g.knob("row-per-block", "threads");
   const int teams_per_block = per_warp ? g.knob("row-per-warp", "warps_per_block") : 1;
@@ -194,7 +303,7 @@ constexpr bool kReverse = {reverse};   // suffix scan: the row from its end
 constexpr bool kExclusive = {exclusive};  // y[j] leaves x[j] out
 constexpr bool kMasked = {masked};    // x * mask
 constexpr float kIdentity = {identity};
-
+{stages_line}
 // kiln-device: begin
 __device__ __forceinline__ float combine(float a, float b) {{ return a {combine_op} b; }}
 
@@ -209,7 +318,7 @@ __device__ __forceinline__ float element(const float* xr, const unsigned char* m
   return kMasked ? xr[j] * static_cast<float>(mr[j]) : xr[j];
 }}
 
-{team_scan}
+{team_scan}{staged_helpers}
 __global__ void __launch_bounds__(kTeam * kTeamsPerBlock)
     scan_kernel(const float* __restrict__ x, const unsigned char* __restrict__ mask,
                 float* __restrict__ y, long long rows, long long cols, bool aligned) {{
@@ -223,15 +332,7 @@ __global__ void __launch_bounds__(kTeam * kTeamsPerBlock)
   float* yr = y + row * cols;
   const int r = kReverse ? kTeam - 1 - t : t;  // this thread's place in scan order
   constexpr long long kChunk = static_cast<long long>(kTeam) * kPerThread;
-  float carry = kIdentity;  // the combine of every element before this chunk, in scan order
-  for (long long done = 0; done < cols; done += kChunk) {{
-    // The chunk: the next kChunk elements in scan order, [lo, end) of the row.
-    const long long lo = kReverse ? (cols - done > kChunk ? cols - done - kChunk : 0) : done;
-    const long long end = kReverse ? cols - done : (done + kChunk < cols ? done + kChunk : cols);
-    const long long mine = lo + static_cast<long long>(t) * kPerThread;
-    float v[kPerThread];
-{load}
-    // This thread's run, inclusive (or exclusive) in scan order, and its total.
+{loop}    // This thread's run, inclusive (or exclusive) in scan order, and its total.
     float run = kIdentity;
 #pragma unroll
     for (int k = 0; k < kPerThread; ++k) {{
@@ -271,7 +372,7 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
                        (!kMasked || reinterpret_cast<unsigned long long>(mask) % 4 == 0);
   const long long blocks = (rows + kTeamsPerBlock - 1) / kTeamsPerBlock;
   if (blocks > 2147483647LL) return 4;
-  KILN_LAUNCH(scan_kernel, static_cast<unsigned>(blocks), kTeam * kTeamsPerBlock, 0,
+{set_shared}  KILN_LAUNCH(scan_kernel, static_cast<unsigned>(blocks), kTeam * kTeamsPerBlock, {shared_bytes},
               static_cast<cudaStream_t>(a->stream), x, mask, y, rows, cols, aligned);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }}
@@ -284,7 +385,27 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
       fmt::arg("masked", kind->masked), fmt::arg("identity", prod ? "1.0f" : "0.0f"),
       fmt::arg("combine_op", prod ? "*" : "+"),
       fmt::arg("team_scan", shuffle ? warp_shuffle_team_scan() : shared_tree_team_scan()),
-      fmt::arg("load", load_block(vector)), fmt::arg("store", store_block(vector)));
+      fmt::arg("loop", staged ? staged_loop() : plain_loop(vector)),
+      fmt::arg("store", store_block(vector || staged)),
+      fmt::arg("staged_helpers", staged ? staged_helpers() : ""),
+      fmt::arg("stages_line",
+               staged ? fmt::format("constexpr int kStages = {};  // chunks in flight, the one "
+                                    "scanned included\n",
+                                    stages)
+                      : ""),
+      fmt::arg("set_shared",
+               staged ? "  // cp-async-pipeline's stage: kStages chunks a row (and their mask "
+                        "bytes).\n"
+                        "  const int shared_bytes =\n"
+                        "      kTeamsPerBlock * kStages * static_cast<int>(kTeam * kPerThread) *\n"
+                        "      static_cast<int>(sizeof(float) + (kMasked ? 1 : 0));\n"
+                        "  if (shared_bytes > 48 * 1024 &&\n"
+                        "      cudaFuncSetAttribute(KILN_KERNEL(scan_kernel),\n"
+                        "                           cudaFuncAttributeMaxDynamicSharedMemorySize,\n"
+                        "                           shared_bytes) != cudaSuccess)\n"
+                        "    return 1;\n"
+                      : ""),
+      fmt::arg("shared_bytes", staged ? "shared_bytes" : "0"));
 }
 
 }  // namespace kiln::evolve

@@ -76,6 +76,22 @@ TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_EQ(b.find("__shfl_up_sync"), std::string::npos);
   EXPECT_NE(generate_scan_candidate(block, "kb1-93-masked-cumsum").find("kMasked = true"),
             std::string::npos);
+  EXPECT_EQ(b.find("cp.async"), std::string::npos);
+  EXPECT_EQ(b.find("kStages"), std::string::npos);
+
+  // cp-async-pipeline: 8 elements a thread, `stages` chunks a row staged in dynamic shared memory
+  // (the mask's bytes too), the limit raised past 48 KiB.
+  Genome staged = scan_genome({"cp-async-pipeline", "row-per-block", "warp-shuffle"});
+  staged.knobs = {{"cp-async-pipeline.stages", 4}, {"row-per-block.threads", 1024}};
+  const std::string c = generate_scan_candidate(staged, "kb1-93-masked-cumsum");
+  EXPECT_NE(c.find("constexpr int kPerThread = 8;"), std::string::npos);
+  EXPECT_NE(c.find("constexpr int kStages = 4;"), std::string::npos);
+  EXPECT_NE(c.find("cp.async.cg.shared.global"), std::string::npos);
+  EXPECT_NE(c.find("cp.async.wait_group"), std::string::npos);
+  EXPECT_NE(c.find("extern __shared__"), std::string::npos);
+  EXPECT_NE(c.find("cudaFuncAttributeMaxDynamicSharedMemorySize"), std::string::npos);
+  EXPECT_NE(c.find("(kMasked ? 1 : 0)"), std::string::npos);
+  EXPECT_NE(c.find("kTeam * kTeamsPerBlock, shared_bytes,"), std::string::npos);
 }
 
 TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
@@ -86,7 +102,7 @@ TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
                                              "kb1-91-cumsum-reverse", "kb1-92-cumsum-exclusive",
                                              "kb1-93-masked-cumsum"};
   int index = 0;
-  for (const char* load : {"scalar-loads", "vector16-loads"}) {
+  for (const char* load : {"scalar-loads", "vector16-loads", "cp-async-pipeline"}) {
     for (const char* mapping : {"row-per-warp", "row-per-block"}) {
       for (const char* reduction : {"shared-tree", "warp-shuffle"}) {
         const Genome g = scan_genome({load, mapping, reduction});

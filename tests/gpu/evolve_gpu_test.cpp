@@ -219,15 +219,27 @@ TEST(EvolveGpu, ScanFamilyGeneratesCompilesAndIsJudged) {
   Genome warp_tree = warp_shuffle;
   warp_tree.strategies = {"vector16-loads", "row-per-warp", "shared-tree"};
   warp_tree.knobs = {{"vector16-loads.unroll", 4}, {"row-per-warp.warps_per_block", 2}};
-  const std::vector<std::pair<std::string, Genome>> all = {{"block-tree", block_tree},
-                                                           {"block-shfl", block_shuffle},
-                                                           {"warp-shfl", warp_shuffle},
-                                                           {"warp-tree", warp_tree}};
+  // cp-async-pipeline (8 elements a thread): 2 chunks of 1024 under 3 stages (the pipeline longer
+  // than the row), 8 chunks of 256 a warp under 2, and one partial chunk (4096 for 2048) under 4.
+  Genome block_staged;
+  block_staged.family = Family::kScan;
+  block_staged.strategies = {"cp-async-pipeline", "row-per-block", "warp-shuffle"};
+  block_staged.knobs = {{"cp-async-pipeline.stages", 3}, {"row-per-block.threads", 128}};
+  Genome warp_staged = block_staged;
+  warp_staged.strategies = {"cp-async-pipeline", "row-per-warp", "shared-tree"};
+  warp_staged.knobs = {{"cp-async-pipeline.stages", 2}, {"row-per-warp.warps_per_block", 4}};
+  Genome partial_staged = block_staged;
+  partial_staged.knobs = {{"cp-async-pipeline.stages", 4}, {"row-per-block.threads", 512}};
+  const std::vector<std::pair<std::string, Genome>> all = {
+      {"block-tree", block_tree},     {"block-shfl", block_shuffle},  {"warp-shfl", warp_shuffle},
+      {"warp-tree", warp_tree},       {"block-staged", block_staged}, {"warp-staged", warp_staged},
+      {"part-staged", partial_staged}};
   for (const char* problem : {"kb1-89-cumsum", "kb1-91-cumsum-reverse", "kb1-92-cumsum-exclusive",
                               "kb1-93-masked-cumsum"}) {
     expect_accepted(problem, "small", all);
   }
-  expect_accepted("kb1-90-cumprod", "small", {{"block-shfl", block_shuffle}});
+  expect_accepted("kb1-90-cumprod", "small",
+                  {{"block-shfl", block_shuffle}, {"block-staged", block_staged}});
 }
 
 // The pooling family on the six kb1 poolings: a one-shot grid with scalar runs, and a grid-stride
