@@ -112,7 +112,7 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {
 const StrategySet& pool_generated_strategies() {
   static const StrategySet generated = {
       "scalar-loads", "vector16-loads", "element-per-thread", "grid-stride",    "persistent-grid",
-      "shared-tile",  "register-sweep", "warp-row-separable", "cache-streaming"};
+      "shared-tile",  "register-sweep", "warp-row-separable", "sliding-planes", "cache-streaming"};
   return generated;
 }
 
@@ -124,12 +124,14 @@ const StrategySet& pool_generated_strategies(const std::string& problem) {
   };
   // shared-tile stages 1-D and 2-D windows only; register-sweep also needs stride 1 (its ring
   // completes one output row per input row).
-  static const StrategySet no_sweep = without({"register-sweep"});
+  // sliding-planes walks the depth axis: 3-D windows only.
+  static const StrategySet no_sweep_or_planes = without({"register-sweep", "sliding-planes"});
+  static const StrategySet no_planes = without({"sliding-planes"});
   static const StrategySet no_tile_or_sweep = without({"shared-tile", "register-sweep"});
   const std::optional<PoolWindow> window = pool_window_of(problem);
   if (!window) return pool_generated_strategies();
   if (window->dims > 2) return no_tile_or_sweep;
-  return window->stride != 1 ? no_sweep : pool_generated_strategies();
+  return window->stride != 1 ? no_sweep_or_planes : no_planes;
 }
 
 PoolTile pool_tile_of(const Genome& g, const PoolWindow& w) {
@@ -164,6 +166,7 @@ std::string generate_pool_candidate(const Genome& g, const std::string& problem)
   if (g.has("shared-tile")) return generate_pool_tile_candidate(g, problem, *window);
   if (g.has("register-sweep")) return generate_pool_sweep_candidate(g, problem, *window);
   if (g.has("warp-row-separable")) return generate_pool_warp_row_candidate(g, problem, *window);
+  if (g.has("sliding-planes")) return generate_pool_planes_candidate(g, problem, *window);
   const bool vector = g.has("vector16-loads");
   const int unroll = vector ? g.knob("vector16-loads", "unroll") : g.knob("scalar-loads", "unroll");
   const int run = vector ? 4 * unroll : unroll;

@@ -10,8 +10,10 @@
 // walks down a strip of output rows keeping row-pooled inputs in registers,
 // pool_sweep_generator.cpp; or warp-row-separable: a warp pools a row segment's outer taps column
 // by column from coalesced loads, then along the row from shared memory, any window,
-// pool_warp_row_generator.cpp); the knobs fill in the numbers. cp.async and TMA have no generator
-// here: such genomes are reported as failures without compiling anything.
+// pool_warp_row_generator.cpp; or, for 3-D windows, sliding-planes: a block walks the input depths
+// of a tile once, pooling each over height and width in shared memory and adding it to the output
+// depths that take it, pool_planes_generator.cpp); the knobs fill in the numbers. cp.async and TMA
+// have no generator here: such genomes are reported as failures without compiling anything.
 #pragma once
 
 #include <optional>
@@ -79,8 +81,27 @@ PoolWarpRow pool_warp_row_of(const Genome& genome, const PoolWindow& window);
 std::string generate_pool_warp_row_candidate(const Genome& genome, const std::string& problem,
                                              const PoolWindow& window);
 
+// sliding-planes' configuration (pool_planes_generator.cpp): `threads` a block as `rows` tile rows,
+// each thread computing `outputs` outputs of its row (threads / rows apart), so a tile of rows x
+// `cols` outputs of (height, width), for `planes` output depths; an input depth's tile is
+// `rows_in` x `cols_in` (`shared_bytes` for two such tiles), copied `loads` elements a thread. The
+// knobs shrink (outputs a thread, then rows) until a thread loads at most kMaxPlanesLoads and the
+// tile fits kMaxPlanesBytes.
+struct PoolPlanes {
+  int threads, rows, outputs, cols, planes, rows_in, cols_in, shared_bytes, loads;
+};
+inline constexpr int kMaxPlanesLoads = 32;
+inline constexpr int kMaxPlanesBytes = 48 * 1024;
+PoolPlanes pool_planes_of(const Genome& genome, const PoolWindow& window);
+
+// The sliding-planes candidate: 3-D windows (any stride, padding, dilation); throws
+// kiln::UsageError for others.
+std::string generate_pool_planes_candidate(const Genome& genome, const std::string& problem,
+                                           const PoolWindow& window);
+
 // The strategies this generator implements; for `problem`, the search's allowed set (no
-// shared-tile for a 3-D window; register-sweep only for a stride-1 window of 1 or 2 dimensions).
+// shared-tile for a 3-D window; register-sweep only for a stride-1 window of 1 or 2 dimensions;
+// sliding-planes only for a 3-D one).
 const StrategySet& pool_generated_strategies();
 const StrategySet& pool_generated_strategies(const std::string& problem);
 

@@ -108,6 +108,21 @@ std::vector<Strategy> build_catalog() {
        R::kHbm,
        {{"outputs", {2, 1, 4, 8, 16}}, {"warps", {8, 4, 16}}, {"unroll_taps", {0, 1}}},
        {}},
+      {"sliding-planes",
+       "work-mapping",
+       "For 3-D windows: a block owns a tile of outputs over height and width for several "
+       "consecutive output depths and walks the input depths they need once, in order: each "
+       "input depth's tile is staged in shared memory, pooled over height and width, and added to "
+       "every output depth whose window takes it (a ring of accumulators in registers); an output "
+       "depth is stored as soon as its last input depth is in. Every input is read from memory "
+       "about once plus the tile's halo, where a walk per output re-reads each input depth for "
+       "every output that uses it. The next depth's loads are in flight while one is pooled; "
+       "scalar-loads' unroll is the outputs a thread computes along its row.",
+       {F::kPooling},
+       R::kHbm,
+       {{"threads", {256, 128, 512}}, {"rows", {8, 4, 16, 2}}, {"planes", {16, 8, 32, 4}}},
+       // Its tile loads are its own (4-byte, coalesced), and its grid is the tiles.
+       {"vector16-loads", "persistent-grid"}},
       {"row-per-warp",
        "work-mapping",
        "A warp owns a row (or a reduced line): warp shuffles only, no shared memory; suits "

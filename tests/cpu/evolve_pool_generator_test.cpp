@@ -48,13 +48,18 @@ TEST(EvolvePoolGenerator, ThePoolingProblemsAndTheirWindows) {
 }
 
 TEST(EvolvePoolGenerator, RandomGenomesOfTheAllowedSetGenerate) {
-  const StrategySet& allowed = pool_generated_strategies();
+  // Each problem's allowed set (sliding-planes only for the 3-D windows, register-sweep only for
+  // stride 1, shared-tile not for 3-D).
   Rng rng(5);
-  for (int i = 0; i < 200; ++i) {
-    const Genome g = random_genome(Family::kPooling, rng, 0.5, &allowed);
-    ASSERT_TRUE(violations(g).empty()) << g.describe();
-    for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << s;
-    EXPECT_NO_THROW((void)generate_pool_candidate(g, "kb1-42-maxpool-2d")) << g.describe();
+  for (const char* problem : {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-43-maxpool-3d",
+                              "kb1-44-avgpool-1d", "kb1-45-avgpool-2d", "kb1-46-avgpool-3d"}) {
+    const StrategySet& allowed = pool_generated_strategies(problem);
+    for (int i = 0; i < 100; ++i) {
+      const Genome g = random_genome(Family::kPooling, rng, 0.5, &allowed);
+      ASSERT_TRUE(violations(g).empty()) << g.describe();
+      for (const std::string& s : g.strategies) EXPECT_TRUE(allowed.count(s)) << s;
+      EXPECT_NO_THROW((void)generate_pool_candidate(g, problem)) << problem << ": " << g.describe();
+    }
   }
   EXPECT_THROW(generate_pool_candidate(pool_genome({"cp-async-pipeline", "element-per-thread"}),
                                        "kb1-42-maxpool-2d"),
@@ -318,6 +323,81 @@ TEST(EvolvePoolGenerator, WarpRowSeparableCompilesAndLoads) {
                              {"kb1-43-maxpool-3d", genome(2, 8)},
                              {"kb1-45-avgpool-2d", genome(2, 16)},
                              {"kb1-46-avgpool-3d", genome(4, 8)}},
+                            generate_pool_candidate);
+}
+
+// sliding-planes: 3-D windows only; its constants follow the knobs and the window (scalar-loads'
+// unroll is the outputs a thread), a tile too large for the copies or shared memory shrinks, a
+// 2-D window is refused, and the combinations with 16-byte loads or a persistent grid are not
+// genomes.
+TEST(EvolvePoolGenerator, SlidingPlanesFollowsTheKnobsOnThreeDimensionalWindowsOnly) {
+  for (const char* problem : {"kb1-43-maxpool-3d", "kb1-46-avgpool-3d"})
+    EXPECT_EQ(generated_strategies(problem).count("sliding-planes"), 1u) << problem;
+  for (const char* problem :
+       {"kb1-41-maxpool-1d", "kb1-42-maxpool-2d", "kb1-44-avgpool-1d", "kb1-45-avgpool-2d"})
+    EXPECT_EQ(generated_strategies(problem).count("sliding-planes"), 0u) << problem;
+  const auto genome = [](int outputs, int threads, int rows, int planes) {
+    return genome_of(Family::kPooling, {"scalar-loads", "sliding-planes"},
+                     {{"scalar-loads.unroll", outputs},
+                      {"sliding-planes.threads", threads},
+                      {"sliding-planes.rows", rows},
+                      {"sliding-planes.planes", planes}});
+  };
+  // kb1-46 (kernel 3, stride 2, padding 1): 8 rows of 32 threads x 4 outputs = 128 columns, from
+  // 17 x 257 inputs a depth, 18 copies a thread, two tiles in 34952 bytes.
+  const PoolWindow avg = pool_window_of("kb1-46-avgpool-3d").value();
+  const PoolPlanes c = pool_planes_of(genome(4, 256, 8, 16), avg);
+  EXPECT_EQ(c.cols, 128);
+  EXPECT_EQ(c.rows_in, 7 * 2 + 2 + 1);
+  EXPECT_EQ(c.cols_in, 127 * 2 + 2 + 1);
+  EXPECT_EQ(c.loads, (17 * 257 + 255) / 256);
+  EXPECT_EQ(c.shared_bytes, 2 * 4 * 17 * 257);
+  const std::string s = generate_pool_candidate(genome(4, 256, 8, 16), "kb1-46-avgpool-3d");
+  EXPECT_NE(s.find("constexpr int kRows = 8;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kOutputs = 4;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kPlanes = 16;"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kRowsIn = 17, kColsIn = 257;"), std::string::npos);
+  EXPECT_NE(s.find("cp.async.ca.shared.global"), std::string::npos);
+  EXPECT_NE(s.find("kKernel = 3, kStride = 2, kPadding = 1, kDilation = 1"), std::string::npos);
+  // kb1-43 (dilation 3): 16 rows of 32 threads x 8 outputs would be 33+ x 513 inputs a depth;
+  // the outputs a thread halve until the copies and the two tiles fit.
+  const PoolWindow dilated = pool_window_of("kb1-43-maxpool-3d").value();
+  const PoolPlanes big = pool_planes_of(genome(8, 512, 16, 32), dilated);
+  EXPECT_LE(big.loads, kMaxPlanesLoads);
+  EXPECT_LE(big.shared_bytes, kMaxPlanesBytes);
+  EXPECT_LT(big.outputs, 8);
+  EXPECT_EQ(big.rows_in, 15 * 2 + 2 * 3 + 1);
+  // More rows than warps: one row a warp at most.
+  EXPECT_EQ(pool_planes_of(genome(1, 128, 16, 4), avg).rows, 4);
+  // A 2-D window: refused by name.
+  try {
+    (void)generate_pool_planes_candidate(genome(4, 256, 8, 16), "kb1-42-maxpool-2d",
+                                         pool_window_of("kb1-42-maxpool-2d").value());
+    ADD_FAILURE() << "a 2-D window was not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("3-D windows only"), std::string::npos) << e.what();
+  }
+  Genome vector = genome(4, 256, 8, 16);
+  vector.strategies = {"vector16-loads", "sliding-planes"};
+  vector.knobs.erase("scalar-loads.unroll");
+  EXPECT_FALSE(violations(vector).empty());
+  Genome persistent = genome(4, 256, 8, 16);
+  persistent.strategies.insert("persistent-grid");
+  EXPECT_FALSE(violations(persistent).empty());
+}
+
+TEST(EvolvePoolGenerator, SlidingPlanesCompilesAndLoads) {
+  const auto genome = [](int outputs, int threads, int rows, int planes) {
+    return genome_of(Family::kPooling, {"scalar-loads", "sliding-planes", "cache-streaming"},
+                     {{"scalar-loads.unroll", outputs},
+                      {"sliding-planes.threads", threads},
+                      {"sliding-planes.rows", rows},
+                      {"sliding-planes.planes", planes}});
+  };
+  expect_compiles_and_loads("kiln_evolve_pool_planes", "planes",
+                            {{"kb1-43-maxpool-3d", genome(4, 256, 8, 16)},
+                             {"kb1-46-avgpool-3d", genome(2, 128, 4, 32)},
+                             {"kb1-46-avgpool-3d", genome(8, 512, 16, 4)}},
                             generate_pool_candidate);
 }
 

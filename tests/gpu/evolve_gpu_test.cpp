@@ -292,6 +292,28 @@ TEST(EvolveGpu, PoolingRegisterSweepIsJudged) {
                      {"sweep-4s", sweep("scalar-loads", 256, 4, 16)}});
 }
 
+// sliding-planes on the two 3-D windows at the small size (stride 2; dilation 1 and 3): tiles
+// wider and narrower than the output rows, one to 32 output depths a block (a block's depths
+// clipped at the end), the ring's 2 and 4 slots, evict-first stores.
+TEST(EvolveGpu, PoolingSlidingPlanesIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  const auto planes = [](int outputs, int threads, int rows, int depths, bool streaming) {
+    std::set<std::string> strategies = {"scalar-loads", "sliding-planes"};
+    if (streaming) strategies.insert("cache-streaming");
+    return genome_of(Family::kPooling, strategies,
+                     {{"scalar-loads.unroll", outputs},
+                      {"sliding-planes.threads", threads},
+                      {"sliding-planes.rows", rows},
+                      {"sliding-planes.planes", depths}});
+  };
+  for (const char* problem : {"kb1-43-maxpool-3d", "kb1-46-avgpool-3d"})
+    expect_accepted(problem, "small",
+                    {{"planes-4", planes(4, 256, 8, 16, false)},
+                     {"planes-1", planes(1, 128, 2, 1, true)},
+                     {"planes-8", planes(8, 512, 16, 32, false)},
+                     {"planes-2", planes(2, 128, 4, 4, true)}});
+}
+
 // warp-row-separable on all six windows at the small size: 1-3 dimensions, strides 1, 2 and 11,
 // padding and dilation; one output a lane to eight (segments wider than the row: the tail lanes),
 // small and large blocks, the outer taps rolled and unrolled.
