@@ -646,6 +646,9 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
     return 1;
   }
   fmt::print("# compiled: {}\n", build.command);
+  // What the build reused (kiln-units from the cache, a library built before) opens its log.
+  if (build.log.rfind('(', 0) == 0)
+    fmt::print("# build: {}\n", build.log.substr(0, build.log.find('\n')));
   o.candidate_library = build.library;
   const comm::RankRequest request = candidate_request(f);
   const comm::RankLayout layout = comm::resolve_ranks(request);

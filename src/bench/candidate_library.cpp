@@ -235,11 +235,12 @@ UnitObject plan_unit_object(const std::string& unit, const std::string& compile_
   return u;
 }
 
-// Builds the planned object unless it exists; throws as compile_candidate does.
-void build_unit_object(const UnitObject& u, const std::string& unit, const std::string& source,
+// Builds the planned object unless it exists (then false: reused); throws as compile_candidate
+// does.
+bool build_unit_object(const UnitObject& u, const std::string& unit, const std::string& source,
                        int timeout_seconds) {
   const std::lock_guard<std::mutex> hold(unit_lock(u.object));
-  if (std::filesystem::is_regular_file(u.object)) return;
+  if (std::filesystem::is_regular_file(u.object)) return false;
   std::filesystem::create_directories(std::filesystem::path(u.object).parent_path());
   std::ofstream(u.unit_source, std::ios::binary) << unit;
   const std::string partial = fmt::format("{}.{}.partial", u.object, getpid());
@@ -256,6 +257,7 @@ void build_unit_object(const UnitObject& u, const std::string& unit, const std::
   if (error)
     throw UsageError(fmt::format("--source {}: cannot keep its unit object {}: {}", source,
                                  u.object, error.message()));
+  return true;
 }
 
 }  // namespace
@@ -435,11 +437,18 @@ CandidateBuild compile_candidate(const std::string& source, const std::string& o
   }
   int code = 0;
   if (split) {
-    // Each unit's two steps (compile, keep) run only when its object is not built yet.
+    // Each unit's two steps (compile, keep) run only when its object is not built yet; the log
+    // opens with how many were (build.command is the recipe either way).
+    int reused = 0;
     for (std::size_t u = 0; u < units.size(); ++u)
-      build_unit_object(units[u], split->units[u], source, timeout_seconds);
+      reused += build_unit_object(units[u], split->units[u], source, timeout_seconds) ? 0 : 1;
     std::ofstream(rest_source, std::ios::binary) << split->rest;
     code = core::run_command(rest_steps, build.log);
+    build.log =
+        fmt::format("(kiln-units: {} of {} reused from {}, {} compiled)\n", reused, units.size(),
+                    std::filesystem::path(units.front().object).parent_path().string(),
+                    static_cast<int>(units.size()) - reused) +
+        build.log;
   } else {
     code = core::run_command(build.command, build.log);
   }

@@ -98,6 +98,11 @@ TEST(CandidateUnit, SharedUnitIsBuiltOnceAndLinked) {
   for (const auto& entry : std::filesystem::directory_iterator(dir / "cache" / "units"))
     objects += entry.path().extension() == ".o";
   EXPECT_EQ(objects, 1);
+  // The log says which build compiled the unit and which reused it (the command is the recipe).
+  EXPECT_EQ(one.log.rfind("(kiln-units: 0 of 1 reused from ", 0), 0u) << one.log;
+  EXPECT_NE(one.log.find(", 1 compiled)"), std::string::npos) << one.log;
+  EXPECT_EQ(two.log.rfind("(kiln-units: 1 of 1 reused from ", 0), 0u) << two.log;
+  EXPECT_NE(two.log.find(", 0 compiled)"), std::string::npos) << two.log;
   CandidateLibrary a(one.library), b(two.library);
   KilnCandidateArgs args{};
   EXPECT_EQ(a.entry()(&args), 2);
