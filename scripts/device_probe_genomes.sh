@@ -4,8 +4,9 @@
 #   <problem> <name> <genome as JSON, as in a run's log.json or `kiln evolve generate --genome`>
 # (blank lines and # comments skipped). Sources and libraries live in evolve-set/probe/
 # (git-ignored, carried):
-#   bash scripts/device_probe_genomes.sh prepare LIST   here (no GPU): generates and compiles, 2 at
-#                                                       a time (the judge reuses each library)
+#   bash scripts/device_probe_genomes.sh prepare LIST   here (no GPU): generates and compiles,
+#                                                       PROBE_JOBS (2) at a time (the judge reuses
+#                                                       each library; on the device, PROBE_JOBS=16)
 #   bash scripts/device_probe_genomes.sh run LIST       on the device (carry ["carry",
 #                                                       "evolve-set"]): each problem's genomes in
 #                                                       one `kiln bench candidate` launch at SIZE
@@ -27,7 +28,7 @@ if [ "$step" = prepare ]; then
     build/kiln evolve generate --problem "$problem" --genome "$genome" \
       --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
     echo "$problem $w/src/$problem--$name.cu"
-  done | xargs -P 2 -L 1 sh -c 'build/kiln bench candidate --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
+  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
   echo "# prepared: $(ls "$w/build"/*.so 2>/dev/null | wc -l) libraries in $w/build"
   exit 0
 fi
