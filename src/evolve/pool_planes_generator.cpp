@@ -18,10 +18,14 @@
 
 namespace kiln::evolve {
 
+namespace {
+constexpr int kSharedPerSm = 228 * 1024;  // Hopper: shared memory an SM can give its blocks
+}  // namespace
+
 PoolPlanes pool_planes_of(const Genome& g, const PoolWindow& w) {
   PoolPlanes c{};
   c.threads = g.knob("sliding-planes", "threads");
-  c.rows = std::min(g.knob("sliding-planes", "rows"), c.threads / 32);
+  c.rows = g.knob("sliding-planes", "rows");  // threads / rows >= 8: a warp may span rows
   c.planes = g.knob("sliding-planes", "planes");
   c.outputs = g.knob("scalar-loads", "unroll");
   const auto span = [&](int outputs) {
@@ -76,7 +80,7 @@ constexpr int kCols = kColThreads * kOutputs;  // output columns of the tile
 constexpr int kPlanes = {planes};              // output depths a block
 constexpr int kRowsIn = {rows_in}, kColsIn = {cols_in};  // the input tile of one depth
 constexpr int kLoads = {loads};                // tile elements a thread copies
-constexpr int kMinBlocks = 1024 / kThreads > 1 ? 1024 / kThreads : 1;  // blocks an SM (registers)
+constexpr int kMinBlocks = {min_blocks};  // blocks an SM asked of the register allocation
 // Output depths whose windows are open at once: depth d + kRing starts after d's last input depth.
 constexpr int kRing = (kKernel - 1) * kDilation / kStride + 1;
 
@@ -89,8 +93,9 @@ __device__ __forceinline__ void copy4(float* to, const float* from) {{
 __device__ __forceinline__ void commit_copies() {{ asm volatile("cp.async.commit_group;\n" ::: "memory"); }}
 __device__ __forceinline__ void wait_all_but_one() {{ asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }}
 
-// At most 64 registers a thread (kMinBlocks blocks an SM): a tile's addresses are the same at
-// every depth, and left to itself nvcc keeps them all (190-223 registers, one block an SM).
+// kMinBlocks blocks an SM: about 80 registers a thread, fewer blocks where the two tiles allow
+// fewer. A tile's addresses are the same at every depth, and left to itself nvcc keeps them all
+// (190-223 registers, one block an SM); a cap of 64 spilled on 36 of 96 configurations.
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     pool_planes_kernel(const float* __restrict__ x, float* __restrict__ y, long long planes,
                        Axis d, Axis h, Axis w) {{
@@ -240,7 +245,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       fmt::arg("axis", pool_axis_source()), fmt::arg("entry", pool_entry_opening()),
       fmt::arg("threads", c.threads), fmt::arg("rows", c.rows), fmt::arg("cols", c.cols),
       fmt::arg("outputs", c.outputs), fmt::arg("planes", c.planes), fmt::arg("rows_in", c.rows_in),
-      fmt::arg("cols_in", c.cols_in), fmt::arg("loads", c.loads));
+      fmt::arg("cols_in", c.cols_in), fmt::arg("loads", c.loads),
+      fmt::arg("min_blocks", std::max(1, std::min(65536 / (80 * c.threads),
+                                                  kSharedPerSm / std::max(c.shared_bytes, 1)))));
 }
 
 }  // namespace kiln::evolve

@@ -367,8 +367,10 @@ TEST(EvolvePoolGenerator, SlidingPlanesFollowsTheKnobsOnThreeDimensionalWindowsO
   EXPECT_LE(big.shared_bytes, kMaxPlanesBytes);
   EXPECT_LT(big.outputs, 8);
   EXPECT_EQ(big.rows_in, 15 * 2 + 2 * 3 + 1);
-  // More rows than warps: one row a warp at most.
-  EXPECT_EQ(pool_planes_of(genome(1, 128, 16, 4), avg).rows, 4);
+  // More rows than warps: a warp spans rows (every rows knob its own kernel).
+  const PoolPlanes narrow = pool_planes_of(genome(1, 128, 16, 4), avg);
+  EXPECT_EQ(narrow.rows, 16);
+  EXPECT_EQ(narrow.cols, 8);
   // A 2-D window: refused by name.
   try {
     (void)generate_pool_planes_candidate(genome(4, 256, 8, 16), "kb1-42-maxpool-2d",

@@ -92,6 +92,13 @@ TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(c.find("cudaFuncAttributeMaxDynamicSharedMemorySize"), std::string::npos);
   EXPECT_NE(c.find("(kMasked ? 1 : 0)"), std::string::npos);
   EXPECT_NE(c.find("kTeam * kTeamsPerBlock, shared_bytes,"), std::string::npos);
+  // The limit is raised at every size: 3 stages x 512 threads are exactly 48 KiB dynamic, and the
+  // static scratch comes on top (a launch without the attribute fails).
+  Genome edge = staged;
+  edge.knobs = {{"cp-async-pipeline.stages", 3}, {"row-per-block.threads", 512}};
+  EXPECT_NE(generate_scan_candidate(edge, "kb1-89-cumsum")
+                .find("  if (cudaFuncSetAttribute(KILN_KERNEL(scan_kernel),"),
+            std::string::npos);
 }
 
 TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
