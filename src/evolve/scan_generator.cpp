@@ -7,6 +7,9 @@
 //    chunk copied to shared memory by cp.async `stages` - 1 chunks ahead of the one being scanned:
 //    a row's chunks are otherwise loaded one at a time, each after the previous one's scan, and a
 //    few KB in flight per block leaves HBM short of requests);
+//  - prefetch (optional, scalar or vector loads): register-prefetch keeps the loads of the next
+//    `chunks` chunks in flight in registers while one is scanned (no shared memory, no copy);
+//  - cache policy (optional): cache-streaming marks every load and store evict-first;
 //  - reduction: shared-tree (the threads' totals scanned in shared memory, Hillis-Steele) or
 //    warp-shuffle (scanned with __shfl_up/down inside each warp, warp totals through shared
 //    memory).
@@ -36,9 +39,9 @@ std::optional<ScanKind> scan_kind_of(const std::string& problem) {
 }
 
 const StrategySet& scan_generated_strategies() {
-  static const StrategySet generated = {"scalar-loads", "vector16-loads", "cp-async-pipeline",
-                                        "row-per-warp", "row-per-block",  "shared-tree",
-                                        "warp-shuffle"};
+  static const StrategySet generated = {"scalar-loads",      "vector16-loads", "cp-async-pipeline",
+                                        "register-prefetch", "row-per-warp",   "row-per-block",
+                                        "shared-tree",       "warp-shuffle",   "cache-streaming"};
   return generated;
 }
 
@@ -107,34 +110,58 @@ __device__ __forceinline__ float team_exclusive(float total, int r, float* s, fl
 )";
 }
 
-// Loads this thread's elements of the chunk into v[] (identity past the chunk's end).
-std::string load_block(bool vector) {
+// load_x / store_y: plain accesses, or (cache-streaming) marked evict-first: every element is
+// read once and written once, so nothing the scan touches is worth keeping in L2.
+std::string streaming_helpers(bool streaming) {
+  if (!streaming)
+    return R"(template <typename T>
+__device__ __forceinline__ T load_x(const T* p) { return *p; }
+template <typename T>
+__device__ __forceinline__ void store_y(T* p, T v) { *p = v; }
+
+)";
+  return R"(// cache-streaming: evict-first loads and stores (ld.global.cs / st.global.cs).
+template <typename T>
+__device__ __forceinline__ T load_x(const T* p) { return __ldcs(p); }
+template <typename T>
+__device__ __forceinline__ void store_y(T* p, T v) { __stcs(p, v); }
+
+)";
+}
+
+// Loads this thread's elements of a chunk into `to`[] (identity past the chunk's end): the
+// chunk's first element of this thread is `mine`, its end `end`.
+std::string load_block(bool vector, const std::string& to = "v", const std::string& mine = "mine",
+                       const std::string& end = "end") {
   if (!vector) {
-    return R"(#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const long long j = mine + i;
-      v[i] = j < end ? element(xr, mr, j) : kIdentity;
-    }
-)";
+    return fmt::format(R"(#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {{
+      const long long j = {mine} + i;
+      {to}[i] = j < {end} ? element(xr, mr, j) : kIdentity;
+    }}
+)",
+                       fmt::arg("to", to), fmt::arg("mine", mine), fmt::arg("end", end));
   }
-  return R"(    if (aligned && mine + kPerThread <= end) {  // whole float4s (rows and chunks start at multiples of 4)
+  return fmt::format(
+      R"(    if (aligned && {mine} + kPerThread <= {end}) {{  // whole float4s (rows and chunks start at multiples of 4)
 #pragma unroll
-      for (int q = 0; q < kPerThread / 4; ++q) {
-        const float4 f = *reinterpret_cast<const float4*>(xr + mine + 4 * q);
-        v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;
-        if (kMasked) {
-          const uchar4 m = *reinterpret_cast<const uchar4*>(mr + mine + 4 * q);
-          v[4 * q] *= m.x; v[4 * q + 1] *= m.y; v[4 * q + 2] *= m.z; v[4 * q + 3] *= m.w;
-        }
-      }
-    } else {
+      for (int q = 0; q < kPerThread / 4; ++q) {{
+        const float4 f = load_x(reinterpret_cast<const float4*>(xr + {mine} + 4 * q));
+        {to}[4 * q] = f.x; {to}[4 * q + 1] = f.y; {to}[4 * q + 2] = f.z; {to}[4 * q + 3] = f.w;
+        if (kMasked) {{
+          const uchar4 m = load_x(reinterpret_cast<const uchar4*>(mr + {mine} + 4 * q));
+          {to}[4 * q] *= m.x; {to}[4 * q + 1] *= m.y; {to}[4 * q + 2] *= m.z; {to}[4 * q + 3] *= m.w;
+        }}
+      }}
+    }} else {{
 #pragma unroll
-      for (int i = 0; i < kPerThread; ++i) {
-        const long long j = mine + i;
-        v[i] = j < end ? element(xr, mr, j) : kIdentity;
-      }
-    }
-)";
+      for (int i = 0; i < kPerThread; ++i) {{
+        const long long j = {mine} + i;
+        {to}[i] = j < {end} ? element(xr, mr, j) : kIdentity;
+      }}
+    }}
+)",
+      fmt::arg("to", to), fmt::arg("mine", mine), fmt::arg("end", end));
 }
 
 std::string store_block(bool vector) {
@@ -142,22 +169,22 @@ std::string store_block(bool vector) {
     return R"(#pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const long long j = mine + i;
-      if (j < end) yr[j] = combine(base, v[i]);
+      if (j < end) store_y(yr + j, combine(base, v[i]));
     }
 )";
   }
   return R"(    if (aligned && mine + kPerThread <= end) {
 #pragma unroll
       for (int q = 0; q < kPerThread / 4; ++q) {
-        *reinterpret_cast<float4*>(yr + mine + 4 * q) =
-            make_float4(combine(base, v[4 * q]), combine(base, v[4 * q + 1]),
-                        combine(base, v[4 * q + 2]), combine(base, v[4 * q + 3]));
+        store_y(reinterpret_cast<float4*>(yr + mine + 4 * q),
+                make_float4(combine(base, v[4 * q]), combine(base, v[4 * q + 1]),
+                            combine(base, v[4 * q + 2]), combine(base, v[4 * q + 3])));
       }
     } else {
 #pragma unroll
       for (int i = 0; i < kPerThread; ++i) {
         const long long j = mine + i;
-        if (j < end) yr[j] = combine(base, v[i]);
+        if (j < end) store_y(yr + j, combine(base, v[i]));
       }
     }
 )";
@@ -198,6 +225,55 @@ std::string plain_loop(bool vector) {
       fmt::arg("load", load_block(vector)));
 }
 
+// The bounds of a row's chunk c, a lambda.
+std::string chunk_bounds() {
+  return R"(  // Chunk c: the c-th kChunk elements in scan order, [lo, end) of the row.
+  const auto bounds = [&](long long c, long long& lo, long long& end) {
+    const long long done = c * kChunk;
+    lo = kReverse ? (cols - done > kChunk ? cols - done - kChunk : 0) : done;
+    end = kReverse ? cols - done : (done + kChunk < cols ? done + kChunk : cols);
+  };
+)";
+}
+
+// register-prefetch: chunks c + 1 .. c + kAhead are in registers (their loads issued, not
+// waited for) while chunk c is scanned and stored; the loop's tail shifts them down and issues
+// chunk c + kAhead + 1.
+std::string prefetch_loop(bool vector) {
+  return fmt::format(
+      R"(  const long long chunks = (cols + kChunk - 1) / kChunk;
+{bounds}  // The loads of chunk c into to[].
+  const auto fetch = [&](long long c, float* to) {{
+    long long lo, end;
+    bounds(c, lo, end);
+    const long long mine = lo + static_cast<long long>(t) * kPerThread;
+{load}  }};
+  float v[kPerThread];               // the chunk being scanned
+  float ahead[kAhead][kPerThread];   // the next kAhead chunks, loads in flight
+  fetch(0, v);
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (1 + a < chunks) fetch(1 + a, ahead[a]);
+  float carry = kIdentity;  // the combine of every element before this chunk, in scan order
+  for (long long c = 0; c < chunks; ++c) {{
+    long long lo, end;
+    bounds(c, lo, end);
+    const long long mine = lo + static_cast<long long>(t) * kPerThread;
+)",
+      fmt::arg("bounds", chunk_bounds()), fmt::arg("load", load_block(vector, "to")));
+}
+
+std::string prefetch_tail() {
+  return R"(#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) v[i] = ahead[0][i];
+#pragma unroll
+    for (int a = 0; a + 1 < kAhead; ++a)
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) ahead[a][i] = ahead[a + 1][i];
+    if (c + 1 + kAhead < chunks) fetch(c + 1 + kAhead, ahead[kAhead - 1]);
+)";
+}
+
 // cp-async-pipeline: chunk c + kStages - 1 is copied while chunk c is scanned; every iteration
 // commits one group (empty past the row's end), so waiting until kStages - 1 are pending means
 // chunk c has landed.
@@ -207,13 +283,8 @@ std::string staged_loop() {
   unsigned char* const ms = staged + sizeof(float) * kTeamsPerBlock * kStages * kChunk +
                             static_cast<long long>(team) * kStages * kChunk;
   const long long chunks = (cols + kChunk - 1) / kChunk;
-  // Chunk c: the c-th kChunk elements in scan order, [lo, end) of the row.
-  const auto bounds = [&](long long c, long long& lo, long long& end) {
-    const long long done = c * kChunk;
-    lo = kReverse ? (cols - done > kChunk ? cols - done - kChunk : 0) : done;
-    end = kReverse ? cols - done : (done + kChunk < cols ? done + kChunk : cols);
-  };
-  const auto issue = [&](long long c) {
+)" + chunk_bounds() +
+         R"(  const auto issue = [&](long long c) {
     long long lo, end;
     bounds(c, lo, end);
     const long long mine = lo + static_cast<long long>(t) * kPerThread;
@@ -271,6 +342,8 @@ std::string generate_scan_candidate(const Genome& g, const std::string& problem)
   if (!kind) throw UsageError(fmt::format("{}: not a cumulative (scan) problem", problem));
   require_translatable(g, Family::kScan, scan_generated_strategies(), "scan");
   const bool staged = g.has("cp-async-pipeline");
+  const bool prefetch = g.has("register-prefetch");
+  const bool streaming = g.has("cache-streaming");
   const bool vector = g.has("vector16-loads");
   const int unroll = staged   ? 0
                      : vector ? g.knob("vector16-loads", "unroll")
@@ -303,7 +376,7 @@ constexpr bool kReverse = {reverse};   // suffix scan: the row from its end
 constexpr bool kExclusive = {exclusive};  // y[j] leaves x[j] out
 constexpr bool kMasked = {masked};    // x * mask
 constexpr float kIdentity = {identity};
-{stages_line}
+{stages_line}{ahead_line}
 // kiln-device: begin
 __device__ __forceinline__ float combine(float a, float b) {{ return a {combine_op} b; }}
 
@@ -314,8 +387,8 @@ __device__ __forceinline__ void team_sync() {{
     __syncthreads();
 }}
 
-__device__ __forceinline__ float element(const float* xr, const unsigned char* mr, long long j) {{
-  return kMasked ? xr[j] * static_cast<float>(mr[j]) : xr[j];
+{streaming_helpers}__device__ __forceinline__ float element(const float* xr, const unsigned char* mr, long long j) {{
+  return kMasked ? load_x(xr + j) * static_cast<float>(load_x(mr + j)) : load_x(xr + j);
 }}
 
 {team_scan}{staged_helpers}
@@ -346,7 +419,7 @@ __global__ void __launch_bounds__(kTeam * kTeamsPerBlock)
     const float base = combine(carry, before);
 {store}
     carry = combine(carry, chunk_total);
-  }}
+{loop_tail}  }}
 }}
 // kiln-device: end
 
@@ -385,7 +458,16 @@ extern "C" int kiln_candidate_run(const KilnCandidateArgs* a) {{
       fmt::arg("masked", kind->masked), fmt::arg("identity", prod ? "1.0f" : "0.0f"),
       fmt::arg("combine_op", prod ? "*" : "+"),
       fmt::arg("team_scan", shuffle ? warp_shuffle_team_scan() : shared_tree_team_scan()),
-      fmt::arg("loop", staged ? staged_loop() : plain_loop(vector)),
+      fmt::arg("loop", staged     ? staged_loop()
+                       : prefetch ? prefetch_loop(vector)
+                                  : plain_loop(vector)),
+      fmt::arg("loop_tail", prefetch ? prefetch_tail() : ""),
+      fmt::arg("streaming_helpers", streaming_helpers(streaming)),
+      fmt::arg("ahead_line",
+               prefetch ? fmt::format("constexpr int kAhead = {};  // chunks loaded ahead of the "
+                                      "one scanned (register-prefetch)\n",
+                                      g.knob("register-prefetch", "chunks"))
+                        : ""),
       fmt::arg("store", store_block(vector || staged)),
       fmt::arg("staged_helpers", staged ? staged_helpers() : ""),
       fmt::arg("stages_line",

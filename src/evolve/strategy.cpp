@@ -47,6 +47,19 @@ std::vector<Strategy> build_catalog() {
        // What it stages stays on chip until used; split-row's units meet between kernels, so
        // nothing staged would outlive them (the norms' split-row, the only one it could join).
        {"split-row"}},
+      {"register-prefetch",
+       "prefetch",
+       "Loads run ahead of the work in registers: while one chunk of a row is combined and "
+       "stored, the loads of the next `chunks` chunks are already issued (plain loads into "
+       "registers that the thread only waits for when it uses them). A kernel that walks a row "
+       "chunk by chunk and synchronises inside each one otherwise has a single chunk in flight "
+       "per block, too few bytes to keep HBM busy; unlike cp-async-pipeline it needs no shared "
+       "memory and no extra copy.",
+       {F::kScan},
+       R::kHbm,
+       {{"chunks", {1, 2}}},
+       // cp-async-pipeline is the shared-memory form of the same idea.
+       {"cp-async-pipeline"}},
       {"tma-bulk",
        "load-path",
        "Hopper's tensor memory accelerator: bulk tile copies with an mbarrier, issued by one "
@@ -355,7 +368,7 @@ std::vector<Strategy> build_catalog() {
        "marked evict-first (ld.global.cs / st.global.cs), so the L2 cache keeps the data that "
        "later passes (or neighbouring pooling windows) read again instead of the output "
        "streaming through it.",
-       {F::kReduceAxis, F::kPooling},
+       {F::kReduceAxis, F::kPooling, F::kScan},
        R::kL2,
        {},
        {}},

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/candidate_library.hpp"
@@ -99,6 +100,31 @@ TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(generate_scan_candidate(edge, "kb1-89-cumsum")
                 .find("  if (cudaFuncSetAttribute(KILN_KERNEL(scan_kernel),"),
             std::string::npos);
+
+  // register-prefetch: the next `chunks` chunks' loads issued into registers before the scan;
+  // cache-streaming: every access evict-first. Neither without its strategy.
+  Genome ahead = scan_genome(
+      {"vector16-loads", "register-prefetch", "row-per-block", "warp-shuffle", "cache-streaming"});
+  ahead.knobs = {{"vector16-loads.unroll", 1},
+                 {"register-prefetch.chunks", 2},
+                 {"row-per-block.threads", 256}};
+  const std::string a = generate_scan_candidate(ahead, "kb1-93-masked-cumsum");
+  EXPECT_NE(a.find("constexpr int kAhead = 2;"), std::string::npos);
+  EXPECT_NE(a.find("float ahead[kAhead][kPerThread];"), std::string::npos);
+  EXPECT_NE(a.find("if (c + 1 + kAhead < chunks) fetch(c + 1 + kAhead, ahead[kAhead - 1]);"),
+            std::string::npos);
+  EXPECT_NE(a.find("__ldcs(p)"), std::string::npos);
+  EXPECT_NE(a.find("__stcs(p, v)"), std::string::npos);
+  EXPECT_EQ(a.find("cp.async"), std::string::npos);
+  for (const std::string& plain : {w, b}) {
+    EXPECT_EQ(plain.find("kAhead"), std::string::npos);
+    EXPECT_EQ(plain.find("__ldcs"), std::string::npos);
+    EXPECT_EQ(plain.find("__stcs"), std::string::npos);
+  }
+  // The shared-memory pipeline and the register one are one idea twice: never together.
+  Genome both =
+      scan_genome({"cp-async-pipeline", "register-prefetch", "row-per-block", "warp-shuffle"});
+  EXPECT_FALSE(violations(both).empty());
 }
 
 TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
@@ -124,6 +150,31 @@ TEST(EvolveScanGenerator, EveryCombinationCompilesAndLoads) {
         expect_split_build(file, file.string());
       }
     }
+  }
+  // The optional strategies: register-prefetch (1 and 2 chunks ahead, both load paths, both
+  // mappings) and cache-streaming, on the reverse and the masked scans.
+  for (const auto& [problem, strategies, chunks] :
+       std::vector<std::tuple<std::string, std::vector<std::string>, int>>{
+           {"kb1-91-cumsum-reverse",
+            {"scalar-loads", "register-prefetch", "row-per-warp", "shared-tree"},
+            2},
+           {"kb1-93-masked-cumsum",
+            {"vector16-loads", "register-prefetch", "row-per-block", "warp-shuffle",
+             "cache-streaming"},
+            1},
+           {"kb1-92-cumsum-exclusive",
+            {"cp-async-pipeline", "row-per-block", "warp-shuffle", "cache-streaming"},
+            0}}) {
+    Genome g = scan_genome(strategies);
+    if (chunks > 0) g.knobs = {{"register-prefetch.chunks", chunks}};
+    ASSERT_TRUE(violations(g).empty()) << g.describe();
+    const std::filesystem::path file = dir / fmt::format("scan_{}.cu", index++);
+    std::ofstream(file) << generate_scan_candidate(g, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), dir.string(), "sm_90a", 300))
+        << problem << ": " << g.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+    expect_split_build(file, file.string());
   }
 }
 

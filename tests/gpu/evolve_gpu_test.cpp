@@ -230,16 +230,32 @@ TEST(EvolveGpu, ScanFamilyGeneratesCompilesAndIsJudged) {
   warp_staged.knobs = {{"cp-async-pipeline.stages", 2}, {"row-per-warp.warps_per_block", 4}};
   Genome partial_staged = block_staged;
   partial_staged.knobs = {{"cp-async-pipeline.stages", 4}, {"row-per-block.threads", 512}};
+  // register-prefetch: two chunks ahead of a block (evict-first), one ahead of a warp.
+  Genome block_ahead;
+  block_ahead.family = Family::kScan;
+  block_ahead.strategies = {"vector16-loads", "register-prefetch", "row-per-block", "warp-shuffle",
+                            "cache-streaming"};
+  block_ahead.knobs = {{"vector16-loads.unroll", 1},
+                       {"register-prefetch.chunks", 2},
+                       {"row-per-block.threads", 128}};
+  Genome warp_ahead;
+  warp_ahead.family = Family::kScan;
+  warp_ahead.strategies = {"scalar-loads", "register-prefetch", "row-per-warp", "shared-tree"};
+  warp_ahead.knobs = {{"scalar-loads.unroll", 2},
+                      {"register-prefetch.chunks", 1},
+                      {"row-per-warp.warps_per_block", 4}};
   const std::vector<std::pair<std::string, Genome>> all = {
-      {"block-tree", block_tree},     {"block-shfl", block_shuffle},  {"warp-shfl", warp_shuffle},
-      {"warp-tree", warp_tree},       {"block-staged", block_staged}, {"warp-staged", warp_staged},
-      {"part-staged", partial_staged}};
+      {"block-tree", block_tree},      {"block-shfl", block_shuffle},  {"warp-shfl", warp_shuffle},
+      {"warp-tree", warp_tree},        {"block-staged", block_staged}, {"warp-staged", warp_staged},
+      {"part-staged", partial_staged}, {"block-ahead", block_ahead},   {"warp-ahead", warp_ahead}};
   for (const char* problem : {"kb1-89-cumsum", "kb1-91-cumsum-reverse", "kb1-92-cumsum-exclusive",
                               "kb1-93-masked-cumsum"}) {
     expect_accepted(problem, "small", all);
   }
   expect_accepted("kb1-90-cumprod", "small",
-                  {{"block-shfl", block_shuffle}, {"block-staged", block_staged}});
+                  {{"block-shfl", block_shuffle},
+                   {"block-staged", block_staged},
+                   {"block-ahead", block_ahead}});
 }
 
 // The pooling family on the six kb1 poolings: a one-shot grid with scalar runs, and a grid-stride
@@ -293,8 +309,8 @@ TEST(EvolveGpu, PoolingRegisterSweepIsJudged) {
 }
 
 // sliding-planes on the two 3-D windows at the small size (stride 2; dilation 1 and 3): tiles
-// wider and narrower than the output rows, one to 32 output depths a block (a block's depths
-// clipped at the end), the ring's 2 and 4 slots, evict-first stores.
+// wider and narrower than the output rows, 4 to 32 output depths a block (the knob's range; a
+// block's depths clipped at the end), the ring's 2 and 4 slots, evict-first stores.
 TEST(EvolveGpu, PoolingSlidingPlanesIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   const auto planes = [](int outputs, int threads, int rows, int depths, bool streaming) {
@@ -309,7 +325,7 @@ TEST(EvolveGpu, PoolingSlidingPlanesIsJudged) {
   for (const char* problem : {"kb1-43-maxpool-3d", "kb1-46-avgpool-3d"})
     expect_accepted(problem, "small",
                     {{"planes-4", planes(4, 256, 8, 16, false)},
-                     {"planes-1", planes(1, 128, 2, 1, true)},
+                     {"planes-1", planes(1, 128, 2, 4, true)},
                      {"planes-8", planes(8, 512, 16, 32, false)},
                      {"planes-2", planes(2, 128, 4, 4, true)}});
 }
