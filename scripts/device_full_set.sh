@@ -9,7 +9,9 @@
 # failures.txt (the end of each judge log that reports a failure), fullset.md (evaluations per problem and family,
 # new this call and in all, the call's evaluations per second), fullset-state.tar.xz (the state
 # for the next call: unpack it in the repository root here, then carry fullset-state).
-# Judge settings: -w 3 -n 10, 1 screened trial, confirmations with 3 trials, the best confirmed.
+# Judge settings: -w 3 -n 10, 1 screened trial, FULLSET_CONFIRM (2) confirmations with 3 trials
+# (the best screened kernel and the best of another work mapping: 2026-11-29g's avgpool-3d set
+# kept a kernel the screen put at U 0.588 and the guarded judge at 0.348), the best confirmed.
 # CUTLASS GEMM units compiled ahead here (`bash scripts/prebuild_sm90_units.sh prebuilt-units`:
 # every sm90 configuration, 3.6 MB; `bash scripts/prebuild_pool_units.sh POOL prebuilt-units`: the
 # units of a pool's CUTLASS genomes, sm80 included) go into the set's build cache (PREBUILT_UNITS
@@ -69,7 +71,7 @@ start=$SECONDS
 call_start=$(date +%s.%N)  # after the carried state was copied in (its files are older)
 timeout --kill-after=15 "${FULLSET_LIMIT:-520}" build/kiln evolve set --problems "${problems[@]}" --size kb \
   --budget "${FULLSET_BUDGET:-100}" --seed 1 --out "$dir/set" --pool "$dir/pool.json" \
-  --parallel-problems "${FULLSET_PARALLEL:-8}" -w 3 -n 10 --trials 3 --screen-trials 1 --confirm 1 \
+  --parallel-problems "${FULLSET_PARALLEL:-8}" -w 3 -n 10 --trials 3 --screen-trials 1 --confirm "${FULLSET_CONFIRM:-2}" \
   "${extra[@]}" > "$o/fullset.txt" 2>&1
 code=$?
 wall=$((SECONDS - start))

@@ -352,10 +352,11 @@ int run_evolve(const RunFlags& f) {
   nlohmann::json confirmations = nlohmann::json::array();
   std::set<std::uint64_t> rejected_by_confirmation;
   if (f.timing == "screen" && f.confirm > 0) {
-    // The best --confirm first; when the guarded judge rejects them all, the next ones, up to
-    // three rounds.
+    // The best --confirm first (the best of each work mapping before the runners-up of one:
+    // screened timing can misjudge a whole structure); when the guarded judge rejects them all,
+    // the next ones, up to three rounds.
     const std::vector<evolve::Individual> ranked =
-        evolve::best_accepted(result.history, 3 * f.confirm);
+        evolve::confirmation_order(result.history, 3 * f.confirm);
     evolve::CandidateEvaluatorOptions co = eo;
     co.timing = "guarded";
     co.trials = f.trials;    // the verdict's trials, not the screen's

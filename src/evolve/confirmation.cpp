@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+
+#include "evolve/strategy.hpp"
 
 namespace kiln::evolve {
 
@@ -20,6 +23,38 @@ std::vector<Individual> best_accepted(const std::vector<Individual>& history, in
     if (seen.insert(history[i].genome.hash()).second) best.push_back(history[i]);
   }
   return best;
+}
+
+namespace {
+
+// The genome's work-mapping strategy ("" when it has none).
+std::string work_mapping_of(const Genome& genome) {
+  for (const std::string& s : genome.strategies)
+    if (find_strategy(s).group == "work-mapping") return s;
+  return "";
+}
+
+}  // namespace
+
+std::vector<Individual> confirmation_order(const std::vector<Individual>& history, int count) {
+  // Every distinct accepted genome, best first; then each mapping's best to the front.
+  const std::vector<Individual> ranked = best_accepted(history, static_cast<int>(history.size()));
+  std::vector<Individual> order;
+  std::vector<bool> taken(ranked.size(), false);
+  std::set<std::string> mappings;
+  // A mapping far behind (under half the best's fitness) is not worth a confirmation slot that
+  // a near-tie of the best could take.
+  const double floor = ranked.empty() ? 0.0 : 0.5 * ranked.front().evaluation.fitness();
+  for (std::size_t i = 0; i < ranked.size(); ++i)
+    if (ranked[i].evaluation.fitness() >= floor &&
+        mappings.insert(work_mapping_of(ranked[i].genome)).second) {
+      order.push_back(ranked[i]);
+      taken[i] = true;
+    }
+  for (std::size_t i = 0; i < ranked.size(); ++i)
+    if (!taken[i]) order.push_back(ranked[i]);
+  if (static_cast<int>(order.size()) > count) order.resize(static_cast<std::size_t>(count));
+  return order;
 }
 
 std::vector<Confirmed> confirm(const std::vector<Individual>& candidates,

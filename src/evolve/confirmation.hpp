@@ -14,6 +14,15 @@ namespace kiln::evolve {
 // earliest evaluation first).
 std::vector<Individual> best_accepted(const std::vector<Individual>& history, int count);
 
+// The candidates for confirmation, `count` at most, in the order they are confirmed: the best of
+// each work mapping first (mappings in the order of their best; those whose best has under half
+// the overall best's fitness not promoted), then the rest by fitness. Screened timing
+// can misjudge a whole kernel structure: on the H200 (2026-11-29g) the screen put a
+// warp-row-separable avgpool-3d at U 0.588 that the guarded judge timed at 0.348, while
+// sliding-planes, screened just below it, was 0.547 guarded; confirming only the top genomes
+// of one mapping kept the wrong structure.
+std::vector<Individual> confirmation_order(const std::vector<Individual>& history, int count);
+
 struct Confirmed {
   Individual screened;   // as the search judged it
   Evaluation confirmed;  // judged again (guarded timing)
