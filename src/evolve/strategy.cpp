@@ -214,7 +214,7 @@ std::vector<Strategy> build_catalog() {
         {"warp", {64, 32}},
         {"stages", {3, 4, 5}},
         {"swizzle", {8, 1, 2, 4}},
-        {"split_k", {1, 2, 4, 8, 16}}},
+        {"split_k", {1, 2, 4, 8, 16, 32, 64}}},
        {}},
       {"warp-mma-tiles",
        "work-mapping",
