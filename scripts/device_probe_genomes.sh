@@ -12,7 +12,11 @@
 #                                                       one `kiln bench candidate` launch at SIZE
 #                                                       (kb), guarded timing; OUT/probe.tar.gz
 #                                                       holds the verdicts, OUT/probe-summary.txt
-#                                                       one line per genome (U, µs, correct)
+#                                                       one line per genome (U, µs, correct);
+#                                                       PROBE_TIMING "guarded" (default), "screen"
+#                                                       or "guarded screen" (both, one after the
+#                                                       other: where the search's screen and the
+#                                                       verdict disagree)
 # Needs: bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests [.deps/cutlass-4.2.0.0/include]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -48,15 +52,18 @@ for problem in $(entries | awk '{print $1}' | sort -u); do
     sources+=(--source "$src")
   done < <(entries)
   [ ${#sources[@]} -gt 0 ] || continue
-  timeout "${PROBE_LIMIT:-240}" build/kiln bench candidate --reuse-builds --problem "$problem" --sizes "$SIZE" \
-    "${sources[@]}" --json-per-source --build-dir "$w/build" -w 3 -n 10 --trials 2 --timeout 60 \
-    > "$o/probe/$problem-judge.txt" 2>&1
-  echo "$problem: judge exit $?" | tee -a "$summary"
-  for src in "$w/src/$problem"--*.cu; do
-    j="${src%.cu}.json"
-    [ -f "$j" ] || continue
-    cp "$j" "$o/probe/"
-    python3 scripts/verdict_rows.py "$j" "$(basename "${src%.cu}")" --width 48 | tee -a "$summary"
+  for timing in ${PROBE_TIMING:-guarded}; do
+    rm -f "$w/src/$problem"--*.json
+    timeout "${PROBE_LIMIT:-240}" build/kiln bench candidate --reuse-builds --problem "$problem" --sizes "$SIZE" \
+      "${sources[@]}" --json-per-source --build-dir "$w/build" -w 3 -n 10 --trials 2 --timeout 60 \
+      --timing "$timing" > "$o/probe/$problem-$timing-judge.txt" 2>&1
+    echo "$problem ($timing timing): judge exit $?" | tee -a "$summary"
+    for src in "$w/src/$problem"--*.cu; do
+      j="${src%.cu}.json"
+      [ -f "$j" ] || continue
+      cp "$j" "$o/probe/$(basename "${src%.cu}")-$timing.json"
+      python3 scripts/verdict_rows.py "$j" "$(basename "${src%.cu}") $timing" --width 56 | tee -a "$summary"
+    done
   done
 done
 tar -czf "$o/probe.tar.gz" -C "$o" probe && rm -rf "$o/probe"
