@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Hardware counters of judged kernels (Nsight Compute), to place an evolved kernel's time: DRAM
+# and L2 bytes, instructions, SM throughput and occupancy, one launch each.
+#   bash scripts/device_ncu_candidates.sh PROBLEM=SOURCE ...   on the device (carry ["carry", and
+#                                                              the sources' folder])
+# Writes $OUT/ncu/<problem>--<source stem>.csv (ncu's raw page) and $OUT/ncu-summary.txt (one line
+# each: duration, DRAM read/write GB/s, L2 bytes over DRAM bytes, instructions, SM throughput %,
+# warps active %).
+# Why it is built this way (2026-11-29g call 3): seven sections at KernelBench's size replay the
+# kernel ~40 times, each replay saving and restoring the judge's memory (tens of GB); the judge's
+# 70-s progress watchdog ended every run, 500 s of device time for nothing. Here: a few metrics
+# (one or two passes), the judge's waits raised (--timeout), SIZE small unless asked, one launch.
+#   NCU_SIZE (small), NCU_METRICS (below), NCU_KERNELS (the generated kernels' names, a regex),
+#   NCU_LIMIT (150 s a source)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+[ $# -gt 0 ] || { echo "usage: $0 PROBLEM=SOURCE ..." >&2; exit 2; }
+command -v ncu > /dev/null || { echo "$0: no ncu here; run it on the device" >&2; exit 2; }
+[ -d carry ] && bash scripts/unpack_carry.sh > /dev/null
+source scripts/device_env.sh > /dev/null 2>&1
+o=${OUT:-out}; mkdir -p "$o/ncu"
+size=${NCU_SIZE:-small}
+metrics=${NCU_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active}
+# The generators' main kernels (the judge's own, e.g. fill_random_kernel, must not match: -c 1).
+kernels=${NCU_KERNELS:-^(map|scan|strided|norm|grid_norm|tma_norm|loss|matvec|pool|pool_warp_row|pool_planes|pool_sweep|pool_tile)_kernel}
+summary="$o/ncu-summary.txt"
+echo "device_ncu_candidates on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $size" | tee "$summary"
+for pair in "$@"; do
+  problem=${pair%%=*}; source=${pair#*=}
+  [ -f "$source" ] || { echo "$problem: $source: no such file" | tee -a "$summary"; continue; }
+  name="$problem--$(basename "${source%.cu}")"
+  start=$SECONDS
+  timeout "${NCU_LIMIT:-150}" ncu --clock-control none --target-processes all -k "regex:$kernels" -c 1 \
+    --metrics "$metrics" --csv --page raw \
+    build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
+    --trials 1 --timing screen --skip-reference-timing --timeout 600 --build-dir /tmp/ncu-build \
+    > "$o/ncu/$name.csv" 2>&1
+  code=$?
+  # The raw page: a header row of metric names, a units row, then one row per profiled launch.
+  python3 - "$o/ncu/$name.csv" "$name" "$code" "$((SECONDS - start))" << 'EOF' | tee -a "$summary"
+import csv, sys
+path, name, code, seconds = sys.argv[1:]
+rows = [r for r in csv.reader(l for l in open(path, errors="replace") if l.startswith('"'))]
+if len(rows) < 3:
+    print(f"{name}: ncu exit {code} in {seconds} s, no profiled launch (see {path})")
+    sys.exit(0)
+head, units, first = rows[0], rows[1], rows[2]
+value = {h: (v, u) for h, u, v in zip(head, units, first)}
+def get(metric, scale=1.0):
+    v, u = value.get(metric, ("", ""))
+    try:
+        x = float(v.replace(",", ""))
+    except ValueError:
+        return None
+    factor = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0, "byte": 1.0,
+              "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}.get(u, 1.0)
+    return x * factor * scale
+t = get("gpu__time_duration.sum")
+rd, wr, l2 = get("dram__bytes_read.sum"), get("dram__bytes_write.sum"), get("lts__t_bytes.sum")
+inst = get("smsp__inst_executed.sum")
+sm = get("sm__throughput.avg.pct_of_peak_sustained_elapsed")
+warps = get("sm__warps_active.avg.pct_of_peak_sustained_active")
+kernel = value.get("Kernel Name", ("?", ""))[0][:40]
+def fmt(x, f):
+    return "-" if x is None else f.format(x)
+dram = None if None in (rd, wr) else rd + wr
+print(f"{name}: {kernel} {fmt(t and t * 1e6, '{:.1f}')} us; DRAM read {fmt(rd and t and rd / t / 1e9, '{:.0f}')} GB/s"
+      f" write {fmt(wr and t and wr / t / 1e9, '{:.0f}')} GB/s; L2/DRAM bytes {fmt(l2 and dram and l2 / dram, '{:.2f}')};"
+      f" inst {fmt(inst and inst / 1e6, '{:.1f}')} M; SM {fmt(sm, '{:.0f}')}%; warps active {fmt(warps, '{:.0f}')}%"
+      f" (ncu exit {code}, {seconds} s)")
+EOF
+done
