@@ -19,7 +19,7 @@
 #                                                       verdict disagree)
 # Needs: bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests [.deps/cutlass-4.2.0.0/include]
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 step=${1:-}; list=${2:-}
 [ "$step" = prepare ] || [ "$step" = run ] || { echo "usage: $0 prepare|run LIST" >&2; exit 2; }
 [ -f "$list" ] || { echo "$0: LIST $list: no such file" >&2; exit 2; }
