@@ -22,6 +22,9 @@ o=${OUT:-out}; mkdir -p "$o/ncu"
 size=${NCU_SIZE:-small}
 metrics=${NCU_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active}
 # The generators' main kernels (the judge's own, e.g. fill_random_kernel, must not match: -c 1).
+# The default covers map, scan, pooling, the norms' and losses' row kernels and matvec; for the
+# whole-array reductions, softmax, kiln's mma GEMM or CUTLASS, give NCU_KERNELS (e.g.
+# 'reduce_pass|reduce_middle', 'softmax_rows', 'gemm_3xtf32_tiles', 'cutlass|device_kernel').
 kernels=${NCU_KERNELS:-^(map|scan|strided|norm|grid_norm|tma_norm|loss|matvec|pool|pool_warp_row|pool_planes|pool_sweep|pool_tile)_kernel}
 summary="$o/ncu-summary.txt"
 echo "device_ncu_candidates on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $size" | tee "$summary"
@@ -31,7 +34,7 @@ for pair in "$@"; do
   name="$problem--$(basename "${source%.cu}")"
   start=$SECONDS
   timeout "${NCU_LIMIT:-150}" ncu --clock-control none --target-processes all -k "regex:$kernels" -c 1 \
-    --metrics "$metrics" --csv --page raw \
+    --metrics "$metrics" --csv --page raw --print-units base \
     build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
     --trials 1 --timing screen --skip-reference-timing --timeout 600 --build-dir /tmp/ncu-build \
     > "$o/ncu/$name.csv" 2>&1
@@ -52,9 +55,16 @@ def get(metric, scale=1.0):
         x = float(v.replace(",", ""))
     except ValueError:
         return None
-    factor = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0, "byte": 1.0,
-              "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}.get(u, 1.0)
-    return x * factor * scale
+    # --print-units base: seconds as ns and bytes as bytes; other spellings seen in ncu releases
+    # are mapped, and a unit not known here is an error, not a silent factor of 1.
+    factors = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3,
+               "msecond": 1e-3, "s": 1.0, "second": 1.0, "byte": 1.0, "B": 1.0, "Kbyte": 1e3,
+               "KB": 1e3, "Mbyte": 1e6, "MB": 1e6, "Gbyte": 1e9, "GB": 1e9, "Tbyte": 1e12,
+               "TB": 1e12, "inst": 1.0, "%": 1.0, "": 1.0}
+    if u not in factors:
+        print(f"{name}: {metric}: unit {u!r} not known to this script (see {path})")
+        sys.exit(0)
+    return x * factors[u] * scale
 t = get("gpu__time_duration.sum")
 rd, wr, l2 = get("dram__bytes_read.sum"), get("dram__bytes_write.sum"), get("lts__t_bytes.sum")
 inst = get("smsp__inst_executed.sum")

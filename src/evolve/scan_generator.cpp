@@ -236,9 +236,12 @@ std::string chunk_bounds() {
 )";
 }
 
-// register-prefetch: chunks c + 1 .. c + kAhead are in registers (their loads issued, not
-// waited for) while chunk c is scanned and stored; the loop's tail shifts them down and issues
-// chunk c + kAhead + 1.
+// register-prefetch: a ring of kAhead + 1 chunks in registers. Slot s holds the chunks c with
+// c % (kAhead + 1) == s, so no value ever moves between slots: a register copy of a prefetched
+// chunk waits for its load at the copy, which the compiler hoists above the next scan (review of
+// 3e8d4ef: the first form shifted `ahead[]` down each iteration and hid almost no latency).
+// Before chunk c is scanned, chunk c + kAhead is issued into the slot chunk c - 1 left; the
+// slots' loop is unrolled, so every slot index is a constant.
 std::string prefetch_loop(bool vector) {
   return fmt::format(
       R"(  const long long chunks = (cols + kChunk - 1) / kChunk;
@@ -248,14 +251,18 @@ std::string prefetch_loop(bool vector) {
     bounds(c, lo, end);
     const long long mine = lo + static_cast<long long>(t) * kPerThread;
 {load}  }};
-  float v[kPerThread];               // the chunk being scanned
-  float ahead[kAhead][kPerThread];   // the next kAhead chunks, loads in flight
-  fetch(0, v);
+  float ring[kAhead + 1][kPerThread];  // chunk c in slot c % (kAhead + 1)
 #pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (1 + a < chunks) fetch(1 + a, ahead[a]);
+  for (int s = 0; s < kAhead; ++s)
+    if (s < chunks) fetch(s, ring[s]);
   float carry = kIdentity;  // the combine of every element before this chunk, in scan order
-  for (long long c = 0; c < chunks; ++c) {{
+  for (long long c0 = 0; c0 < chunks; c0 += kAhead + 1) {{
+#pragma unroll
+   for (int s = 0; s <= kAhead; ++s) {{
+    const long long c = c0 + s;
+    if (c < chunks) {{
+    if (c + kAhead < chunks) fetch(c + kAhead, ring[(s + kAhead) % (kAhead + 1)]);
+    float* const v = ring[s];  // the chunk being scanned
     long long lo, end;
     bounds(c, lo, end);
     const long long mine = lo + static_cast<long long>(t) * kPerThread;
@@ -263,15 +270,9 @@ std::string prefetch_loop(bool vector) {
       fmt::arg("bounds", chunk_bounds()), fmt::arg("load", load_block(vector, "to")));
 }
 
+// Closes the ring's chunk (c < chunks) and its slots' loop.
 std::string prefetch_tail() {
-  return R"(#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) v[i] = ahead[0][i];
-#pragma unroll
-    for (int a = 0; a + 1 < kAhead; ++a)
-#pragma unroll
-      for (int i = 0; i < kPerThread; ++i) ahead[a][i] = ahead[a + 1][i];
-    if (c + 1 + kAhead < chunks) fetch(c + 1 + kAhead, ahead[kAhead - 1]);
-)";
+  return "    }  // c < chunks\n   }  // the ring's slots\n";
 }
 
 // cp-async-pipeline: chunk c + kStages - 1 is copied while chunk c is scanned; every iteration

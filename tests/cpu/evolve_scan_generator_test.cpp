@@ -110,9 +110,13 @@ TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
                  {"row-per-block.threads", 256}};
   const std::string a = generate_scan_candidate(ahead, "kb1-93-masked-cumsum");
   EXPECT_NE(a.find("constexpr int kAhead = 2;"), std::string::npos);
-  EXPECT_NE(a.find("float ahead[kAhead][kPerThread];"), std::string::npos);
-  EXPECT_NE(a.find("if (c + 1 + kAhead < chunks) fetch(c + 1 + kAhead, ahead[kAhead - 1]);"),
-            std::string::npos);
+  // A ring with fixed slots: nothing copied between them (a copy waits for its load).
+  EXPECT_NE(a.find("float ring[kAhead + 1][kPerThread];"), std::string::npos);
+  EXPECT_NE(
+      a.find("if (c + kAhead < chunks) fetch(c + kAhead, ring[(s + kAhead) % (kAhead + 1)]);"),
+      std::string::npos);
+  EXPECT_NE(a.find("float* const v = ring[s];"), std::string::npos);
+  EXPECT_EQ(a.find("ahead["), std::string::npos);
   EXPECT_NE(a.find("__ldcs(p)"), std::string::npos);
   EXPECT_NE(a.find("__stcs(p, v)"), std::string::npos);
   EXPECT_EQ(a.find("cp.async"), std::string::npos);
