@@ -112,9 +112,13 @@ TEST(EvolveScanGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(a.find("constexpr int kAhead = 2;"), std::string::npos);
   // A ring with fixed slots: nothing copied between them (a copy waits for its load).
   EXPECT_NE(a.find("float ring[kAhead + 1][kPerThread];"), std::string::npos);
-  EXPECT_NE(
-      a.find("if (c + kAhead < chunks) fetch(c + kAhead, ring[(s + kAhead) % (kAhead + 1)]);"),
-      std::string::npos);
+  EXPECT_NE(a.find("if (c + kAhead < chunks) fetch(c + kAhead, ring[next], mring[next]);"),
+            std::string::npos);
+  // The masked scan: mask bytes kept as loaded, applied at the scan (not at the load).
+  EXPECT_NE(a.find("unsigned int mring[kAhead + 1][kMasked ? kPerThread / 4 : 1];"),
+            std::string::npos);
+  EXPECT_NE(a.find("const unsigned int m = mring[s][q];"), std::string::npos);
+  EXPECT_EQ(a.find("element(xr, mr"), std::string::npos);
   EXPECT_NE(a.find("float* const v = ring[s];"), std::string::npos);
   EXPECT_EQ(a.find("ahead["), std::string::npos);
   EXPECT_NE(a.find("__ldcs(p)"), std::string::npos);
