@@ -263,6 +263,13 @@ TEST(EvolvePoolGenerator, WarpRowSeparableFollowsTheKnobsAndFitsWideWindows) {
   EXPECT_NE(s.find("kKernel = 3, kStride = 2, kPadding = 1, kDilation = 1"), std::string::npos);
   EXPECT_NE(s.find("constexpr bool kMax = false;"), std::string::npos);
   EXPECT_EQ(s.find("__syncthreads"), std::string::npos);
+  // The average's divisor: a multiplication by its exact inverse inside the padded row when that
+  // is a power of two, the division (and the clipped divisor at the row's end) otherwise.
+  EXPECT_NE(s.find("const long long last_full = (w.in + 2LL * kPadding - kKernel) / kStride;"),
+            std::string::npos);
+  EXPECT_NE(s.find("v = inside && exact_inverse"), std::string::npos);
+  EXPECT_NE(s.find(": v / (inside ? full : outer * static_cast<float>(divisor(w, ow0 + o)));"),
+            std::string::npos);
   // The outer taps' loops rolled by default, unrolled by the knob.
   EXPECT_NE(s.find("#pragma unroll 1\n    for (int kd = 0;"), std::string::npos);
   Genome unrolled = genome(4, 8);
