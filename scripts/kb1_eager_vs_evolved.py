@@ -28,7 +28,10 @@ import verdict_rows  # noqa: E402
 
 
 def judge(args, problem, source, json_path, compile_only=False):
+    # compile_only: `--compile-only` builds the library and judges nothing (on a GPU machine the
+    # prepare step judged every problem, 16 at a time, in 2026-11-29g's call 4: 128 s).
     command = [args.kiln, "bench", "candidate", "--reuse-builds", "--problem", problem,
+               *(["--compile-only"] if compile_only else []),
                "--sizes", args.size,
                "--source", source, "--build-dir", args.build_dir, "--compile-timeout", "600",
                *(["--build-cache", args.build_cache] if args.build_cache else []),

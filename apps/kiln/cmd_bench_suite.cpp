@@ -237,6 +237,7 @@ struct CandidateFlags {
   bool json_per_source = false;
   bool skip_reference_timing = false;
   bool reuse_builds = false;
+  bool compile_only = false;  // build the libraries (for --reuse-builds) and judge nothing
   std::string timing = "guarded";
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
@@ -292,6 +293,10 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
                 "judgement compiles into a fresh folder of its own, removed afterwards, so that "
                 "nothing an earlier candidate wrote there (a candidate runs with the judge's file "
                 "permissions) is ever loaded");
+  cmd->add_flag("--compile-only", f.compile_only,
+                "build each --source's library into --build-dir and stop, judging nothing (no GPU "
+                "needed): the compiles of a list of kiln's own kernels run ahead, in parallel, and "
+                "the judgements that follow load them (needs --reuse-builds)");
   cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,
                 "do not time the reference (its time and the speedup over it read 0): for a "
                 "search that ranks candidates by U alone");
@@ -347,6 +352,9 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
     return o;
   }
   KILN_REQUIRE(!f.sources.empty(), "--source is required (or --serve)");
+  KILN_REQUIRE(!f.compile_only || f.reuse_builds,
+               "--compile-only keeps what it builds for a later judgement: it needs --reuse-builds "
+               "(without it each judgement builds into a folder of its own, removed afterwards)");
   KILN_REQUIRE(f.sources.size() == 1 || (f.json_per_source && f.json_path.empty()),
                fmt::format("--source given {} times: judging several candidates writes each one's "
                            "results beside its source (--json-per-source), not to one --json",
@@ -583,6 +591,11 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
     }
   }
   if (entries.empty()) return 1;
+  if (f.compile_only) {
+    fmt::print("# compile-only: {} of {} candidates built in {}\n", entries.size(),
+               f.sources.size(), build_dir.path());
+    return entries.size() == f.sources.size() ? 0 : 1;
+  }
   const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
   const comm::RankRequest request = candidate_request(f);
   const comm::RankLayout layout = comm::resolve_ranks(request);
@@ -649,6 +662,10 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   // What the build reused (kiln-units from the cache, a library built before) opens its log.
   if (build.log.rfind('(', 0) == 0)
     fmt::print("# build: {}\n", build.log.substr(0, build.log.find('\n')));
+  if (f.compile_only) {
+    fmt::print("# candidate {}: built (--compile-only: not judged)\n", o.candidate_name);
+    return 0;
+  }
   o.candidate_library = build.library;
   const comm::RankRequest request = candidate_request(f);
   const comm::RankLayout layout = comm::resolve_ranks(request);

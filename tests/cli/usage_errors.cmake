@@ -93,6 +93,28 @@ foreach(reuse OFF ON)
   message(STATUS "ok: kiln bench candidate ${flag} -> --build-dir holds '${left}'")
 endforeach()
 
+# --compile-only: the library built into --build-dir, nothing judged (exit 0 on any machine: no
+# rank starts), for a later --reuse-builds judgement; without --reuse-builds it is a usage error.
+expect_usage_error("--compile-only keeps what it builds" bench candidate --problem kb1-19-relu
+                   --compile-only --source ${judge_dir}/src/plain.cu)
+file(REMOVE_RECURSE ${judge_dir}/ahead)
+foreach(round first again)
+  execute_process(COMMAND ${KILN} bench candidate --problem kb1-19-relu --compile-only --reuse-builds
+                          --source ${judge_dir}/src/plain.cu --build-dir ${judge_dir}/ahead
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT code EQUAL 0 OR NOT out MATCHES "# candidate plain: built \\(--compile-only: not judged\\)"
+     OR out MATCHES "rank")
+    message(FATAL_ERROR "--compile-only (${round}): exit ${code}: ${out} ${err}")
+  endif()
+  if(NOT EXISTS ${judge_dir}/ahead/plain.so)
+    message(FATAL_ERROR "--compile-only (${round}): no plain.so in --build-dir")
+  endif()
+endforeach()
+if(NOT out MATCHES "reused: built from the same source")
+  message(FATAL_ERROR "--compile-only a second time did not reuse the library: ${out}")
+endif()
+message(STATUS "ok: kiln bench candidate --compile-only builds once, then reuses")
+
 # A candidate that does not compile is a verdict, not a usage error: exit 1, a REJECTED line, and
 # its JSON says so (no GPU needed: the judgement ends before any rank starts).
 set(verdict_json ${judge_dir}/does_not_compile.json)
