@@ -32,7 +32,7 @@ if [ "$step" = prepare ]; then
     build/kiln evolve generate --problem "$problem" --genome "$genome" \
       --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
     echo "$problem $w/src/$problem--$name.cu"
-  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "error: --source" | cut -c1-300'
+  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "^kiln: |error: --source" | cut -c1-300'
   echo "# prepared: $(ls "$w/build"/*.so 2>/dev/null | wc -l) libraries in $w/build"
   exit 0
 fi

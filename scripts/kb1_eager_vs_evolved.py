@@ -39,6 +39,9 @@ def judge(args, problem, source, json_path, compile_only=False):
                "--timeout", "60", "--json", json_path]
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     if compile_only:
+        if done.returncode != 0:  # the judgement will fail too; say so now, with nvcc's words
+            words = " ".join((done.stderr or done.stdout).split())
+            return f"not built (exit {done.returncode}): {words[-300:]}"
         return None
     if done.returncode != 0 and not os.path.exists(json_path):
         raise RuntimeError(f"kiln bench candidate exit {done.returncode}: {done.stderr[-400:]}")
@@ -104,11 +107,13 @@ def main(argv=None):
         from concurrent.futures import ThreadPoolExecutor
         sources = {name: source_of(name) for name in names}
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            done = pool.map(lambda n: judge(args, n, sources[n], os.path.join(tmp, n + ".json"),
-                                            compile_only=True) or n, names)
-            for i, name in enumerate(done):
-                print(f"# [{i + 1}/{len(names)}] {name} compiled", flush=True)
-        return 0
+            done = pool.map(lambda n: (n, judge(args, n, sources[n], os.path.join(tmp, n + ".json"),
+                                                compile_only=True)), names)
+            failed = 0
+            for i, (name, failure) in enumerate(done):
+                failed += failure is not None
+                print(f"# [{i + 1}/{len(names)}] {name} {failure or 'compiled'}", flush=True)
+        return 1 if failed else 0
     eager._import_torch()
     torch = eager.torch
     eargs = argparse.Namespace(warmup=args.warmup, iters=args.iters, seed=args.seed)

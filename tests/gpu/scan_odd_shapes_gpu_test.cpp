@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -73,10 +75,12 @@ std::string run_once(const bench::CandidateLibrary& library, const std::string& 
   }
   if (kind.masked)
     for (unsigned char& m : mask) m = static_cast<unsigned char>(random() & 1u);
-  core::DeviceBuffer dx(n * sizeof(float)), dm(n), dy(n * sizeof(float));
+  // The output with a guard after it, poisoned too: a write past the end shows there.
+  constexpr std::size_t kGuard = 256;
+  core::DeviceBuffer dx(n * sizeof(float)), dm(n), dy((n + kGuard) * sizeof(float));
   KILN_CUDA_CHECK(cudaMemcpy(dx.data(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   KILN_CUDA_CHECK(cudaMemcpy(dm.data(), mask.data(), n, cudaMemcpyHostToDevice));
-  KILN_CUDA_CHECK(cudaMemset(dy.data(), 0xff, n * sizeof(float)));  // NaN poison
+  KILN_CUDA_CHECK(cudaMemset(dy.data(), 0xff, (n + kGuard) * sizeof(float)));  // NaN poison
   core::Stream stream;
   const void* inputs[] = {dx.data(), dm.data()};
   void* outputs[] = {dy.data()};
@@ -104,8 +108,15 @@ std::string run_once(const bench::CandidateLibrary& library, const std::string& 
   const int returned = library.entry()(&args);
   KILN_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   if (returned != 0) return "the entry returned " + std::to_string(returned);
-  std::vector<float> y(n);
-  KILN_CUDA_CHECK(cudaMemcpy(y.data(), dy.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> y(n + kGuard);
+  KILN_CUDA_CHECK(
+      cudaMemcpy(y.data(), dy.data(), (n + kGuard) * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::size_t i = n; i < n + kGuard; ++i) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &y[i], sizeof bits);
+    if (bits != 0xffffffffu)
+      return "wrote past the output's end, " + std::to_string(i - n) + " floats on";
+  }
   const std::vector<double> want = host_scan(kind, x, mask, rows, cols);
   for (std::size_t i = 0; i < n; ++i)
     if (!(static_cast<double>(y[i]) == want[i]))  // exact (the values above), NaN poison fails
@@ -144,9 +155,9 @@ int check_odd_shapes() {
       {"staged-block", scan({"cp-async-pipeline", "row-per-block", "warp-shuffle"},
                             {{"cp-async-pipeline.stages", 3}, {"row-per-block.threads", 128}})}};
   // Rows of one element, shorter than a chunk, not whole float4s, whole float4s with a partial
-  // last chunk, and a chunk's multiple plus one.
-  const std::vector<std::pair<long long, long long>> shapes = {{3, 1},    {5, 7},    {4, 1003},
-                                                               {3, 1028}, {2, 3001}, {2, 4097}};
+  // last chunk, a chunk's multiple plus one, and long enough that every ring reuses its slots.
+  const std::vector<std::pair<long long, long long>> shapes = {
+      {3, 1}, {5, 7}, {4, 1003}, {3, 1028}, {2, 3001}, {2, 4097}, {1, 10001}};
   const std::filesystem::path dir =
       std::filesystem::path(::testing::TempDir()) / "kiln_scan_odd_shapes";
   std::filesystem::create_directories(dir);
