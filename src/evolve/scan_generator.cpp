@@ -129,39 +129,35 @@ __device__ __forceinline__ void store_y(T* p, T v) { __stcs(p, v); }
 )";
 }
 
-// Loads this thread's elements of a chunk into `to`[] (identity past the chunk's end): the
-// chunk's first element of this thread is `mine`, its end `end`.
-std::string load_block(bool vector, const std::string& to = "v", const std::string& mine = "mine",
-                       const std::string& end = "end") {
+// Loads this thread's elements of the chunk into v[] (identity past the chunk's end; the masked
+// scan's mask applied as they arrive: the plain loop waits for them at once anyway).
+std::string load_block(bool vector) {
   if (!vector) {
-    return fmt::format(R"(#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {{
-      const long long j = {mine} + i;
-      {to}[i] = j < {end} ? element(xr, mr, j) : kIdentity;
-    }}
-)",
-                       fmt::arg("to", to), fmt::arg("mine", mine), fmt::arg("end", end));
+    return R"(#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const long long j = mine + i;
+      v[i] = j < end ? element(xr, mr, j) : kIdentity;
+    }
+)";
   }
-  return fmt::format(
-      R"(    if (aligned && {mine} + kPerThread <= {end}) {{  // whole float4s (rows and chunks start at multiples of 4)
+  return R"(    if (aligned && mine + kPerThread <= end) {  // whole float4s (rows and chunks start at multiples of 4)
 #pragma unroll
-      for (int q = 0; q < kPerThread / 4; ++q) {{
-        const float4 f = load_x(reinterpret_cast<const float4*>(xr + {mine} + 4 * q));
-        {to}[4 * q] = f.x; {to}[4 * q + 1] = f.y; {to}[4 * q + 2] = f.z; {to}[4 * q + 3] = f.w;
-        if (kMasked) {{
-          const uchar4 m = load_x(reinterpret_cast<const uchar4*>(mr + {mine} + 4 * q));
-          {to}[4 * q] *= m.x; {to}[4 * q + 1] *= m.y; {to}[4 * q + 2] *= m.z; {to}[4 * q + 3] *= m.w;
-        }}
-      }}
-    }} else {{
+      for (int q = 0; q < kPerThread / 4; ++q) {
+        const float4 f = load_x(reinterpret_cast<const float4*>(xr + mine + 4 * q));
+        v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;
+        if (kMasked) {
+          const uchar4 m = load_x(reinterpret_cast<const uchar4*>(mr + mine + 4 * q));
+          v[4 * q] *= m.x; v[4 * q + 1] *= m.y; v[4 * q + 2] *= m.z; v[4 * q + 3] *= m.w;
+        }
+      }
+    } else {
 #pragma unroll
-      for (int i = 0; i < kPerThread; ++i) {{
-        const long long j = {mine} + i;
-        {to}[i] = j < {end} ? element(xr, mr, j) : kIdentity;
-      }}
-    }}
-)",
-      fmt::arg("to", to), fmt::arg("mine", mine), fmt::arg("end", end));
+      for (int i = 0; i < kPerThread; ++i) {
+        const long long j = mine + i;
+        v[i] = j < end ? element(xr, mr, j) : kIdentity;
+      }
+    }
+)";
 }
 
 std::string store_block(bool vector) {
