@@ -3,15 +3,16 @@
 # and L2 bytes, instructions, SM throughput and occupancy, one launch each.
 #   bash scripts/device_ncu_candidates.sh PROBLEM=SOURCE ...   on the device (carry ["carry", and
 #                                                              the sources' folder])
-# Writes $OUT/ncu/<problem>--<source stem>.csv (ncu's raw page) and $OUT/ncu-summary.txt (one line
-# each: duration, DRAM read/write GB/s, L2 bytes over DRAM bytes, instructions, SM throughput %,
-# warps active %).
+# Writes $OUT/ncu.tar.gz (ncu/<problem>--<source stem>.csv: ncu's raw page; the build's log) and
+# $OUT/ncu-summary.txt (one line each: duration, DRAM read/write GB/s, L2 bytes over DRAM bytes,
+# instructions, SM throughput %, warps active %).
 # Why it is built this way (2026-11-29g call 3): seven sections at KernelBench's size replay the
 # kernel ~40 times, each replay saving and restoring the judge's memory (tens of GB); the judge's
 # 70-s progress watchdog ended every run, 500 s of device time for nothing. Here: a few metrics
 # (one or two passes), the judge's waits raised (--timeout), SIZE small unless asked, one launch.
 #   NCU_SIZE (small), NCU_METRICS (below), NCU_KERNELS (the generated kernels' names, a regex),
-#   NCU_LIMIT (150 s a source)
+#   NCU_LIMIT (150 s a source), NCU_REPLAY (kernel; application runs the judge once per pass instead of
+#   saving and restoring its memory around each replayed launch: for size kb)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 [ $# -gt 0 ] || { echo "usage: $0 PROBLEM=SOURCE ..." >&2; exit 2; }
@@ -33,10 +34,16 @@ for pair in "$@"; do
   [ -f "$source" ] || { echo "$problem: $source: no such file" | tee -a "$summary"; continue; }
   name="$problem--$(basename "${source%.cu}")"
   start=$SECONDS
-  timeout "${NCU_LIMIT:-150}" ncu --clock-control none --target-processes all -k "regex:$kernels" -c 1 \
+  # Built first, outside ncu: under --target-processes all, ncu injects itself into nvcc and every
+  # process nvcc starts, and the build alone outlasted the limit (2026-11-29h call 1: all eight
+  # sources ended at the limit, small size included, none profiled).
+  build/kiln bench candidate --compile-only --reuse-builds --problem "$problem" --source "$source" \
+    --build-dir /tmp/ncu-build > "$o/ncu/$name-build.txt" 2>&1 ||
+    { echo "$name: build failed (see $o/ncu/$name-build.txt)" | tee -a "$summary"; continue; }
+  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none --target-processes all -k "regex:$kernels" -c 1 \
     --metrics "$metrics" --csv --page raw --print-units base \
     build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
-    --trials 1 --timing screen --skip-reference-timing --timeout 600 --build-dir /tmp/ncu-build \
+    --trials 1 --timing screen --skip-reference-timing --timeout 600 --reuse-builds --build-dir /tmp/ncu-build \
     > "$o/ncu/$name.csv" 2>&1
   code=$?
   # The raw page: a header row of metric names, a units row, then one row per profiled launch.
@@ -80,3 +87,5 @@ print(f"{name}: {kernel} {fmt(t and t * 1e6, '{:.1f}')} us; DRAM read {fmt(rd an
       f" (ncu exit {code}, {seconds} s)")
 EOF
 done
+# One archive: the device brings back only so many files (2026-11-29h call 1 lost every CSV).
+tar -czf "$o/ncu.tar.gz" -C "$o" ncu && rm -rf "$o/ncu"
