@@ -34,17 +34,18 @@ for pair in "$@"; do
   [ -f "$source" ] || { echo "$problem: $source: no such file" | tee -a "$summary"; continue; }
   name="$problem--$(basename "${source%.cu}")"
   start=$SECONDS
-  # Built first, outside ncu: under --target-processes all, ncu injects itself into nvcc and every
-  # process nvcc starts, and the build alone outlasted the limit (2026-11-29h call 1: all eight
-  # sources ended at the limit, small size included, none profiled).
+  # Built first, outside ncu, and judged --in-process: kiln's judge forks its rank (and a child
+  # that counts the GPUs) without exec, and under ncu's injected threads such a child hangs
+  # (2026-11-29h calls 1 and 4: every source ended at the limit, small size included; in call 4,
+  # built outside ncu, ncu "connected" to both children and profiled nothing).
   build/kiln bench candidate --compile-only --reuse-builds --problem "$problem" --source "$source" \
     --build-dir /tmp/ncu-build > "$o/ncu/$name-build.txt" 2>&1 ||
     { echo "$name: build failed (see $o/ncu/$name-build.txt)" | tee -a "$summary"; continue; }
-  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none --target-processes all -k "regex:$kernels" -c 1 \
+  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none -k "regex:$kernels" -c 1 \
     --metrics "$metrics" --csv --page raw --print-units base \
     build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
-    --trials 1 --timing screen --skip-reference-timing --timeout 600 --reuse-builds --build-dir /tmp/ncu-build \
-    > "$o/ncu/$name.csv" 2>&1
+    --trials 1 --timing screen --skip-reference-timing --timeout 600 --reuse-builds --in-process \
+    --build-dir /tmp/ncu-build > "$o/ncu/$name.csv" 2>&1
   code=$?
   # The raw page: a header row of metric names, a units row, then one row per profiled launch.
   python3 - "$o/ncu/$name.csv" "$name" "$code" "$((SECONDS - start))" << 'EOF' | tee -a "$summary"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -238,6 +239,7 @@ struct CandidateFlags {
   bool skip_reference_timing = false;
   bool reuse_builds = false;
   bool compile_only = false;  // build the libraries (for --reuse-builds) and judge nothing
+  bool in_process = false;    // judge in this process: no supervising fork (for Nsight Compute)
   std::string timing = "guarded";
   std::vector<std::string> sizes;
   int gpus = 0, ranks_per_gpu = 0, warmup = 20, iterations = 50, trials = 5, compile_timeout = 300;
@@ -300,6 +302,13 @@ void add_candidate_flags(CLI::App* cmd, CandidateFlags& f) {
   cmd->add_flag("--skip-reference-timing", f.skip_reference_timing,
                 "do not time the reference (its time and the speedup over it read 0): for a "
                 "search that ranks candidates by U alone");
+  cmd->add_flag("--in-process", f.in_process,
+                "judge in this process, one rank, instead of a child that kiln's launcher forks "
+                "and supervises: for Nsight Compute, which cannot follow a fork() without exec "
+                "(its injected threads leave the child stuck). Without the supervisor, a "
+                "candidate that crashes ends this process and --time-limit is not enforced (the "
+                "--timeout watchdog still aborts a hung wait): for kiln's own kernels")
+      ->group("Profiling");
   cmd->add_option("--floor-scale", f.floor_scale,
                   "multiply the time floor by this (> 0; the judge's own tests raise it to see a "
                   "correct candidate rejected as impossibly fast)")
@@ -342,6 +351,10 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   KILN_REQUIRE(
       f.timeout > 0 && f.time_limit > 0,
       fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));
+  KILN_REQUIRE(!f.in_process || (f.gpus <= 1 && f.ranks_per_gpu <= 1 && f.serve_dir.empty()),
+               fmt::format("--in-process judges on one rank in this process: -g 1 (not {}), no "
+                           "--ranks-per-gpu above 1 (not {}), no --serve",
+                           f.gpus, f.ranks_per_gpu));
   if (!f.serve_dir.empty()) {
     KILN_REQUIRE(f.sources.empty() && f.json_path.empty(),
                  "--serve takes its candidates from the requests: no --source or --json");
@@ -517,6 +530,22 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
       });
 }
 
+// The judgement's ranks: children of kiln's own launcher, or with --in-process rank 0 of 1 run
+// here (no fork at all, not even the child that counts the GPUs: a profiler's injected threads
+// make any fork() without exec unsafe).
+int run_candidate_ranks(const CandidateFlags& f, const comm::RankRequest& request,
+                        const std::function<int(const comm::RankInfo&)>& body) {
+  if (!f.in_process) return comm::run_ranks(request, comm::resolve_ranks(request), body);
+  comm::RankInfo info;
+  info.launcher = "kiln --in-process";
+  try {
+    return body(info);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kiln: rank 0 (in process): error: {}\n", error.what());
+    return 1;
+  }
+}
+
 comm::RankRequest candidate_request(const CandidateFlags& f) {
   // Each rank is a child process of kiln's own launcher: a candidate that crashes or hangs
   // ends its ranks (the launcher says which and how), never this process.
@@ -598,10 +627,9 @@ int judge_candidate_batch(const CandidateFlags& f, const Invocation& invocation)
   }
   const core::Provenance provenance = core::host_provenance(invocation.argc, invocation.argv);
   const comm::RankRequest request = candidate_request(f);
-  const comm::RankLayout layout = comm::resolve_ranks(request);
   SuiteFlags flags;
   flags.timeout = f.timeout;
-  const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+  const int code = run_candidate_ranks(f, request, [&](const comm::RankInfo& info) {
     return batch_rank_main(info, o, flags, provenance, entries);
   });
   const bool all = code == 0 && entries.size() == f.sources.size();
@@ -668,12 +696,11 @@ int judge_candidate(const CandidateFlags& f, const Invocation& invocation) {
   }
   o.candidate_library = build.library;
   const comm::RankRequest request = candidate_request(f);
-  const comm::RankLayout layout = comm::resolve_ranks(request);
   SuiteFlags flags;
   flags.timeout = f.timeout;
   flags.json_path = json_path;
   flags.json_after_every_row = true;
-  const int code = comm::run_ranks(request, layout, [&](const comm::RankInfo& info) {
+  const int code = run_candidate_ranks(f, request, [&](const comm::RankInfo& info) {
     return rank_main(info, o, flags, provenance);
   });
   verdict.accepted = code == 0;

@@ -115,6 +115,13 @@ if(NOT out MATCHES "reused: built from the same source")
 endif()
 message(STATUS "ok: kiln bench candidate --compile-only builds once, then reuses")
 
+# --in-process runs the one rank in kiln's own process: more ranks or the judge server are usage
+# errors, named.
+expect_usage_error("--in-process judges on one rank in this process: -g 1 (not 2)" bench candidate
+                   --problem kb1-19-relu --in-process -g 2 --source ${judge_dir}/src/plain.cu)
+expect_usage_error("no --serve" bench candidate --problem kb1-19-relu --in-process -g 1
+                   --reuse-builds --serve ${judge_dir}/serve)
+
 # A candidate that does not compile is a verdict, not a usage error: exit 1, a REJECTED line, and
 # its JSON says so (no GPU needed: the judgement ends before any rank starts).
 set(verdict_json ${judge_dir}/does_not_compile.json)

@@ -195,6 +195,20 @@ TEST(CandidateGpu, Kb1ScreenedTimingAcceptsTheCorrectAndChecksTheLastCall) {
   EXPECT_TRUE(has(cheat, "screened calls:")) << cheat.output;
 }
 
+// --in-process (for Nsight Compute, which cannot follow the supervisor's fork) judges with the
+// same rank code in kiln's own process: the correct candidate accepted, a cheat still rejected.
+TEST(CandidateGpu, Kb1InProcessJudgesLikeTheSupervisedRank) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Judgement j = kb1("kb1-19-relu");
+  j.extra = "--in-process";
+  const Verdict correct = judge("kb1_relu_correct.cu", j);
+  EXPECT_EQ(correct.exit_code, 0) << correct.output;
+  EXPECT_TRUE(has(correct, "accepted")) << correct.output;
+  const Verdict cheat = judge("kb1_cheat_zero_inputs.cu", j);
+  EXPECT_NE(cheat.exit_code, 0) << cheat.output;
+  EXPECT_TRUE(has(cheat, "REJECTED")) << cheat.output;
+}
+
 TEST(CandidateGpu, Kb1TimeBelowTheFloorIsRejected) {
   KILN_SKIP_UNLESS_GPUS(1);
   // A correct candidate against a floor raised 10^5 times: the judge must call it impossible.
