@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "core/hardware_profile.hpp"
 #include "core/provenance.hpp"
+#include "core/run_command.hpp"
 #include "core/wall_clock.hpp"
 #include "evolve/build_slots.hpp"
 #include "evolve/candidate_evaluator.hpp"
@@ -84,6 +85,7 @@ struct RunFlags {
   bool launch_per_batch = false;
   bool nvcc_only = false;
   bool release_judge_setup = false;  // the server frees the problem's set-up after each batch
+  bool ncu = false;                  // Nsight Compute counters of each new best guide the mutations
 };
 
 void add_launch_per_batch_flag(CLI::App* cmd, RunFlags& f) {
@@ -101,6 +103,16 @@ void add_nvcc_only_flag(CLI::App* cmd, RunFlags& f) {
                 "by nvcc either way)");
 }
 
+void add_ncu_flag(CLI::App* cmd, RunFlags& f) {
+  cmd->add_flag("--ncu", f.ncu,
+                "profile each kernel that beats the run's best so far with Nsight Compute (DRAM "
+                "and SM throughput, warps active; `kiln bench candidate --in-process` under ncu, "
+                "in the GPU's turn) and let what the counters show guide the mutations of its "
+                "children (DRAM-saturated: fewer bytes; issue-bound: fewer instructions; "
+                "latency-bound: more in flight). The counters go into the log, so --resume and "
+                "`evolve replay` retrace the same path");
+}
+
 // The run's identity: a resumed run must match it (its log's evaluations hold only for the same
 // problem, size, judge settings and GPU).
 nlohmann::json run_identity(const RunFlags& f) {
@@ -108,18 +120,20 @@ nlohmann::json run_identity(const RunFlags& f) {
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   KILN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  return {{"problem", f.problem},
-          {"size", f.size},
-          {"seed", f.seed},
-          {"random", f.random},
-          {"device", prop.name},
-          {"warmup", f.warmup},
-          {"iterations", f.iterations},
-          {"trials", f.trials},
-          {"population", f.population},
-          {"seed_naive", f.seed_naive},
-          {"timing", f.timing},
-          {"screen_trials", f.timing == "screen" ? f.screen_trials : f.trials}};
+  nlohmann::json identity = {{"problem", f.problem},
+                             {"size", f.size},
+                             {"seed", f.seed},
+                             {"random", f.random},
+                             {"device", prop.name},
+                             {"warmup", f.warmup},
+                             {"iterations", f.iterations},
+                             {"trials", f.trials},
+                             {"population", f.population},
+                             {"seed_naive", f.seed_naive},
+                             {"timing", f.timing},
+                             {"screen_trials", f.timing == "screen" ? f.screen_trials : f.trials}};
+  if (f.ncu) identity["ncu"] = true;  // absent in runs recorded before --ncu (and without it)
+  return identity;
 }
 
 // The default pool: $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
@@ -199,6 +213,10 @@ int run_evolve(const RunFlags& f) {
     throw UsageError("--seeds and --random: the random baseline takes no seeds");
   if (!f.seeds_file.empty() && f.seed_naive)
     throw UsageError("--seeds and --seed-naive: --seed-naive starts from the naive kernel alone");
+  if (f.ncu && f.random)
+    throw UsageError("--ncu and --random: the random baseline takes no guidance");
+  if (std::string ignored; f.ncu && core::run_command("command -v ncu > /dev/null", ignored) != 0)
+    throw UsageError("--ncu: ncu (Nsight Compute) is not on PATH");
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
   KILN_REQUIRE(f.trials >= 1 && f.trials <= 1000,
@@ -254,6 +272,10 @@ int run_evolve(const RunFlags& f) {
   eo.serve = eo.batch != nullptr && !f.launch_per_batch;
   eo.split_build = !f.nvcc_only;
   eo.release_setup = f.release_judge_setup;
+  eo.ncu = f.ncu;
+  // A resumed run profiles only kernels that beat the best its log already holds.
+  for (const auto& entry : checkpoint)
+    eo.ncu_above = std::max(eo.ncu_above, entry.at("evaluation").value("fitness", 0.0));
   evolve::SearchOptions so;
   so.budget = f.budget;
   so.population = f.population;
@@ -918,6 +940,7 @@ void register_evolve(CLI::App& app, Runner& run) {
                 "launch, a genome whose batch stopped at a crash judged again alone)");
   add_launch_per_batch_flag(cmd, *f);
   add_nvcc_only_flag(cmd, *f);
+  add_ncu_flag(cmd, *f);
   cmd->callback([f, &run]() { run = [f](const Invocation&) { return run_evolve(*f); }; });
 
   auto sf = std::make_shared<RunFlags>();
@@ -976,6 +999,7 @@ void register_evolve(CLI::App& app, Runner& run) {
       ->check(CLI::Range(0, 8))
       ->capture_default_str();
   add_launch_per_batch_flag(set, *sf);
+  add_ncu_flag(set, *sf);
   add_nvcc_only_flag(set, *sf);
   set->callback([sf, patterns, torch_json, &run]() {
     run = [sf, patterns, torch_json](const Invocation&) {

@@ -208,62 +208,6 @@ std::vector<std::string> ncu_metric_names() {
           "smsp__sass_average_branch_targets_threads_uniform.pct"};
 }
 
-namespace {
-
-// The fields of one CSV line ("a","b,c","d"): quotes removed, commas inside quotes kept.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.push_back(field);
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  fields.push_back(field);
-  return fields;
-}
-
-}  // namespace
-
-std::vector<NcuValue> parse_ncu_csv(const std::string& csv) {
-  std::vector<NcuValue> values;
-  std::stringstream lines(csv);
-  std::string line;
-  int name_column = -1, unit_column = -1, value_column = -1;
-  while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::vector<std::string> fields = csv_fields(line);
-    if (name_column < 0) {
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        if (fields[i] == "Metric Name") name_column = static_cast<int>(i);
-        if (fields[i] == "Metric Unit") unit_column = static_cast<int>(i);
-        if (fields[i] == "Metric Value") value_column = static_cast<int>(i);
-      }
-      if (value_column < 0) name_column = -1;  // not the header yet
-      continue;
-    }
-    if (static_cast<int>(fields.size()) <= std::max({name_column, unit_column, value_column}))
-      continue;
-    std::string number;
-    for (char c : fields[value_column])
-      if (c != ',') number += c;
-    try {
-      std::size_t used = 0;
-      const double value = std::stod(number, &used);
-      if (used == number.size())
-        values.push_back({fields[name_column], unit_column >= 0 ? fields[unit_column] : "", value});
-    } catch (const std::exception&) {
-    }
-  }
-  return values;
-}
-
 void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m) {
   for (const NcuValue& v : values) {
     if (v.metric == "gpu__time_duration.sum") {
@@ -321,9 +265,8 @@ std::vector<NcuMetrics> profile_with_ncu(const ReduceBenchOptions& o,
     apply_ncu_values(parse_ncu_csv(csv), m);
     if (m.duration_us == 0.0) {
       // Keep ncu's own words (e.g. ERR_NVGPUCTRPERM) for the report.
-      const auto at = csv.find("==ERROR==");
-      m.error = at != std::string::npos ? csv.substr(at, csv.find('\n', at) - at)
-                                        : fmt::format("ncu exited with status {}", status);
+      const std::string error = core::ncu_error_line(csv);
+      m.error = !error.empty() ? error : fmt::format("ncu exited with status {}", status);
     }
     out.push_back(m);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/ncu_csv.hpp"
 #include "core/stats.hpp"
 #include "kernels/reduce_variant.hpp"
 
@@ -68,12 +69,9 @@ struct ReduceBenchReport {
 
 // The metric names Nsight Compute is asked for, and the parse of its --csv output (values by
 // metric name; empty when the output holds none). Host-only, tested on CPU.
-struct NcuValue {
-  std::string metric, unit;
-  double value = 0.0;
-};
+using core::NcuValue;
+using core::parse_ncu_csv;  // core/ncu_csv.hpp
 std::vector<std::string> ncu_metric_names();
-std::vector<NcuValue> parse_ncu_csv(const std::string& csv);
 // Fills the metrics of `m` from parsed values (durations converted to microseconds).
 void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m);
 

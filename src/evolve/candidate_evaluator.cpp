@@ -14,12 +14,14 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "bench/candidate_library.hpp"
 #include "core/error.hpp"
 #include "core/fifo_turn.hpp"
 #include "core/file_lock.hpp"
+#include "core/ncu_csv.hpp"
 #include "core/run_command.hpp"
 #include "core/wall_clock.hpp"
 #include "evolve/attention_generator.hpp"
@@ -27,6 +29,7 @@
 #include "evolve/build_slots.hpp"
 #include "evolve/judge_output.hpp"
 #include "evolve/judge_server.hpp"
+#include "evolve/kernel_counters.hpp"
 #include "evolve/loss_generator.hpp"
 #include "evolve/map_generator.hpp"
 #include "evolve/matmul_generator.hpp"
@@ -417,12 +420,66 @@ std::function<void(const std::vector<Genome>&)> candidate_preparer(
   };
 }
 
+namespace {
+
+// --ncu: Nsight Compute's counters of the candidate at `stem`.cu, its own kernels only, judged
+// once more in one process (`kiln bench candidate --in-process`: ncu cannot follow the judge's
+// forked rank) with the build made beforehand, outside ncu, into a folder of its own (the
+// search's libraries may be split builds, which a whole nvcc build of the same stem would
+// overwrite). Everything ncu printed goes to `stem`.ncu.log.
+KernelCounters profile_counters(const CandidateEvaluatorOptions& o, const std::string& stem) {
+  KernelCounters c;
+  std::ofstream log(stem + ".ncu.log");
+  std::stringstream source;
+  source << std::ifstream(stem + ".cu").rdbuf();
+  const std::string filter = candidate_kernel_filter(candidate_kernel_names(source.str()));
+  if (filter.empty()) {
+    c.error = "no __global__ kernel named in the source";
+    log << c.error << "\n";
+    return c;
+  }
+  const std::string build = o.folder + "/ncu-build";
+  std::filesystem::create_directories(build);
+  const std::string judge = fmt::format(
+      "{} bench candidate --problem {} --sizes {} --source {} --reuse-builds --build-dir {}",
+      core::shell_quoted(o.kiln), o.problem, o.size, core::shell_quoted(stem + ".cu"),
+      core::shell_quoted(build));
+  std::string output;
+  int code = core::run_command(judge + " --compile-only", output);
+  log << judge << " --compile-only\n" << output;
+  if (code != 0) {
+    c.error = fmt::format("the profiling build failed (exit {})", code);
+    return c;
+  }
+  // Clocks left alone (--clock-control none), as the shared machines require; a few launches of
+  // the candidate's kernels (a call may launch several: split, GEMM, reduction of the slices).
+  const std::string command = fmt::format(
+      "timeout {} ncu --clock-control none --csv --metrics {} --kernel-name {} --launch-count 8 "
+      "{} -w 1 -n 2 --trials 1 --timing screen --skip-reference-timing --timeout {} --in-process",
+      4 * o.timeout_seconds + 60, counter_metrics(), core::shell_quoted(filter), judge,
+      o.timeout_seconds);
+  output.clear();
+  {
+    const GpuTurn turn;  // counters read while another judgement runs would mix the two
+    code = core::run_command(command, output);
+  }
+  log << command << "\n" << output;
+  c = counters_from_ncu(core::parse_ncu_csv(output));
+  if (!c.measured()) {
+    const std::string refused = core::ncu_error_line(output);
+    c.error = !refused.empty() ? refused : fmt::format("ncu exit {}: {}", code, c.error);
+  }
+  return c;
+}
+
+}  // namespace
+
 Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
   if (!generated_family(o.problem))
     throw UsageError(fmt::format("--problem {}: no kernel generator for it yet ({})", o.problem,
                                  generated_problems_text()));
   std::filesystem::create_directories(o.folder);
-  return [o](const Genome& genome) {
+  Evaluator judged = [o](const Genome& genome) {
     const std::string stem = stem_of(o, genome);
     try {
       const std::string source = generate_candidate(genome, o.problem);
@@ -480,6 +537,26 @@ Evaluator candidate_evaluator(const CandidateEvaluatorOptions& o) {
       if (e.correct || !judged_nothing(e.failure)) break;
       log << "# judged nothing" << (attempt == 0 ? ": once more after 3 s\n" : "\n");
     }
+    return e;
+  };
+  if (!o.ncu) return judged;
+  // Profiled: each kernel that beats every one profiled before it (a new best of the run), so a
+  // search of 100 evaluations profiles a handful, the parents most often chosen among them.
+  struct Profiled {
+    std::mutex mutex;
+    double best = 0.0;
+  };
+  auto profiled = std::make_shared<Profiled>();
+  profiled->best = o.ncu_above;
+  return [o, judged, profiled](const Genome& genome) {
+    Evaluation e = judged(genome);
+    if (!e.correct) return e;
+    {
+      const std::lock_guard lock(profiled->mutex);
+      if (e.fitness() <= profiled->best) return e;
+      profiled->best = e.fitness();
+    }
+    e.counters = profile_counters(o, stem_of(o, genome));
     return e;
   };
 }

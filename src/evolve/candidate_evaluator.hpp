@@ -69,6 +69,12 @@ struct CandidateEvaluatorOptions {
   // the server judges those libraries. A verdict (guarded confirmation) builds whole with nvcc, as
   // the exported kernel is built.
   bool split_build = false;
+  // --ncu: each correct kernel whose U beats every one profiled so far (and `ncu_above`, a
+  // resumed log's best) is profiled by Nsight Compute in the GPU's turn, its counters attached to
+  // the evaluation (evolve/kernel_counters.hpp). A profile that fails leaves the evaluation as it
+  // was, with the reason in its counters.
+  bool ncu = false;
+  double ncu_above = 0.0;
 };
 
 // Throws kiln::UsageError when the problem's family has no generator yet.

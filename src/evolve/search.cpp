@@ -104,8 +104,10 @@ std::vector<Individual> carried_over(const std::vector<Individual>& ranked,
 }
 
 nlohmann::json Evaluation::to_json() const {
-  return {{"correct", correct}, {"us", us},           {"roof_us", roof_us},
-          {"binding", binding}, {"failure", failure}, {"fitness", fitness()}};
+  nlohmann::json j = {{"correct", correct}, {"us", us},           {"roof_us", roof_us},
+                      {"binding", binding}, {"failure", failure}, {"fitness", fitness()}};
+  if (counters.measured() || !counters.error.empty()) j["counters"] = counters.to_json();
+  return j;
 }
 
 Evaluation Evaluation::from_json(const nlohmann::json& j, const std::string& where) {
@@ -116,6 +118,7 @@ Evaluation Evaluation::from_json(const nlohmann::json& j, const std::string& whe
     e.roof_us = j.at("roof_us").get<double>();
     e.binding = j.at("binding").get<std::string>();
     e.failure = j.value("failure", std::string());
+    if (j.contains("counters")) e.counters = KernelCounters::from_json(j.at("counters"), where);
     return e;
   } catch (const nlohmann::json::exception& ex) {
     throw UsageError(fmt::format("{}: not an evaluation ({})", where, ex.what()));
@@ -131,6 +134,31 @@ std::map<Resource, double> guidance_weights(const Evaluation& e) {
                                   {Resource::kL2, 1.0},
                                   {Resource::kOccupancy, 1.0}};
   const double gap = std::max(0.0, 1.0 - u);  // how far from the roof
+  switch (counter_regime(e.counters)) {
+    case CounterRegime::kDramSaturated:
+      // Bytes already move at the device's pace: a kernel below its roof here reads or writes
+      // more than the roof counts (a second pass, halos), and only reuse on chip removes that.
+      w[Resource::kL2] += 6.0 * gap;
+      w[Resource::kHbm] += 2.0 * gap;  // keep-on-chip and one-pass statistics are HBM-tagged
+      break;
+    case CounterRegime::kIssueBound:
+      w[Resource::kCompute] += 4.0 * gap;
+      w[Resource::kHbm] += 3.0 * gap;     // wider loads: fewer instructions a byte
+      w[Resource::kLaunch] += 2.0 * gap;  // unrolling
+      break;
+    case CounterRegime::kLatencyBound:
+      w[Resource::kOccupancy] += 5.0 * gap;
+      w[Resource::kHbm] += 5.0 * gap;  // prefetch, cp.async, TMA: more bytes in flight
+      break;
+    case CounterRegime::kBetween:
+    case CounterRegime::kUnmeasured:
+      break;
+  }
+  if (counter_regime(e.counters) != CounterRegime::kUnmeasured &&
+      counter_regime(e.counters) != CounterRegime::kBetween) {
+    if (e.us < 20.0) w[Resource::kLaunch] += 4.0;
+    return w;
+  }
   if (e.binding == "memory") {
     w[Resource::kHbm] += 6.0 * gap;
     // Far from the memory roof a kernel often reads its data more than once (two-pass norms and

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "evolve/genome.hpp"
+#include "evolve/kernel_counters.hpp"
 
 namespace kiln::evolve {
 
@@ -25,6 +26,9 @@ struct Evaluation {
   double roof_us = 0.0;  // T_roof of the problem
   std::string binding;   // "memory", "compute", ... (the roofline's resource name)
   std::string failure;   // compile error or the judge's reason
+  // With --ncu, for the kernels that were a run's best when judged: Nsight Compute's counters
+  // (kept in the log, so that a replay or a resume guides the same way).
+  KernelCounters counters;
   // U = T_roof / T for a correct kernel, 0 otherwise: the fitness.
   double fitness() const { return correct && us > 0 ? roof_us / us : 0.0; }
   nlohmann::json to_json() const;
@@ -85,7 +89,10 @@ SearchResult search(Family family, const SearchOptions& options, const Evaluator
 
 // The mutation weights a parent's measurement asks for: far from a memory roof favours HBM
 // strategies, far from a compute roof compute ones, a kernel near the launch floor favours
-// launch and fusion strategies.
+// launch and fusion strategies. With counters (--ncu) the gap is split by what they show: at the
+// DRAM ceiling, strategies that move fewer bytes (L2, on-chip reuse); issue-bound, compute and
+// load-path ones (fewer instructions a byte); latency-bound, occupancy and load-path ones (more
+// in flight).
 std::map<Resource, double> guidance_weights(const Evaluation& evaluation);
 
 // What a generation carries over unchanged: the `elites` best of `ranked` (best first), then the

@@ -200,6 +200,34 @@ TEST(EvolveGpu, MapFamilyGeneratesCompilesAndIsJudged) {
   expect_accepted("kb1-19-relu", "small", {{"scalar", scalar}, {"vector", vector}});
 }
 
+// --ncu (issue 20's counter guidance): the evaluator profiles a new best with Nsight Compute
+// (`kiln bench candidate --in-process` under ncu) and attaches measured counters; a kernel no
+// better than it is not profiled again. Skips where ncu is not on PATH.
+TEST(EvolveGpu, NcuCountersAreAttachedToANewBest) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  std::string ignored;
+  if (core::run_command("command -v ncu > /dev/null", ignored) != 0)
+    GTEST_SKIP() << "ncu (Nsight Compute) is not on PATH";
+  CandidateEvaluatorOptions o = options("kb1-19-relu", "small");
+  o.folder += "_ncu";
+  o.ncu = true;
+  const Evaluator evaluate = candidate_evaluator(o);
+  const Genome g = genome_of(Family::kMap, {"vector16-loads", "grid-stride"});
+  const Evaluation first = evaluate(g);
+  ASSERT_TRUE(first.correct) << first.failure;
+  EXPECT_TRUE(first.counters.measured()) << first.counters.error;
+  EXPECT_GE(first.counters.launches, 1);
+  EXPECT_GT(first.counters.dram_pct, 0.0);
+  EXPECT_LE(first.counters.dram_pct, 100.0);
+  EXPECT_GT(first.counters.duration_us, 0.0);
+  CandidateEvaluatorOptions never = o;
+  never.ncu_above = 1e9;  // nothing beats it: no profile
+  const Evaluation second = candidate_evaluator(never)(g);
+  ASSERT_TRUE(second.correct) << second.failure;
+  EXPECT_FALSE(second.counters.measured());
+  EXPECT_TRUE(second.counters.error.empty());
+}
+
 // The scan family on the five cumulative problems: both work mappings, both team scans, both
 // load paths (vector16 with a partial last chunk: small rows are 2048 = 2 chunks of 1024 for a
 // 256-thread team of 4, and 2048 is not a multiple of 32 x 12 for the warp of 3 x 4).
