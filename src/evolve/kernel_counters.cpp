@@ -165,7 +165,9 @@ std::string candidate_kernel_filter(const std::vector<std::string>& names) {
   if (names.empty()) return "";
   std::string alternatives;
   for (const std::string& name : names) alternatives += (alternatives.empty() ? "" : "|") + name;
-  return "regex:^(" + alternatives + ")$";
+  // ncu matches the function's base name (--kernel-name-base function: no parameters or template
+  // arguments); a namespace or template arguments, should a release print them, are let through.
+  return "regex:^(.*::)?(" + alternatives + ")(<.*)?$";
 }
 
 }  // namespace kiln::evolve
