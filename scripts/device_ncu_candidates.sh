@@ -41,7 +41,7 @@ for pair in "$@"; do
   build/kiln bench candidate --compile-only --reuse-builds --problem "$problem" --source "$source" \
     --build-dir /tmp/ncu-build > "$o/ncu/$name-build.txt" 2>&1 ||
     { echo "$name: build failed (see $o/ncu/$name-build.txt)" | tee -a "$summary"; continue; }
-  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none -k "regex:$kernels" -c 1 \
+  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none --target-processes application-only -k "regex:$kernels" -c 1 \
     --metrics "$metrics" --csv --page raw --print-units base \
     build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
     --trials 1 --timing screen --skip-reference-timing --timeout 600 --reuse-builds --in-process \

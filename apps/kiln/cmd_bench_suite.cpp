@@ -24,6 +24,8 @@
 #include "bench/suite_plot.hpp"
 #include "bench/torch_baseline.hpp"
 #include "comm/communicator.hpp"
+#include "comm/launch_env.hpp"
+#include "comm/local_launcher.hpp"
 #include "comm/rank_launch.hpp"
 #include "comm/rank_provenance.hpp"
 #include "core/error.hpp"
@@ -351,10 +353,12 @@ bench::SuiteOptions candidate_options(const CandidateFlags& f) {
   KILN_REQUIRE(
       f.timeout > 0 && f.time_limit > 0,
       fmt::format("--timeout {} / --time-limit {}: must be > 0 seconds", f.timeout, f.time_limit));
-  KILN_REQUIRE(!f.in_process || (f.gpus <= 1 && f.ranks_per_gpu <= 1 && f.serve_dir.empty()),
+  KILN_REQUIRE(!f.in_process || (f.gpus <= 1 && f.ranks_per_gpu <= 1),
                fmt::format("--in-process judges on one rank in this process: -g 1 (not {}), no "
-                           "--ranks-per-gpu above 1 (not {}), no --serve",
+                           "--ranks-per-gpu above 1 (not {})",
                            f.gpus, f.ranks_per_gpu));
+  KILN_REQUIRE(!f.in_process || f.serve_dir.empty(),
+               "--in-process and --serve: the judge server supervises its own rank");
   if (!f.serve_dir.empty()) {
     KILN_REQUIRE(f.sources.empty() && f.json_path.empty(),
                  "--serve takes its candidates from the requests: no --source or --json");
@@ -533,9 +537,18 @@ int serve_rank_main(const comm::RankInfo& info, const bench::SuiteOptions& optio
 // The judgement's ranks: children of kiln's own launcher, or with --in-process rank 0 of 1 run
 // here (no fork at all, not even the child that counts the GPUs: a profiler's injected threads
 // make any fork() without exec unsafe).
+// What the launcher would refuse or give a forked rank is checked and given here too: no outside
+// launcher, a visible GPU (a usage error, not a REJECTED verdict), its own NCCL_COMM_ID port.
+// One difference stays: the stall watchdog's abort ends this process, leaving no verdict (a
+// --json report, if any, says "complete": false).
 int run_candidate_ranks(const CandidateFlags& f, const comm::RankRequest& request,
                         const std::function<int(const comm::RankInfo&)>& body) {
   if (!f.in_process) return comm::run_ranks(request, comm::resolve_ranks(request), body);
+  (void)comm::plan_ranks(request, comm::rank_from_environment(comm::process_environment()), 1);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1)
+    throw UsageError("--in-process: no CUDA GPU is visible on this host");
+  setenv("NCCL_COMM_ID", fmt::format("127.0.0.1:{}", comm::free_loopback_port()).c_str(), 1);
   comm::RankInfo info;
   info.launcher = "kiln --in-process";
   try {

@@ -103,6 +103,11 @@ void add_nvcc_only_flag(CLI::App* cmd, RunFlags& f) {
                 "by nvcc either way)");
 }
 
+void require_ncu_if_asked(const RunFlags& f) {
+  if (std::string ignored; f.ncu && core::run_command("command -v ncu > /dev/null", ignored) != 0)
+    throw UsageError("--ncu: ncu (Nsight Compute) is not on PATH");
+}
+
 void add_ncu_flag(CLI::App* cmd, RunFlags& f) {
   cmd->add_flag("--ncu", f.ncu,
                 "profile each kernel that beats the run's best so far with Nsight Compute (DRAM "
@@ -215,8 +220,7 @@ int run_evolve(const RunFlags& f) {
     throw UsageError("--seeds and --seed-naive: --seed-naive starts from the naive kernel alone");
   if (f.ncu && f.random)
     throw UsageError("--ncu and --random: the random baseline takes no guidance");
-  if (std::string ignored; f.ncu && core::run_command("command -v ncu > /dev/null", ignored) != 0)
-    throw UsageError("--ncu: ncu (Nsight Compute) is not on PATH");
+  require_ncu_if_asked(f);
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
   KILN_REQUIRE(f.trials >= 1 && f.trials <= 1000,
@@ -384,6 +388,7 @@ int run_evolve(const RunFlags& f) {
     co.trials = f.trials;    // the verdict's trials, not the screen's
     co.serve = false;        // the verdict: each confirmation round in a process of its own
     co.split_build = false;  // and built whole by nvcc, as `kiln evolve export` builds it
+    co.ncu = false;          // the search's guidance is over: nothing to profile for
     std::vector<evolve::Confirmed> confirmed;
     for (std::size_t from = 0; from < ranked.size() && evolve::best_confirmed(confirmed) < 0;
          from += static_cast<std::size_t>(f.confirm)) {
@@ -508,6 +513,7 @@ int finished_budget(const std::string& dir) {
 // (OUT/summary.json, summary.md) is rewritten after each problem, so a cut set keeps it.
 int run_evolve_set(const RunFlags& base, const std::vector<std::string>& patterns,
                    const std::string& torch_json) {
+  require_ncu_if_asked(base);  // once, before any problem starts
   std::vector<std::string> names;
   for (const bench::Problem* p :
        bench::select_problems(problems::problem_registry(), patterns, "--problems"))

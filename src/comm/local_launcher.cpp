@@ -41,25 +41,6 @@ bool cuda_driver_initialized() {
   return initialized;
 }
 
-// Asks the kernel for a free TCP port on loopback. A small race remains (another program may take
-// it before rank 0 listens); NCCL then fails to bind and the run reports it.
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw Error(fmt::format("socket() failed: {}", std::strerror(errno)));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof(address);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    close(fd);
-    throw Error(fmt::format("cannot find a free loopback port: {}", std::strerror(errno)));
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 [[noreturn]] void run_child(int rank, int world_size, int ranks_per_gpu, const std::string& comm_id,
                             const std::function<int(const RankInfo&)>& rank_main) {
   // If the launcher dies, its ranks must not live on holding GPUs.
@@ -91,6 +72,23 @@ int free_loopback_port() {
 }
 
 }  // namespace
+
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw Error(fmt::format("socket() failed: {}", std::strerror(errno)));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    throw Error(fmt::format("cannot find a free loopback port: {}", std::strerror(errno)));
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
 
 std::string describe_wait_status(int status) {
   if (WIFSIGNALED(status)) {

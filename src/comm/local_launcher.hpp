@@ -36,6 +36,10 @@ int launch_local_ranks(int world_size, const std::function<int(const RankInfo&)>
 // fails (an old driver, a device in a bad state): that is not "no GPU".
 int count_visible_gpus();
 
+// A free TCP port on loopback, asked of the kernel (for NCCL_COMM_ID). A small race remains
+// (another program may take it before rank 0 listens); NCCL then fails to bind and says so.
+int free_loopback_port();
+
 // Describes how a child ended, e.g. "was killed by signal 9 (Killed)" or "exited with status 1".
 std::string describe_wait_status(int status);
 

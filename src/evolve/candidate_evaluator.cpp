@@ -427,6 +427,8 @@ namespace {
 // forked rank) with the build made beforehand, outside ncu, into a folder of its own (the
 // search's libraries may be split builds, which a whole nvcc build of the same stem would
 // overwrite). Everything ncu printed goes to `stem`.ncu.log.
+constexpr int kProfileSeconds = 600;
+
 KernelCounters profile_counters(const CandidateEvaluatorOptions& o, const std::string& stem) {
   KernelCounters c;
   std::ofstream log(stem + ".ncu.log");
@@ -440,10 +442,12 @@ KernelCounters profile_counters(const CandidateEvaluatorOptions& o, const std::s
   }
   const std::string build = o.folder + "/ncu-build";
   std::filesystem::create_directories(build);
-  const std::string judge = fmt::format(
+  std::string judge = fmt::format(
       "{} bench candidate --problem {} --sizes {} --source {} --reuse-builds --build-dir {}",
       core::shell_quoted(o.kiln), o.problem, o.size, core::shell_quoted(stem + ".cu"),
       core::shell_quoted(build));
+  if (!o.build_cache.empty())  // CUTLASS units built once, not again for the profile
+    judge += " --build-cache " + core::shell_quoted(o.build_cache);
   std::string output;
   int code = core::run_command(judge + " --compile-only", output);
   log << judge << " --compile-only\n" << output;
@@ -451,13 +455,15 @@ KernelCounters profile_counters(const CandidateEvaluatorOptions& o, const std::s
     c.error = fmt::format("the profiling build failed (exit {})", code);
     return c;
   }
-  // Clocks left alone (--clock-control none), as the shared machines require; a few launches of
-  // the candidate's kernels (a call may launch several: split, GEMM, reduction of the slices).
+  // Clocks left alone (--clock-control none), as the shared machines require; kiln alone
+  // (application-only: nothing it starts); a few launches of the candidate's kernels (a call may
+  // launch several: split, GEMM, reduction of the slices). Each replayed launch saves and
+  // restores the judge's memory (GBs at KernelBench's size), so the judge's waits get 600 s.
   const std::string command = fmt::format(
-      "timeout {} ncu --clock-control none --csv --metrics {} --kernel-name {} --launch-count 8 "
-      "{} -w 1 -n 2 --trials 1 --timing screen --skip-reference-timing --timeout {} --in-process",
-      4 * o.timeout_seconds + 60, counter_metrics(), core::shell_quoted(filter), judge,
-      o.timeout_seconds);
+      "timeout {} ncu --clock-control none --target-processes application-only --csv --metrics "
+      "{} --kernel-name-base demangled --kernel-name {} --launch-count 8 {} -w 1 -n 2 --trials 1 "
+      "--timing screen --skip-reference-timing --timeout {} --in-process",
+      kProfileSeconds + 120, counter_metrics(), core::shell_quoted(filter), judge, kProfileSeconds);
   output.clear();
   {
     const GpuTurn turn;  // counters read while another judgement runs would mix the two

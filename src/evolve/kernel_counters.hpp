@@ -43,8 +43,9 @@ KernelCounters counters_from_ncu(const std::vector<core::NcuValue>& values);
 // (the judge's own kernels, fills and references, must not be). A source built on kiln-unit
 // CUTLASS code adds CUTLASS's kernel entry points (device_kernel, Kernel, Kernel2).
 std::vector<std::string> candidate_kernel_names(const std::string& source);
-// ncu's --kernel-name argument for those names, whole names only (a namespace or template
-// arguments around them allowed); "" when there are none.
+// ncu's --kernel-name argument for those names, matched against demangled names (ncu
+// --kernel-name-base demangled): those functions at global scope (CUTLASS's in namespace cutlass),
+// any template arguments; "" when there are none.
 std::string candidate_kernel_filter(const std::vector<std::string>& names);
 
 }  // namespace kiln::evolve

@@ -120,7 +120,7 @@ message(STATUS "ok: kiln bench candidate --compile-only builds once, then reuses
 # errors, named.
 expect_usage_error("--in-process judges on one rank in this process: -g 1 (not 2)" bench candidate
                    --problem kb1-19-relu --in-process -g 2 --source ${judge_dir}/src/plain.cu)
-expect_usage_error("no --serve" bench candidate --problem kb1-19-relu --in-process -g 1
+expect_usage_error("--in-process and --serve" bench candidate --problem kb1-19-relu --in-process -g 1
                    --reuse-builds --serve ${judge_dir}/serve)
 
 # A candidate that does not compile is a verdict, not a usage error: exit 1, a REJECTED line, and
