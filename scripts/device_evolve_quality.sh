@@ -4,7 +4,9 @@
 #              (`--random`) over the same genomes, same budget, seeds 1..3, on COMPARE_PROBLEMS at
 #              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
 #              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
-#              compare.md: each run's best U (guarded, confirmed) and the median per mode
+#              compare.md: each run's best U (guarded, confirmed) and the median per mode;
+#              COMPARE_MODES ("guided random"; "ncu" is guided with --ncu, Nsight Compute's
+#              counters in the guidance); the runs' logs and reports in compare.tar.gz
 #   speed      engine speed by mode (SPEED_MODES, "split nvcc" by default): split = the default
 #              (judge server, generated kernels built split by NVRTC and the host compiler), nvcc =
 #              the server with every kernel built by nvcc (--nvcc-only), launch = a judge launch
@@ -51,30 +53,30 @@ for step in "$@"; do
           # Guided and random side by side: one compiles while the other is judged (the judge
           # takes the GPU in turns across processes, KILN_JUDGE_LOCK); each run's best U is
           # what is compared, not its time.
-          for mode in guided random; do
-            flag=(); [ "$mode" = random ] && flag=(--random)
+          for mode in ${COMPARE_MODES:-guided random}; do
+            flag=(); [ "$mode" = random ] && flag=(--random); [ "$mode" = ncu ] && flag=(--ncu)
             timeout "${COMPARE_LIMIT:-300}" build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
               --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" \
               --pool "$dir/pool-$p-$mode-$seed.json" --out "$dir/$p/$mode-$seed" \
               -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1 &
           done
           wait
-          for mode in guided random; do
+          for mode in ${COMPARE_MODES:-guided random}; do
             echo "$p $mode seed $seed: $(tail -2 "$o/compare/$p-$mode-$seed.txt" | head -1)" | tee -a "$summary"
             cp "$dir/$p/$mode-$seed/log.json" "$o/compare/$p-$mode-$seed-log.json" 2>/dev/null
             cp "$dir/$p/$mode-$seed/report.json" "$o/compare/$p-$mode-$seed-report.json" 2>/dev/null
           done
         done
       done
-      python3 - "$dir" "$o/compare.md" <<'PY' | tee -a "$summary"
+      python3 - "$dir" "$o/compare.md" ${COMPARE_MODES:-guided random} <<'PY' | tee -a "$summary"
 import json, os, statistics, sys
-root, out = sys.argv[1], sys.argv[2]
+root, out, modes = sys.argv[1], sys.argv[2], sys.argv[3:]
 lines = ["| problem | mode | best U per seed (1, 2, 3; guarded) | median | search's best screened U per seed |",
          "|---|---|---|---|---|"]
 for p in sorted(os.listdir(root)):
     if not os.path.isdir(os.path.join(root, p)):
         continue
-    for mode in ("guided", "random"):
+    for mode in modes:
         best, screened = [], []
         for seed in (1, 2, 3):
             path = os.path.join(root, p, f"{mode}-{seed}", "report.json")
@@ -92,6 +94,8 @@ for p in sorted(os.listdir(root)):
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
+      # One archive: the device brings back only so many files.
+      tar -czf "$o/compare.tar.gz" -C "$o" compare && rm -rf "$o/compare"
       ;;
     speed)
       dir=/tmp/evolve-speed; rm -rf "$dir"; mkdir -p "$dir" "$o/speed"
@@ -190,7 +194,8 @@ PY
             --build-dir /tmp/kiln-san --reuse-builds -w 1 -n 2 --trials 1 --timeout 120 > "$log" 2>&1
           echo "sanitizer $tool $p $(basename "$src"): exit $? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' "$log" | tail -1)" | tee -a "$summary"
         done
-      done ;;
+      done
+      tar -czf "$o/sanitizer.tar.gz" -C "$o" sanitizer && rm -rf "$o/sanitizer" ;;
     *) echo "unknown step $step" | tee -a "$summary" ;;
   esac
 done
