@@ -546,8 +546,12 @@ int run_candidate_ranks(const CandidateFlags& f, const comm::RankRequest& reques
   if (!f.in_process) return comm::run_ranks(request, comm::resolve_ranks(request), body);
   (void)comm::plan_ranks(request, comm::rank_from_environment(comm::process_environment()), 1);
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1)
-    throw UsageError("--in-process: no CUDA GPU is visible on this host");
+  if (const cudaError_t error = cudaGetDeviceCount(&devices); error != cudaSuccess || devices < 1)
+    throw UsageError(fmt::format("--in-process: no CUDA GPU is visible on this host{}",
+                                 error == cudaSuccess
+                                     ? std::string()
+                                     : std::string(" (") + cudaGetErrorName(error) + ": " +
+                                           cudaGetErrorString(error) + ")"));
   setenv("NCCL_COMM_ID", fmt::format("127.0.0.1:{}", comm::free_loopback_port()).c_str(), 1);
   comm::RankInfo info;
   info.launcher = "kiln --in-process";
