@@ -19,22 +19,12 @@
 #include <vector>
 
 #include "core/run_command.hpp"
+#include "emulation_support.hpp"
 #include "evolve/scan_generator.hpp"
 #include "evolve_generator_test_support.hpp"  // genome_of
 
 namespace kiln::evolve {
 namespace {
-
-// The source without its host sections and #include lines: constants and device code.
-std::string device_part(const std::string& source) {
-  const std::string without_host = std::regex_replace(
-      source, std::regex("// kiln-host: begin[\\s\\S]*?// kiln-host: end\n"), "");
-  std::istringstream lines(without_host);
-  std::string out, line;
-  while (std::getline(lines, line))
-    if (line.rfind("#include", 0) != 0) out += line + "\n";
-  return out;
-}
 
 struct EmulatedCase {
   std::string problem, name;
@@ -87,32 +77,14 @@ TEST(EvolveScanEmulation, GeneratedScansAreExactOnOddWidthsOnTheCpu) {
       {"kb1-93-masked-cumsum", "plain-scalar1-block",
        scan({"scalar-loads", "row-per-block", "shared-tree"},
             {{"scalar-loads.unroll", 1}, {"row-per-block.threads", 128}})}};
-  const std::filesystem::path repo(KILN_TEST_SOURCE_DIR);
   const std::filesystem::path dir =
       std::filesystem::path(::testing::TempDir()) / "kiln_scan_emulation";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const EmulatedCase& c : cases) {
     const std::string tag = c.problem + "--" + c.name;
-    const std::filesystem::path header = dir / (tag + ".h");
-    std::ofstream(header) << device_part(generate_scan_candidate(c.genome, c.problem));
-    const std::filesystem::path binary = dir / tag;
-    std::string output;
-    const int built = core::run_command(
-        "g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -w " +
-            core::shell_quoted("-I" + (repo / "tests/emulation").string()) + " " +
-            core::shell_quoted("-DKERNEL=\"" + header.string() + "\"") + " " +
-            core::shell_quoted("-DKNAME=\"" + tag + "\"") + " " +
-            core::shell_quoted((repo / "tests/emulation/scan_harness.cpp").string()) + " -o " +
-            core::shell_quoted(binary.string()),
-        output);
-    ASSERT_EQ(built, 0) << tag << ": the emulation did not build:\n" << output.substr(0, 3000);
-    output.clear();
-    // Fibers switch stacks, which AddressSanitizer's use-after-return detection cannot follow.
-    const int ran = core::run_command(
-        "ASAN_OPTIONS=detect_stack_use_after_return=0 " + core::shell_quoted(binary.string()),
-        output);
-    EXPECT_EQ(ran, 0) << tag << ":\n" << output.substr(0, 3000);
+    const std::string output =
+        run_emulation("scan_harness.cpp", generate_scan_candidate(c.genome, c.problem), tag, dir);
     EXPECT_NE(output.find(tag + ": 0 bad of 54 runs"), std::string::npos) << output;
   }
 }

@@ -44,7 +44,8 @@ inline std::vector<Fiber> fibers;
 inline ucontext_t scheduler;
 inline int current = 0;
 inline emu_dim3 thread_index, block_index;
-inline float exchange[32][32];  // [warp][lane]: the shuffles' values
+inline emu_dim3 grid_dim{1, 1, 1}, block_dim{1, 1, 1};  // set by the harness / run_block
+inline float exchange[32][32];                          // [warp][lane]: the shuffles' values
 inline std::function<void()> body;
 
 inline void wait(State at) {
@@ -61,6 +62,7 @@ inline void trampoline() {
 // never be released ends the process (a deadlock is a failure).
 inline void run_block(int threads, std::function<void()> kernel) {
   body = std::move(kernel);
+  block_dim = {static_cast<unsigned>(threads), 1, 1};
   fibers.clear();
   fibers.resize(threads);
   for (int i = 0; i < threads; ++i) {
@@ -131,12 +133,19 @@ inline float shuffle(float v, int from_lane, bool valid) {
 
 #define threadIdx emu::thread_index
 #define blockIdx emu::block_index
+#define gridDim emu::grid_dim
+#define blockDim emu::block_dim
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
+inline unsigned __float_as_uint(float v) {
+  unsigned bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
 inline void __syncthreads() {
   emu::wait(emu::kAtBlockBarrier);
 }
