@@ -27,9 +27,11 @@ inline std::string device_part(const std::string& source) {
 }
 
 // Builds `harness` (a file of tests/emulation/) around `source`'s device code as KERNEL, named
-// `tag`, in `dir`, runs it and returns what it printed; a failed build or run fails the test.
+// `tag`, in `dir` (`defines`: more -D flags for the harness), runs it and returns what it
+// printed; a failed build or run fails the test.
 inline std::string run_emulation(const std::string& harness, const std::string& source,
-                                 const std::string& tag, const std::filesystem::path& dir) {
+                                 const std::string& tag, const std::filesystem::path& dir,
+                                 const std::string& defines = "") {
   const std::filesystem::path repo(KILN_TEST_SOURCE_DIR);
   const std::filesystem::path header = dir / (tag + ".h");
   std::ofstream(header) << device_part(source);
@@ -39,7 +41,7 @@ inline std::string run_emulation(const std::string& harness, const std::string& 
       "g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -w " +
           core::shell_quoted("-I" + (repo / "tests/emulation").string()) + " " +
           core::shell_quoted("-DKERNEL=\"" + header.string() + "\"") + " " +
-          core::shell_quoted("-DKNAME=\"" + tag + "\"") + " " +
+          core::shell_quoted("-DKNAME=\"" + tag + "\"") + " " + defines + " " +
           core::shell_quoted((repo / "tests/emulation" / harness).string()) + " -o " +
           core::shell_quoted(binary.string()),
       output);

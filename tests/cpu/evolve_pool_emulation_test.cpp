@@ -85,5 +85,53 @@ TEST(EvolvePoolEmulation, WarpRowKernelsMatchPyTorchsPoolingOnOddShapes) {
   }
 }
 
+// The element-per-thread and grid-stride kernel (pool_kernel: a thread a run of kRun outputs)
+// on the six problems' windows: scalar runs of 1 and 4, float4 runs of 4 and 8 (whole-float4 rows
+// take the vector stores, others the scalar ones: the odd widths give both).
+TEST(EvolvePoolEmulation, ElementKernelsMatchPyTorchsPoolingOnOddShapes) {
+  std::string compiler_check;
+  if (core::run_command("g++ --version", compiler_check) != 0)
+    GTEST_SKIP() << "no g++ here: " << compiler_check;
+  struct ElementCase {
+    std::string problem, name;
+    Genome genome;
+    int threads;
+  };
+  std::vector<ElementCase> cases;
+  for (const std::string problem :
+       {"kb1-41-maxpool-1d", "kb1-44-avgpool-1d", "kb1-42-maxpool-2d", "kb1-45-avgpool-2d",
+        "kb1-43-maxpool-3d", "kb1-46-avgpool-3d"}) {
+    cases.push_back({problem, "scalar1-t128",
+                     genome_of(Family::kPooling, {"scalar-loads", "element-per-thread"},
+                               {{"scalar-loads.unroll", 1}, {"element-per-thread.threads", 128}}),
+                     128});
+    cases.push_back({problem, "vector2-stride256",
+                     genome_of(Family::kPooling, {"vector16-loads", "grid-stride"},
+                               {{"vector16-loads.unroll", 2},
+                                {"grid-stride.threads", 256},
+                                {"grid-stride.blocks_per_sm", 1}}),
+                     256});
+  }
+  cases.push_back({"kb1-44-avgpool-1d", "scalar4-t128",
+                   genome_of(Family::kPooling, {"scalar-loads", "element-per-thread"},
+                             {{"scalar-loads.unroll", 4}, {"element-per-thread.threads", 128}}),
+                   128});
+  cases.push_back({"kb1-42-maxpool-2d", "vector1-t128",
+                   genome_of(Family::kPooling, {"vector16-loads", "element-per-thread"},
+                             {{"vector16-loads.unroll", 1}, {"element-per-thread.threads", 128}}),
+                   128});
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_pool_element_emulation";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const ElementCase& c : cases) {
+    const std::string tag = c.problem + "--" + c.name;
+    const std::string output =
+        run_emulation("pool_harness.cpp", generate_pool_candidate(c.genome, c.problem), tag, dir,
+                      "-DELEMENT_THREADS=" + std::to_string(c.threads));
+    EXPECT_NE(output.find(tag + ": 0 bad of "), std::string::npos) << output;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::evolve

@@ -1,14 +1,16 @@
-// Runs one generated warp-row-separable pooling kernel (its device code, KERNEL: the source
-// without its host sections) on the CPU through tests/emulation/cuda_fibers.h, on odd shapes of
-// its window's dimensions (1-3), against a host pooling with PyTorch's semantics written here
-// from the definitions, not from the kernel: max over the window's taps inside the input (padding
-// never wins), average with count_include_pad (the window clipped to the padded extent divides),
-// output length floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1, ceil_mode off.
-// Inputs are small integers, so every sum is exact in fp32 whatever the order and the comparison
-// is exact (the average's multiplication by an exact inverse included). Each shape runs with the
-// host code's grid and with 3 blocks (the warps then walk the rest), a poisoned guard after the
-// output. Prints "<name>: N bad of M runs"; exits 1 when any run is wrong. Built and run by
-// tests/cpu/evolve_pool_emulation_test.cpp (g++ with AddressSanitizer and UBSan).
+// Runs one generated pooling kernel (its device code, KERNEL: the source without its host
+// sections): warp-row-separable's pool_warp_row_kernel, or with ELEMENT_THREADS defined (the
+// block size) the element-per-thread / grid-stride pool_kernel, on the CPU through
+// tests/emulation/cuda_fibers.h, on odd shapes of its window's dimensions (1-3), against a host
+// pooling with PyTorch's semantics written here from the definitions, not from the kernel: max over
+// the window's taps inside the input (padding never wins), average with count_include_pad (the
+// window clipped to the padded extent divides), output length floor((in + 2 pad - dilation (kernel
+// - 1) - 1) / stride) + 1, ceil_mode off. Inputs are small integers, so every sum is exact in fp32
+// whatever the order and the comparison is exact (the average's multiplication by an exact inverse
+// included). Each shape runs with the host code's grid and with 3 blocks (the warps then walk the
+// rest), a poisoned guard after the output. Prints "<name>: N bad of M runs"; exits 1 when any run
+// is wrong. Built and run by tests/cpu/evolve_pool_emulation_test.cpp (g++ with AddressSanitizer
+// and UBSan).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -45,7 +47,11 @@ int main() {
   const long long m =
       std::max(1LL, static_cast<long long>(kDilation) * (kKernel - 1) + 1 - 2LL * kPadding);
   // A row wider than a warp's segment of outputs, so that segments after the first run too.
+#ifdef ELEMENT_THREADS
+  const long long wide = (ELEMENT_THREADS * kRun + 17LL) * kStride;
+#else
   const long long wide = (kSegment + 17LL) * kStride;
+#endif
   std::vector<Shape> shapes;
   shapes.push_back({kDims >= 3 ? m : 1, kDims >= 2 ? m + 1 : 1, m + wide});
   if (kDims == 1)
@@ -98,16 +104,28 @@ int main() {
             }
             want[((p * d.out + od) * h.out + oh) * w.out + ow] = static_cast<float>(acc);
           }
+#ifdef ELEMENT_THREADS
+    // As the kernel's host code decides it: float4 stores on rows of whole float4s.
+    const bool aligned = w.out % 4 == 0 && reinterpret_cast<std::uintptr_t>(y.data()) % 16 == 0;
+    const long long items = planes * d.out * h.out * ((w.out + kRun - 1) / kRun);
+    const long long full_grid = (items + ELEMENT_THREADS - 1) / ELEMENT_THREADS;
+#else
     const long long segments = (w.out + kSegment - 1) / kSegment;
     const long long tasks = planes * d.out * h.out * segments;
     const long long full_grid = (tasks + kWarps - 1) / kWarps;
+#endif
     for (const long long blocks : {full_grid, std::min<long long>(full_grid, 3)}) {
       for (float& v : y) v = poison;
       emu::grid_dim = {static_cast<unsigned>(blocks), 1, 1};
       for (long long b = 0; b < blocks; ++b) {
         emu::block_index = {static_cast<unsigned>(b), 0, 0};
+#ifdef ELEMENT_THREADS
+        emu::run_block(ELEMENT_THREADS,
+                       [&] { pool_kernel(x.data(), y.data(), planes, d, h, w, aligned); });
+#else
         emu::run_block(kWarps * 32,
                        [&] { pool_warp_row_kernel(x.data(), y.data(), tasks, segments, d, h, w); });
+#endif
       }
       ++runs;
       bool wrong = false;
