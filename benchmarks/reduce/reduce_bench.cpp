@@ -211,11 +211,9 @@ std::vector<std::string> ncu_metric_names() {
 void apply_ncu_values(const std::vector<NcuValue>& values, NcuMetrics& m) {
   for (const NcuValue& v : values) {
     if (v.metric == "gpu__time_duration.sum") {
-      const double scale = v.unit == "nsecond" || v.unit == "ns"   ? 1e-3
-                           : v.unit == "msecond" || v.unit == "ms" ? 1e3
-                           : v.unit == "second" || v.unit == "s"   ? 1e6
-                                                                   : 1.0;
-      m.duration_us = v.value * scale;
+      // A unit not known here was read as microseconds before the conversion was shared.
+      const double us = core::ncu_microseconds(v.value, v.unit);
+      m.duration_us = us >= 0.0 ? us : v.value;
     } else if (v.metric == "dram__throughput.avg.pct_of_peak_sustained_elapsed") {
       m.dram_pct_of_peak = v.value;
     } else if (v.metric == "smsp__thread_inst_executed_per_inst_executed.ratio") {

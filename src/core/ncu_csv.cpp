@@ -77,6 +77,14 @@ std::vector<NcuValue> parse_ncu_csv(const std::string& csv) {
   return values;
 }
 
+double ncu_microseconds(double value, const std::string& unit) {
+  if (unit == "nsecond" || unit == "ns") return value * 1e-3;
+  if (unit == "usecond" || unit == "us") return value;
+  if (unit == "msecond" || unit == "ms") return value * 1e3;
+  if (unit == "second" || unit == "s") return value * 1e6;
+  return -1.0;
+}
+
 std::string ncu_error_line(const std::string& output) {
   const auto at = output.find("==ERROR==");
   if (at == std::string::npos) return "";

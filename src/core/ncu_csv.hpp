@@ -20,6 +20,10 @@ struct NcuValue {
 // skipped. Empty when the output holds no metrics.
 std::vector<NcuValue> parse_ncu_csv(const std::string& csv);
 
+// A gpu__time_duration value in microseconds from ncu's unit (ns, us, ms, s in either
+// spelling); -1 for a unit not known here.
+double ncu_microseconds(double value, const std::string& unit);
+
 // ncu's first ==ERROR== line in `output` (e.g. ERR_NVGPUCTRPERM), or "" when there is none.
 std::string ncu_error_line(const std::string& output);
 

@@ -24,15 +24,6 @@ constexpr double kDramSaturated = 75.0;
 constexpr double kIssueBusy = 60.0;
 constexpr double kDramIdle = 50.0, kIssueIdle = 40.0;
 
-// -1 for a unit not known here (a launch left out, not read at the wrong scale).
-double microseconds(double value, const std::string& unit) {
-  if (unit == "nsecond" || unit == "ns") return value * 1e-3;
-  if (unit == "usecond" || unit == "us") return value;
-  if (unit == "msecond" || unit == "ms") return value * 1e3;
-  if (unit == "second" || unit == "s") return value * 1e6;
-  return -1.0;
-}
-
 bool identifier_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
@@ -100,7 +91,8 @@ KernelCounters counters_from_ncu(const std::vector<core::NcuValue>& values) {
   std::map<int, Launch> launches;
   for (const core::NcuValue& v : values) {
     Launch& l = launches[v.launch];
-    if (v.metric == kDuration) l.us = microseconds(v.value, v.unit);
+    if (v.metric == kDuration)
+      l.us = core::ncu_microseconds(v.value, v.unit);  // unknown: -1, the launch left out
     if (v.metric == kDram) l.dram = v.value;
     if (v.metric == kSm) l.sm = v.value;
     if (v.metric == kWarps) l.warps = v.value;

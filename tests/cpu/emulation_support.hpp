@@ -26,6 +26,20 @@ inline std::string device_part(const std::string& source) {
   return out;
 }
 
+// Whether the host compiler the emulations need is here ("" if so, else why not).
+inline std::string missing_host_compiler() {
+  std::string output;
+  return core::run_command("g++ --version", output) == 0 ? std::string() : "no g++ here: " + output;
+}
+
+// A fresh folder `name` in the test's temporary directory, for one test's emulation builds.
+inline std::filesystem::path fresh_emulation_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // Builds `harness` (a file of tests/emulation/) around `source`'s device code as KERNEL, named
 // `tag`, in `dir` (`defines`: more -D flags for the harness), runs it and returns what it
 // printed; a failed build or run fails the test.

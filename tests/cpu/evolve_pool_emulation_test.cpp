@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "core/run_command.hpp"
 #include "emulation_support.hpp"
 #include "evolve/pool_generator.hpp"
 #include "evolve_generator_test_support.hpp"  // genome_of
@@ -42,9 +41,8 @@ PoolWindow window(bool max, int dims, int kernel, int stride, int padding, int d
 }
 
 TEST(EvolvePoolEmulation, WarpRowKernelsMatchPyTorchsPoolingOnOddShapes) {
-  std::string compiler_check;
-  if (core::run_command("g++ --version", compiler_check) != 0)
-    GTEST_SKIP() << "no g++ here: " << compiler_check;
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
   std::vector<PoolCase> cases;
   // The problems' own windows, at the knobs the searches kept and others.
   const std::vector<std::pair<std::string, std::vector<int>>> problems = {
@@ -67,10 +65,7 @@ TEST(EvolvePoolEmulation, WarpRowKernelsMatchPyTorchsPoolingOnOddShapes) {
   cases.push_back({"max2d-k2-s1-p1-d3", window(true, 2, 2, 1, 1, 3), 2, 4, 1});
   cases.push_back({"avg3d-k2-s1-p1", window(false, 3, 2, 1, 1, 1), 2, 4, 0});
   cases.push_back({"max3d-k3-s2-p1-d2", window(true, 3, 3, 2, 1, 2), 1, 4, 1});
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_pool_emulation";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_emulation_dir("kiln_pool_emulation");
   for (const PoolCase& c : cases) {
     const Genome g = genome_of(Family::kPooling, {"scalar-loads", "warp-row-separable"},
                                {{"warp-row-separable.outputs", c.outputs},
@@ -89,9 +84,8 @@ TEST(EvolvePoolEmulation, WarpRowKernelsMatchPyTorchsPoolingOnOddShapes) {
 // on the six problems' windows: scalar runs of 1 and 4, float4 runs of 4 and 8 (whole-float4 rows
 // take the vector stores, others the scalar ones: the odd widths give both).
 TEST(EvolvePoolEmulation, ElementKernelsMatchPyTorchsPoolingOnOddShapes) {
-  std::string compiler_check;
-  if (core::run_command("g++ --version", compiler_check) != 0)
-    GTEST_SKIP() << "no g++ here: " << compiler_check;
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
   struct ElementCase {
     std::string problem, name;
     Genome genome;
@@ -120,10 +114,7 @@ TEST(EvolvePoolEmulation, ElementKernelsMatchPyTorchsPoolingOnOddShapes) {
                    genome_of(Family::kPooling, {"vector16-loads", "element-per-thread"},
                              {{"vector16-loads.unroll", 1}, {"element-per-thread.threads", 128}}),
                    128});
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_pool_element_emulation";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_emulation_dir("kiln_pool_element_emulation");
   for (const ElementCase& c : cases) {
     const std::string tag = c.problem + "--" + c.name;
     const std::string output =

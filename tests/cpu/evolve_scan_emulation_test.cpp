@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "core/run_command.hpp"
 #include "emulation_support.hpp"
 #include "evolve/scan_generator.hpp"
 #include "evolve_generator_test_support.hpp"  // genome_of
@@ -32,9 +31,8 @@ struct EmulatedCase {
 };
 
 TEST(EvolveScanEmulation, GeneratedScansAreExactOnOddWidthsOnTheCpu) {
-  std::string compiler_check;
-  if (core::run_command("g++ --version", compiler_check) != 0)
-    GTEST_SKIP() << "no g++ here: " << compiler_check;
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
   const auto scan = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
     return genome_of(Family::kScan, std::move(strategies), std::move(knobs));
   };
@@ -77,10 +75,7 @@ TEST(EvolveScanEmulation, GeneratedScansAreExactOnOddWidthsOnTheCpu) {
       {"kb1-93-masked-cumsum", "plain-scalar1-block",
        scan({"scalar-loads", "row-per-block", "shared-tree"},
             {{"scalar-loads.unroll", 1}, {"row-per-block.threads", 128}})}};
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "kiln_scan_emulation";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_emulation_dir("kiln_scan_emulation");
   for (const EmulatedCase& c : cases) {
     const std::string tag = c.problem + "--" + c.name;
     const std::string output =
