@@ -44,12 +44,19 @@ const StrategySet& norm_generated_strategies(const std::string& problem) {
       "scalar-loads",      "vector16-loads",    "row-per-block", "split-row",
       "cluster-split-row", "grid-split-row",    "shared-tree",   "warp-shuffle",
       "keep-on-chip",      "cp-async-pipeline", "tma-bulk",      "cache-streaming"};
+  // softmax and log-softmax: the statistics (and softmax's map) take exponentials.
+  static const StrategySet exponential = [] {
+    StrategySet set = two_statistics;
+    set.insert("fast-exp");
+    return set;
+  }();
   // A thread per column: no block combine (the one reduction member only fills the group).
   static const StrategySet strided = {"scalar-loads", "vector16-loads", "row-per-block",
                                       "warp-shuffle", "keep-on-chip"};
   const std::optional<NormKind> kind = norm_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a normalisation problem", problem));
   if (kind->strided) return strided;
+  if (kind->op == "softmax" || kind->op == "log-softmax") return exponential;
   return kind->two_statistics ? two_statistics : one_statistic;
 }
 
@@ -65,15 +72,15 @@ std::string statistic_part(const NormKind& kind, int passes) {
       identity = "return {-INFINITY, 0.0f};";
       // The running maximum and the sum of exp(x - max), rescaled when the maximum grows.
       add = R"(if (x > s.a) {
-    s.b = s.b * expf(s.a - x) + 1.0f;
+    s.b = s.b * kexp(s.a - x) + 1.0f;
     s.a = x;
   } else {
-    s.b += expf(x - s.a);
+    s.b += kexp(x - s.a);
   })";
       combine = R"(if (p.a == -INFINITY) return q;
   if (q.a == -INFINITY) return p;
   const float m = fmaxf(p.a, q.a);
-  return {m, p.b * expf(p.a - m) + q.b * expf(q.a - m)};)";
+  return {m, p.b * kexp(p.a - m) + q.b * kexp(q.a - m)};)";
       after = "return t.a;";
       finish = "const double m = t[0].a, sum = t[0].b;";
     } else {
@@ -81,14 +88,14 @@ std::string statistic_part(const NormKind& kind, int passes) {
       add = R"(if (pass == 0)
     s.a = fmaxf(s.a, x);
   else
-    s.b += expf(x - c.prev);)";
+    s.b += kexp(x - c.prev);)";
       combine = "return pass == 0 ? Stat{fmaxf(p.a, q.a), 0.0f} : Stat{0.0f, p.b + q.b};";
       after = "return t.a;";
       finish = "const double m = t[0].a, sum = t[1].b;";
     }
     if (op == "softmax") {
       finish += "\n  return {static_cast<float>(m), static_cast<float>(1.0 / sum)};";
-      map = "return expf(x - f.f0) * f.f1;";
+      map = "return kexp(x - f.f0) * f.f1;";
     } else {
       finish += "\n  return {static_cast<float>(m + log(sum)), 0.0f};";
       map = "return x - f.f0;";
@@ -135,6 +142,18 @@ std::string statistic_part(const NormKind& kind, int passes) {
     map = "return x * f.f0;";
   }
   std::string part = R"(// --- The statistic ($OP, $PASSES pass(es) over the data) ---
+// exp(d) for softmax's d = x - max <= 0. fast-exp: 2^(d log2 e) on the special-function unit
+// (ex2.approx.ftz: an FMUL and a MUFU against expf's nine instructions; relative error about
+// 2^-22 plus d's rounding, results below 2^-126 flushed to zero).
+__device__ __forceinline__ float kexp(float d) {
+  if constexpr (kFastExp) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+  } else {
+    return expf(d);
+  }
+}
 __device__ __forceinline__ Stat identity(int pass) {
   (void)pass;
   $IDENTITY
@@ -248,6 +267,30 @@ __device__ __forceinline__ void store4(float* y, long long q, float4 v) {
     reinterpret_cast<float4*>(y)[q] = v;
 }
 // --- Load path: 16-byte vectors, a scalar head and tail where the range is not aligned ---
+// A group is kUnroll vectors a thread (kThreads * kUnroll of the block): whole groups check no
+// bounds (kChecked false), the last partial group checks each vector. Per-vector 64-bit bounds
+// checks cost about one instruction an element (2026-11-30, the softmax kernel's SASS).
+template <bool kChecked, bool kFromKept, bool kFill, class F>
+__device__ __forceinline__ void visit_group(const float* __restrict__ x, float* kept, long long sbase, long long q,
+                                            long long q_end, F& f) {
+  float4 v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const long long qq = q + static_cast<long long>(u) * kThreads;
+    if (!kChecked || qq < q_end) v[u] = load4<kFromKept, kFill>(x, kept, sbase, qq);
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const long long qq = q + static_cast<long long>(u) * kThreads;
+    if (!kChecked || qq < q_end) {
+      if (kFill) reinterpret_cast<float4*>(kept)[qq - sbase / 4] = v[u];
+      f(v[u].x);
+      f(v[u].y);
+      f(v[u].z);
+      f(v[u].w);
+    }
+  }
+}
 template <bool kFromKept, bool kFill, class F>
 __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, long long sbase, long long lo,
                                       long long hi, bool aligned, F&& f) {
@@ -257,30 +300,31 @@ __device__ __forceinline__ void visit(const float* __restrict__ x, float* kept, 
     if (kFill) kept[j - sbase] = v;
     f(v);
   }
+  constexpr long long kGroup = static_cast<long long>(kThreads) * kUnroll;
   const long long q_begin = head >> 2, q_end = aligned ? max(q_begin, hi >> 2) : q_begin;
-  for (long long q = q_begin + threadIdx.x; q < q_end; q += static_cast<long long>(kThreads) * kUnroll) {
-    float4 v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end) v[u] = load4<kFromKept, kFill>(x, kept, sbase, qq);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end) {
-        if (kFill) reinterpret_cast<float4*>(kept)[qq - sbase / 4] = v[u];
-        f(v[u].x);
-        f(v[u].y);
-        f(v[u].z);
-        f(v[u].w);
-      }
-    }
-  }
+  const long long q_full = q_begin + (q_end - q_begin) / kGroup * kGroup;
+  for (long long b = q_begin; b < q_full; b += kGroup) visit_group<false, kFromKept, kFill>(x, kept, sbase, b + threadIdx.x, q_end, f);
+  if (q_full < q_end) visit_group<true, kFromKept, kFill>(x, kept, sbase, q_full + threadIdx.x, q_end, f);
   for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads) {
     const float v = load1<kFromKept, kFill>(x, kept, sbase, j);
     if (kFill) kept[j - sbase] = v;
     f(v);
+  }
+}
+template <bool kChecked, bool kFromKept>
+__device__ __forceinline__ void transform_group(const float* __restrict__ x, const float* kept, long long sbase,
+                                                float* __restrict__ y, long long q, long long q_end, Factors f) {
+  float4 v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const long long qq = q + static_cast<long long>(u) * kThreads;
+    if (!kChecked || qq < q_end) v[u] = load4<kFromKept, true>(x, kept, sbase, qq);
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const long long qq = q + static_cast<long long>(u) * kThreads;
+    if (!kChecked || qq < q_end)
+      store4(y, qq, make_float4(map_one(v[u].x, f), map_one(v[u].y, f), map_one(v[u].z, f), map_one(v[u].w, f)));
   }
 }
 template <bool kFromKept>
@@ -290,21 +334,11 @@ __device__ __forceinline__ void transform(const float* __restrict__ x, const flo
   const long long head = aligned ? min(hi, (lo + 3) & ~3LL) : hi;
   for (long long j = lo + threadIdx.x; j < head; j += kThreads)
     store1(y, j, map_one(load1<kFromKept, true>(x, kept, sbase, j), f));
+  constexpr long long kGroup = static_cast<long long>(kThreads) * kUnroll;
   const long long q_begin = head >> 2, q_end = aligned ? max(q_begin, hi >> 2) : q_begin;
-  for (long long q = q_begin + threadIdx.x; q < q_end; q += static_cast<long long>(kThreads) * kUnroll) {
-    float4 v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end) v[u] = load4<kFromKept, true>(x, kept, sbase, qq);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long qq = q + static_cast<long long>(u) * kThreads;
-      if (qq < q_end)
-        store4(y, qq, make_float4(map_one(v[u].x, f), map_one(v[u].y, f), map_one(v[u].z, f), map_one(v[u].w, f)));
-    }
-  }
+  const long long q_full = q_begin + (q_end - q_begin) / kGroup * kGroup;
+  for (long long b = q_begin; b < q_full; b += kGroup) transform_group<false, kFromKept>(x, kept, sbase, y, b + threadIdx.x, q_end, f);
+  if (q_full < q_end) transform_group<true, kFromKept>(x, kept, sbase, y, q_full + threadIdx.x, q_end, f);
   for (long long j = max(head, q_end << 2) + threadIdx.x; j < hi; j += kThreads)
     store1(y, j, map_one(load1<kFromKept, true>(x, kept, sbase, j), f));
 }
@@ -1255,6 +1289,7 @@ constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of
 constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1, or chunks); 1: none
 constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
 constexpr bool kStreamHints = $STREAM_HINTS;  // cache-streaming: last reads and stores evict-first
+constexpr bool kFastExp = $FAST_EXP;  // fast-exp: exp on the special-function unit (softmax)
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
 constexpr double kEps = 1e-5;
 
@@ -1342,6 +1377,7 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$STAGES", std::to_string(stages));
   replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
   replace_all(source, "$STREAM_HINTS", g.has("cache-streaming") ? "true" : "false");
+  replace_all(source, "$FAST_EXP", g.has("fast-exp") ? "true" : "false");
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
   replace_all(
       source, "$KEEP",

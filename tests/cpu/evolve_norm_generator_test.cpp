@@ -93,7 +93,15 @@ TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(c.find("map_shared_rank"), std::string::npos);
   EXPECT_NE(c.find("__shfl_down_sync"), std::string::npos);
   EXPECT_NE(c.find("reinterpret_cast<const float4*>"), std::string::npos);
-  EXPECT_NE(c.find("expf(x - f.f0) * f.f1"), std::string::npos);
+  EXPECT_NE(c.find("kexp(x - f.f0) * f.f1"), std::string::npos);
+  EXPECT_NE(c.find("constexpr bool kFastExp = false;"), std::string::npos);  // expf unless asked
+  // fast-exp: the same kernel with exp on the special-function unit; softmax only.
+  Genome fast = cluster;
+  fast.strategies.insert("fast-exp");
+  const std::string f = generate_norm_candidate(fast, "kb1-23-softmax");
+  EXPECT_NE(f.find("constexpr bool kFastExp = true;"), std::string::npos);
+  EXPECT_NE(f.find("ex2.approx.ftz.f32"), std::string::npos);
+  EXPECT_THROW(generate_norm_candidate(fast, "kb1-34-instancenorm"), UsageError);
 
   const Genome split = norm_genome({"scalar-loads", "split-row", "shared-tree", "online-one-pass"},
                                    {{"scalar-loads.unroll", 4}, {"split-row.splits", 16}});

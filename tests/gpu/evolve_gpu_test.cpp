@@ -435,6 +435,17 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                      {"sp-online", split_online},
                      {"cl16-kept", cluster16_kept}});
   }
+  // fast-exp (softmax's exponentials on the special-function unit): kept, online and split.
+  auto with_fast_exp = [](Genome g) {
+    g.strategies.insert("fast-exp");
+    return g;
+  };
+  for (const char* problem : {"kb1-23-softmax", "kb1-24-log-softmax"})
+    expect_accepted(problem, "small",
+                    {{"cl16-kept-fe", with_fast_exp(cluster16_kept)},
+                     {"cl-online-fe", with_fast_exp(cluster_online)},
+                     {"sp-online-fe", with_fast_exp(split_online)},
+                     {"block-fe", with_fast_exp(block)}});
   for (const char* problem : {"kb1-37-frobenius-norm", "kb1-38-l1-norm", "kb1-39-l2-norm"})
     expect_accepted(problem, "small",
                     {{"block", block},
