@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.hpp"
@@ -538,7 +539,7 @@ __device__ __forceinline__ Stat parts_combine(Stat mine, int pass) {
 
 // keep: the first kept_floats - (g_lo - sbase) elements of the unit's range (one run) live in shared
 // memory from the first pass on; the rest is read from x each time.
-__global__ void __launch_bounds__(kThreads) norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+__global__ void __launch_bounds__(kThreads, kMinBlocks) norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
                                                         bool aligned, long long kept_floats) {
   extern __shared__ float4 kept4[];
   float* kept = reinterpret_cast<float*>(kept4);
@@ -757,7 +758,7 @@ __device__ __forceinline__ Stat group_combine(Stat mine, int pass, Stat* partial
   return result;
 }
 
-__global__ void __launch_bounds__(kThreads) grid_norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
+__global__ void __launch_bounds__(kThreads, kMinBlocks) grid_norm_kernel(const float* __restrict__ x, float* __restrict__ y, View v,
                                                              bool aligned, long long kept_floats, Stat* partials,
                                                              unsigned long long* arrivals) {
   extern __shared__ float4 kept4[];
@@ -1201,6 +1202,13 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                                     ? g.knob("keep-on-chip", "max_row_kib") * 256LL
                                 : keep ? (1LL << 40)
                                        : 0;
+  // Blocks an SM holds by shared memory (sm_90: 228 KiB an SM, 1 KiB reserved a block, ~1 KiB of
+  // the block's static arrays), at most 2048 threads; 1 (no register cap) where nothing is kept.
+  int min_blocks = 1;
+  if (g.has("keep-on-chip") && !pipeline && !tma && !kind->strided) {
+    const long long by_smem = 228LL * 1024 / (keep_floats * 4 * stages + 2048);
+    min_blocks = static_cast<int>(std::max(1LL, std::min<long long>(2048 / threads, by_smem)));
+  }
   // Where a segment starts and how its runs lie, from the problem's dims (kb1_norms.cpp's view).
   std::string view;
   if (kind->view == "rows")
@@ -1287,6 +1295,10 @@ constexpr bool kCluster = $CLUSTER;  // units are a cluster's blocks
 constexpr int kPasses = $PASSES;  // statistics passes before the map
 constexpr long long kKeepFloats = $KEEP_FLOATS;  // keep-on-chip: most floats of a unit kept in shared memory
 constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1, or chunks); 1: none
+// keep-on-chip: the blocks an SM holds by the kept copy's shared memory; registers are capped to
+// match (a 64 KiB copy allows 3 blocks of 512 threads, 42 registers each: at 48, ptxas's choice
+// for the 2026-11-30 load path, two fit and softmax lost 20%).
+constexpr int kMinBlocks = $MIN_BLOCKS;
 constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
 constexpr bool kStreamHints = $STREAM_HINTS;  // cache-streaming: last reads and stores evict-first
 constexpr bool kFastExp = $FAST_EXP;  // fast-exp: exp on the special-function unit (softmax)
@@ -1376,6 +1388,7 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$KEEP_FLOATS", std::to_string(kind->strided ? 0 : keep_floats));
   replace_all(source, "$STAGES", std::to_string(stages));
   replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
+  replace_all(source, "$MIN_BLOCKS", std::to_string(min_blocks));
   replace_all(source, "$STREAM_HINTS", g.has("cache-streaming") ? "true" : "false");
   replace_all(source, "$FAST_EXP", g.has("fast-exp") ? "true" : "false");
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));
