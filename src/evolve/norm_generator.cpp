@@ -605,6 +605,19 @@ __device__ __forceinline__ void bulk_load(float* to, const float* from, unsigned
       "l"(from), "r"(bytes), "r"(smem_address(bar))
       : "memory");
 }
+// tma-bulk's bulk store: shared -> global by the TMA engine, in one bulk group (PTX ISA,
+// cp.async.bulk.global.shared::cta; CUTLASS's sm90 TMA-store epilogue uses the same fence, barrier,
+// one-thread issue and wait_group.read before the buffer is reused).
+__device__ __forceinline__ void bulk_store(float* to, const float* from, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(to), "r"(smem_address(from)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// The stage has been read out by every committed bulk store (it may be refilled).
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// Every committed bulk store is complete (before the block exits).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 __device__ __forceinline__ void expect_bytes(unsigned long long* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)), "r"(bytes)
                : "memory");
@@ -695,15 +708,40 @@ __global__ void __launch_bounds__(kThreads) tma_norm_kernel(const float* __restr
     }
     const Factors f = finish(totals, n, c);
     transform<false>(x, nullptr, 0, y, u.g_lo, u.a0, true, f);
-    transform<true>(x, stage, u.a0, y, u.a0, u.k_end, true, f);
+    if constexpr (kBulkStore) {
+      // The map in place in the stage, then one bulk store of it: no thread waits for its
+      // stores, and the whole stage is in flight to HBM at once.
+      float4* stage4 = reinterpret_cast<float4*>(stage);
+      for (long long q = threadIdx.x; q < (u.k_end - u.a0) / 4; q += kThreads) {
+        const float4 a = stage4[q];
+        stage4[q] = make_float4(map_one(a.x, f), map_one(a.y, f), map_one(a.z, f), map_one(a.w, f));
+      }
+      // Each thread's generic-proxy writes are ordered before the async proxy's read of them.
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    } else {
+      transform<true>(x, stage, u.a0, y, u.a0, u.k_end, true, f);
+    }
     transform<false>(x, nullptr, 0, y, u.k_end, u.g_hi, true, f);
-    __syncthreads();  // the stage is read to the end before the TMA refills it
+    __syncthreads();  // the stage is read (or mapped) to the end before the TMA stores or refills it
+    if constexpr (kBulkStore) {
+      if (threadIdx.x == 0 && u.k_end > u.a0) {
+        const unsigned long long bytes = static_cast<unsigned long long>(u.k_end - u.a0) * 4ULL;
+        for (unsigned long long at = 0; at < bytes; at += 65536ULL)
+          bulk_store(y + u.a0 + at / 4, stage + at / 4,
+                     static_cast<unsigned>(bytes - at < 65536ULL ? bytes - at : 65536ULL));
+        bulk_commit();
+      }
+    }
     const long long ahead = s + static_cast<long long>(kTmaStages) * groups;
     if (threadIdx.x == 0 && ahead < v.segments) {
+      if constexpr (kBulkStore) bulk_wait_read();  // the store has read the stage out
       // The generic-proxy reads above are ordered before the async-proxy writes of the refill.
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       issue_unit(x, stage, tma_unit(v, ahead, k, stage_floats), &full[st]);
     }
+  }
+  if constexpr (kBulkStore) {
+    if (threadIdx.x == 0) bulk_wait_all();  // the stores are done before the block's memory goes
   }
   if constexpr (kCluster) cluster_sync();  // peers may still read this block's slots
 }
@@ -1300,6 +1338,7 @@ constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1,
 // for the 2026-11-30 load path, two fit and softmax lost 20%).
 constexpr int kMinBlocks = $MIN_BLOCKS;
 constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
+constexpr bool kBulkStore = $BULK_STORE;  // tma-bulk: the map in place, stored by the TMA engine
 constexpr bool kStreamHints = $STREAM_HINTS;  // cache-streaming: last reads and stores evict-first
 constexpr bool kFastExp = $FAST_EXP;  // fast-exp: exp on the special-function unit (softmax)
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
@@ -1389,6 +1428,7 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$STAGES", std::to_string(stages));
   replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
   replace_all(source, "$MIN_BLOCKS", std::to_string(min_blocks));
+  replace_all(source, "$BULK_STORE", tma && g.knob("tma-bulk", "store") == 1 ? "true" : "false");
   replace_all(source, "$STREAM_HINTS", g.has("cache-streaming") ? "true" : "false");
   replace_all(source, "$FAST_EXP", g.has("fast-exp") ? "true" : "false");
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));

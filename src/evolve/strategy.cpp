@@ -63,10 +63,12 @@ std::vector<Strategy> build_catalog() {
       {"tma-bulk",
        "load-path",
        "Hopper's tensor memory accelerator: bulk tile copies with an mbarrier, issued by one "
-       "thread, leaving the others free.",
+       "thread, leaving the others free. stages: units in flight a block (1: the next unit is "
+       "loaded once this one is written, other blocks on the SM overlap it); store 1: the map "
+       "is written in place and stored by the TMA engine too.",
        {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
        R::kHbm,
-       {{"stages", {2, 3, 4}}},
+       {{"stages", {2, 3, 4, 1}}, {"store", {0, 1}}},
        // What it stages is one unit a block: split-row's and grid-split-row's units meet between
        // kernels or at a counter, and the norms stage those by cp.async instead.
        {"split-row", "grid-split-row"}},

@@ -530,7 +530,7 @@ TEST(EvolveGpu, NormTmaBulkIsJudged) {
   auto genome = [](std::set<std::string> strategies, std::map<std::string, int> knobs) {
     return genome_of(Family::kReduceAxis, std::move(strategies), std::move(knobs));
   };
-  const NamedGenomes tma = {
+  NamedGenomes tma = {
       {"c16-tma2-k96", genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "keep-on-chip"},
                               {{"cluster-split-row.cluster", 16},
                                {"cluster-split-row.threads", 512},
@@ -543,6 +543,23 @@ TEST(EvolveGpu, NormTmaBulkIsJudged) {
                               {"cluster-split-row.threads", 1024},
                               {"keep-on-chip.max_row_kib", 32},
                               {"tma-bulk.stages", 4}})}};
+  // One stage (the next unit loaded once this one is written) and the bulk store (the map in
+  // place, stored by the TMA engine): whole and capped stages, a block and clusters.
+  tma.push_back({"c16-tma1-store", genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
+                                          {{"cluster-split-row.cluster", 16},
+                                           {"tma-bulk.stages", 1},
+                                           {"tma-bulk.store", 1}})});
+  tma.push_back({"b-tma2-store-k32",
+                 genome({"tma-bulk", "row-per-block", "shared-tree", "keep-on-chip"},
+                        {{"row-per-block.threads", 256},
+                         {"keep-on-chip.max_row_kib", 32},
+                         {"tma-bulk.stages", 2},
+                         {"tma-bulk.store", 1}})});
+  tma.push_back({"c4-tma1-store", genome({"tma-bulk", "cluster-split-row", "shared-tree"},
+                                         {{"cluster-split-row.cluster", 4},
+                                          {"cluster-split-row.threads", 256},
+                                          {"tma-bulk.stages", 1},
+                                          {"tma-bulk.store", 1}})});
   NamedGenomes two = tma;
   two.push_back({"c8-tma3-online",
                  genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "online-one-pass"},
