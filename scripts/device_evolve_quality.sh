@@ -48,6 +48,14 @@ for step in "$@"; do
   case $step in
     compare)
       dir=/tmp/evolve-compare; rm -rf "$dir"; mkdir -p "$dir" "$o/compare"
+      # COMPARE_UNITS: a folder holding units/ (CUTLASS GEMM units compiled ahead,
+      # scripts/prebuild_sm90_units.sh) shared through one build cache by every run, so a matmul
+      # evaluation does not spend its turn compiling CUTLASS; the runs still compare at equal budget.
+      cache=()
+      if [ -n "${COMPARE_UNITS:-}" ] && [ -d "$COMPARE_UNITS/units" ]; then
+        mkdir -p "$dir/build-cache/units" && cp -p "$COMPARE_UNITS"/units/*.o "$dir/build-cache/units/" 2> /dev/null
+        cache=(--build-cache "$dir/build-cache")
+      fi
       for p in $COMPARE_PROBLEMS; do
         for seed in 1 2 3; do
           # Guided and random side by side: one compiles while the other is judged (the judge
@@ -56,7 +64,7 @@ for step in "$@"; do
           for mode in ${COMPARE_MODES:-guided random}; do
             flag=(); [ "$mode" = random ] && flag=(--random); [ "$mode" = ncu ] && flag=(--ncu)
             timeout "${COMPARE_LIMIT:-300}" build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
-              --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" \
+              --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" "${cache[@]}" \
               --pool "$dir/pool-$p-$mode-$seed.json" --out "$dir/$p/$mode-$seed" \
               -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1 &
           done
