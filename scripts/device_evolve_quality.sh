@@ -53,8 +53,9 @@ for step in "$@"; do
       # evaluation does not spend its turn compiling CUTLASS; the runs still compare at equal budget.
       cache=()
       if [ -n "${COMPARE_UNITS:-}" ] && [ -d "$COMPARE_UNITS/units" ]; then
-        mkdir -p "$dir/build-cache/units" && cp -p "$COMPARE_UNITS"/units/*.o "$dir/build-cache/units/" 2> /dev/null
-        cache=(--build-cache "$dir/build-cache")
+        # Beside the runs' folder, not in it: the table below takes each folder there for a problem.
+        rm -rf "$dir-cache" && mkdir -p "$dir-cache/units" && cp -p "$COMPARE_UNITS"/units/*.o "$dir-cache/units/" 2> /dev/null
+        cache=(--build-cache "$dir-cache")
       fi
       for p in $COMPARE_PROBLEMS; do
         for seed in 1 2 3; do
