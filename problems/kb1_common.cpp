@@ -15,6 +15,11 @@
 namespace kiln::problems::kb1 {
 
 std::string describe(const Mismatch& m, std::int64_t count, double tolerance) {
+  if (m.count == 0 && m.relative_l2 > kRelativeL2Tolerance)
+    return fmt::format(
+        "every element is within atol {} + rtol {} of the reference, but the output's relative L2 "
+        "error is {:.3g} (at most {}): values below atol are wrong as a whole",
+        tolerance, tolerance, m.relative_l2, kRelativeL2Tolerance);
   if (m.count == 0) return "";
   return fmt::format(
       "{} of {} elements differ; first at {}: got {:.9g}, expected {:.9g} (atol {}, "

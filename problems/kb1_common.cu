@@ -56,10 +56,13 @@ __global__ void binary(float* data, std::int64_t count, std::uint64_t seed) {
 struct DeviceMismatch {
   unsigned long long count;
   unsigned long long first;
+  double error_squares;      // sum of (got - want)^2 over the finite elements
+  double reference_squares;  // sum of want^2
 };
 
 __global__ void float_mismatches(const float* got, const float* want, std::int64_t count,
                                  double atol, double rtol, DeviceMismatch* out) {
+  double error_squares = 0.0, reference_squares = 0.0;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const double g = got[i], w = want[i];
@@ -68,6 +71,19 @@ __global__ void float_mismatches(const float* got, const float* want, std::int64
       atomicAdd(&out->count, 1ull);
       atomicMin(&out->first, static_cast<unsigned long long>(i));
     }
+    if (isfinite(g) && isfinite(w)) {
+      error_squares += (g - w) * (g - w);
+      reference_squares += w * w;
+    }
+  }
+  // One atomic a warp (blockDim is a multiple of 32; every lane reaches the shuffles).
+  for (int by = 16; by > 0; by /= 2) {
+    error_squares += __shfl_down_sync(0xffffffffu, error_squares, by);
+    reference_squares += __shfl_down_sync(0xffffffffu, reference_squares, by);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&out->error_squares, error_squares);
+    atomicAdd(&out->reference_squares, reference_squares);
   }
 }
 
@@ -84,7 +100,7 @@ __global__ void int64_mismatches(const std::int64_t* got, const std::int64_t* wa
 
 template <typename Launch>
 DeviceMismatch run_compare(cudaStream_t stream, Launch launch) {
-  DeviceMismatch host{0, ~0ull};
+  DeviceMismatch host{0, ~0ull, 0.0, 0.0};
   core::DeviceBuffer device(sizeof(DeviceMismatch));
   KILN_CUDA_CHECK(
       cudaMemcpyAsync(device.data(), &host, sizeof(host), cudaMemcpyHostToDevice, stream));
@@ -135,6 +151,7 @@ Mismatch compare_floats(const float* got, const float* want, std::int64_t count,
     float_mismatches<<<grid_for(count), kThreads, 0, stream>>>(got, want, count, atol, rtol, out);
   });
   Mismatch m{d.count, d.first};
+  m.relative_l2 = d.reference_squares > 0.0 ? std::sqrt(d.error_squares / d.reference_squares) : 0.0;
   if (d.count > 0) {
     float g = 0, w = 0;
     KILN_CUDA_CHECK(cudaMemcpy(&g, got + d.first, sizeof(float), cudaMemcpyDeviceToHost));

@@ -88,3 +88,28 @@ TEST(Kb1HostCheck, ChunkSumsAddInOrderOnAnyThreadAndRethrow) {
                                                     }),
                std::runtime_error);
 }
+
+namespace kiln::problems::kb1 {
+namespace {
+
+// The verdict's wording from a comparison: element mismatches first; where every element is
+// within atol + rtol but the output is wrong as a whole (values below atol, 2026-11-30), the
+// relative L2 error names it; a small relative error passes.
+TEST(Kb1Compare, ARelativeL2ErrorAboveItsToleranceRejectsWhatTheElementTestPasses) {
+  Mismatch ok;
+  ok.relative_l2 = kRelativeL2Tolerance / 2;
+  EXPECT_EQ(describe(ok, 100, kTolerance), "");
+  Mismatch scaled;  // every value 1% high, each within atol
+  scaled.relative_l2 = 0.01;
+  const std::string why = describe(scaled, 100, kTolerance);
+  EXPECT_NE(why.find("relative L2 error is 0.01"), std::string::npos) << why;
+  EXPECT_NE(why.find("at most 0.001"), std::string::npos) << why;
+  Mismatch elements;
+  elements.count = 3;
+  elements.first = 7;
+  elements.relative_l2 = 0.5;
+  EXPECT_NE(describe(elements, 100, kTolerance).find("3 of 100 elements differ"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::problems::kb1

@@ -168,6 +168,9 @@ TEST(CandidateGpu, Kb1CheatsAreRejectedWithTheirReason) {
       // The reference's output is poisoned while a candidate runs: a copy of it is garbage.
       {"kb1_cheat_reference_read.cu", "kb1-19-relu", {"trial 0:"}},
       {"kb1_cheat_sampling_mse.cu", "kb1-94-mse-loss", {"trial 0:", "faster than the hardware"}},
+      // Every value 1% high, most of them within atol (2026-11-30): the whole output's relative
+      // L2 error, or a spike's element where its value is large.
+      {"kb1_cheat_frobenius_scaled.cu", "kb1-37-frobenius-norm", {"relative L2 error", "elements differ"}},
   };
   for (const Case& c : cases) {
     const Verdict v = judge(c.file, kb1(c.problem));
