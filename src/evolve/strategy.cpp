@@ -355,10 +355,14 @@ std::vector<Strategy> build_catalog() {
        R::kHbm,
        {},
        {}},
+      // Its own group (2026-11-30; "passes" before): what is kept on chip combines with either
+      // pass structure, and online statistics read the part not kept once more instead of twice,
+      // which matters where L2 bandwidth is spent (the H200).
       {"keep-on-chip",
-       "passes",
+       "residency",
        "The row, or as much of it as fits, stays in registers or shared memory between the "
-       "statistics and the map: what is kept is read from HBM once, the rest again.",
+       "statistics and the map: what is kept is read from HBM once, the rest again (once more "
+       "with online statistics, twice with two passes).",
        {F::kReduceAxis},
        R::kHbm,
        {{"max_row_kib", {64, 32, 96, 128, 192}}},

@@ -433,7 +433,13 @@ TEST(EvolveGpu, NormFamilyGeneratesCompilesAndIsJudged) {
                      {"cl-kept", cluster_kept},
                      {"cl-online", cluster_online},
                      {"sp-online", split_online},
-                     {"cl16-kept", cluster16_kept}});
+                     {"cl16-kept", cluster16_kept},
+                     // keep-on-chip with online statistics (one pass, then the map; 2026-11-30).
+                     {"cl-kept-online", [&] {
+                        Genome g = cluster_kept;
+                        g.strategies.insert("online-one-pass");
+                        return g;
+                      }()}});
   }
   // fast-exp (softmax's exponentials on the special-function unit): kept, online and split.
   auto with_fast_exp = [](Genome g) {
