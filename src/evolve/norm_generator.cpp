@@ -1241,10 +1241,11 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                                 : keep ? (1LL << 40)
                                        : 0;
   // Blocks an SM holds by shared memory (sm_90: 228 KiB an SM, 1 KiB reserved a block, ~1 KiB of
-  // the block's static arrays), at most 2048 threads; 1 (no register cap) where nothing is kept.
+  // the block's static arrays), at most 2048 threads; 1 (no register cap) where nothing is kept,
+  // and where cp.async or the TMA stage whole units (their size is the problem's, not known here).
   int min_blocks = 1;
   if (g.has("keep-on-chip") && !pipeline && !tma && !kind->strided) {
-    const long long by_smem = 228LL * 1024 / (keep_floats * 4 * stages + 2048);
+    const long long by_smem = 228LL * 1024 / (keep_floats * 4 + 2048);
     min_blocks = static_cast<int>(std::max(1LL, std::min<long long>(2048 / threads, by_smem)));
   }
   // Where a segment starts and how its runs lie, from the problem's dims (kb1_norms.cpp's view).
