@@ -5,8 +5,11 @@
 #              COMPARE_SIZE (small), each run from an empty pool (no retrieval: the search alone),
 #              guided and random of a seed side by side (COMPARE_LIMIT seconds each, 300);
 #              COMPARE_SEEDS ("1 2 3"): a subset, to spread a slow family's seeds over calls;
+#              COMPARE_SEEDS_TOGETHER=1: every seed's runs at once (the judge still times one
+#              kernel at a time; the compiles overlap), for families whose runs wait on compiles;
 #              compare.md: each run's best U (guarded, confirmed) and the median per mode;
-#              COMPARE_MODES ("guided random"; "ncu" is guided with --ncu, Nsight Compute's
+#              COMPARE_MODES ("guided random"; "uniform" is guided with --uniform-knobs, knob
+#              mutations blind to the knobs' measured effect; "ncu" is guided with --ncu, Nsight Compute's
 #              counters in the guidance); the runs' logs and reports in compare.tar.gz
 #   speed      engine speed by mode (SPEED_MODES, "split nvcc" by default): split = the default
 #              (judge server, generated kernels built split by NVRTC and the host compiler), nvcc =
@@ -65,12 +68,16 @@ for step in "$@"; do
           # what is compared, not its time.
           for mode in ${COMPARE_MODES:-guided random}; do
             flag=(); [ "$mode" = random ] && flag=(--random); [ "$mode" = ncu ] && flag=(--ncu)
+            [ "$mode" = uniform ] && flag=(--uniform-knobs)
             timeout "${COMPARE_LIMIT:-300}" build/kiln evolve run --problem "$p" --size "$COMPARE_SIZE" \
               --budget "$COMPARE_BUDGET" --population 8 --seed "$seed" "${flag[@]}" "${cache[@]}" \
               --pool "$dir/pool-$p-$mode-$seed.json" --out "$dir/$p/$mode-$seed" \
               -w 2 -n 5 --trials 1 --timeout 60 --confirm 1 > "$o/compare/$p-$mode-$seed.txt" 2>&1 &
           done
-          wait
+          [ -n "${COMPARE_SEEDS_TOGETHER:-}" ] || wait
+        done
+        wait
+        for seed in ${COMPARE_SEEDS:-1 2 3}; do
           for mode in ${COMPARE_MODES:-guided random}; do
             echo "$p $mode seed $seed: $(tail -2 "$o/compare/$p-$mode-$seed.txt" | head -1)" | tee -a "$summary"
             cp "$dir/$p/$mode-$seed/log.json" "$o/compare/$p-$mode-$seed-log.json" 2>/dev/null

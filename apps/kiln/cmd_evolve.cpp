@@ -81,6 +81,7 @@ struct RunFlags {
   std::string timing = "screen";
   std::uint64_t seed = 1;
   bool random = false, resume = false, seed_naive = false, judge_alone = false;
+  bool uniform_knobs = false;  // knob mutations uniform over knobs (the search before 2026-11-30b)
   // Each batch judged by a launch of its own instead of the judge server kept up between them.
   bool launch_per_batch = false;
   bool nvcc_only = false;
@@ -138,6 +139,8 @@ nlohmann::json run_identity(const RunFlags& f) {
                              {"timing", f.timing},
                              {"screen_trials", f.timing == "screen" ? f.screen_trials : f.trials}};
   if (f.ncu) identity["ncu"] = true;  // absent in runs recorded before --ncu (and without it)
+  // Recorded either way from 2026-11-30b; absent in older runs, which picked knobs uniformly.
+  identity["uniform_knobs"] = f.uniform_knobs;
   return identity;
 }
 
@@ -220,6 +223,8 @@ int run_evolve(const RunFlags& f) {
     throw UsageError("--seeds and --seed-naive: --seed-naive starts from the naive kernel alone");
   if (f.ncu && f.random)
     throw UsageError("--ncu and --random: the random baseline takes no guidance");
+  if (f.uniform_knobs && f.random)
+    throw UsageError("--uniform-knobs and --random: the random baseline mutates no knobs");
   require_ncu_if_asked(f);
   KILN_REQUIRE(f.budget >= 1 && f.budget <= 100000,
                fmt::format("--budget {}: accepted range 1..100000", f.budget));
@@ -252,6 +257,10 @@ int run_evolve(const RunFlags& f) {
     // Runs recorded before --screen-trials screened with --trials.
     if (recorded.is_object() && !recorded.contains("screen_trials") && recorded.contains("trials"))
       recorded["screen_trials"] = recorded["trials"];
+    // Runs recorded before knob sensitivity picked knobs uniformly: resumed with
+    // --uniform-knobs they take the same path.
+    if (recorded.is_object() && !recorded.contains("uniform_knobs"))
+      recorded["uniform_knobs"] = true;
     if (recorded != identity) {
       throw UsageError(fmt::format("--resume: {} was a different run ({}); this one is {}", f.out,
                                    recorded.dump(), identity.dump()));
@@ -286,6 +295,7 @@ int run_evolve(const RunFlags& f) {
   so.elites = std::min(2, f.population - 1);
   so.seed = f.seed;
   so.random_only = f.random;
+  so.uniform_knobs = f.uniform_knobs;
   so.allowed = evolve::generated_strategies(f.problem);
   so.grow_from_seeds = f.seed_naive;
   // Each batch compiles ahead on every core while nothing else runs; the judge then reuses it.
@@ -899,6 +909,9 @@ void register_evolve(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", f->seed, "random seed (the run is reproducible from it)")
       ->capture_default_str();
   cmd->add_flag("--random", f->random, "plain random search over the same genomes (the baseline)");
+  cmd->add_flag("--uniform-knobs", f->uniform_knobs,
+                "knob mutations pick a knob uniformly, not by its measured effect on U in this run "
+                "(the search before 2026-11-30b; for comparisons)");
   cmd->add_flag("--seed-naive", f->seed_naive,
                 "start from the reduction study's first kernel alone (interleaved addressing, "
                 "tree in global memory) instead of the pool and random genomes: the ladder test "

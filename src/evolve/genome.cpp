@@ -299,13 +299,37 @@ int next_knob_value(const std::vector<int>& values, int current, Rng& rng) {
   return sorted[static_cast<std::size_t>(pick)];
 }
 
-Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed) {
+Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed,
+                   const std::map<std::string, double>* knob_weights) {
   std::vector<std::pair<std::string, const Knob*>> knobs;
   for (const std::string& s : genome.strategies)
     for (const Knob& k : lookup(s)->knobs)
       if (k.values.size() > 1) knobs.push_back({s, &k});
   if (knobs.empty()) return genome;
-  const auto& [strategy, k] = knobs[rng.below(static_cast<int>(knobs.size()))];
+  std::size_t chosen = 0;
+  std::vector<double> w;
+  double total = 0.0;
+  if (knob_weights != nullptr) {
+    for (const auto& [s, k] : knobs) {
+      const auto it = knob_weights->find(knob_key(s, k->name));
+      w.push_back(it == knob_weights->end() ? 1.0 : std::max(it->second, 0.0));
+      total += w.back();
+    }
+  }
+  if (knob_weights == nullptr || knob_weights->empty() || !(total > 0.0)) {
+    chosen = static_cast<std::size_t>(rng.below(static_cast<int>(knobs.size())));
+  } else {
+    double pick = rng.unit() * total;
+    chosen = knobs.size() - 1;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (pick < w[i]) {
+        chosen = i;
+        break;
+      }
+      pick -= w[i];
+    }
+  }
+  const auto& [strategy, k] = knobs[chosen];
   Genome g = genome;
   g.knobs[knob_key(strategy, k->name)] = next_knob_value(k->values, g.knob(strategy, k->name), rng);
   return repair(g, rng, allowed);

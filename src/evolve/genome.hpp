@@ -87,8 +87,11 @@ Genome crossover(const Genome& a, const Genome& b, Crossover kind, Rng& rng,
 // value, uniformly. `values` in any order (the catalog lists the default first); fewer than two
 // distinct values: `current`.
 int next_knob_value(const std::vector<int>& values, int current, Rng& rng);
-// One knob of one present strategy stepped by next_knob_value.
-Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed = nullptr);
+// One knob of one present strategy stepped by next_knob_value. The knob is drawn uniformly, or
+// in proportion to `knob_weights` ("strategy.knob" -> weight; a knob it lacks weighs 1) when
+// given: KnobSensitivity's, so that the knobs that move U on this problem are stepped more often.
+Genome mutate_knob(const Genome& genome, Rng& rng, const StrategySet* allowed = nullptr,
+                   const std::map<std::string, double>* knob_weights = nullptr);
 // One strategy swapped for another of its group, added (an optional group) or removed (an
 // optional one). `weights` (by Resource) bias the choice towards strategies addressing the
 // binding resource; empty: uniform.

@@ -48,6 +48,8 @@ RunReplay replay_run(const std::string& folder) {
     so.population = run.at("population").get<int>();
     so.random_only = run.at("random").get<bool>();
     so.grow_from_seeds = run.at("seed_naive").get<bool>();
+    // Runs recorded before knob sensitivity (2026-11-30b) lack the field and picked uniformly.
+    so.uniform_knobs = run.value("uniform_knobs", true);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("evolve replay: {}/run.json: {}", folder, e.what()));
   }

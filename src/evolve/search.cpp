@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "evolve/knob_sensitivity.hpp"
 
 namespace kiln::evolve {
 namespace {
@@ -187,6 +188,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
   const StrategySet* allowed = o.allowed.empty() ? nullptr : &o.allowed;
   SearchResult result;
   std::map<std::uint64_t, Evaluation> cache;
+  KnobSensitivity sensitivity;  // every real evaluation's knobs against its U
   int generation = 0;
   // Evaluates through the cache; records every real evaluation.
   const auto judge = [&](Individual individual) {
@@ -199,6 +201,7 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
     individual.evaluation = evaluate(individual.genome);
     individual.generation = generation;
     cache.emplace(h, individual.evaluation);
+    sensitivity.add(individual.genome, individual.evaluation.fitness());
     result.history.push_back(individual);
     if (result.history.size() == 1 || better(individual, result.best)) result.best = individual;
     const std::string cell = cell_of(individual);
@@ -301,6 +304,8 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
       next = carried_over(ranked, result.archive, o.elites, o.archive_elites, o.population);
     // The generation's children first (they depend on the population only), then judged.
     std::vector<Individual> children;
+    const std::map<std::string, double> knob_weights =
+        o.uniform_knobs ? std::map<std::string, double>{} : sensitivity.weights();
     while (static_cast<int>(next.size() + children.size()) < o.population) {
       Individual child;
       child.generation = generation;
@@ -315,12 +320,12 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
             crossover(a.genome, b.genome, use_union ? Crossover::kUnion : Crossover::kIntersection,
                       rng, allowed);
         child.origin = use_union ? "crossover(union)" : "crossover(intersection)";
-        if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng, allowed);
+        if (rng.unit() < 0.5) child.genome = mutate_knob(child.genome, rng, allowed, &knob_weights);
       } else {
         const Individual& parent = tournament(population, o.tournament, rng);
         child.genome =
             rng.unit() < 0.5
-                ? mutate_knob(parent.genome, rng, allowed)
+                ? mutate_knob(parent.genome, rng, allowed, &knob_weights)
                 : mutate_strategy(parent.genome, rng, guidance_weights(parent.evaluation), allowed);
         child.origin = "mutation";
       }

@@ -58,6 +58,10 @@ struct SearchOptions {
   int max_revisions = 2;
   std::uint64_t seed = 1;
   bool random_only = false;
+  // Knob mutations pick knobs uniformly instead of by their measured effect on this problem
+  // (KnobSensitivity, knob_sensitivity.hpp): the search as it was before 2026-11-30b, kept for
+  // the A/B and for replaying runs recorded before (their run.json lacks "uniform_knobs").
+  bool uniform_knobs = false;
   StrategySet allowed;  // the strategies the generator implements; empty: the whole catalog
   // The first population beyond the seeds: one mutation away from a seed instead of random
   // genomes (a search that must start from given kernels only, e.g. the reduction ladder test).

@@ -46,9 +46,9 @@ TEST(EvolveReplay, ARecordedRunReplaysOnItsPathAndAnotherSeedLeavesIt) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("kiln-replay-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  nlohmann::json run = {{"problem", problem}, {"size", "small"},        {"seed", 5},
-                        {"random", false},    {"population", 8},        {"seed_naive", false},
-                        {"timing", "screen"}, {"device", "NVIDIA H100"}};
+  nlohmann::json run = {{"problem", problem}, {"size", "small"},         {"seed", 5},
+                        {"random", false},    {"population", 8},         {"seed_naive", false},
+                        {"timing", "screen"}, {"device", "NVIDIA H100"}, {"uniform_knobs", false}};
   write(dir / "run.json", run);
   write(dir / "seeds.json", nlohmann::json::array());
   write(dir / "log.json", history_to_log(r.history));
@@ -62,6 +62,20 @@ TEST(EvolveReplay, ARecordedRunReplaysOnItsPathAndAnotherSeedLeavesIt) {
   EXPECT_FALSE(other.same_path);
   EXPECT_FALSE(other.divergence.empty());
   EXPECT_LT(other.replayed, other.recorded);
+  // A run recorded before knob sensitivity (run.json without "uniform_knobs") picked knobs
+  // uniformly, and replays so; the same log read as a knob-sensitive run leaves its path.
+  so.uniform_knobs = true;
+  const SearchResult uniform = search(*family, so, by_hash);
+  run["seed"] = 5;
+  run.erase("uniform_knobs");
+  write(dir / "run.json", run);
+  write(dir / "log.json", history_to_log(uniform.history));
+  const RunReplay old = replay_run(dir.string());
+  EXPECT_TRUE(old.same_path) << old.divergence;
+  EXPECT_EQ(old.replayed, uniform.history.size());
+  run["uniform_knobs"] = false;
+  write(dir / "run.json", run);
+  EXPECT_FALSE(replay_run(dir.string()).same_path);
   std::filesystem::remove(dir / "log.json");
   EXPECT_THROW(replay_run(dir.string()), UsageError);
   std::filesystem::remove_all(dir);
