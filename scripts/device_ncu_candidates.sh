@@ -11,6 +11,7 @@
 # 70-s progress watchdog ended every run, 500 s of device time for nothing. Here: a few metrics
 # (one or two passes), the judge's waits raised (--timeout), SIZE small unless asked, one launch.
 #   NCU_SIZE (small), NCU_METRICS (below), NCU_KERNELS (the generated kernels' names, a regex),
+#   NCU_COUNT (1: the launches profiled, the first that match; the summary line is the first's),
 #   NCU_LIMIT (150 s a source), NCU_REPLAY (kernel; application runs the judge once per pass instead of
 #   saving and restoring its memory around each replayed launch: for size kb)
 set -uo pipefail
@@ -29,6 +30,9 @@ metrics=${NCU_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_w
 kernels=${NCU_KERNELS:-^(map|scan|strided|norm|grid_norm|tma_norm|loss|matvec|pool|pool_warp_row|pool_planes|pool_sweep|pool_tile)_kernel}
 summary="$o/ncu-summary.txt"
 echo "device_ncu_candidates on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $size" | tee "$summary"
+# NCU_BUILD_CACHE: a build cache holding units/ (CUTLASS units compiled ahead), so that a matmul
+# source links instead of compiling CUTLASS.
+cache=(); [ -n "${NCU_BUILD_CACHE:-}" ] && cache=(--build-cache "$NCU_BUILD_CACHE")
 for pair in "$@"; do
   problem=${pair%%=*}; source=${pair#*=}
   [ -f "$source" ] || { echo "$problem: $source: no such file" | tee -a "$summary"; continue; }
@@ -39,13 +43,13 @@ for pair in "$@"; do
   # (2026-11-29h calls 1 and 4: every source ended at the limit, small size included; in call 4,
   # built outside ncu, ncu "connected" to both children and profiled nothing).
   build/kiln bench candidate --compile-only --reuse-builds --problem "$problem" --source "$source" \
-    --build-dir /tmp/ncu-build > "$o/ncu/$name-build.txt" 2>&1 ||
+    --build-dir /tmp/ncu-build "${cache[@]}" > "$o/ncu/$name-build.txt" 2>&1 ||
     { echo "$name: build failed (see $o/ncu/$name-build.txt)" | tee -a "$summary"; continue; }
-  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none --target-processes application-only -k "regex:$kernels" -c 1 \
+  timeout "${NCU_LIMIT:-150}" ncu --replay-mode "${NCU_REPLAY:-kernel}" --clock-control none --target-processes application-only -k "regex:$kernels" -c "${NCU_COUNT:-1}" \
     --metrics "$metrics" --csv --page raw --print-units base \
     build/kiln bench candidate --problem "$problem" --source "$source" --sizes "$size" -w 1 -n 1 \
     --trials 1 --timing screen --skip-reference-timing --timeout 600 --reuse-builds --in-process \
-    --build-dir /tmp/ncu-build > "$o/ncu/$name.csv" 2>&1
+    --build-dir /tmp/ncu-build "${cache[@]}" > "$o/ncu/$name.csv" 2>&1
   code=$?
   # The raw page: a header row of metric names, a units row, then one row per profiled launch.
   python3 - "$o/ncu/$name.csv" "$name" "$code" "$((SECONDS - start))" << 'EOF' | tee -a "$summary"
