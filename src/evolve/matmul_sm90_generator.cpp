@@ -243,24 +243,43 @@ __global__ void split_k_contiguous(const float* __restrict__ src, float* __restr
     put3(d + r * 3 * kp, kp, c, c < k ? s[r * k + c] : 0.0f, small_block);
 }
 
-// Source with the rows contiguous (element (r, c) at src[c * rows + r]): a 32 x 32 tile through
-// shared memory, so that reads and writes are both coalesced.
-__global__ void split_rows_contiguous(const float* __restrict__ src, float* __restrict__ dst,
-                                      long long rows, long long k, long long kp,
-                                      long long dst_rows, int small_block) {
-  __shared__ float tile[32][33];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 32;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 32;
+// Source with the rows contiguous (element (r, c) at src[c * rows + r]): a tile of 128 columns
+// x 32 rows through shared memory, read as 128-byte runs of a source column and written as
+// 512-byte runs of each of the three blocks of a row; the tiles along a row are neighbouring
+// blocks (x), so the rows' writes meet in time. Written element by element: any shape, any
+// alignment. On one H200 the 32 x 32 form (blocks along the rows first, 128-byte writes) and a
+// 32 x 128 form in 16-byte vectors both ran at 51-61% of the DRAM peak (92-97 us of kb1-1's
+// 1150; 1392-1458 us of kb1-3's 3800), where the K-contiguous split reaches 73-79%.
+__global__ void __launch_bounds__(256) split_rows_contiguous(
+    const float* __restrict__ src, float* __restrict__ dst, long long rows, long long k,
+    long long kp, long long dst_rows, int small_block) {
+  constexpr int kTileC = 128, kTileR = 32;
+  __shared__ float tile[kTileC][kTileR + 1];  // + 1: the column-wise reads below conflict-free
+  const long long c0 = static_cast<long long>(blockIdx.x) * kTileC;
+  const long long r0 = static_cast<long long>(blockIdx.y) * kTileR;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
   float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
-  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-    const long long r = r0 + threadIdx.x, c = c0 + j;
-    tile[j][threadIdx.x] = r < rows && c < k ? s[c * rows + r] : 0.0f;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float v[kTileC / 8];  // warp w: columns w, w + 8, ...; lane: the row
+#pragma unroll
+  for (int i = 0; i < kTileC / 8; ++i) {
+    const long long c = c0 + warp + 8 * i, r = r0 + lane;
+    v[i] = c < k && r < rows ? __ldg(s + c * rows + r) : 0.0f;
   }
+#pragma unroll
+  for (int i = 0; i < kTileC / 8; ++i) tile[warp + 8 * i][lane] = v[i];
   __syncthreads();
-  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-    const long long r = r0 + j, c = c0 + threadIdx.x;
-    if (r < rows && c < kp) put3(d + r * 3 * kp, kp, c, tile[threadIdx.x][j], small_block);
+#pragma unroll
+  for (int j = 0; j < kTileR / 8; ++j) {  // warp w: rows w, w + 8, ...; lane: the columns
+    const int tr = warp + 8 * j;
+    const long long r = r0 + tr;
+    if (r >= rows) continue;
+    float* row = d + r * 3 * kp;
+#pragma unroll
+    for (int q = 0; q < kTileC / 32; ++q) {
+      const int tc = lane + 32 * q;
+      if (c0 + tc < kp) put3(row, kp, c0 + tc, tile[tc][tr], small_block);
+    }
   }
 }
 
@@ -296,53 +315,6 @@ __global__ void split_k_contiguous_vec4(const float* __restrict__ src, float* __
 #pragma unroll
     for (int j = 0; j < kSplitRows; ++j)
       if (r0 + j < rows) put3x4(d + (r0 + j) * 3 * kp, kp, c, v[j], small_block);
-  }
-}
-
-// split_rows_contiguous in 16-byte vectors (rows % 4 == 0, src 16-byte aligned): a tile of 32
-// columns x 128 rows through shared memory, read as 512-byte runs of a column and written as
-// 128-byte runs of a row, four elements a thread each way (the scalar 32 x 32 form ran at 55% of
-// the DRAM peak on one H200: 92 us of kb1-1's 1152, 1392 us of kb1-3's 3803). The tile's pitch
-// of 129 floats makes the transposed reads conflict-free.
-__global__ void __launch_bounds__(256) split_rows_contiguous_vec4(
-    const float* __restrict__ src, float* __restrict__ dst, long long rows, long long k,
-    long long kp, long long dst_rows, int small_block) {
-  constexpr int kTileC = 32, kTileR = 128, kPitch = kTileR + 1;
-  __shared__ float tile[kTileC * kPitch];
-  const long long r0 = static_cast<long long>(blockIdx.x) * kTileR;
-  const long long c0 = static_cast<long long>(blockIdx.y) * kTileC;
-  const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // Load: warp w reads columns w, w + 8, ...; lane l rows 4l..4l+3 of the tile.
-  float4 v[kTileC / 8];
-#pragma unroll
-  for (int i = 0; i < kTileC / 8; ++i) {
-    const long long c = c0 + warp + 8 * i, r = r0 + 4 * lane;
-    v[i] = c < k && r < rows ? __ldg(reinterpret_cast<const float4*>(s + c * rows + r))
-                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  }
-#pragma unroll
-  for (int i = 0; i < kTileC / 8; ++i) {
-    float* t = tile + (warp + 8 * i) * kPitch + 4 * lane;
-    t[0] = v[i].x;
-    t[1] = v[i].y;
-    t[2] = v[i].z;
-    t[3] = v[i].w;
-  }
-  __syncthreads();
-  // Store: eight threads a row (columns 4q..4q+3 of the tile), four rows a warp.
-  const int q = lane % 8;
-  const long long c = c0 + 4 * q;
-  if (c >= kp) return;
-#pragma unroll
-  for (int i = 0; i < kTileR / 32; ++i) {
-    const int tr = warp * 4 + lane / 8 + 32 * i;
-    const long long r = r0 + tr;
-    if (r >= rows) continue;
-    const float* t = tile + 4 * q * kPitch + tr;
-    put3x4(d + r * 3 * kp, kp, c, make_float4(t[0], t[kPitch], t[2 * kPitch], t[3 * kPitch]),
-           small_block);
   }
 }
 
@@ -415,15 +387,10 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                          bool rows_contiguous, int small_block) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
     const unsigned int z = static_cast<unsigned int>(batch);
-    if (rows_contiguous && aligned && rows % 4 == 0)
-      split_rows_contiguous_vec4<<<dim3(static_cast<unsigned int>((rows + 127) / 128),
-                                        static_cast<unsigned int>((kp + 31) / 32), z),
-                                   256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
-    else if (rows_contiguous)
-      split_rows_contiguous<<<dim3(static_cast<unsigned int>((rows + 31) / 32),
-                                   static_cast<unsigned int>((kp + 31) / 32), z),
-                              dim3(32, 8), 0, stream>>>(src, dst, rows, k, kp, dst_rows,
-                                                        small_block);
+    if (rows_contiguous)
+      split_rows_contiguous<<<dim3(static_cast<unsigned int>((kp + 127) / 128),
+                                   static_cast<unsigned int>((rows + 31) / 32), z),
+                              256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
     else if (aligned && k % 4 == 0) {
       const long long groups = (rows + kSplitRows - 1) / kSplitRows;
       split_k_contiguous_vec4<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),

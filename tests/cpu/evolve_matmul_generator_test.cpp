@@ -285,8 +285,9 @@ TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
   EXPECT_EQ(unit_of(square), unit_of(ta));
   EXPECT_EQ(unit_of(square), unit_of(batched));
   EXPECT_NE(square, ta);
-  EXPECT_NE(ta.find("if (true)\n    split_rows_contiguous"), std::string::npos);  // A stored k x m
-  EXPECT_NE(square.find("if (false)\n    split_rows_contiguous"), std::string::npos);
+  EXPECT_NE(ta.find("split(A, a_cat, m, m, true, 2)"), std::string::npos);  // A stored k x m
+  EXPECT_NE(square.find("split(A, a_cat, m, m, false, 2)"), std::string::npos);
+  EXPECT_NE(square.find("split(B, b_cat, n, np, true, 1)"), std::string::npos);  // B stored k x n
   EXPECT_NE(square.find("batch > 1 ? 1 : 4"), std::string::npos);
   EXPECT_NE(square.find("KernelTmaWarpSpecializedCooperative"), std::string::npos);
   const Genome pingpong = sm90_genome({{"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}});
