@@ -32,6 +32,12 @@ inline uchar4 make_uchar4(unsigned char a, unsigned char b, unsigned char c, uns
   return {a, b, c, d};
 }
 
+// Each fiber's stack: 256 KiB unless the harness asks for less (a harness that runs thousands of
+// blocks of small kernels: the stacks are allocated and zeroed for every block).
+#ifndef EMU_STACK_BYTES
+#define EMU_STACK_BYTES (256 * 1024)
+#endif
+
 namespace emu {
 
 enum State { kRunnable, kAtWarpBarrier, kAtBlockBarrier, kDone };
@@ -67,7 +73,7 @@ inline void run_block(int threads, std::function<void()> kernel) {
   fibers.resize(threads);
   for (int i = 0; i < threads; ++i) {
     Fiber& f = fibers[i];
-    f.stack.resize(256 * 1024);
+    f.stack.resize(EMU_STACK_BYTES);
     getcontext(&f.context);
     f.context.uc_stack.ss_sp = f.stack.data();
     f.context.uc_stack.ss_size = f.stack.size();

@@ -1,0 +1,198 @@
+// Runs the sm90 3xTF32 matmul's operand splits and slice sums (their device code, KERNEL: the
+// generated source's kernels between put3 and the entry point, with a host tf32_big) on the CPU
+// through tests/emulation/cuda_fibers.h, launched as the candidate's host code launches them:
+// both source layouts (K contiguous, rows contiguous), K padded to kp for 1-3 slices, one and two
+// batches, 16-byte aligned sources and sources one float off (the element-by-element paths),
+// shapes not a multiple of any tile. Every element of the result is compared bit for bit with
+// the host's split (big part rounded to TF32, the remainder exact; the padding zeros), and the
+// result's slack is poisoned and must stay so. Prints "<name>: N bad of M runs"; exits 1 when
+// any run is wrong. Built and run by tests/cpu/evolve_matmul_split_emulation_test.cpp (g++
+// with AddressSanitizer and UBSan).
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#define EMU_STACK_BYTES (64 * 1024)  // thousands of blocks of small kernels
+#include "cuda_fibers.h"
+
+// cvt.rna.tf32.f32: round to the nearest TF32 value (10 mantissa bits), ties away from zero.
+inline float tf32_big(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = (bits + 0x1000u) & ~0x1fffu;
+  float r;
+  std::memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+#include KERNEL
+
+namespace {
+
+std::uint32_t bits_of(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Every block of a grid, each as run_block runs it.
+template <typename Launch>
+void run_grid(emu_dim3 grid, int threads, Launch launch) {
+  emu::grid_dim = grid;
+  for (unsigned z = 0; z < grid.z; ++z)
+    for (unsigned y = 0; y < grid.y; ++y)
+      for (unsigned x = 0; x < grid.x; ++x) {
+        emu::block_index = {x, y, z};
+        emu::run_block(threads, launch);
+      }
+}
+
+float value(unsigned& state) {  // deterministic values with all 23 mantissa bits in use
+  state = state * 1664525u + 1013904223u;
+  const float unit = static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+  return (unit - 0.5f) * 7.3f;
+}
+
+}  // namespace
+
+int main() {
+  const std::uint32_t poison_bits = 0x7fc00001u;
+  float poison;
+  std::memcpy(&poison, &poison_bits, sizeof poison);
+  struct Shape {
+    long long rows, k;
+  };
+  // Rows and K off the transposing tile (32 rows x 128 columns), off whole vectors, and a few
+  // blocks at most each (every block's 256 threads are fibers).
+  const Shape shapes[] = {{1, 1},   {3, 5},   {4, 4},    {33, 7},  {37, 130},
+                          {20, 33}, {5, 129}, {64, 260}, {40, 128}};
+  int bad = 0, runs = 0;
+  unsigned state = 7;
+  for (const Shape& shape : shapes)
+    for (int splits = 1; splits <= 3; ++splits)
+      for (long long batch = 1; batch <= 2; ++batch)
+        for (int rows_contiguous = 0; rows_contiguous < 2; ++rows_contiguous)
+          for (int offset = 0; offset < 2; ++offset) {
+            const long long rows = shape.rows, k = shape.k;
+            const long long kp = (k + 4 * splits - 1) / (4 * splits) * (4 * splits);
+            const long long dst_rows = rows + (rows % 4 == 0 ? 0 : 4 - rows % 4);  // as np
+            const int small_block = (runs % 3);
+            std::vector<float> src_store(batch * rows * k + 8);
+            const auto align16 = [](float* p) {
+              return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(p) + 15) &
+                                              ~std::uintptr_t(15));
+            };
+            float* src = align16(src_store.data()) + offset;
+            for (long long i = 0; i < batch * rows * k; ++i) src[i] = value(state);
+            const long long dst_floats = batch * dst_rows * 3 * kp;
+            std::vector<float> dst_store(dst_floats + 8 + 16);
+            float* dst = align16(dst_store.data());
+            for (long long i = 0; i < dst_floats + 16; ++i) dst[i] = poison;
+            // As the candidate's `split` chooses and launches.
+            const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
+            const unsigned z = static_cast<unsigned>(batch);
+            if (rows_contiguous) {
+              run_grid({static_cast<unsigned>((kp + 127) / 128),
+                        static_cast<unsigned>((rows + 31) / 32), z},
+                       256, [&] {
+                         split_rows_contiguous(src, dst, rows, k, kp, dst_rows, small_block);
+                       });
+            } else if (aligned && k % 4 == 0) {
+              const long long groups = (rows + kSplitRows - 1) / kSplitRows;
+              run_grid({static_cast<unsigned>((kp / 4 + 255) / 256),
+                        static_cast<unsigned>(groups < 65535 ? groups : 65535), z},
+                       256, [&] {
+                         split_k_contiguous_vec4(src, dst, rows, k, kp, dst_rows, small_block);
+                       });
+            } else {
+              run_grid({static_cast<unsigned>((kp + 255) / 256),
+                        static_cast<unsigned>(rows < 8192 ? rows : 8192), z},
+                       256,
+                       [&] { split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block); });
+            }
+            ++runs;
+            bool wrong = false;
+            for (long long b = 0; b < batch && !wrong; ++b)
+              for (long long r = 0; r < dst_rows && !wrong; ++r)
+                for (long long c = 0; c < kp && !wrong; ++c) {
+                  const float* row = dst + (b * dst_rows + r) * 3 * kp;
+                  for (int j = 0; j < 3 && !wrong; ++j) {
+                    float want = poison;  // rows past `rows` are the candidate's memset's
+                    if (r < rows) {
+                      const float v =
+                          c >= k ? 0.0f
+                                 : src[b * rows * k + (rows_contiguous ? c * rows + r : r * k + c)];
+                      const float big = tf32_big(v);
+                      want = j == small_block ? v - big : big;
+                    }
+                    if (bits_of(row[j * kp + c]) != bits_of(want)) {
+                      std::printf(
+                          "%s: split rows %lld k %lld kp %lld batch %lld %s offset %d: "
+                          "batch %lld row %lld col %lld block %d: got %08x want %08x\n",
+                          KNAME, rows, k, kp, batch,
+                          rows_contiguous ? "rows-contiguous" : "k-contiguous", offset, b, r, c, j,
+                          bits_of(row[j * kp + c]), bits_of(want));
+                      wrong = true;
+                    }
+                  }
+                }
+            for (long long i = dst_floats; i < dst_floats + 16 && !wrong; ++i)
+              if (bits_of(dst[i]) != poison_bits) {
+                std::printf("%s: split wrote past its result at %lld\n", KNAME, i);
+                wrong = true;
+              }
+            bad += wrong;
+          }
+  // The slice sums: `splits` slices of m x np partial sums into C (m x n), in slice order.
+  const struct {
+    long long m, n;
+  } sums[] = {{1, 1}, {3, 4}, {5, 7}, {2, 300}, {9, 1028}, {4, 1021}};
+  for (const auto& s : sums)
+    for (int splits = 1; splits <= 3; ++splits)
+      for (long long batch = 1; batch <= 2; ++batch)
+        for (int offset = 0; offset < 2; ++offset) {
+          const long long m = s.m, n = s.n, np = (n + 3) / 4 * 4;
+          std::vector<float> part_store(batch * splits * m * np + 8), c_store(batch * m * n + 24);
+          const auto align16 = [](float* p) {
+            return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(p) + 15) &
+                                            ~std::uintptr_t(15));
+          };
+          float* part = align16(part_store.data());
+          float* C = align16(c_store.data()) + offset;
+          for (long long i = 0; i < batch * splits * m * np; ++i) part[i] = value(state);
+          for (long long i = 0; i < batch * m * n + 16; ++i) C[i] = poison;
+          const unsigned z = static_cast<unsigned>(batch);
+          const unsigned y = static_cast<unsigned>(m < 8192 ? m : 8192);
+          // As the candidate chooses: vectors when C's rows are whole 16-byte vectors.
+          if (n % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0)
+            run_grid({static_cast<unsigned>((n / 4 + 255) / 256), y, z}, 256,
+                     [&] { sum_slices_vec4(part, C, m, n, splits); });
+          else
+            run_grid({static_cast<unsigned>((n + 255) / 256), y, z}, 256,
+                     [&] { sum_slices(part, C, m, n, np, splits); });
+          ++runs;
+          bool wrong = false;
+          for (long long b = 0; b < batch && !wrong; ++b)
+            for (long long r = 0; r < m && !wrong; ++r)
+              for (long long c = 0; c < n && !wrong; ++c) {
+                float want = 0.0f;
+                for (int q = 0; q < splits; ++q) want += part[((b * splits + q) * m + r) * np + c];
+                const float got = C[(b * m + r) * n + c];
+                if (bits_of(got) != bits_of(want)) {
+                  std::printf(
+                      "%s: sum m %lld n %lld splits %d batch %lld offset %d: (%lld, %lld, "
+                      "%lld) got %08x want %08x\n",
+                      KNAME, m, n, splits, batch, offset, b, r, c, bits_of(got), bits_of(want));
+                  wrong = true;
+                }
+              }
+          for (long long i = batch * m * n; i < batch * m * n + 16 && !wrong; ++i)
+            if (bits_of(C[i]) != poison_bits) {
+              std::printf("%s: sum wrote past C at %lld\n", KNAME, i);
+              wrong = true;
+            }
+          bad += wrong;
+        }
+  std::printf("%s: %d bad of %d runs\n", KNAME, bad, runs);
+  return bad == 0 ? 0 : 1;
+}
