@@ -260,55 +260,98 @@ __device__ __forceinline__ void put3(float* row, long long c, float v, int small
   at[2 * kBlock] = small_piece == 2 ? small : big;
 }
 
+// The same for four consecutive elements c .. c + 3 (c a multiple of 4: one K block).
+__device__ __forceinline__ void put3x4(float* row, long long c, float4 v, int small_piece) {
+  const float4 big = make_float4(tf32_big(v.x), tf32_big(v.y), tf32_big(v.z), tf32_big(v.w));
+  const float4 small = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
+  float* at = row + (c / kBlock) * 3 * kBlock + c % kBlock;
+  *reinterpret_cast<float4*>(at) = small_piece == 0 ? small : big;
+  *reinterpret_cast<float4*>(at + kBlock) = small_piece == 1 ? small : big;
+  *reinterpret_cast<float4*>(at + 2 * kBlock) = small_piece == 2 ? small : big;
+}
+
 // A (n x n, K contiguous) -> A' (np rows of 3 np), the read blocks only; padding is zeros.
 // A's blocks that are never read are exactly the product's blocks off the triangle (row block
-// I, K block L: upper, L < I), so the same pass writes those zeros into the target (ld ldt).
+// I, K block L: upper, L < I), so the same pass writes those zeros into the target (ld ldt, a
+// multiple of 4, 16-byte aligned). Four consecutive columns a thread, read as one 16-byte
+// vector where A's rows allow (`aligned`: n % 4 == 0 and A 16-byte aligned); the scalar form
+// ran at 55% of the DRAM peak on one H200 (55 us of kb1-14's 432).
 __global__ void split_a(const float* __restrict__ A, float* __restrict__ a3, long long n,
-                        long long np, float* __restrict__ target, long long ldt) {
-  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+                        long long np, float* __restrict__ target, long long ldt, bool aligned) {
+  const long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   if (c >= np) return;
   for (long long r = blockIdx.y; r < np; r += gridDim.y) {
-    if (!a_block_read(r / kBlock, c / kBlock))
-      target[r * ldt + c] = 0.0f;
-    else
-      put3(a3 + r * 3 * np, c, r < n && c < n ? A[r * n + c] : 0.0f, 2);
+    if (!a_block_read(r / kBlock, c / kBlock)) {
+      *reinterpret_cast<float4*>(target + r * ldt + c) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      continue;
+    }
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (aligned && r < n && c < n) {
+      v = __ldg(reinterpret_cast<const float4*>(A + r * n + c));
+    } else if (r < n) {
+      const float* a = A + r * n;
+      v = make_float4(c < n ? a[c] : 0.0f, c + 1 < n ? a[c + 1] : 0.0f, c + 2 < n ? a[c + 2] : 0.0f,
+                      c + 3 < n ? a[c + 3] : 0.0f);
+    }
+    put3x4(a3 + r * 3 * np, c, v, 2);
   }
 }
 
-// B (n x n, k x j, j contiguous) -> B' (np rows j of 3 np, K-major) through a 32 x 33 tile, the
-// read blocks only (kBlock is a multiple of 32: a tile lies in one block).
-__global__ void split_b(const float* __restrict__ B, float* __restrict__ b3, long long n,
-                        long long np) {
-  __shared__ float tile[32][33];
-  const long long j0 = static_cast<long long>(blockIdx.x) * 32;
-  const long long k0 = static_cast<long long>(blockIdx.y) * 32;
+// B (n x n, k x j, j contiguous) -> B' (np rows j of 3 np, K-major), the read blocks only,
+// through a tile of 128 K columns x 32 rows j: read as 128-byte runs of B's rows, written as
+// 512-byte runs of B' rows, the tiles along a B' row as neighbouring blocks (the form of the
+// plain sm90 path's transposing split, which lifted kb1-16 from U 0.637 to 0.682 on one H200;
+// the 32 x 32 form here ran at 49-51% of the DRAM peak). kBlock is a multiple of 128: a tile
+// lies in one block.
+__global__ void __launch_bounds__(256) split_b(const float* __restrict__ B,
+                                               float* __restrict__ b3, long long n, long long np) {
+  static_assert(kBlock % 128 == 0, "a tile of 128 K columns must lie in one block");
+  constexpr int kTileK = 128, kTileJ = 32;
+  __shared__ float tile[kTileK][kTileJ + 1];  // + 1: the column-wise reads conflict-free
+  const long long k0 = static_cast<long long>(blockIdx.x) * kTileK;
+  const long long j0 = static_cast<long long>(blockIdx.y) * kTileJ;
   if (!b_block_read(j0 / kBlock, k0 / kBlock)) return;  // the whole thread block alike
-  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
-    const long long kk = k0 + y, j = j0 + threadIdx.x;
-    tile[y][threadIdx.x] = kk < n && j < n ? B[kk * n + j] : 0.0f;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float v[kTileK / 8];  // warp w: K rows w, w + 8, ... of B; lane: the column j
+#pragma unroll
+  for (int i = 0; i < kTileK / 8; ++i) {
+    const long long kk = k0 + warp + 8 * i, j = j0 + lane;
+    v[i] = kk < n && j < n ? __ldg(B + kk * n + j) : 0.0f;
   }
+#pragma unroll
+  for (int i = 0; i < kTileK / 8; ++i) tile[warp + 8 * i][lane] = v[i];
   __syncthreads();
-  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
-    const long long j = j0 + y, kk = k0 + threadIdx.x;
-    put3(b3 + j * 3 * np, kk, tile[threadIdx.x][y], 1);
+#pragma unroll
+  for (int q = 0; q < kTileJ / 8; ++q) {  // warp w: B' rows w, w + 8, ...; lane: K columns
+    const int tj = warp + 8 * q;
+    float* row = b3 + (j0 + tj) * 3 * np;
+#pragma unroll
+    for (int p = 0; p < kTileK / 32; ++p) {
+      const int tk = lane + 32 * p;
+      put3(row, k0 + tk, tile[tk][tj], 1);
+    }
   }
 }
 
 // Entry y of `sums` (row block, first column block, width in blocks, first part's unit, parts):
 // the target's kBlock x width kBlock region += its parts (width units of kBlock^2 floats each),
-// in slice order.
+// in slice order; four consecutive columns a thread (every offset here is a multiple of 4: the
+// scalar form ran at 39% of the DRAM peak on one H200).
 __global__ void add_slices(float* __restrict__ t, long long ldt, const float* __restrict__ parts,
                            const int* __restrict__ sums) {
   const int* s = sums + 5 * blockIdx.y;
   const long long width = s[2] * kBlock;
-  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long e = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   if (e >= kBlock * width) return;
   const long long r = e / width, c = e % width;
-  float* out = t + (s[0] * kBlock + r) * ldt + s[1] * kBlock + c;
-  float v = *out;
-  for (int q = 0; q < s[4]; ++q)
-    v += parts[(static_cast<long long>(s[3]) + static_cast<long long>(q) * s[2]) * kBlock * kBlock +
-               e];
+  float4* out = reinterpret_cast<float4*>(t + (s[0] * kBlock + r) * ldt + s[1] * kBlock + c);
+  float4 v = *out;
+  for (int q = 0; q < s[4]; ++q) {
+    const float4 p = __ldg(reinterpret_cast<const float4*>(
+        parts + (static_cast<long long>(s[3]) + static_cast<long long>(q) * s[2]) * kBlock * kBlock +
+        e));
+    v = make_float4(v.x + p.x, v.y + p.y, v.z + p.z, v.w + p.w);
+  }
   *out = v;
 }
 
@@ -420,10 +463,11 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   }
   const unsigned int y_rows = static_cast<unsigned int>(np < 8192 ? np : 8192);
   // A' and, in the same pass, the zeros of the target's blocks off the triangle.
-  split_a<<<dim3(static_cast<unsigned int>((np + 255) / 256), y_rows), 256, 0, stream>>>(
-      A, a3, n, np, target, ldt);
-  split_b<<<dim3(static_cast<unsigned int>(np / 32), static_cast<unsigned int>(np / 32)),
-            dim3(32, 8), 0, stream>>>(B, b3, n, np);
+  const bool a_aligned = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
+  split_a<<<dim3(static_cast<unsigned int>((np / 4 + 255) / 256), y_rows), 256, 0, stream>>>(
+      A, a3, n, np, target, ldt, a_aligned);
+  split_b<<<dim3(static_cast<unsigned int>(np / 128), static_cast<unsigned int>(np / 32)), 256, 0,
+            stream>>>(B, b3, n, np);
   if (cudaGetLastError() != cudaSuccess) return 1;
   const int count = static_cast<int>(groups.size());
   std::vector<int> mnk(3 * static_cast<size_t>(count));
@@ -446,7 +490,7 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                                                  $RASTER_N, $SWIZZLE, stream);
   if (status != 0) return status;
   if (!sums.empty())
-    add_slices<<<dim3(static_cast<unsigned int>((kBlock * kBlock * kGroupBlocks + 255) / 256),
+    add_slices<<<dim3(static_cast<unsigned int>((kBlock * kBlock * kGroupBlocks / 4 + 255) / 256),
                       static_cast<unsigned int>(sums.size() / 5)),
                  256, 0, stream>>>(target, ldt, part, sums_device);
   if (!direct)

@@ -1,13 +1,13 @@
-// The sm90 3xTF32 matmul's operand splits and slice sums run on the CPU (issue 20; no GPU
-// needed): the kernels of a generated candidate (from put3 to the entry point; the rest is the
-// CUTLASS GEMM and host code) are compiled with the host compiler into
-// tests/emulation/matmul_split_harness.cpp, where tests/emulation/cuda_fibers.h runs every
-// block's threads as fibers, under AddressSanitizer and UBSan. Both source layouts, 1-3 K slices,
-// batches, aligned and unaligned sources, shapes off every tile, compared bit for bit with the
-// host's split and sum: the index logic of the transposing tile and of the 16-byte vector paths
-// (2026-11-30b) in CI, besides the GPU tests' problem shapes.
+// The sm90 3xTF32 matmuls' operand splits and slice sums run on the CPU (issue 20; no GPU
+// needed): the kernels of a generated candidate (without the CUTLASS GEMM and the host code) are
+// compiled with the host compiler into a harness of tests/emulation/ (matmul_split_harness.cpp
+// for the plain products, matmul_triangle_harness.cpp for the triangular ones), where
+// tests/emulation/cuda_fibers.h runs every block's threads as fibers, under AddressSanitizer and
+// UBSan, compared bit for bit with the host's split and sum: the index logic of the transposing
+// tiles and of the 16-byte vector paths (2026-11-30b) in CI, beyond the GPU tests' shapes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "emulation_support.hpp"
@@ -17,13 +17,17 @@
 namespace kiln::evolve {
 namespace {
 
+// The text of `source` from `from` up to `to` (exclusive); "" if either is missing.
+std::string between(const std::string& source, const std::string& from, const std::string& to) {
+  const std::size_t a = source.find(from);
+  const std::size_t b = a == std::string::npos ? a : source.find(to, a);
+  return b == std::string::npos ? "" : source.substr(a, b - a);
+}
+
 // The split and sum kernels of an sm90 candidate: from put3's comment to the entry point.
 std::string split_kernels(const std::string& source) {
-  const std::size_t from =
-      source.find("// One element of the operand, written to its three blocks");
-  const std::size_t to = source.find("extern \"C\" int kiln_candidate_abi_version");
-  if (from == std::string::npos || to == std::string::npos || to < from) return "";
-  return source.substr(from, to - from);
+  return between(source, "// One element of the operand, written to its three blocks",
+                 "extern \"C\" int kiln_candidate_abi_version");
 }
 
 TEST(EvolveMatmulSplitEmulation, SplitsAndSlicesSumsAreExactOnTheCpu) {
@@ -39,6 +43,35 @@ TEST(EvolveMatmulSplitEmulation, SplitsAndSlicesSumsAreExactOnTheCpu) {
   const std::string output = run_emulation("matmul_split_harness.cpp", kernels, "sm90-split",
                                            fresh_emulation_dir("kiln_matmul_split_emulation"));
   EXPECT_NE(output.find("sm90-split: 0 bad of 288 runs"), std::string::npos) << output;
+}
+
+TEST(EvolveMatmulSplitEmulation, TriangleSplitsAndSlicesSumsAreExactOnTheCpu) {
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
+  const std::filesystem::path dir = fresh_emulation_dir("kiln_matmul_triangle_emulation");
+  // Blocks of 128 (the knob's smallest: the emulated sizes stay small), upper and lower, groups
+  // of one and two column blocks (B' then holds the zeros a group's widest K range reads).
+  for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"})
+    for (const int group : {1, 2}) {
+      const Genome g =
+          genome_of(Family::kMatmul, {"cutlass-sm90", "tf32x3", "exploit-structure"},
+                    {{"exploit-structure.block", 128}, {"exploit-structure.group_blocks", group}});
+      const std::string source = generate_matmul_candidate(g, problem);
+      const std::string constants =
+          between(source, "constexpr long long kBlock", "constexpr long long kMaxTerms");
+      const std::string kernels = between(source, "// Whether the operand block (row block R",
+                                          "// One group of the grouped GEMM");
+      ASSERT_FALSE(constants.empty() || kernels.empty()) << problem << ": kernels not found";
+      ASSERT_NE(kernels.find("split_b"), std::string::npos);
+      const std::string tag =
+          std::string(problem).substr(0, 6) + "-g" + std::to_string(group);  // "kb1-14-g1"
+      const std::string output =
+          run_emulation("matmul_triangle_harness.cpp", constants + "\n" + kernels, tag, dir);
+      const int runs = group == 1 ? 8 : 5;
+      EXPECT_NE(output.find(tag + ": 0 bad of " + std::to_string(runs) + " runs"),
+                std::string::npos)
+          << output;
+    }
 }
 
 }  // namespace

@@ -15,15 +15,7 @@
 #define EMU_STACK_BYTES (64 * 1024)  // thousands of blocks of small kernels
 #include "cuda_fibers.h"
 
-// cvt.rna.tf32.f32: round to the nearest TF32 value (10 mantissa bits), ties away from zero.
-inline float tf32_big(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits = (bits + 0x1000u) & ~0x1fffu;
-  float r;
-  std::memcpy(&r, &bits, sizeof r);
-  return r;
-}
+#include "tf32_host.h"
 
 #include KERNEL
 
