@@ -318,35 +318,32 @@ __global__ void split_k_contiguous_vec4(const float* __restrict__ src, float* __
   }
 }
 
-// C (batch x m x n, row-major) = the sum over `splits` slices of `part` (rows of np floats), in
-// slice order.
+// C (batch x m x n, row-major) = the sum over `splits` slices of `part` (rows of np floats, np a
+// multiple of 4, 16-byte aligned), in slice order. Four consecutive columns a thread: the slices'
+// 16-byte vectors loaded before they are added; stored as one vector where C's row allows it,
+// else element by element (n not a multiple of 4: kb1-8's 5921 columns). The scalar form ran
+// at 35-37% of the DRAM peak on one H200 (51 us of kb1-2's 1294, 207 of kb1-8's 2673).
 __global__ void sum_slices(const float* __restrict__ part, float* __restrict__ C, long long m,
                            long long n, long long np, int splits) {
-  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n) return;
-  const long long z = blockIdx.z;
-  for (long long r = blockIdx.y; r < m; r += gridDim.y) {
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += part[((z * splits + s) * m + r) * np + c];
-    C[(z * m + r) * n + c] = sum;
-  }
-}
-
-// sum_slices in 16-byte vectors (n % 4 == 0, C 16-byte aligned; np == n then), the slices'
-// vectors loaded before they are added, in slice order as above (the same sums bit for bit).
-// The scalar form ran at 35% of the DRAM peak on one H200 (51 us of kb1-2's 1294, 207 of kb1-8's).
-__global__ void sum_slices_vec4(const float* __restrict__ part, float* __restrict__ C,
-                                long long m, long long n, int splits) {
   const long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
-  if (c >= n) return;
+  if (c >= n) return;  // c + 3 < np: the vectors lie in part's rows
   const long long z = blockIdx.z;
   for (long long r = blockIdx.y; r < m; r += gridDim.y) {
-    float4 sum = __ldg(reinterpret_cast<const float4*>(part + ((z * splits) * m + r) * n + c));
+    float4 sum = __ldg(reinterpret_cast<const float4*>(part + ((z * splits) * m + r) * np + c));
     for (int s = 1; s < splits; ++s) {
-      const float4 p = __ldg(reinterpret_cast<const float4*>(part + ((z * splits + s) * m + r) * n + c));
+      const float4 p =
+          __ldg(reinterpret_cast<const float4*>(part + ((z * splits + s) * m + r) * np + c));
       sum = make_float4(sum.x + p.x, sum.y + p.y, sum.z + p.z, sum.w + p.w);
     }
-    *reinterpret_cast<float4*>(C + (z * m + r) * n + c) = sum;
+    float* out = C + (z * m + r) * n + c;
+    if (c + 4 <= n && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      *reinterpret_cast<float4*>(out) = sum;
+    } else {
+      out[0] = sum.x;
+      if (c + 1 < n) out[1] = sum.y;
+      if (c + 2 < n) out[2] = sum.z;
+      if (c + 3 < n) out[3] = sum.w;
+    }
   }
 }
 
@@ -420,13 +417,8 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                                       static_cast<int>(slice), splits, 3 * kp, 3 * kp, ldd, slice,
                                       slice, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream);
   if (status != 0) return status;
-  if (!direct && n % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0)
-    sum_slices_vec4<<<dim3(static_cast<unsigned int>((n / 4 + 255) / 256),
-                           static_cast<unsigned int>(m < y_rows ? m : y_rows),
-                           static_cast<unsigned int>(batch)),
-                      256, 0, stream>>>(part, C, m, n, splits);
-  else if (!direct)
-    sum_slices<<<dim3(static_cast<unsigned int>((n + 255) / 256),
+  if (!direct)
+    sum_slices<<<dim3(static_cast<unsigned int>(((n + 3) / 4 + 255) / 256),
                       static_cast<unsigned int>(m < y_rows ? m : y_rows),
                       static_cast<unsigned int>(batch)),
                  256, 0, stream>>>(part, C, m, n, np, splits);

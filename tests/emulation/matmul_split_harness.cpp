@@ -155,13 +155,8 @@ int main() {
           for (long long i = 0; i < batch * m * n + 16; ++i) C[i] = poison;
           const unsigned z = static_cast<unsigned>(batch);
           const unsigned y = static_cast<unsigned>(m < 8192 ? m : 8192);
-          // As the candidate chooses: vectors when C's rows are whole 16-byte vectors.
-          if (n % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0)
-            run_grid({static_cast<unsigned>((n / 4 + 255) / 256), y, z}, 256,
-                     [&] { sum_slices_vec4(part, C, m, n, splits); });
-          else
-            run_grid({static_cast<unsigned>((n + 255) / 256), y, z}, 256,
-                     [&] { sum_slices(part, C, m, n, np, splits); });
+          run_grid({static_cast<unsigned>(((n + 3) / 4 + 255) / 256), y, z}, 256,
+                   [&] { sum_slices(part, C, m, n, np, splits); });
           ++runs;
           bool wrong = false;
           for (long long b = 0; b < batch && !wrong; ++b)
