@@ -230,19 +230,6 @@ __device__ __forceinline__ void put3(float* row, long long kp, long long c, floa
   row[2 * kp + c] = small_block == 2 ? small : big;
 }
 
-// Source with K contiguous (element (r, c) at src[r * k + c]): rows of the output in y (grid
-// stride), columns in x, batch in z (dst_rows rows of 3 kp a batch in the output).
-__global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
-                                   long long rows, long long k, long long kp, long long dst_rows,
-                                   int small_block) {
-  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= kp) return;
-  const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y)
-    put3(d + r * 3 * kp, kp, c, c < k ? s[r * k + c] : 0.0f, small_block);
-}
-
 // Source with the rows contiguous (element (r, c) at src[c * rows + r]): a tile of 128 columns
 // x 32 rows through shared memory, read as 128-byte runs of a source column and written as
 // 512-byte runs of each of the three blocks of a row; the tiles along a row are neighbouring
@@ -293,14 +280,16 @@ __device__ __forceinline__ void put3x4(float* row, long long kp, long long c, fl
   *reinterpret_cast<float4*>(row + 2 * kp + c) = small_block == 2 ? small : big;
 }
 
-// split_k_contiguous in 16-byte vectors (k % 4 == 0, src 16-byte aligned): on one H200 the
-// scalar form moved its bytes at 65% of the DRAM peak (1 load and 3 stores of 4 bytes an
-// element; 77 us of kb1-1's 1152). Each thread takes four consecutive columns of kRows rows,
-// loading all of them before it stores.
+// Source with K contiguous (element (r, c) at src[r * k + c]): four consecutive columns of
+// kSplitRows rows a thread (x: columns, y: rows with a grid stride, z: batch; dst_rows rows of
+// 3 kp a batch in the output), every load before any store; read as 16-byte vectors where the
+// rows allow (`aligned`: k % 4 == 0, src 16-byte aligned), else element by element; written as
+// vectors (kp is a multiple of 4). On one H200 the element-per-thread form moved its bytes at
+// 65% of the DRAM peak (77 us of kb1-1's 1152), this one at 73-79%.
 constexpr int kSplitRows = 4;
-__global__ void split_k_contiguous_vec4(const float* __restrict__ src, float* __restrict__ dst,
-                                        long long rows, long long k, long long kp,
-                                        long long dst_rows, int small_block) {
+__global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
+                                   long long rows, long long k, long long kp, long long dst_rows,
+                                   int small_block, bool aligned) {
   const long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   if (c >= kp) return;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
@@ -309,9 +298,16 @@ __global__ void split_k_contiguous_vec4(const float* __restrict__ src, float* __
        r0 += static_cast<long long>(gridDim.y) * kSplitRows) {
     float4 v[kSplitRows];
 #pragma unroll
-    for (int j = 0; j < kSplitRows; ++j)
-      v[j] = c < k && r0 + j < rows ? __ldg(reinterpret_cast<const float4*>(s + (r0 + j) * k + c))
-                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < kSplitRows; ++j) {
+      const float* x = s + (r0 + j) * k;
+      if (r0 + j >= rows || c >= k)
+        v[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      else if (aligned)
+        v[j] = __ldg(reinterpret_cast<const float4*>(x + c));
+      else
+        v[j] = make_float4(__ldg(x + c), c + 1 < k ? __ldg(x + c + 1) : 0.0f,
+                           c + 2 < k ? __ldg(x + c + 2) : 0.0f, c + 3 < k ? __ldg(x + c + 3) : 0.0f);
+    }
 #pragma unroll
     for (int j = 0; j < kSplitRows; ++j)
       if (r0 + j < rows) put3x4(d + (r0 + j) * 3 * kp, kp, c, v[j], small_block);
@@ -388,15 +384,13 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       split_rows_contiguous<<<dim3(static_cast<unsigned int>((kp + 127) / 128),
                                    static_cast<unsigned int>((rows + 31) / 32), z),
                               256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
-    else if (aligned && k % 4 == 0) {
+    else {
       const long long groups = (rows + kSplitRows - 1) / kSplitRows;
-      split_k_contiguous_vec4<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),
-                                     static_cast<unsigned int>(groups < 65535 ? groups : 65535), z),
-                                256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
-    } else
-      split_k_contiguous<<<dim3(static_cast<unsigned int>((kp + 255) / 256),
-                                static_cast<unsigned int>(rows < y_rows ? rows : y_rows), z),
-                           256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
+      split_k_contiguous<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),
+                                static_cast<unsigned int>(groups < 65535 ? groups : 65535), z),
+                           256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
+                                             aligned && k % 4 == 0);
+    }
   };
   // A' = [Ab | Ab | As]: m rows of 3 kp.
   split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, 2);

@@ -89,18 +89,14 @@ int main() {
                        256, [&] {
                          split_rows_contiguous(src, dst, rows, k, kp, dst_rows, small_block);
                        });
-            } else if (aligned && k % 4 == 0) {
+            } else {
               const long long groups = (rows + kSplitRows - 1) / kSplitRows;
               run_grid({static_cast<unsigned>((kp / 4 + 255) / 256),
                         static_cast<unsigned>(groups < 65535 ? groups : 65535), z},
                        256, [&] {
-                         split_k_contiguous_vec4(src, dst, rows, k, kp, dst_rows, small_block);
+                         split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block,
+                                            aligned && k % 4 == 0);
                        });
-            } else {
-              run_grid({static_cast<unsigned>((kp + 255) / 256),
-                        static_cast<unsigned>(rows < 8192 ? rows : 8192), z},
-                       256,
-                       [&] { split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block); });
             }
             ++runs;
             bool wrong = false;
