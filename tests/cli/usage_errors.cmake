@@ -41,6 +41,7 @@ expect_usage_error("--comms ce3: accepted nccl, ce, ce2" overlap bench -g 1 --co
 expect_usage_error("--problem allreduce" evolve run --problem allreduce --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--budget 0" evolve run --problem kb1-19-relu --budget 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--ncu and --random: the random baseline takes no guidance" evolve run --problem kb1-19-relu --ncu --random --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
+expect_usage_error("--uniform-knobs and --random: the random baseline mutates no knobs" evolve run --problem kb1-19-relu --uniform-knobs --random --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--budget 0" evolve set --problems kb1-* --budget 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
 expect_usage_error("--screen-trials 0: accepted range 1..1000" evolve run --problem kb1-19-relu --screen-trials 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-none)
 expect_usage_error("--screen-trials 0: accepted range 1..1000" evolve set --problems kb1-* --screen-trials 0 --out ${CMAKE_CURRENT_BINARY_DIR}/evolve-set-none)
