@@ -257,10 +257,10 @@ int run_evolve(const RunFlags& f) {
     // Runs recorded before --screen-trials screened with --trials.
     if (recorded.is_object() && !recorded.contains("screen_trials") && recorded.contains("trials"))
       recorded["screen_trials"] = recorded["trials"];
-    // Runs recorded before knob sensitivity picked knobs uniformly: resumed with
-    // --uniform-knobs they take the same path.
+    // Runs recorded before knob sensitivity picked knobs uniformly (a random run picks none): a
+    // guided one resumed with --uniform-knobs takes the same path.
     if (recorded.is_object() && !recorded.contains("uniform_knobs"))
-      recorded["uniform_knobs"] = true;
+      recorded["uniform_knobs"] = !recorded.value("random", false);
     if (recorded != identity) {
       throw UsageError(fmt::format("--resume: {} was a different run ({}); this one is {}", f.out,
                                    recorded.dump(), identity.dump()));
@@ -975,6 +975,8 @@ void register_evolve(CLI::App& app, Runner& run) {
   set->add_option("--budget", sf->budget, "evaluations per problem")->capture_default_str();
   set->add_option("--population", sf->population, "population size")->capture_default_str();
   set->add_option("--seed", sf->seed, "random seed")->capture_default_str();
+  set->add_flag("--uniform-knobs", sf->uniform_knobs,
+                "as for `evolve run` (e.g. to resume a set recorded before knob sensitivity)");
   set->add_option("--out", sf->out,
                   "folder: a run folder per problem; a problem with a report is done, one with a "
                   "log is resumed")

@@ -243,29 +243,33 @@ __global__ void __launch_bounds__(256) split_rows_contiguous(
   constexpr int kTileC = 128, kTileR = 32;
   __shared__ float tile[kTileC][kTileR + 1];  // + 1: the column-wise reads below conflict-free
   const long long c0 = static_cast<long long>(blockIdx.x) * kTileC;
-  const long long r0 = static_cast<long long>(blockIdx.y) * kTileR;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
   float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  float v[kTileC / 8];  // warp w: columns w, w + 8, ...; lane: the row
+  // Row tiles with a grid stride: gridDim.y stops at 65535 (2M rows).
+  for (long long r0 = static_cast<long long>(blockIdx.y) * kTileR; r0 < rows;
+       r0 += static_cast<long long>(gridDim.y) * kTileR) {
+    float v[kTileC / 8];  // warp w: columns w, w + 8, ...; lane: the row
 #pragma unroll
-  for (int i = 0; i < kTileC / 8; ++i) {
-    const long long c = c0 + warp + 8 * i, r = r0 + lane;
-    v[i] = c < k && r < rows ? __ldg(s + c * rows + r) : 0.0f;
-  }
+    for (int i = 0; i < kTileC / 8; ++i) {
+      const long long c = c0 + warp + 8 * i, r = r0 + lane;
+      v[i] = c < k && r < rows ? __ldg(s + c * rows + r) : 0.0f;
+    }
+    __syncthreads();  // the previous row tile's reads of `tile` are done
 #pragma unroll
-  for (int i = 0; i < kTileC / 8; ++i) tile[warp + 8 * i][lane] = v[i];
-  __syncthreads();
+    for (int i = 0; i < kTileC / 8; ++i) tile[warp + 8 * i][lane] = v[i];
+    __syncthreads();
 #pragma unroll
-  for (int j = 0; j < kTileR / 8; ++j) {  // warp w: rows w, w + 8, ...; lane: the columns
-    const int tr = warp + 8 * j;
-    const long long r = r0 + tr;
-    if (r >= rows) continue;
-    float* row = d + r * 3 * kp;
+    for (int j = 0; j < kTileR / 8; ++j) {  // warp w: rows w, w + 8, ...; lane: the columns
+      const int tr = warp + 8 * j;
+      const long long r = r0 + tr;
+      if (r >= rows) continue;
+      float* row = d + r * 3 * kp;
 #pragma unroll
-    for (int q = 0; q < kTileC / 32; ++q) {
-      const int tc = lane + 32 * q;
-      if (c0 + tc < kp) put3(row, kp, c0 + tc, tile[tc][tr], small_block);
+      for (int q = 0; q < kTileC / 32; ++q) {
+        const int tc = lane + 32 * q;
+        if (c0 + tc < kp) put3(row, kp, c0 + tc, tile[tc][tr], small_block);
+      }
     }
   }
 }
@@ -380,10 +384,12 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                          bool rows_contiguous, int small_block) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
     const unsigned int z = static_cast<unsigned int>(batch);
-    if (rows_contiguous)
+    if (rows_contiguous) {
+      const long long tiles = (rows + 31) / 32;
       split_rows_contiguous<<<dim3(static_cast<unsigned int>((kp + 127) / 128),
-                                   static_cast<unsigned int>((rows + 31) / 32), z),
+                                   static_cast<unsigned int>(tiles < 65535 ? tiles : 65535), z),
                               256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
+    }
     else {
       const long long groups = (rows + kSplitRows - 1) / kSplitRows;
       split_k_contiguous<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),

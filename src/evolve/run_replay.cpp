@@ -49,7 +49,7 @@ RunReplay replay_run(const std::string& folder) {
     so.random_only = run.at("random").get<bool>();
     so.grow_from_seeds = run.at("seed_naive").get<bool>();
     // Runs recorded before knob sensitivity (2026-11-30b) lack the field and picked uniformly.
-    so.uniform_knobs = run.value("uniform_knobs", true);
+    so.uniform_knobs = run.value("uniform_knobs", !so.random_only);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("evolve replay: {}/run.json: {}", folder, e.what()));
   }

@@ -19,7 +19,8 @@
 struct emu_dim3 {
   unsigned x, y, z;
 };
-struct float4 {
+// 16-byte aligned as on the device, so that UBSan reports a vector access off 16 bytes.
+struct alignas(16) float4 {
   float x, y, z, w;
 };
 struct __attribute__((aligned(4))) uchar4 {

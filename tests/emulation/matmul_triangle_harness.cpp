@@ -8,6 +8,7 @@
 // their parts in order to exactly their regions. Prints "<name>: N bad of M runs"; exits 1 when
 // any run is wrong. Built and run by tests/cpu/evolve_matmul_split_emulation_test.cpp (g++ with
 // AddressSanitizer and UBSan).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -119,8 +120,10 @@ int main() {
     std::vector<int> sums;
     int units = 0;
     for (long long I = 0; I < nt; ++I)
-      for (long long J = I % 2; J + kGroupBlocks <= nt; J += kGroupBlocks + 1) {
-        const int w = static_cast<int>(kGroupBlocks), parts = 1 + static_cast<int>((I + J) % 3);
+      for (long long J = I % 2; J < nt; J += kGroupBlocks + 1) {
+        // As wide as a group, or narrower at the triangle's edge (the generator's last run).
+        const int w = static_cast<int>(std::min<long long>(kGroupBlocks, nt - J)),
+                  parts = 1 + static_cast<int>((I + J) % 3);
         sums.insert(sums.end(), {static_cast<int>(I), static_cast<int>(J), w, units, parts});
         units += w * parts;
       }
