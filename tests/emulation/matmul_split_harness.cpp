@@ -18,32 +18,14 @@
 #include "tf32_host.h"
 
 #include KERNEL
+#include "grid_host.h"
 
 namespace {
 
-std::uint32_t bits_of(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-// Every block of a grid, each as run_block runs it.
-template <typename Launch>
-void run_grid(emu_dim3 grid, int threads, Launch launch) {
-  emu::grid_dim = grid;
-  for (unsigned z = 0; z < grid.z; ++z)
-    for (unsigned y = 0; y < grid.y; ++y)
-      for (unsigned x = 0; x < grid.x; ++x) {
-        emu::block_index = {x, y, z};
-        emu::run_block(threads, launch);
-      }
-}
-
-float value(unsigned& state) {  // deterministic values with all 23 mantissa bits in use
-  state = state * 1664525u + 1013904223u;
-  const float unit = static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
-  return (unit - 0.5f) * 7.3f;
-}
+using emu_host::align16;
+using emu_host::bits_of;
+using emu_host::run_grid;
+using emu_host::value;
 
 }  // namespace
 
@@ -70,10 +52,6 @@ int main() {
             const long long dst_rows = rows + (rows % 4 == 0 ? 0 : 4 - rows % 4);  // as np
             const int small_block = (runs % 3);
             std::vector<float> src_store(batch * rows * k + 8);
-            const auto align16 = [](float* p) {
-              return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(p) + 15) &
-                                              ~std::uintptr_t(15));
-            };
             float* src = align16(src_store.data()) + offset;
             for (long long i = 0; i < batch * rows * k; ++i) src[i] = value(state);
             const long long dst_floats = batch * dst_rows * 3 * kp;
@@ -143,10 +121,6 @@ int main() {
         for (int offset = 0; offset < 2; ++offset) {
           const long long m = s.m, n = s.n, np = (n + 3) / 4 * 4;
           std::vector<float> part_store(batch * splits * m * np + 8), c_store(batch * m * n + 24);
-          const auto align16 = [](float* p) {
-            return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(p) + 15) &
-                                            ~std::uintptr_t(15));
-          };
           float* part = align16(part_store.data());
           float* C = align16(c_store.data()) + offset;
           for (long long i = 0; i < batch * splits * m * np; ++i) part[i] = value(state);

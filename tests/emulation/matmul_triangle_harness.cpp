@@ -18,34 +18,14 @@
 #include "tf32_host.h"
 
 #include KERNEL
+#include "grid_host.h"
 
 namespace {
 
-std::uint32_t bits_of(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-template <typename Launch>
-void run_grid(emu_dim3 grid, int threads, Launch launch) {
-  emu::grid_dim = grid;
-  for (unsigned z = 0; z < grid.z; ++z)
-    for (unsigned y = 0; y < grid.y; ++y)
-      for (unsigned x = 0; x < grid.x; ++x) {
-        emu::block_index = {x, y, z};
-        emu::run_block(threads, launch);
-      }
-}
-
-float value(unsigned& state) {  // all 23 mantissa bits in use
-  state = state * 1664525u + 1013904223u;
-  return (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 5.1f;
-}
-
-float* align16(float* p) {
-  return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(p) + 15) & ~std::uintptr_t(15));
-}
+using emu_host::align16;
+using emu_host::bits_of;
+using emu_host::run_grid;
+using emu_host::value;
 
 // Where element c of a K-major row lands in sub-block j (the generator's put3).
 long long at(long long c, int j) {
