@@ -22,7 +22,6 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   c.swizzle = g.knob("cutlass-sm90", "swizzle");
   c.split_k = g.knob("cutlass-sm90", "split_k");
   c.promote = g.knob("cutlass-sm90", "promote");
-  c.direct_store = g.knob("cutlass-sm90", "direct_store") == 1;
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -102,7 +101,7 @@ __device__ __forceinline__ float tf32_big(float x) {
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
   return fmt::format(
       R"(// kiln-unit: begin
-// CUTLASS 3.x sm90 GEMM on TF32 tensor cores: tile {tm}x{tn}x32, cluster {cm}x1, {schedule}.{store}
+// CUTLASS 3.x sm90 GEMM on TF32 tensor cores: tile {tm}x{tn}x32, cluster {cm}x1, {schedule}.
 // D (row-major) = A (row-major, K-major) B^T (B stored n x k, K-major), fp32 in and out, over
 // `batch` products with the given strides. The same text for every problem: built once per
 // configuration (kiln's build cache).
@@ -191,12 +190,8 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
       fmt::arg("mainloop_promote", c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""),
       fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
       fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
-      // Without direct stores the text is what it was before the knob (the same unit key).
-      fmt::arg("store",
-               c.direct_store ? "\n// Epilogue: stores straight from the accumulators." : ""),
-      fmt::arg("epilogue", c.direct_store ? "cutlass::epilogue::NoSmemWarpSpecialized"
-                           : c.pingpong   ? "cutlass::epilogue::TmaWarpSpecialized"
-                                          : "cutlass::epilogue::TmaWarpSpecializedCooperative"),
+      fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
+                                      : "cutlass::epilogue::TmaWarpSpecializedCooperative"),
       fmt::arg("kernel", c.pingpong ? "cutlass::gemm::KernelTmaWarpSpecializedPingpong"
                                     : "cutlass::gemm::KernelTmaWarpSpecializedCooperative"));
 }

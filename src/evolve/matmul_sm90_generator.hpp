@@ -29,7 +29,6 @@ struct Sm90MatmulConfig {
   int swizzle, split_k;
   int promote;  // wgmma instructions between promotions (a multiple of 4: one 32-deep k-tile);
                 // 0: none, CUTLASS's plain main loop
-  bool direct_store;  // the epilogue stores from registers (no shared memory, no TMA)
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 

@@ -23,7 +23,6 @@ Sm90MatmulConfig triangle_config_of(const Genome& g) {
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);  // cooperative: 64 rows a warp group
   c.promote = 0;
   c.split_k = 1;
-  c.direct_store = false;  // the grouped unit keeps the TMA epilogue (its pointer-array form)
   return c;
 }
 

@@ -201,13 +201,7 @@ std::vector<Strategy> build_catalog() {
         {"raster_n", {0, 1}},
         {"swizzle", {1, 2, 4, 8}},
         {"split_k", {1, 2, 4, 8, 16}},
-        {"promote", {0, 16, 4, 8, 32}},
-        // 1: the accumulators go straight from registers to memory (CUTLASS's no-smem epilogue)
-        // instead of through shared memory and TMA stores. For thin K (kb1-7, kb1-9) a tile's
-        // main loop is as short as its epilogue, and a cooperative tile's two warp groups wait
-        // for the TMA stores before the next tile (H200 estimate: 4 us of wgmma, 3.6 us of
-        // stores a 128 x 256 tile on kb1-7, U 0.45).
-        {"direct_store", {0, 1}}},
+        {"promote", {0, 16, 4, 8, 32}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

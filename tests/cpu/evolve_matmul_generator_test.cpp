@@ -272,34 +272,6 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
 }
 
-// direct_store picks CUTLASS's no-smem epilogue for either schedule; without it the unit keeps the
-// TMA epilogue of its schedule (and the text it had before the knob existed: the same unit key).
-TEST(EvolveMatmulSm90, DirectStoreSwapsOnlyTheEpilogue) {
-  const auto unit_of = [](const Genome& g) {
-    return bench::split_candidate_unit(generate_matmul_candidate(g, "kb1-7-matmul-small-k"), "t")
-        ->units.at(0);
-  };
-  for (int schedule : {0, 1}) {
-    const std::string tma = unit_of(sm90_genome({{"cutlass-sm90.schedule", schedule}}));
-    const std::string direct = unit_of(
-        sm90_genome({{"cutlass-sm90.schedule", schedule}, {"cutlass-sm90.direct_store", 1}}));
-    EXPECT_NE(direct.find("cutlass::epilogue::NoSmemWarpSpecialized>::CollectiveOp"),
-              std::string::npos);
-    EXPECT_EQ(direct.find("TmaWarpSpecialized>::CollectiveOp"), std::string::npos);
-    EXPECT_EQ(direct.find("TmaWarpSpecializedCooperative>::CollectiveOp"), std::string::npos);
-    EXPECT_EQ(tma.find("NoSmem"), std::string::npos);
-    EXPECT_EQ(tma.find("Epilogue: stores straight"), std::string::npos);
-    EXPECT_NE(tma.find(schedule == 1 ? "cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp"
-                                     : "cutlass::epilogue::TmaWarpSpecializedCooperative>"),
-              std::string::npos);
-    // The kernel schedule is the genome's either way.
-    const char* kernel =
-        schedule == 1 ? "KernelTmaWarpSpecializedPingpong" : "KernelTmaWarpSpecializedCooperative";
-    EXPECT_NE(direct.find(kernel), std::string::npos);
-    EXPECT_NE(tma.find(kernel), std::string::npos);
-  }
-}
-
 // The GEMM unit is the configuration's alone: every problem's candidate of one configuration
 // carries the same unit (built once in a set run), and the problem's layouts are in the rest.
 TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
