@@ -23,7 +23,7 @@ namespace kiln::evolve {
 // up to 256 x 128 cooperative and 128 x 128 ping-pong, half that with promoted accumulation,
 // which keeps two sets).
 struct Sm90MatmulConfig {
-  int tile_m, tile_n, cluster_m, cluster_n;
+  int tile_m, tile_n, cluster_m;
   bool pingpong;
   bool raster_n;
   int swizzle, split_k;

@@ -23,9 +23,6 @@ Sm90MatmulConfig triangle_config_of(const Genome& g) {
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);  // cooperative: 64 rows a warp group
   c.promote = 0;
   c.split_k = 1;
-  // The grouped unit keeps one cluster column and at most two rows: its groups are a few tiles.
-  c.cluster_m = std::min(c.cluster_m, 2);
-  c.cluster_n = 1;
   return c;
 }
 

@@ -196,12 +196,7 @@ std::vector<Strategy> build_catalog() {
        // 128 x 256 in 2 x 1 clusters, plain accumulation.
        {{"tile_m", {128, 64, 256}},
         {"tile_n", {256, 64, 128}},
-        // Clusters multicast each TMA load of a tile to the cluster's SMs: 2 x 1 shares B, 1 x 2
-        // A, 4 x 1 and 2 x 2 more of both. Thin K (kb1-7, kb1-9) is bound by the L2's bandwidth
-        // (Nsight Compute on one H200: 7 TB/s of L2 bytes, the operands' re-reads 2 of every 3
-        // bytes; docs/results/2026-11-30c-direct-store/callC), and multicast cuts those re-reads.
-        {"cluster_m", {2, 1, 4}},
-        {"cluster_n", {1, 2}},
+        {"cluster_m", {2, 1}},
         {"schedule", {0, 1}},
         {"raster_n", {0, 1}},
         {"swizzle", {1, 2, 4, 8}},

@@ -272,36 +272,6 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
 }
 
-// cluster_n adds a cluster column (A multicast along N); one column writes the unit as before
-// the knob existed (the same unit keys). Triangles keep one column and at most two rows.
-TEST(EvolveMatmulSm90, ClusterShapesReachTheUnit) {
-  const auto unit_of = [](const Genome& g, const char* problem) {
-    return bench::split_candidate_unit(generate_matmul_candidate(g, problem), "t")->units.at(0);
-  };
-  const std::string one = unit_of(sm90_genome(), "kb1-7-matmul-small-k");
-  EXPECT_NE(one.find("using Cluster = cute::Shape<cute::Int<2>, cute::_1, cute::_1>;"),
-            std::string::npos);
-  EXPECT_NE(one.find("cluster 2x1,"), std::string::npos);
-  const std::string two_by_two =
-      unit_of(sm90_genome({{"cutlass-sm90.cluster_n", 2}}), "kb1-7-matmul-small-k");
-  EXPECT_NE(two_by_two.find("using Cluster = cute::Shape<cute::Int<2>, cute::Int<2>, cute::_1>;"),
-            std::string::npos);
-  EXPECT_NE(two_by_two.find("cluster 2x2,"), std::string::npos);
-  const std::string four =
-      unit_of(sm90_genome({{"cutlass-sm90.cluster_m", 4}}), "kb1-1-square-matmul");
-  EXPECT_NE(four.find("using Cluster = cute::Shape<cute::Int<4>, cute::_1, cute::_1>;"),
-            std::string::npos);
-  EXPECT_NE(generate_matmul_candidate(sm90_genome({{"cutlass-sm90.cluster_n", 2}}),
-                                      "kb1-7-matmul-small-k")
-                .find("cluster 2 x 2,"),
-            std::string::npos);
-  Genome triangle = sm90_genome({{"cutlass-sm90.cluster_m", 4}, {"cutlass-sm90.cluster_n", 2}});
-  triangle.strategies.insert("exploit-structure");
-  const std::string grouped = unit_of(triangle, "kb1-14-upper-triangular-matmul");
-  EXPECT_NE(grouped.find("using Cluster = cute::Shape<cute::Int<2>, cute::_1, cute::_1>;"),
-            std::string::npos);
-}
-
 // The GEMM unit is the configuration's alone: every problem's candidate of one configuration
 // carries the same unit (built once in a set run), and the problem's layouts are in the rest.
 TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
