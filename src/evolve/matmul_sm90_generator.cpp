@@ -22,6 +22,7 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   c.swizzle = g.knob("cutlass-sm90", "swizzle");
   c.split_k = g.knob("cutlass-sm90", "split_k");
   c.promote = g.knob("cutlass-sm90", "promote");
+  c.copies = g.knob("cutlass-sm90", "copies");
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -55,6 +56,77 @@ using Mainloop = cutlass::gemm::collective::CollectiveMma<
     typename Built::TiledMma, typename Built::GmemTiledCopyA, typename Built::SmemLayoutAtomA,
     typename Built::SmemCopyAtomA, typename Built::TransformA, typename Built::GmemTiledCopyB,
     typename Built::SmemLayoutAtomB, typename Built::SmemCopyAtomB, typename Built::TransformB>;
+)";
+
+// The main loop over two copies of each operand (copies = 2): see sm90_tf32_gemm_unit.
+constexpr const char* kPhasedMainloop =
+    R"(// 3xTF32 from two copies of each operand (X'' = [Xb | Xs], K-major rows of 2 kp): the GEMM
+// runs over a virtual K of 3 kp in three phases of kp, (Ab, Bb), (Ab, Bs) and (As, Bb). Only the
+// producer's TMA loads know: in the second phase B's tiles come from its second half, in the
+// third A's do, and no load reaches past the stored 2 kp; the consumers see one K loop of 3 kp.
+// copies = 3 (split-K's slices cut across phases) is the builder's main loop unchanged.
+template <class Base>
+struct PhasedMainloop : Base {
+  struct Arguments : Base::Arguments {
+    int copies = 3;
+  };
+  struct Params : Base::Params {
+    int phase_k_tiles = 0;  // k-tiles of one phase; 0: three copies, no phases
+  };
+  static constexpr int kTileK = cute::size<2>(typename Base::TileShape{});
+
+  template <class ProblemShape>
+  static bool can_implement(ProblemShape const& shape, Arguments const& args) {
+    if (args.copies != 2 && args.copies != 3) return false;
+    if (args.copies == 2 && cute::get<2>(shape) % (3 * kTileK) != 0) return false;
+    return Base::can_implement(shape, args);
+  }
+
+  template <class ProblemShape>
+  static Params to_underlying_arguments(ProblemShape const& shape, Arguments const& args,
+                                        void* workspace) {
+    const int m = cute::get<0>(shape), n = cute::get<1>(shape), k = cute::get<2>(shape),
+              l = cute::get<3>(shape);
+    const bool phased = args.copies == 2;
+    Params params{Base::to_underlying_arguments(
+        cute::make_shape(m, n, phased ? k / 3 * 2 : k, l), args, workspace)};
+    params.phase_k_tiles = phased ? k / 3 / kTileK : 0;
+    return params;
+  }
+
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load(Params const& params, typename Base::MainloopPipeline pipeline,
+                           typename Base::PipelineState smem_pipe_write,
+                           cute::tuple<TensorA, TensorB> const& load_inputs,
+                           BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
+                           int thread_idx, uint32_t block_rank_in_cluster,
+                           typename Base::TensorStorage& shared_tensors) {
+    if (params.phase_k_tiles == 0) {
+      Base::load(params, pipeline, smem_pipe_write, load_inputs, blk_coord, k_tile_iter,
+                 k_tile_count, thread_idx, block_rank_in_cluster, shared_tensors);
+      return;
+    }
+    const int kt = params.phase_k_tiles;
+    auto const& gA = cute::get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l), k over 3 kp
+    auto const& gB = cute::get<1>(load_inputs);
+    int v = *k_tile_iter;  // the virtual k-tile
+    while (k_tile_count > 0) {
+      const int phase = v / kt;
+      const int count = cute::min(k_tile_count, (phase + 1) * kt - v);
+      const int a_shift = phase == 0 ? 0 : -kt;     // A: Ab, Ab, As
+      const int b_shift = phase == 2 ? -2 * kt : 0;  // B: Bb, Bs, Bb
+      Base::load(params, pipeline, smem_pipe_write,
+                 cute::make_tuple(cute::domain_offset(cute::make_coord(0, 0, 0, a_shift, 0), gA),
+                                  cute::domain_offset(cute::make_coord(0, 0, 0, b_shift, 0), gB)),
+                 blk_coord, cute::make_coord_iterator(v, cute::shape<3>(gA)), count, thread_idx,
+                 block_rank_in_cluster, shared_tensors);
+      smem_pipe_write.advance(count);
+      v += count;
+      k_tile_count -= count;
+    }
+  }
+};
+using KernelMainloop = PhasedMainloop<Mainloop>;
 )";
 
 }  // namespace
@@ -125,7 +197,7 @@ using Built = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
         sizeof(typename Epilogue::SharedStorage))>,
     {kernel}>::CollectiveOp;
-{mainloop}using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
+{mainloop}{phased}using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, {kernel_mainloop},
                                                     Epilogue, cutlass::gemm::PersistentScheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }}  // namespace kiln_unit
@@ -135,7 +207,7 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
     long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, int promote, void* stream) {{
+    int raster_n, int swizzle, int promote, void* stream{copies_parameter}) {{
   using kiln_unit::Gemm;
   using kiln_unit::Kernel;
   static int sms = 0;
@@ -165,7 +237,7 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
   scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
   typename Gemm::Arguments args{{cutlass::gemm::GemmUniversalMode::kGemm,
                                 {{m, n, k, batch}},
-                                {{A, stride_a, B, stride_b{mainloop_promote}}},
+                                {mainloop_arguments},
                                 {{{{1.0f, 0.0f}}, nullptr, stride_d, D, stride_d}},
                                 hw,
                                 scheduler}};
@@ -187,7 +259,14 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
 // kiln-unit: end
 )",
       fmt::arg("mainloop", c.promote > 0 ? kPromotedMainloop : "using Mainloop = Built;\n"),
-      fmt::arg("mainloop_promote", c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""),
+      // Three copies: the text as before the knob existed (the same unit keys).
+      fmt::arg("phased", c.copies == 2 ? kPhasedMainloop : ""),
+      fmt::arg("kernel_mainloop", c.copies == 2 ? "KernelMainloop" : "Mainloop"),
+      fmt::arg("copies_parameter", c.copies == 2 ? ", int copies" : ""),
+      fmt::arg("mainloop_arguments",
+               fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies}}" : "{{{}}}"),
+                           fmt::format("A, stride_a, B, stride_b{}",
+                                       c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""))),
       fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
       fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
       fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
@@ -216,18 +295,19 @@ $UNIT
 extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
     long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, int promote, void* stream);
+    int raster_n, int swizzle, int promote, void* stream$COPIES_PARAMETER);
 
 $SPLIT_HELPERS
-// One element of the operand, written to its three blocks of the K-major row: the big part in
-// two, the remainder in block `small_block` (A: 2, B: 1). Padding columns (c >= k) are zeros.
+// One element of the operand, written to its `copies` blocks of the K-major row: three, the
+// big part in two and the remainder in block `small_block` (A: 2, B: 1); or two, [big | small]
+// (small_block 1). Padding columns (c >= k) are zeros.
 __device__ __forceinline__ void put3(float* row, long long kp, long long c, float v,
-                                     int small_block) {
+                                     int small_block, int copies) {
   const float big = tf32_big(v);
   const float small = v - big;
   row[c] = small_block == 0 ? small : big;
   row[kp + c] = small_block == 1 ? small : big;
-  row[2 * kp + c] = small_block == 2 ? small : big;
+  if (copies == 3) row[2 * kp + c] = small_block == 2 ? small : big;
 }
 
 // Source with the rows contiguous (element (r, c) at src[c * rows + r]): a tile of 128 columns
@@ -239,12 +319,12 @@ __device__ __forceinline__ void put3(float* row, long long kp, long long c, floa
 // 1150; 1392-1458 us of kb1-3's 3800), where the K-contiguous split reaches 73-79%.
 __global__ void __launch_bounds__(256) split_rows_contiguous(
     const float* __restrict__ src, float* __restrict__ dst, long long rows, long long k,
-    long long kp, long long dst_rows, int small_block) {
+    long long kp, long long dst_rows, int small_block, int copies = 3) {
   constexpr int kTileC = 128, kTileR = 32;
   __shared__ float tile[kTileC][kTileR + 1];  // + 1: the column-wise reads below conflict-free
   const long long c0 = static_cast<long long>(blockIdx.x) * kTileC;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
+  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * copies * kp;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // Row tiles with a grid stride: gridDim.y stops at 65535 (2M rows).
   for (long long r0 = static_cast<long long>(blockIdx.y) * kTileR; r0 < rows;
@@ -264,24 +344,24 @@ __global__ void __launch_bounds__(256) split_rows_contiguous(
       const int tr = warp + 8 * j;
       const long long r = r0 + tr;
       if (r >= rows) continue;
-      float* row = d + r * 3 * kp;
+      float* row = d + r * copies * kp;
 #pragma unroll
       for (int q = 0; q < kTileC / 32; ++q) {
         const int tc = lane + 32 * q;
-        if (c0 + tc < kp) put3(row, kp, c0 + tc, tile[tc][tr], small_block);
+        if (c0 + tc < kp) put3(row, kp, c0 + tc, tile[tc][tr], small_block, copies);
       }
     }
   }
 }
 
-// The same three blocks for four consecutive elements (c a multiple of 4; kp is one).
+// The same blocks for four consecutive elements (c a multiple of 4; kp is one).
 __device__ __forceinline__ void put3x4(float* row, long long kp, long long c, float4 v,
-                                       int small_block) {
+                                       int small_block, int copies) {
   const float4 big = make_float4(tf32_big(v.x), tf32_big(v.y), tf32_big(v.z), tf32_big(v.w));
   const float4 small = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
   *reinterpret_cast<float4*>(row + c) = small_block == 0 ? small : big;
   *reinterpret_cast<float4*>(row + kp + c) = small_block == 1 ? small : big;
-  *reinterpret_cast<float4*>(row + 2 * kp + c) = small_block == 2 ? small : big;
+  if (copies == 3) *reinterpret_cast<float4*>(row + 2 * kp + c) = small_block == 2 ? small : big;
 }
 
 // Source with K contiguous (element (r, c) at src[r * k + c]): four consecutive columns of
@@ -293,11 +373,11 @@ __device__ __forceinline__ void put3x4(float* row, long long kp, long long c, fl
 constexpr int kSplitRows = 4;
 __global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
                                    long long rows, long long k, long long kp, long long dst_rows,
-                                   int small_block, bool aligned) {
+                                   int small_block, bool aligned, int copies = 3) {
   const long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   if (c >= kp) return;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
-  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * 3 * kp;
+  float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * copies * kp;
   for (long long r0 = static_cast<long long>(blockIdx.y) * kSplitRows; r0 < rows;
        r0 += static_cast<long long>(gridDim.y) * kSplitRows) {
     float4 v[kSplitRows];
@@ -314,7 +394,7 @@ __global__ void split_k_contiguous(const float* __restrict__ src, float* __restr
     }
 #pragma unroll
     for (int j = 0; j < kSplitRows; ++j)
-      if (r0 + j < rows) put3x4(d + (r0 + j) * 3 * kp, kp, c, v[j], small_block);
+      if (r0 + j < rows) put3x4(d + (r0 + j) * copies * kp, kp, c, v[j], small_block, copies);
   }
 }
 
@@ -358,17 +438,24 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
     want = (3 * k + kDivisor - 1) / kDivisor;
   if (want > 4096) return 3;
   const int splits = static_cast<int>(want);
+  // Two copies of each operand ([Xb | Xs], read by the GEMM in three k-phases of kp) where the
+  // unit is built for them and the product is one slice, else three ([Ab | Ab | As], [Bb | Bs |
+  // Bb]).
+  const int copies = $COPIES == 2 && splits == 1 ? 2 : 3;
   // K padded so that each of the `splits` slices of 3 kp is whole 16-byte vectors (TMA's stride
-  // rule); the padding is zeros in both operands.
-  const long long kp = (k + 4 * splits - 1) / (4 * splits) * (4 * splits);
+  // rule), and for two copies so that a phase is whole 32-deep k-tiles; the padding is zeros in
+  // both operands.
+  const long long k_align = copies == 2 ? 32 : 4 * splits;
+  const long long kp = (k + k_align - 1) / k_align * k_align;
   const long long slice = 3 * kp / splits;
+  const long long row = copies * kp;  // a K-major row of A' or B'
   // The GEMM writes C itself when it can (one slice, rows of whole 16-byte vectors); else rows
   // of np floats into `part`, summed or compacted into C afterwards. Its N is np (TMA stores
   // whole 16-byte vectors): B' has np rows, the last np - n of them zeros.
   const long long np = (n + 3) / 4 * 4;
   const bool direct = splits == 1 && np == n && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
-  const size_t a_floats = static_cast<size_t>(batch * m * 3 * kp);
-  const size_t b_floats = static_cast<size_t>(batch * np * 3 * kp);
+  const size_t a_floats = static_cast<size_t>(batch * m * row);
+  const size_t b_floats = static_cast<size_t>(batch * np * row);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
   float* workspace = nullptr;  // A' and B' (and the slices' partial sums)
@@ -388,21 +475,22 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       const long long tiles = (rows + 31) / 32;
       split_rows_contiguous<<<dim3(static_cast<unsigned int>((kp + 127) / 128),
                                    static_cast<unsigned int>(tiles < 65535 ? tiles : 65535), z),
-                              256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block);
+                              256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
+                                                copies);
     }
     else {
       const long long groups = (rows + kSplitRows - 1) / kSplitRows;
       split_k_contiguous<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),
                                 static_cast<unsigned int>(groups < 65535 ? groups : 65535), z),
                            256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
-                                             aligned && k % 4 == 0);
+                                             aligned && k % 4 == 0, copies);
     }
   };
-  // A' = [Ab | Ab | As]: m rows of 3 kp.
-  split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, 2);
-  // B' = [Bb | Bs | Bb]: n rows of 3 kp, then np - n rows of zeros.
-  if (np > n && cudaMemset2DAsync(b_cat + n * 3 * kp, np * 3 * kp * sizeof(float), 0,
-                                  (np - n) * 3 * kp * sizeof(float), batch, stream) != cudaSuccess)
+  // A' = [Ab | Ab | As] (or [Ab | As]): m rows.
+  split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2);
+  // B' = [Bb | Bs | Bb] (or [Bb | Bs]): n rows, then np - n rows of zeros.
+  if (np > n && cudaMemset2DAsync(b_cat + n * row, np * row * sizeof(float), 0,
+                                  (np - n) * row * sizeof(float), batch, stream) != cudaSuccess)
     return 1;
   split(B, b_cat, n, np, $B_ROWS_CONTIGUOUS, 1);
   if (cudaGetLastError() != cudaSuccess) return 1;
@@ -410,12 +498,13 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   const long long ldd = direct ? n : np;
   const int status =
       batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
-                                      static_cast<int>(3 * kp), static_cast<int>(batch), 3 * kp,
-                                      3 * kp, ldd, m * 3 * kp, np * 3 * kp, m * ldd, $RASTER_N,
-                                      $SWIZZLE, $PROMOTE, stream)
+                                      static_cast<int>(3 * kp), static_cast<int>(batch), row, row,
+                                      ldd, m * row, np * row, m * ldd, $RASTER_N, $SWIZZLE,
+                                      $PROMOTE, stream$COPIES_ARGUMENT)
                 : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
-                                      static_cast<int>(slice), splits, 3 * kp, 3 * kp, ldd, slice,
-                                      slice, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream);
+                                      static_cast<int>(slice), splits, row, row, ldd, slice, slice,
+                                      m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE,
+                                      stream$COPIES_ARGUMENT);
   if (status != 0) return status;
   if (!direct)
     sum_slices<<<dim3(static_cast<unsigned int>(((n + 3) / 4 + 255) / 256),
@@ -451,6 +540,9 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
   replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
   replace_all(source, "$PROMOTE", std::to_string(c.promote));
+  replace_all(source, "$COPIES_PARAMETER", c.copies == 2 ? ", int copies" : "");
+  replace_all(source, "$COPIES_ARGUMENT", c.copies == 2 ? ", copies" : "");
+  replace_all(source, "$COPIES", std::to_string(c.copies));
   replace_all(source, "$MAX_SLICE", c.promote > 0 ? "0LL" : "12288LL");
   replace_all(source, "$A_LAYOUT", kind.a_t ? "stored k x m" : "m x k");
   replace_all(source, "$B_LAYOUT", kind.b_t ? "stored n x k" : "k x n");

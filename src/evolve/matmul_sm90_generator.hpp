@@ -29,6 +29,7 @@ struct Sm90MatmulConfig {
   int swizzle, split_k;
   int promote;  // wgmma instructions between promotions (a multiple of 4: one 32-deep k-tile);
                 // 0: none, CUTLASS's plain main loop
+  int copies;   // copies of each operand the split writes: 3, or 2 read in three k-phases
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 

@@ -201,7 +201,12 @@ std::vector<Strategy> build_catalog() {
         {"raster_n", {0, 1}},
         {"swizzle", {1, 2, 4, 8}},
         {"split_k", {1, 2, 4, 8, 16}},
-        {"promote", {0, 16, 4, 8, 32}}},
+        {"promote", {0, 16, 4, 8, 32}},
+        // 2: the split writes two copies of each operand ([Xb | Xs]) and the GEMM's loads read
+        // the first one twice (three k-phases over a virtual K of 3 kp) instead of three
+        // copies: the splits are 12-39% of the sm90 products' time on one H200
+        // (docs/results/2026-11-30c-direct-store, call F). Products cut into K slices keep three.
+        {"copies", {3, 2}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

@@ -272,6 +272,37 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
 }
 
+// copies = 2: the unit wraps its main loop in PhasedMainloop and takes the copies at run time;
+// the candidate writes rows of `copies` kp, K padded to whole k-tiles for two. Three copies keep
+// the unit's text (the same unit keys) and the three-block split.
+TEST(EvolveMatmulSm90, TwoCopiesPhaseTheMainLoop) {
+  const auto unit_of = [](const std::string& source) {
+    return bench::split_candidate_unit(source, "t")->units.at(0);
+  };
+  for (const int promote : {0, 4}) {
+    const std::string three = generate_matmul_candidate(
+        sm90_genome({{"cutlass-sm90.promote", promote}}), "kb1-3-batched-matmul");
+    const std::string two = generate_matmul_candidate(
+        sm90_genome({{"cutlass-sm90.promote", promote}, {"cutlass-sm90.copies", 2}}),
+        "kb1-3-batched-matmul");
+    EXPECT_EQ(unit_of(three).find("PhasedMainloop"), std::string::npos);
+    EXPECT_NE(unit_of(three).find("GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,"),
+              std::string::npos);
+    EXPECT_NE(unit_of(two).find("using KernelMainloop = PhasedMainloop<Mainloop>;"),
+              std::string::npos);
+    EXPECT_NE(unit_of(two).find("GemmUniversal<cute::Shape<int, int, int, int>, KernelMainloop,"),
+              std::string::npos);
+    EXPECT_NE(unit_of(two).find("void* stream, int copies) {"), std::string::npos);
+    EXPECT_NE(unit_of(two).find("{{A, stride_a, B, stride_b"), std::string::npos);
+    EXPECT_NE(three.find("const int copies = 3 == 2 && splits == 1 ? 2 : 3;"), std::string::npos);
+    EXPECT_NE(two.find("const int copies = 2 == 2 && splits == 1 ? 2 : 3;"), std::string::npos);
+    EXPECT_NE(two.find(", stream, copies)"), std::string::npos);
+    EXPECT_EQ(three.find("stream, copies)"), std::string::npos);
+    EXPECT_EQ(two.find('$'), std::string::npos);  // every placeholder filled
+    EXPECT_EQ(three.find('$'), std::string::npos);
+  }
+}
+
 // The GEMM unit is the configuration's alone: every problem's candidate of one configuration
 // carries the same unit (built once in a set run), and the problem's layouts are in the rest.
 TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
@@ -285,8 +316,9 @@ TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
   EXPECT_EQ(unit_of(square), unit_of(ta));
   EXPECT_EQ(unit_of(square), unit_of(batched));
   EXPECT_NE(square, ta);
-  EXPECT_NE(ta.find("split(A, a_cat, m, m, true, 2)"), std::string::npos);  // A stored k x m
-  EXPECT_NE(square.find("split(A, a_cat, m, m, false, 2)"), std::string::npos);
+  EXPECT_NE(ta.find("split(A, a_cat, m, m, true, copies == 2 ? 1 : 2)"),
+            std::string::npos);  // A stored k x m
+  EXPECT_NE(square.find("split(A, a_cat, m, m, false, copies == 2 ? 1 : 2)"), std::string::npos);
   EXPECT_NE(square.find("split(B, b_cat, n, np, true, 1)"), std::string::npos);  // B stored k x n
   EXPECT_NE(square.find("batch > 1 ? 1 : 4"), std::string::npos);
   EXPECT_NE(square.find("KernelTmaWarpSpecializedCooperative"), std::string::npos);

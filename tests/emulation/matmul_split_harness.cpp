@@ -1,7 +1,8 @@
 // Runs the sm90 3xTF32 matmul's operand splits and slice sums (their device code, KERNEL: the
 // generated source's kernels between put3 and the entry point, with a host tf32_big) on the CPU
 // through tests/emulation/cuda_fibers.h, launched as the candidate's host code launches them:
-// both source layouts (K contiguous, rows contiguous), K padded to kp for 1-3 slices, one and two
+// both source layouts (K contiguous, rows contiguous), K padded to kp for 1-3 slices of three
+// copies and one of two (the phased GEMM's [big | small] rows), one and two
 // batches, 16-byte aligned sources and sources one float off (the element-by-element paths),
 // shapes not a multiple of any tile. Every element of the result is compared bit for bit with
 // the host's split (big part rounded to TF32, the remainder exact; the padding zeros), and the
@@ -43,18 +44,23 @@ int main() {
   int bad = 0, runs = 0;
   unsigned state = 7;
   for (const Shape& shape : shapes)
-    for (int splits = 1; splits <= 3; ++splits)
+    // Three copies ([big | big | small] in any order) for 1-3 slices; two ([big | small], the
+    // phased GEMM's) for one slice, K padded to whole 32-deep k-tiles, as the candidate does.
+    for (int variant = 0; variant < 4; ++variant)
       for (long long batch = 1; batch <= 2; ++batch)
         for (int rows_contiguous = 0; rows_contiguous < 2; ++rows_contiguous)
           for (int offset = 0; offset < 2; ++offset) {
+            const int copies = variant == 3 ? 2 : 3;
+            const int splits = variant == 3 ? 1 : variant + 1;
             const long long rows = shape.rows, k = shape.k;
-            const long long kp = (k + 4 * splits - 1) / (4 * splits) * (4 * splits);
+            const long long k_align = copies == 2 ? 32 : 4 * splits;
+            const long long kp = (k + k_align - 1) / k_align * k_align;
             const long long dst_rows = rows + (rows % 4 == 0 ? 0 : 4 - rows % 4);  // as np
-            const int small_block = (runs % 3);
+            const int small_block = copies == 2 ? 1 : (runs % 3);
             std::vector<float> src_store(batch * rows * k + 8);
             float* src = align16(src_store.data()) + offset;
             for (long long i = 0; i < batch * rows * k; ++i) src[i] = value(state);
-            const long long dst_floats = batch * dst_rows * 3 * kp;
+            const long long dst_floats = batch * dst_rows * copies * kp;
             std::vector<float> dst_store(dst_floats + 8 + 16);
             float* dst = align16(dst_store.data());
             for (long long i = 0; i < dst_floats + 16; ++i) dst[i] = poison;
@@ -69,13 +75,21 @@ int main() {
             };
             if (rows_contiguous) {
               run_grid(
-                  {static_cast<unsigned>((kp + 127) / 128), rows_y((rows + 31) / 32), z}, 256,
-                  [&] { split_rows_contiguous(src, dst, rows, k, kp, dst_rows, small_block); });
+                  {static_cast<unsigned>((kp + 127) / 128), rows_y((rows + 31) / 32), z}, 256, [&] {
+                    if (copies == 3)  // the default argument, as a three-copy candidate calls it
+                      split_rows_contiguous(src, dst, rows, k, kp, dst_rows, small_block);
+                    else
+                      split_rows_contiguous(src, dst, rows, k, kp, dst_rows, small_block, copies);
+                  });
             } else {
               const long long groups = (rows + kSplitRows - 1) / kSplitRows;
               run_grid({static_cast<unsigned>((kp / 4 + 255) / 256), rows_y(groups), z}, 256, [&] {
-                split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block,
-                                   aligned && k % 4 == 0);
+                if (copies == 3)
+                  split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block,
+                                     aligned && k % 4 == 0);
+                else
+                  split_k_contiguous(src, dst, rows, k, kp, dst_rows, small_block,
+                                     aligned && k % 4 == 0, copies);
               });
             }
             ++runs;
@@ -83,8 +97,8 @@ int main() {
             for (long long b = 0; b < batch && !wrong; ++b)
               for (long long r = 0; r < dst_rows && !wrong; ++r)
                 for (long long c = 0; c < kp && !wrong; ++c) {
-                  const float* row = dst + (b * dst_rows + r) * 3 * kp;
-                  for (int j = 0; j < 3 && !wrong; ++j) {
+                  const float* row = dst + (b * dst_rows + r) * copies * kp;
+                  for (int j = 0; j < copies && !wrong; ++j) {
                     float want = poison;  // rows past `rows` are the candidate's memset's
                     if (r < rows) {
                       const float v =
@@ -95,9 +109,9 @@ int main() {
                     }
                     if (bits_of(row[j * kp + c]) != bits_of(want)) {
                       std::printf(
-                          "%s: split rows %lld k %lld kp %lld batch %lld %s offset %d: "
-                          "batch %lld row %lld col %lld block %d: got %08x want %08x\n",
-                          KNAME, rows, k, kp, batch,
+                          "%s: split (%d copies) rows %lld k %lld kp %lld batch %lld %s offset "
+                          "%d: batch %lld row %lld col %lld block %d: got %08x want %08x\n",
+                          KNAME, copies, rows, k, kp, batch,
                           rows_contiguous ? "rows-contiguous" : "k-contiguous", offset, b, r, c, j,
                           bits_of(row[j * kp + c]), bits_of(want));
                       wrong = true;

@@ -551,16 +551,16 @@ TEST(EvolveGpu, NormTmaBulkIsJudged) {
                               {"tma-bulk.stages", 4}})}};
   // One stage (the next unit loaded once this one is written) and the bulk store (the map in
   // place, stored by the TMA engine): whole and capped stages, a block and clusters.
-  tma.push_back({"c16-tma1-store", genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
-                                          {{"cluster-split-row.cluster", 16},
-                                           {"tma-bulk.stages", 1},
-                                           {"tma-bulk.store", 1}})});
-  tma.push_back({"b-tma2-store-k32",
-                 genome({"tma-bulk", "row-per-block", "shared-tree", "keep-on-chip"},
-                        {{"row-per-block.threads", 256},
-                         {"keep-on-chip.max_row_kib", 32},
-                         {"tma-bulk.stages", 2},
-                         {"tma-bulk.store", 1}})});
+  tma.push_back(
+      {"c16-tma1-store",
+       genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
+              {{"cluster-split-row.cluster", 16}, {"tma-bulk.stages", 1}, {"tma-bulk.store", 1}})});
+  tma.push_back(
+      {"b-tma2-store-k32", genome({"tma-bulk", "row-per-block", "shared-tree", "keep-on-chip"},
+                                  {{"row-per-block.threads", 256},
+                                   {"keep-on-chip.max_row_kib", 32},
+                                   {"tma-bulk.stages", 2},
+                                   {"tma-bulk.store", 1}})});
   tma.push_back({"c4-tma1-store", genome({"tma-bulk", "cluster-split-row", "shared-tree"},
                                          {{"cluster-split-row.cluster", 4},
                                           {"cluster-split-row.threads", 256},
@@ -671,8 +671,8 @@ TEST(EvolveGpu, MatmulFamilyGeneratesCompilesAndIsJudged) {
 // The sm90 path (matmul_sm90_generator: 3xTF32 as one wgmma GEMM over 3k) on every matmul
 // problem at the small size: the cooperative 128 x 128 GEMM for all; on the irregular, batched
 // and transposed ones also split-K 4 of the default 128 x 256 (slices summed), ping-pong 64 x 128
-// promoting every k-tile, and a 2 x 1 cluster of 256 x 128 tiles raster along N. One unit per
-// configuration, shared by the problems.
+// promoting every k-tile, a 2 x 1 cluster of 256 x 128 tiles raster along N, and two operand
+// copies read in three k-phases (everywhere). One unit per configuration, shared by the problems.
 TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome coop;
@@ -689,18 +689,31 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
                    {"cutlass-sm90.cluster_m", 2},
                    {"cutlass-sm90.raster_n", 1},
                    {"cutlass-sm90.swizzle", 4}};
+  // Two copies read in three k-phases: cooperative, and ping-pong promoted (the FP8 main loop
+  // under the phases); with split-K the candidate falls back to three copies at run time.
+  Genome two_copies = coop;
+  two_copies.knobs["cutlass-sm90.copies"] = 2;
+  Genome two_copies_pingpong = pingpong;
+  two_copies_pingpong.knobs["cutlass-sm90.copies"] = 2;
+  Genome two_copies_split = split;
+  two_copies_split.knobs["cutlass-sm90.copies"] = 2;
   std::vector<std::pair<std::string, NamedGenomes>> problems;
   for (const char* problem :
        {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-7-matmul-small-k", "kb1-9-tall-skinny-matmul",
         "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul",
         "kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul",
         "kb1-17-matmul-transposed-b"})
-    problems.push_back({problem, {{"coop", coop}}});
+    problems.push_back({problem, {{"coop", coop}, {"two-copies", two_copies}}});
   for (const char* problem : {"kb1-3-batched-matmul", "kb1-8-matmul-irregular",
                               "kb1-16-matmul-transposed-a", "kb1-18-matmul-transposed-both"})
-    problems.push_back(
-        {problem,
-         {{"coop", coop}, {"split-k", split}, {"ping-pong", pingpong}, {"cluster", cluster}}});
+    problems.push_back({problem,
+                        {{"coop", coop},
+                         {"split-k", split},
+                         {"ping-pong", pingpong},
+                         {"cluster", cluster},
+                         {"two-copies", two_copies},
+                         {"two-copies-ping-pong", two_copies_pingpong},
+                         {"two-copies-split-k", two_copies_split}}});
   // K = 2^19 of positive terms: plain wgmma accumulation loses 0.1-0.4% to truncation (rejected
   // on the H100, 2026-11-25); promoted accumulation keeps each truncating run short.
   Genome promoted_split = split;
