@@ -6,9 +6,11 @@
 // tensor cores' fp32 accumulators. A split kernel writes A' and B' from the problem's own layouts
 // (transposing where K is not contiguous: wgmma reads TF32 only K-major), CUTLASS 3.x's sm90
 // warp-specialised GEMM multiplies them, and split-K is a batch of K slices summed by a last
-// kernel. The GEMM part depends only on the configuration (tile, cluster, schedule), never on the
-// problem: it is a separate compilation unit of the candidate (bench::compile_candidate's
-// `kiln-unit` markers), built once per configuration and reused by every problem of a set run.
+// kernel. With knob copies = 2 the split writes [Xb | Xs] only and the GEMM's TMA producer reads
+// the big part twice (PhasedMainloop: three k-phases over the same virtual K of 3k). The GEMM part
+// depends only on the configuration (tile, cluster, schedule), never on the problem: it is a
+// separate compilation unit of the candidate (bench::compile_candidate's `kiln-unit` markers),
+// built once per configuration and reused by every problem of a set run.
 #pragma once
 
 #include <string>
