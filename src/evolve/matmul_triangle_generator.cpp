@@ -23,6 +23,9 @@ Sm90MatmulConfig triangle_config_of(const Genome& g) {
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);  // cooperative: 64 rows a warp group
   c.promote = 0;
   c.split_k = 1;
+  // Three copies: the triangle's operands are laid out K block by K block ([Ab | Ab | As] per
+  // block) for a grouped GEMM, which has no phased main loop (yet).
+  c.copies = 3;
   return c;
 }
 

@@ -80,6 +80,10 @@ TEST(EvolveMatmulTriangle, SourceFollowsTheTriangleAndTheKnobs) {
   };
   EXPECT_EQ(unit(upper),
             unit(generate_matmul_candidate(triangle_genome(), "kb1-15-lower-triangular-matmul")));
+  // The grouped GEMM keeps three operand copies: copies = 2 builds the same unit.
+  EXPECT_EQ(unit(upper),
+            unit(generate_matmul_candidate(triangle_genome({{"cutlass-sm90.copies", 2}}),
+                                           "kb1-14-upper-triangular-matmul")));
 }
 
 // The candidate's host plan (its groups: output blocks, K ranges, slices) and its predicates for
