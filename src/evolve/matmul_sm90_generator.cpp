@@ -63,22 +63,28 @@ constexpr const char* kPhasedMainloop =
     R"(// 3xTF32 from two copies of each operand (X'' = [Xb | Xs], K-major rows of 2 kp): the GEMM
 // runs over a virtual K of 3 kp in three phases of kp, (Ab, Bb), (Ab, Bs) and (As, Bb). Only the
 // producer's TMA loads know: in the second phase B's tiles come from its second half, in the
-// third A's do, and no load reaches past the stored 2 kp; the consumers see one K loop of 3 kp.
-// copies = 3 (split-K's slices cut across phases) is the builder's main loop unchanged.
+// third A's do, and no load reaches past the stored 2 kp; the consumers see one K loop. With
+// `slices` > 1 the batch (L) is split-K's slices of the virtual K, each its own partial product:
+// a slice's tile t is virtual tile l * (its k-tiles) + t, loaded from batch 0 of a descriptor
+// over the whole stored row. copies = 3 is the builder's main loop unchanged.
 template <class Base>
 struct PhasedMainloop : Base {
   struct Arguments : Base::Arguments {
     int copies = 3;
+    int slices = 1;  // > 1: L is slices of one product's virtual K, not a batch of products
   };
   struct Params : Base::Params {
     int phase_k_tiles = 0;  // k-tiles of one phase; 0: three copies, no phases
+    int slice_k_tiles = 0;  // k-tiles of one slice where L is slices; 0: L is a batch
   };
   static constexpr int kTileK = cute::size<2>(typename Base::TileShape{});
 
   template <class ProblemShape>
   static bool can_implement(ProblemShape const& shape, Arguments const& args) {
     if (args.copies != 2 && args.copies != 3) return false;
-    if (args.copies == 2 && cute::get<2>(shape) % (3 * kTileK) != 0) return false;
+    if (args.slices < 1 || (args.slices > 1 && args.slices != cute::get<3>(shape))) return false;
+    const long long k = cute::get<2>(shape);
+    if (args.copies == 2 && (k % kTileK != 0 || k * args.slices % (3 * kTileK) != 0)) return false;
     return Base::can_implement(shape, args);
   }
 
@@ -87,10 +93,14 @@ struct PhasedMainloop : Base {
                                         void* workspace) {
     const int m = cute::get<0>(shape), n = cute::get<1>(shape), k = cute::get<2>(shape),
               l = cute::get<3>(shape);
-    const bool phased = args.copies == 2;
-    Params params{Base::to_underlying_arguments(
-        cute::make_shape(m, n, phased ? k / 3 * 2 : k, l), args, workspace)};
-    params.phase_k_tiles = phased ? k / 3 / kTileK : 0;
+    if (args.copies != 2) return Params{Base::to_underlying_arguments(shape, args, workspace)};
+    // The descriptors span the stored row (2 kp of the virtual 3 kp); a slice's loads are
+    // placed in it by load() below.
+    const int virtual_k = k * args.slices;
+    Params params{Base::to_underlying_arguments(cute::make_shape(m, n, virtual_k / 3 * 2, l), args,
+                                                workspace)};
+    params.phase_k_tiles = virtual_k / 3 / kTileK;
+    params.slice_k_tiles = args.slices > 1 ? k / kTileK : 0;
     return params;
   }
 
@@ -107,21 +117,26 @@ struct PhasedMainloop : Base {
       return;
     }
     const int kt = params.phase_k_tiles;
-    auto const& gA = cute::get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l), k over 3 kp
+    const int slice = params.slice_k_tiles > 0 ? static_cast<int>(cute::get<3>(blk_coord)) : 0;
+    auto const& gA = cute::get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
     auto const& gB = cute::get<1>(load_inputs);
-    int v = *k_tile_iter;  // the virtual k-tile
+    int local = *k_tile_iter;                            // the tile load() indexes in batch l
+    int v = slice * params.slice_k_tiles + local;        // its virtual tile
     while (k_tile_count > 0) {
       const int phase = v / kt;
       const int count = cute::min(k_tile_count, (phase + 1) * kt - v);
-      const int a_shift = phase == 0 ? 0 : -kt;     // A: Ab, Ab, As
-      const int b_shift = phase == 2 ? -2 * kt : 0;  // B: Bb, Bs, Bb
+      const int a_tile = v - (phase == 0 ? 0 : kt);      // A: Ab, Ab, As
+      const int b_tile = v - (phase == 2 ? 2 * kt : 0);  // B: Bb, Bs, Bb
+      // Views in which tile `local` of batch `slice` is tile a_tile (b_tile) of batch 0.
       Base::load(params, pipeline, smem_pipe_write,
-                 cute::make_tuple(cute::domain_offset(cute::make_coord(0, 0, 0, a_shift, 0), gA),
-                                  cute::domain_offset(cute::make_coord(0, 0, 0, b_shift, 0), gB)),
-                 blk_coord, cute::make_coord_iterator(v, cute::shape<3>(gA)), count, thread_idx,
-                 block_rank_in_cluster, shared_tensors);
+                 cute::make_tuple(
+                     cute::domain_offset(cute::make_coord(0, 0, 0, a_tile - local, -slice), gA),
+                     cute::domain_offset(cute::make_coord(0, 0, 0, b_tile - local, -slice), gB)),
+                 blk_coord, cute::make_coord_iterator(local, cute::shape<3>(gA)), count,
+                 thread_idx, block_rank_in_cluster, shared_tensors);
       smem_pipe_write.advance(count);
       v += count;
+      local += count;
       k_tile_count -= count;
     }
   }
@@ -262,9 +277,9 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
       // Three copies: the text as before the knob existed (the same unit keys).
       fmt::arg("phased", c.copies == 2 ? kPhasedMainloop : ""),
       fmt::arg("kernel_mainloop", c.copies == 2 ? "KernelMainloop" : "Mainloop"),
-      fmt::arg("copies_parameter", c.copies == 2 ? ", int copies" : ""),
+      fmt::arg("copies_parameter", c.copies == 2 ? ", int copies, int slices" : ""),
       fmt::arg("mainloop_arguments",
-               fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies}}" : "{{{}}}"),
+               fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies, slices}}" : "{{{}}}"),
                            fmt::format("A, stride_a, B, stride_b{}",
                                        c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""))),
       fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
@@ -439,13 +454,13 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   if (want > 4096) return 3;
   const int splits = static_cast<int>(want);
   // Two copies of each operand ([Xb | Xs], read by the GEMM in three k-phases of kp) where the
-  // unit is built for them and the product is one slice, else three ([Ab | Ab | As], [Bb | Bs |
-  // Bb]).
-  const int copies = $COPIES == 2 && splits == 1 ? 2 : 3;
-  // K padded so that each of the `splits` slices of 3 kp is whole 16-byte vectors (TMA's stride
-  // rule), and for two copies so that a phase is whole 32-deep k-tiles; the padding is zeros in
-  // both operands.
-  const long long k_align = copies == 2 ? 32 : 4 * splits;
+  // unit is built for them, else three ([Ab | Ab | As], [Bb | Bs | Bb]). K padded so that each of
+  // the `splits` slices of 3 kp is whole 16-byte vectors (TMA's stride rule), and for two copies
+  // so that a phase and a slice are whole 32-deep k-tiles; the padding is zeros in both operands.
+  // Two copies only where that padding stays small (split-K of a thin K would multiply it).
+  const long long kp2 = (k + 32 * splits - 1) / (32 * splits) * (32 * splits);
+  const int copies = $COPIES == 2 && kp2 - k <= (k / 16 > 31 ? k / 16 : 31) ? 2 : 3;
+  const long long k_align = copies == 2 ? 32 * splits : 4 * splits;
   const long long kp = (k + k_align - 1) / k_align * k_align;
   const long long slice = 3 * kp / splits;
   const long long row = copies * kp;  // a K-major row of A' or B'
@@ -500,11 +515,11 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
                                       static_cast<int>(3 * kp), static_cast<int>(batch), row, row,
                                       ldd, m * row, np * row, m * ldd, $RASTER_N, $SWIZZLE,
-                                      $PROMOTE, stream$COPIES_ARGUMENT)
+                                      $PROMOTE, stream$COPIES_BATCH_ARGUMENT)
                 : kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
                                       static_cast<int>(slice), splits, row, row, ldd, slice, slice,
                                       m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE,
-                                      stream$COPIES_ARGUMENT);
+                                      stream$COPIES_SLICES_ARGUMENT);
   if (status != 0) return status;
   if (!direct)
     sum_slices<<<dim3(static_cast<unsigned int>(((n + 3) / 4 + 255) / 256),
@@ -540,8 +555,10 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
   replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
   replace_all(source, "$PROMOTE", std::to_string(c.promote));
-  replace_all(source, "$COPIES_PARAMETER", c.copies == 2 ? ", int copies" : "");
-  replace_all(source, "$COPIES_ARGUMENT", c.copies == 2 ? ", copies" : "");
+  replace_all(source, "$COPIES_PARAMETER", c.copies == 2 ? ", int copies, int slices" : "");
+  // A batch of products (slices 1), or one product's `splits` K slices.
+  replace_all(source, "$COPIES_BATCH_ARGUMENT", c.copies == 2 ? ", copies, 1" : "");
+  replace_all(source, "$COPIES_SLICES_ARGUMENT", c.copies == 2 ? ", copies, splits" : "");
   replace_all(source, "$COPIES", std::to_string(c.copies));
   replace_all(source, "$MAX_SLICE", c.promote > 0 ? "0LL" : "12288LL");
   replace_all(source, "$A_LAYOUT", kind.a_t ? "stored k x m" : "m x k");

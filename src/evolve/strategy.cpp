@@ -205,7 +205,8 @@ std::vector<Strategy> build_catalog() {
         // 2: the split writes two copies of each operand ([Xb | Xs]) and the GEMM's loads read
         // the first one twice (three k-phases over a virtual K of 3 kp) instead of three
         // copies: the splits are 12-39% of the sm90 products' time on one H200
-        // (docs/results/2026-11-30c-direct-store, call F). Products cut into K slices keep three.
+        // (docs/results/2026-11-30c-direct-store, call F). K slices (split-K) are slices of the
+        // virtual K; three copies where two would pad K by more than a sixteenth.
         {"copies", {3, 2}}},
        {}},
       {"cutlass-sm80-mma",

@@ -272,8 +272,9 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_EQ(narrow.tile_m, 128);  // cooperative: two warp groups of 64 rows
 }
 
-// copies = 2: the unit wraps its main loop in PhasedMainloop and takes the copies at run time;
-// the candidate writes rows of `copies` kp, K padded to whole k-tiles for two. Three copies keep
+// copies = 2: the unit wraps its main loop in PhasedMainloop and takes the copies and the K
+// slices at run time; the candidate writes rows of `copies` kp, K padded to whole k-tiles of
+// every slice for two. Three copies keep
 // the unit's text (the same unit keys) and the three-block split.
 TEST(EvolveMatmulSm90, TwoCopiesPhaseTheMainLoop) {
   const auto unit_of = [](const std::string& source) {
@@ -292,12 +293,14 @@ TEST(EvolveMatmulSm90, TwoCopiesPhaseTheMainLoop) {
               std::string::npos);
     EXPECT_NE(unit_of(two).find("GemmUniversal<cute::Shape<int, int, int, int>, KernelMainloop,"),
               std::string::npos);
-    EXPECT_NE(unit_of(two).find("void* stream, int copies) {"), std::string::npos);
+    EXPECT_NE(unit_of(two).find("void* stream, int copies, int slices) {"), std::string::npos);
+    EXPECT_NE(unit_of(two).find("}, copies, slices}"), std::string::npos);
     EXPECT_NE(unit_of(two).find("{{A, stride_a, B, stride_b"), std::string::npos);
-    EXPECT_NE(three.find("const int copies = 3 == 2 && splits == 1 ? 2 : 3;"), std::string::npos);
-    EXPECT_NE(two.find("const int copies = 2 == 2 && splits == 1 ? 2 : 3;"), std::string::npos);
-    EXPECT_NE(two.find(", stream, copies)"), std::string::npos);
-    EXPECT_EQ(three.find("stream, copies)"), std::string::npos);
+    EXPECT_NE(three.find("const int copies = 3 == 2 &&"), std::string::npos);
+    EXPECT_NE(two.find("const int copies = 2 == 2 &&"), std::string::npos);
+    EXPECT_NE(two.find(", stream, copies, 1)"), std::string::npos);      // a batch of products
+    EXPECT_NE(two.find("stream, copies, splits);"), std::string::npos);  // one product's slices
+    EXPECT_EQ(three.find("stream, copies"), std::string::npos);
     EXPECT_EQ(two.find('$'), std::string::npos);  // every placeholder filled
     EXPECT_EQ(three.find('$'), std::string::npos);
   }

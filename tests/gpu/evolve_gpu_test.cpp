@@ -689,8 +689,8 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
                    {"cutlass-sm90.cluster_m", 2},
                    {"cutlass-sm90.raster_n", 1},
                    {"cutlass-sm90.swizzle", 4}};
-  // Two copies read in three k-phases: cooperative, and ping-pong promoted (the FP8 main loop
-  // under the phases); with split-K the candidate falls back to three copies at run time.
+  // Two copies read in three k-phases: cooperative, ping-pong promoted (the FP8 main loop under
+  // the phases), and split-K 4 (slices of the virtual K, each its own partial product).
   Genome two_copies = coop;
   two_copies.knobs["cutlass-sm90.copies"] = 2;
   Genome two_copies_pingpong = pingpong;
