@@ -46,23 +46,7 @@ case "${1:-}" in
       for f in $P/$p--*.cu; do j=${f%.cu}.json; [ -f "$j" ] && cp "$j" "$OUT/verdicts/" &&
         python3 scripts/verdict_rows.py "$j" "$(basename "${f%.cu}")" --width 44; done
       # A probe more than 2% above the set's U in the same launch replaces the set's kernel.
-      python3 - "$P" "$p" "$S" << 'PY'
-import glob, json, os, shutil, sys
-sys.path.insert(0, "scripts"); import verdict_rows
-P, p, S = sys.argv[1:]
-def u(path):
-    try: rows = [r for r in verdict_rows.rows(json.load(open(path))) if r.get("size") == "kb"]
-    except (OSError, ValueError): return 0.0
-    return rows[0]["utilization"] if rows and rows[0]["correct"] else 0.0
-us = {f: u(f[:-3] + ".json") for f in glob.glob(f"{P}/{p}--*.cu")}
-old = us.pop(f"{P}/{p}--set.cu", 0.0)
-best = max(us, key=us.get) if us else None
-if best and us[best] > 1.02 * old:
-    shutil.copy(best, f"{S}/{p}/best.cu")
-    print(f"{p}: {os.path.basename(best)} U {us[best]:.3f} replaces the set's U {old:.3f}")
-else:
-    print(f"{p}: the set's kernel stays (U {old:.3f}; best probe {us.get(best, 0):.3f})")
-PY
+      python3 scripts/pick_probe_winner.py "$P" "$p" "$S"
     done | tee "$OUT/summary.txt"
     tar -cf - -C /tmp/vcache/units . | xz -T16 -3 > "$OUT/units.tar.xz"
     tar -cJf "$OUT/set-after.tar.xz" evolve-set/versus-state/set
