@@ -67,6 +67,23 @@ constexpr const char* kPhasedMainloop =
 // `slices` > 1 the batch (L) is split-K's slices of the virtual K, each its own partial product:
 // a slice's tile t is virtual tile l * (its k-tiles) + t, loaded from batch 0 of a descriptor
 // over the whole stored row. copies = 3 is the builder's main loop unchanged.
+// kiln-phase-runs: begin
+// The virtual k-tiles [v, v + count) of a two-copy product with phases of kt tiles, in runs that
+// stay in one phase: f(offset, n, a_tile, b_tile) for each, `offset` its first tile counted from
+// v, n its length, a_tile and b_tile the tiles of [Xb | Xs] that A and B load for its first tile
+// (A: Ab, Ab, As; B: Bb, Bs, Bb by phase; the run's next tiles follow on).
+template <class F>
+CUTE_HOST_DEVICE void for_each_phase_run(int v, int count, int kt, F&& f) {
+  for (int offset = 0; offset < count;) {
+    const int at = v + offset, phase = at / kt;
+    const int left = (phase + 1) * kt - at;
+    const int n = count - offset < left ? count - offset : left;
+    f(offset, n, at - (phase == 0 ? 0 : kt), at - (phase == 2 ? 2 * kt : 0));
+    offset += n;
+  }
+}
+// kiln-phase-runs: end
+
 template <class Base>
 struct PhasedMainloop : Base {
   struct Arguments : Base::Arguments {
@@ -116,29 +133,24 @@ struct PhasedMainloop : Base {
                  k_tile_count, thread_idx, block_rank_in_cluster, shared_tensors);
       return;
     }
-    const int kt = params.phase_k_tiles;
     const int slice = params.slice_k_tiles > 0 ? static_cast<int>(cute::get<3>(blk_coord)) : 0;
     auto const& gA = cute::get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
     auto const& gB = cute::get<1>(load_inputs);
-    int local = *k_tile_iter;                            // the tile load() indexes in batch l
-    int v = slice * params.slice_k_tiles + local;        // its virtual tile
-    while (k_tile_count > 0) {
-      const int phase = v / kt;
-      const int count = cute::min(k_tile_count, (phase + 1) * kt - v);
-      const int a_tile = v - (phase == 0 ? 0 : kt);      // A: Ab, Ab, As
-      const int b_tile = v - (phase == 2 ? 2 * kt : 0);  // B: Bb, Bs, Bb
-      // Views in which tile `local` of batch `slice` is tile a_tile (b_tile) of batch 0.
-      Base::load(params, pipeline, smem_pipe_write,
-                 cute::make_tuple(
-                     cute::domain_offset(cute::make_coord(0, 0, 0, a_tile - local, -slice), gA),
-                     cute::domain_offset(cute::make_coord(0, 0, 0, b_tile - local, -slice), gB)),
-                 blk_coord, cute::make_coord_iterator(local, cute::shape<3>(gA)), count,
-                 thread_idx, block_rank_in_cluster, shared_tensors);
-      smem_pipe_write.advance(count);
-      v += count;
-      local += count;
-      k_tile_count -= count;
-    }
+    const int local = *k_tile_iter;  // the tile load() indexes in batch `slice`
+    for_each_phase_run(
+        slice * params.slice_k_tiles + local, k_tile_count, params.phase_k_tiles,
+        [&](int offset, int n, int a_tile, int b_tile) {
+          // Views in which tile local + offset of batch `slice` is tile a_tile (b_tile) of
+          // batch 0.
+          const int at = local + offset;
+          Base::load(params, pipeline, smem_pipe_write,
+                     cute::make_tuple(
+                         cute::domain_offset(cute::make_coord(0, 0, 0, a_tile - at, -slice), gA),
+                         cute::domain_offset(cute::make_coord(0, 0, 0, b_tile - at, -slice), gB)),
+                     blk_coord, cute::make_coord_iterator(at, cute::shape<3>(gA)), n, thread_idx,
+                     block_rank_in_cluster, shared_tensors);
+          smem_pipe_write.advance(n);
+        });
   }
 };
 using KernelMainloop = PhasedMainloop<Mainloop>;

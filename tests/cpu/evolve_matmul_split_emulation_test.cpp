@@ -45,6 +45,23 @@ TEST(EvolveMatmulSplitEmulation, SplitsAndSlicesSumsAreExactOnTheCpu) {
   EXPECT_NE(output.find("sm90-split: 0 bad of 360 runs"), std::string::npos) << output;
 }
 
+// The two-copy GEMM's load schedule (the unit's for_each_phase_run, as PhasedMainloop::load
+// calls it): every K slice's tiles, whole and in pieces, load each of the three products' tile
+// pairs exactly once and nothing past the two stored copies.
+TEST(EvolveMatmulSplitEmulation, TwoCopyLoadsAreTheThreeProductsOnce) {
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
+  const Genome g = genome_of(Family::kMatmul, {"cutlass-sm90", "tf32x3"},
+                             {{"cutlass-sm90.copies", 2}, {"cutlass-sm90.split_k", 2}});
+  const std::string runs = between(generate_matmul_candidate(g, "kb1-2-matmul"),
+                                   "// kiln-phase-runs: begin", "// kiln-phase-runs: end");
+  ASSERT_NE(runs.find("for_each_phase_run"), std::string::npos)
+      << "the unit's phase schedule was not found";
+  const std::string output = run_emulation("phase_runs_harness.cpp", runs, "phase-runs",
+                                           fresh_emulation_dir("kiln_phase_runs_emulation"));
+  EXPECT_NE(output.find("phase-runs: 0 bad of"), std::string::npos) << output;
+}
+
 TEST(EvolveMatmulSplitEmulation, TriangleSplitsAndSlicesSumsAreExactOnTheCpu) {
   if (const std::string missing = missing_host_compiler(); !missing.empty())
     GTEST_SKIP() << missing;
