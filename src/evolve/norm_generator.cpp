@@ -591,7 +591,8 @@ constexpr const char* kTmaKernel = R"(
 // each taking segments in rounds. The unit's 16-byte-aligned range is copied global -> shared
 // memory by the TMA engine (cp.async.bulk, one thread issues it, an mbarrier counts its bytes),
 // kTmaStages rounds ahead, so the next segments land while this one is summed and written: x is
-// read from HBM once, and the block never waits for a load it could have issued earlier. The few
+// read from HBM once, and the block never waits for a load it could have issued earlier (with
+// kTmaChunks pieces, a piece's refill starts as soon as that piece is mapped). The few
 // elements outside the aligned range, and any part beyond a stage, are read from x directly.
 // (The bulk copy and the mbarrier's transaction count: PTX ISA, cp.async.bulk and
 // mbarrier.expect_tx; CUTLASS's sm90 pipelines use the same pair.)
@@ -616,6 +617,10 @@ __device__ __forceinline__ void bulk_store(float* to, const float* from, unsigne
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // The stage has been read out by every committed bulk store (it may be refilled).
 __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// All but the most recent committed bulk store have read their stage out.
+__device__ __forceinline__ void bulk_wait_read_but_last() {
+  asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+}
 // Every committed bulk store is complete (before the block exits).
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 __device__ __forceinline__ void expect_bytes(unsigned long long* bar, unsigned bytes) {
@@ -644,13 +649,25 @@ __device__ __forceinline__ TmaUnit tma_unit(const View& v, long long s, long lon
   u.k_end = max(u.a0, min(u.g_hi & ~3LL, u.a0 + stage_floats));
   return u;
 }
-// One thread: the stage's copy of unit u, in pieces of at most 64 KiB, counted by bar.
-__device__ __forceinline__ void issue_unit(const float* x, float* stage, const TmaUnit& u, unsigned long long* bar) {
-  const unsigned long long bytes = static_cast<unsigned long long>(u.k_end - u.a0) * 4ULL;
+// tma-bulk chunks: a stage is kTmaChunks pieces of chunk_floats (whole 16-byte vectors) at fixed
+// places, each with its own mbarrier, so that a piece can be refilled with the next unit's as soon
+// as it is mapped, and summed as soon as it lands. Piece c of unit u: [lo, hi) of the stage.
+__device__ __forceinline__ long long chunk_lo(const TmaUnit& u, int c, long long chunk_floats) {
+  return min(u.k_end - u.a0, static_cast<long long>(c) * chunk_floats);
+}
+__device__ __forceinline__ long long chunk_hi(const TmaUnit& u, int c, long long chunk_floats) {
+  return min(u.k_end - u.a0, static_cast<long long>(c + 1) * chunk_floats);
+}
+// One thread: piece c of unit u into the stage, in bulk copies of at most 64 KiB, counted by bar
+// (an empty piece still arrives, so every piece's barrier changes phase once a round).
+__device__ __forceinline__ void issue_chunk(const float* x, float* stage, const TmaUnit& u, int c,
+                                            long long chunk_floats, unsigned long long* bar) {
+  const long long lo = chunk_lo(u, c, chunk_floats);
+  const unsigned long long bytes = static_cast<unsigned long long>(chunk_hi(u, c, chunk_floats) - lo) * 4ULL;
   expect_bytes(bar, static_cast<unsigned>(bytes));
   for (unsigned long long at = 0; at < bytes; at += 65536ULL) {
     const unsigned piece = static_cast<unsigned>(bytes - at < 65536ULL ? bytes - at : 65536ULL);
-    bulk_load(stage + at / 4, x + u.a0 + at / 4, piece, bar);
+    bulk_load(stage + lo + at / 4, x + u.a0 + lo + at / 4, piece, bar);
   }
 }
 // The cluster's combine of a round: slots alternate by round parity, so a block that runs ahead
@@ -673,17 +690,21 @@ __global__ void __launch_bounds__(kThreads) tma_norm_kernel(const float* __restr
                                                             long long stage_floats) {
   extern __shared__ float4 stages4[];
   float* stages = reinterpret_cast<float*>(stages4);
-  __shared__ __align__(8) unsigned long long full[kTmaStages];
+  __shared__ __align__(8) unsigned long long full[kTmaStages * kTmaChunks];
   const long long groups = gridDim.x / kParts;
   const long long group = blockIdx.x / kParts;
   const long long k = blockIdx.x % kParts;  // the block's unit in each segment (its cluster rank)
+  const long long chunk_floats = ((stage_floats + kTmaChunks - 1) / kTmaChunks + 3) & ~3LL;
   if (threadIdx.x == 0) {
-    for (int i = 0; i < kTmaStages; ++i)
+    for (int i = 0; i < kTmaStages * kTmaChunks; ++i)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_address(&full[i])) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
     for (int i = 0; i < kTmaStages; ++i) {
       const long long s = group + i * groups;
-      if (s < v.segments) issue_unit(x, stages + i * stage_floats, tma_unit(v, s, k, stage_floats), &full[i]);
+      if (s < v.segments)
+        for (int c = 0; c < kTmaChunks; ++c)
+          issue_chunk(x, stages + i * stage_floats, tma_unit(v, s, k, stage_floats), c, chunk_floats,
+                      &full[i * kTmaChunks + c]);
     }
   }
   __syncthreads();
@@ -693,7 +714,8 @@ __global__ void __launch_bounds__(kThreads) tma_norm_kernel(const float* __restr
     const int st = static_cast<int>(round % kTmaStages);
     float* stage = stages + st * stage_floats;
     const TmaUnit u = tma_unit(v, s, k, stage_floats);
-    wait_phase(&full[st], static_cast<unsigned>((round / kTmaStages) & 1));
+    const unsigned parity = static_cast<unsigned>((round / kTmaStages) & 1);
+    unsigned long long* bars = &full[st * kTmaChunks];
     Context c{0.0f};
     Stat totals[kPasses];
 #pragma unroll
@@ -701,44 +723,75 @@ __global__ void __launch_bounds__(kThreads) tma_norm_kernel(const float* __restr
       Stat mine = identity(pass);
       auto add_one = [&](float value) { add(mine, value, pass, c); };
       visit<false, false>(x, nullptr, 0, u.g_lo, u.a0, true, add_one);  // the unaligned head
-      visit<true, false>(x, stage, u.a0, u.a0, u.k_end, true, add_one);
+      if (pass == 0) {  // each piece summed as it lands
+        for (int ch = 0; ch < kTmaChunks; ++ch) {
+          wait_phase(&bars[ch], parity);
+          visit<true, false>(x, stage, u.a0, u.a0 + chunk_lo(u, ch, chunk_floats),
+                             u.a0 + chunk_hi(u, ch, chunk_floats), true, add_one);
+        }
+      } else {
+        visit<true, false>(x, stage, u.a0, u.a0, u.k_end, true, add_one);
+      }
       visit<false, false>(x, nullptr, 0, u.k_end, u.g_hi, true, add_one);  // beyond the stage
       totals[pass] = tma_parts_combine(block_combine(mine, pass), pass, round);
       if (pass + 1 < kPasses) c.prev = after_pass(totals[pass], pass, n);
     }
     const Factors f = finish(totals, n, c);
     transform<false>(x, nullptr, 0, y, u.g_lo, u.a0, true, f);
-    if constexpr (kBulkStore) {
-      // The map in place in the stage, then one bulk store of it: no thread waits for its
-      // stores, and the whole stage is in flight to HBM at once.
-      float4* stage4 = reinterpret_cast<float4*>(stage);
-      for (long long q = threadIdx.x; q < (u.k_end - u.a0) / 4; q += kThreads) {
-        const float4 a = stage4[q];
-        stage4[q] = make_float4(map_one(a.x, f), map_one(a.y, f), map_one(a.z, f), map_one(a.w, f));
+    // The map piece by piece; each piece, once every thread is done with it, is refilled with the
+    // unit kTmaStages rounds ahead (after its bulk store has read it out), so the next unit's
+    // loads run while the rest of this one is mapped and stored.
+    const long long ahead = s + static_cast<long long>(kTmaStages) * groups;
+    const bool refill = ahead < v.segments;
+    const TmaUnit next = tma_unit(v, refill ? ahead : s, k, stage_floats);
+    for (int ch = 0; ch < kTmaChunks; ++ch) {
+      const long long lo = chunk_lo(u, ch, chunk_floats), hi = chunk_hi(u, ch, chunk_floats);
+      if constexpr (kBulkStore) {
+        // The map in place in the stage, then one bulk store of the piece: no thread waits for
+        // its stores, and the whole piece is in flight to HBM at once.
+        float4* stage4 = reinterpret_cast<float4*>(stage);
+        for (long long q = lo / 4 + threadIdx.x; q < hi / 4; q += kThreads) {
+          const float4 a = stage4[q];
+          stage4[q] = make_float4(map_one(a.x, f), map_one(a.y, f), map_one(a.z, f), map_one(a.w, f));
+        }
+        // Each thread's generic-proxy writes are ordered before the async proxy's read of them.
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      } else {
+        transform<true>(x, stage, u.a0, y, u.a0 + lo, u.a0 + hi, true, f);
       }
-      // Each thread's generic-proxy writes are ordered before the async proxy's read of them.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    } else {
-      transform<true>(x, stage, u.a0, y, u.a0, u.k_end, true, f);
+      __syncthreads();  // the piece is read (or mapped) to the end before the TMA stores or refills it
+      if (threadIdx.x == 0) {
+        if constexpr (kBulkStore) {
+          if (hi > lo) {
+            for (long long at = lo; at < hi; at += 16384)
+              bulk_store(y + u.a0 + at, stage + at, static_cast<unsigned>(min(hi - at, 16384LL) * 4));
+            bulk_commit();
+          }
+          // The previous piece's store has read it out (this one's may still be reading): refill
+          // that one. The last piece is refilled after the loop.
+          if (refill && ch > 0) {
+            if (hi > lo)
+              bulk_wait_read_but_last();
+            else
+              bulk_wait_read();
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            issue_chunk(x, stage, next, ch - 1, chunk_floats, &bars[ch - 1]);
+          }
+        } else if (refill) {
+          // The generic-proxy reads above are ordered before the async-proxy writes of the refill.
+          asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+          issue_chunk(x, stage, next, ch, chunk_floats, &bars[ch]);
+        }
+      }
+    }
+    if constexpr (kBulkStore) {
+      if (threadIdx.x == 0 && refill) {
+        bulk_wait_read();  // the last piece's store has read it out
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        issue_chunk(x, stage, next, kTmaChunks - 1, chunk_floats, &bars[kTmaChunks - 1]);
+      }
     }
     transform<false>(x, nullptr, 0, y, u.k_end, u.g_hi, true, f);
-    __syncthreads();  // the stage is read (or mapped) to the end before the TMA stores or refills it
-    if constexpr (kBulkStore) {
-      if (threadIdx.x == 0 && u.k_end > u.a0) {
-        const unsigned long long bytes = static_cast<unsigned long long>(u.k_end - u.a0) * 4ULL;
-        for (unsigned long long at = 0; at < bytes; at += 65536ULL)
-          bulk_store(y + u.a0 + at / 4, stage + at / 4,
-                     static_cast<unsigned>(bytes - at < 65536ULL ? bytes - at : 65536ULL));
-        bulk_commit();
-      }
-    }
-    const long long ahead = s + static_cast<long long>(kTmaStages) * groups;
-    if (threadIdx.x == 0 && ahead < v.segments) {
-      if constexpr (kBulkStore) bulk_wait_read();  // the store has read the stage out
-      // The generic-proxy reads above are ordered before the async-proxy writes of the refill.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      issue_unit(x, stage, tma_unit(v, ahead, k, stage_floats), &full[st]);
-    }
   }
   if constexpr (kBulkStore) {
     if (threadIdx.x == 0) bulk_wait_all();  // the stores are done before the block's memory goes
@@ -1223,6 +1276,7 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                               : g.knob("scalar-loads", "unroll");
   const int stages = pipeline ? g.knob("cp-async-pipeline", "stages") : 1;
   const int tma_stages = tma ? g.knob("tma-bulk", "stages") : 1;
+  const int tma_chunks = tma ? g.knob("tma-bulk", "chunks") : 1;
   const bool keep = pipeline || tma || g.has("keep-on-chip");
   const int threads = split     ? g.knob("split-row", "threads")
                       : cluster ? g.knob("cluster-split-row", "threads")
@@ -1297,9 +1351,11 @@ std::string generate_norm_candidate(const Genome& g, const std::string& problem)
                         : "a block per segment";
     if (tma)
       mapping += fmt::format(
-          "; persistent, units copied by the TMA engine {} rounds ahead (the fused kernel where "
+          "; persistent, units copied by the TMA engine {} rounds ahead{} (the fused kernel where "
           "segments are not single runs or x, y are not 16-byte aligned)",
-          tma_stages);
+          tma_stages,
+          tma_chunks > 1 ? fmt::format(" in {} pieces, each refilled once mapped", tma_chunks)
+                         : "");
     std::string fused_host = kFusedHost;
     if (tma) replace_all(fused_host, "static int run_segments(", "static int run_fused(");
     shared = kViewPart;
@@ -1340,6 +1396,7 @@ constexpr int kStages = $STAGES;  // cp-async-pipeline stages (rounds ahead + 1,
 constexpr int kMinBlocks = $MIN_BLOCKS;
 constexpr int kTmaStages = $TMA_STAGES;  // tma-bulk: units in flight per block (rounds ahead)
 constexpr bool kBulkStore = $BULK_STORE;  // tma-bulk: the map in place, stored by the TMA engine
+constexpr int kTmaChunks = $TMA_CHUNKS;  // tma-bulk: pieces of a stage, each refilled once mapped
 constexpr bool kStreamHints = $STREAM_HINTS;  // cache-streaming: last reads and stores evict-first
 constexpr bool kFastExp = $FAST_EXP;  // fast-exp: exp on the special-function unit (softmax)
 constexpr int kKeepRegisters = $KEEP_REGISTERS;  // keep-on-chip, strided: floats per thread in registers
@@ -1430,6 +1487,7 @@ $DEVICE_QUERY$RUN}
   replace_all(source, "$TMA_STAGES", std::to_string(tma_stages));
   replace_all(source, "$MIN_BLOCKS", std::to_string(min_blocks));
   replace_all(source, "$BULK_STORE", tma && g.knob("tma-bulk", "store") == 1 ? "true" : "false");
+  replace_all(source, "$TMA_CHUNKS", std::to_string(tma_chunks));
   replace_all(source, "$STREAM_HINTS", g.has("cache-streaming") ? "true" : "false");
   replace_all(source, "$FAST_EXP", g.has("fast-exp") ? "true" : "false");
   replace_all(source, "$KEEP_REGISTERS", std::to_string(kind->strided && keep ? 64 : 0));

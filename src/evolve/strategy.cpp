@@ -65,10 +65,13 @@ std::vector<Strategy> build_catalog() {
        "Hopper's tensor memory accelerator: bulk tile copies with an mbarrier, issued by one "
        "thread, leaving the others free. stages: units in flight a block (1: the next unit is "
        "loaded once this one is written, other blocks on the SM overlap it); store 1: the map "
-       "is written in place and stored by the TMA engine too.",
+       "is written in place and stored by the TMA engine too; chunks: pieces of a stage, each "
+       "refilled with the next unit's as soon as it is mapped and summed as soon as it lands, so "
+       "one block's loads and stores overlap.",
        {F::kReduceAxis, F::kPooling, F::kScan, F::kMatmul, F::kAttention},
        R::kHbm,
-       {{"stages", {2, 3, 4, 1}}, {"store", {0, 1}}},
+       // chunks 1 is the whole stage refilled after the map (the kernel of 2026-11-25).
+       {{"stages", {2, 3, 4, 1}}, {"store", {0, 1}}, {"chunks", {1, 2, 4, 8}}},
        // What it stages is one unit a block: split-row's and grid-split-row's units meet between
        // kernels or at a counter, and the norms stage those by cp.async instead.
        {"split-row", "grid-split-row"}},
@@ -206,8 +209,10 @@ std::vector<Strategy> build_catalog() {
         // the first one twice (three k-phases over a virtual K of 3 kp) instead of three
         // copies: the splits are 12-39% of the sm90 products' time on one H200
         // (docs/results/2026-11-30c-direct-store, call F). K slices (split-K) are slices of the
-        // virtual K; three copies where two would pad K by more than a sixteenth.
-        {"copies", {3, 2}}},
+        // virtual K; three copies where two would pad K by more than a sixteenth. Two first
+        // (the default): they won on all ten products they apply to, split-K included
+        // (docs/results/2026-11-30c-direct-store call G, 2026-11-30d-sliced-copies call 1).
+        {"copies", {2, 3}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

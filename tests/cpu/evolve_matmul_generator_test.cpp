@@ -282,7 +282,8 @@ TEST(EvolveMatmulSm90, TwoCopiesPhaseTheMainLoop) {
   };
   for (const int promote : {0, 4}) {
     const std::string three = generate_matmul_candidate(
-        sm90_genome({{"cutlass-sm90.promote", promote}}), "kb1-3-batched-matmul");
+        sm90_genome({{"cutlass-sm90.promote", promote}, {"cutlass-sm90.copies", 3}}),
+        "kb1-3-batched-matmul");
     const std::string two = generate_matmul_candidate(
         sm90_genome({{"cutlass-sm90.promote", promote}, {"cutlass-sm90.copies", 2}}),
         "kb1-3-batched-matmul");

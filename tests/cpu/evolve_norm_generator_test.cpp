@@ -185,7 +185,8 @@ TEST(EvolveNormGenerator, TmaBulkStagesUnitsRoundsAheadInAPersistentGrid) {
                    {"tma-bulk.stages", 3}}),
       "kb1-23-softmax");
   EXPECT_NE(s.find("constexpr int kTmaStages = 3;"), std::string::npos);
-  EXPECT_NE(s.find("constexpr int kStages = 1;"), std::string::npos);  // no cp.async chunks
+  EXPECT_NE(s.find("constexpr int kTmaChunks = 1;"), std::string::npos);  // the whole stage
+  EXPECT_NE(s.find("constexpr int kStages = 1;"), std::string::npos);     // no cp.async chunks
   EXPECT_NE(s.find("constexpr long long kKeepFloats = 24576;"), std::string::npos);
   EXPECT_NE(s.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
@@ -201,6 +202,14 @@ TEST(EvolveNormGenerator, TmaBulkStagesUnitsRoundsAheadInAPersistentGrid) {
   EXPECT_NE(b.find("constexpr long long kKeepFloats = 1099511627776;"), std::string::npos);
   EXPECT_NE(b.find("constexpr bool kCluster = false;"), std::string::npos);
   EXPECT_NE(b.find("constexpr int kTmaStages = 2;"), std::string::npos);
+  // Pieces of a stage, each with its own mbarrier, refilled once mapped.
+  const std::string chunked = generate_norm_candidate(
+      norm_genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
+                  {{"tma-bulk.stages", 1}, {"tma-bulk.store", 1}, {"tma-bulk.chunks", 8}}),
+      "kb1-23-softmax");
+  EXPECT_NE(chunked.find("constexpr int kTmaChunks = 8;"), std::string::npos);
+  EXPECT_NE(chunked.find("full[kTmaStages * kTmaChunks]"), std::string::npos);
+  EXPECT_NE(chunked.find("cp.async.bulk.wait_group.read 1;"), std::string::npos);
   EXPECT_FALSE(violations(norm_genome({"tma-bulk", "split-row", "warp-shuffle"})).empty());
   EXPECT_FALSE(violations(norm_genome({"tma-bulk", "grid-split-row", "warp-shuffle"})).empty());
   // Without tma-bulk the TMA kernel is not in the source.

@@ -566,7 +566,31 @@ TEST(EvolveGpu, NormTmaBulkIsJudged) {
                                           {"cluster-split-row.threads", 256},
                                           {"tma-bulk.stages", 1},
                                           {"tma-bulk.store", 1}})});
+  // Pieces of a stage refilled as soon as they are mapped (chunks): the bulk store and plain
+  // stores, one and two stages, a capped stage, a block; at this size some pieces are empty.
+  tma.push_back({"c8-tma1-store-chunks8", genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
+                                                 {{"cluster-split-row.cluster", 8},
+                                                  {"tma-bulk.stages", 1},
+                                                  {"tma-bulk.store", 1},
+                                                  {"tma-bulk.chunks", 8}})});
+  tma.push_back({"c16-tma2-chunks4", genome({"tma-bulk", "cluster-split-row", "warp-shuffle"},
+                                            {{"cluster-split-row.cluster", 16},
+                                             {"tma-bulk.stages", 2},
+                                             {"tma-bulk.chunks", 4}})});
+  tma.push_back({"b-tma1-store-k32-chunks2",
+                 genome({"tma-bulk", "row-per-block", "shared-tree", "keep-on-chip"},
+                        {{"row-per-block.threads", 256},
+                         {"keep-on-chip.max_row_kib", 32},
+                         {"tma-bulk.stages", 1},
+                         {"tma-bulk.store", 1},
+                         {"tma-bulk.chunks", 2}})});
   NamedGenomes two = tma;
+  two.push_back({"c8-tma1-store-chunks8-online",
+                 genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "online-one-pass"},
+                        {{"cluster-split-row.cluster", 8},
+                         {"tma-bulk.stages", 1},
+                         {"tma-bulk.store", 1},
+                         {"tma-bulk.chunks", 8}})});
   two.push_back({"c8-tma3-online",
                  genome({"tma-bulk", "cluster-split-row", "warp-shuffle", "online-one-pass"},
                         {{"cluster-split-row.cluster", 8}, {"tma-bulk.stages", 3}})});
@@ -678,17 +702,23 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   Genome coop;
   coop.family = Family::kMatmul;
   coop.strategies = {"cutlass-sm90", "tf32x3"};
-  coop.knobs = {{"cutlass-sm90.tile_n", 128}, {"cutlass-sm90.cluster_m", 1}};
+  // Three operand copies named explicitly: two are the knob's default.
+  coop.knobs = {
+      {"cutlass-sm90.tile_n", 128}, {"cutlass-sm90.cluster_m", 1}, {"cutlass-sm90.copies", 3}};
   Genome split = coop;
-  split.knobs = {{"cutlass-sm90.split_k", 4}};  // the defaults: 128 x 256, 2 x 1 clusters
+  split.knobs = {{"cutlass-sm90.split_k", 4},
+                 {"cutlass-sm90.copies", 3}};  // the defaults: 128 x 256, 2 x 1 clusters
   Genome pingpong = coop;
-  pingpong.knobs = {
-      {"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}, {"cutlass-sm90.promote", 4}};
+  pingpong.knobs = {{"cutlass-sm90.schedule", 1},
+                    {"cutlass-sm90.tile_m", 64},
+                    {"cutlass-sm90.promote", 4},
+                    {"cutlass-sm90.copies", 3}};
   Genome cluster = coop;
   cluster.knobs = {{"cutlass-sm90.tile_m", 256},
                    {"cutlass-sm90.cluster_m", 2},
                    {"cutlass-sm90.raster_n", 1},
-                   {"cutlass-sm90.swizzle", 4}};
+                   {"cutlass-sm90.swizzle", 4},
+                   {"cutlass-sm90.copies", 3}};
   // Two copies read in three k-phases: cooperative, ping-pong promoted (the FP8 main loop under
   // the phases), and split-K 4 (slices of the virtual K, each its own partial product).
   Genome two_copies = coop;
