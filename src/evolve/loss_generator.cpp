@@ -38,8 +38,15 @@ const StrategySet& loss_generated_strategies(const std::string& problem) {
   static const StrategySet rows = {"scalar-loads",       "vector16-loads", "row-per-warp",
                                    "row-per-block",      "shared-tree",    "warp-shuffle",
                                    "last-block-combine", "persistent-grid"};
+  // Cross entropy takes an exponential per element: fast-exp is its option alone.
+  static const StrategySet exponential = [] {
+    StrategySet s = rows;
+    s.insert("fast-exp");
+    return s;
+  }();
   const std::optional<LossKind> kind = loss_kind_of(problem);
   if (!kind) throw UsageError(fmt::format("{}: not a loss problem", problem));
+  if (kind->loss == "cross-entropy") return exponential;
   return kind->per_row || kind->needs_column ? rows : flat;
 }
 
@@ -49,6 +56,7 @@ struct LossParts {
   int inputs = 2;        // fp32 arrays read per element (95 reads one, plus its targets)
   std::string identity;  // Acc's start
   std::string add;       // one element (x0, x1, x2 and the column j in scope) into acc
+  std::string add4;      // a 16-byte vector of input 0 (v, one input only) into acc; else `add` x4
   std::string combine;   // two row statistics (a, b)
   std::string row_term;  // double, from the row's combined statistics `row`, row r
   std::string scale;     // what the sum is multiplied by
@@ -72,13 +80,21 @@ LossParts parts_of(const LossKind& kind) {
   } else if (kind.loss == "cross-entropy") {
     p.inputs = 1;
     p.identity = "return {0.0f, -INFINITY, 0.0f};";
-    // The running maximum and the sum of exp(x - max), rescaled when the maximum grows.
+    // The running maximum and the sum of exp(x - max), rescaled when the maximum grows; a
+    // vector's four at once: one comparison and at most one rescale for the four (the branch and
+    // the rescale per element were most of the instructions an element).
     p.add = R"(if (x0 > acc.a) {
-          acc.b = acc.b * expf(acc.a - x0) + 1.0f;
+          acc.b = acc.b * kexp(acc.a - x0) + 1.0f;
           acc.a = x0;
         } else {
-          acc.b += expf(x0 - acc.a);
+          acc.b += kexp(x0 - acc.a);
         })";
+    p.add4 = R"(const float m4 = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+          if (m4 > acc.a) {
+            acc.b *= kexp(acc.a - m4);
+            acc.a = m4;
+          }
+          acc.b += (kexp(v.x - acc.a) + kexp(v.y - acc.a)) + (kexp(v.z - acc.a) + kexp(v.w - acc.a));)";
     p.combine = R"(if (p.a == -INFINITY) return q;
   if (q.a == -INFINITY) return p;
   const float m = fmaxf(p.a, q.a);
@@ -143,12 +159,7 @@ $VECTOR_LOADS      }
       for (int u = 0; u < kUnroll; ++u) {
         const long long qq = q + static_cast<long long>(u) * kTeam;
         if (qq >= q_end) continue;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const long long j = qq * 4 + i;
-          (void)j;
-$VECTOR_VALUES          $ADD
-        }
+$VECTOR_ADD
       }
     }
     for (long long j = q_end * 4 + lane; j < hi; j += kTeam) {
@@ -168,7 +179,19 @@ $SCALAR_LOADS        $ADD
 )";
   replace_all(part, "$DECLARE", declare);
   replace_all(part, "$VECTOR_LOADS", vector_loads);
-  replace_all(part, "$VECTOR_VALUES", vector_values);
+  // A vector's four values: the loss's own update of four (add4), else its element update each.
+  const std::string element_wise = fmt::format(R"(#pragma unroll
+        for (int i = 0; i < 4; ++i) {{
+          const long long j = qq * 4 + i;
+          (void)j;
+{}          {}
+        }})",
+                                               vector_values, parts.add);
+  const std::string vector_add =
+      parts.add4.empty()
+          ? element_wise
+          : "        {\n          const float4 v = v0[u];\n          " + parts.add4 + "\n        }";
+  replace_all(part, "$VECTOR_ADD", vector_add);
   replace_all(part, "$SCALAR_LOADS", scalar_loads);
   replace_all(part, "$ADD", parts.add);
   return part;
@@ -237,6 +260,7 @@ constexpr long long kTile = static_cast<long long>(kThreads) * kUnroll * (kVecto
 constexpr int kBlocksPerSm = $BLOCKS_PER_SM;  // persistent grid: blocks per SM (0: one-shot)
 constexpr bool kLastBlock = $LAST_BLOCK;      // the last block adds the partials (else a kernel)
 constexpr bool kPerRow = $PER_ROW;            // a term per row from the row's statistics
+constexpr bool kFastExp = $FAST_EXP;          // fast-exp: exp on the special-function unit
 
 struct Args {
   const float *in0, *in1, *in2;
@@ -258,6 +282,18 @@ __device__ __forceinline__ Acc shfl_down(Acc v, int by) {
 }
 
 // --- The loss ---
+// exp(d) for cross entropy's d = x - max <= 0. fast-exp: 2^(d log2 e) on the special-function
+// unit (ex2.approx.ftz: an FMUL and a MUFU against expf's nine instructions; relative error about
+// 2^-22 plus d's rounding, results below 2^-126 flushed to zero).
+__device__ __forceinline__ float kexp(float d) {
+  if constexpr (kFastExp) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+  } else {
+    return expf(d);
+  }
+}
 __device__ __forceinline__ Acc acc_identity() { $IDENTITY }
 __device__ __forceinline__ Acc acc_combine(Acc p, Acc q) {
   $COMBINE
@@ -484,6 +520,7 @@ std::string generate_loss_candidate(const Genome& g, const std::string& problem)
   replace_all(source, "$BLOCKS_PER_SM", std::to_string(blocks_per_sm));
   replace_all(source, "$LAST_BLOCK", g.has("last-block-combine") ? "true" : "false");
   replace_all(source, "$PER_ROW", kind->per_row ? "true" : "false");
+  replace_all(source, "$FAST_EXP", g.has("fast-exp") ? "true" : "false");
   return source;
 }
 

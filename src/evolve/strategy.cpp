@@ -393,8 +393,9 @@ std::vector<Strategy> build_catalog() {
        "math",
        "Exponentials on the special-function unit: exp(d) as ex2.approx(d * log2 e), two "
        "instructions against expf's nine, relative error about 2^-22 (fp32 tolerance 1e-4). For "
-       "kernels whose statistics or map take an exponential per element (softmax), where the "
-       "instruction issue, not HBM, stretches the passes between the loads and the stores.",
+       "kernels whose statistics or map take an exponential per element (softmax, cross entropy), "
+       "where the instruction issue, not HBM, stretches the passes between the loads and the "
+       "stores.",
        {F::kReduceAxis},
        R::kCompute,
        {},

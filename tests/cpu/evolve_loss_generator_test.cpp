@@ -109,11 +109,43 @@ TEST(EvolveLossGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(triplet.find("+ 1e-6f"), std::string::npos);
 }
 
+// Cross entropy: a 16-byte vector's four logits update the running maximum once (one rescale at
+// most), and fast-exp, its option alone, puts the exponentials on the special-function unit.
+TEST(EvolveLossGenerator, CrossEntropyUpdatesAVectorAtOnceAndTakesFastExp) {
+  EXPECT_TRUE(loss_generated_strategies("kb1-95-cross-entropy-loss").count("fast-exp"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-99-triplet-margin-loss").count("fast-exp"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-94-mse-loss").count("fast-exp"));
+  EXPECT_THROW(generate_loss_candidate(
+                   loss_genome({"scalar-loads", "row-per-warp", "warp-shuffle", "fast-exp"}),
+                   "kb1-94-mse-loss"),
+               UsageError);
+  const std::string plain = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle"}), "kb1-95-cross-entropy-loss");
+  const std::string fast = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle", "fast-exp"}),
+      "kb1-95-cross-entropy-loss");
+  EXPECT_NE(plain.find("constexpr bool kFastExp = false;"), std::string::npos);
+  EXPECT_NE(fast.find("constexpr bool kFastExp = true;"), std::string::npos);
+  EXPECT_NE(fast.find("ex2.approx.ftz.f32"), std::string::npos);
+  for (const std::string* s : {&plain, &fast}) {
+    EXPECT_NE(s->find("const float m4 = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));"),
+              std::string::npos);
+    EXPECT_NE(s->find("acc.b += kexp(x0 - acc.a);"), std::string::npos);  // the scalar path
+  }
+  // The other losses keep the element-wise update on their vectors.
+  const std::string mse = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle"}), "kb1-94-mse-loss");
+  EXPECT_EQ(mse.find("m4"), std::string::npos);
+  EXPECT_NE(mse.find("const float x0 = (&v0[u].x)[i];"), std::string::npos);
+}
+
 TEST(EvolveLossGenerator, EveryMappingCompilesAndLoads) {
   const std::vector<std::pair<std::string, Genome>> cases = {
       {"kb1-94-mse-loss", loss_genome({"vector16-loads", "block-tiles", "warp-shuffle",
                                        "last-block-combine", "persistent-grid"})},
       {"kb1-95-cross-entropy-loss", loss_genome({"vector16-loads", "row-per-warp", "shared-tree"})},
+      {"kb1-95-cross-entropy-loss",
+       loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle", "fast-exp"})},
       {"kb1-96-huber-loss", loss_genome({"scalar-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-98-kl-div-loss", loss_genome({"scalar-loads", "block-tiles", "shared-tree"})},
       {"kb1-99-triplet-margin-loss",

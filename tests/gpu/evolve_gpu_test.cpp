@@ -663,6 +663,14 @@ TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
   for (const char* problem :
        {"kb1-95-cross-entropy-loss", "kb1-99-triplet-margin-loss", "kb1-100-hinge-loss"})
     expect_accepted(problem, "small", rows);
+  // Cross entropy's fast-exp on both load paths.
+  expect_accepted(
+      "kb1-95-cross-entropy-loss", "small",
+      {{"warp-fast-exp", genome({"vector16-loads", "row-per-warp", "warp-shuffle", "fast-exp"},
+                                {{"vector16-loads.unroll", 4}})},
+       {"block-scalar-fast-exp",
+        genome({"scalar-loads", "row-per-block", "shared-tree", "fast-exp"},
+               {{"scalar-loads.unroll", 4}, {"row-per-block.threads", 256}})}});
 }
 
 // The matmul family (CUTLASS 2.x, 3xTF32) on its fifteen products at the small size:
