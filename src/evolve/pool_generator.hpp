@@ -70,16 +70,11 @@ std::string generate_pool_sweep_candidate(const Genome& genome, const std::strin
 // slices fit kMaxWarpRowBytes and a lane pools at most kMaxWarpRowColumns columns, where they can:
 // a stride of ~66 or more leaves a lane more columns (registers spill), and one of ~400 or more
 // a warp's slice above kMaxWarpRowBytes, which generate_pool_warp_row_candidate refuses.
-// `consecutive` (the knob): a lane pools `lane_outputs` consecutive outputs from a register copy
-// of their `window` input columns (at most kMaxWarpRowWindow), the slice padded a word in 33.
 struct PoolWarpRow {
   int warps, lane_outputs, span, columns, shared_bytes;
-  bool consecutive;
-  int window;
 };
 inline constexpr int kMaxWarpRowBytes = 48 * 1024;
 inline constexpr int kMaxWarpRowColumns = 64;
-inline constexpr int kMaxWarpRowWindow = 64;
 PoolWarpRow pool_warp_row_of(const Genome& genome, const PoolWindow& window);
 
 // The warp-row-separable candidate: any window (1-3 dimensions, any stride, padding, dilation).

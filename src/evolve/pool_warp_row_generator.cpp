@@ -19,19 +19,15 @@ PoolWarpRow pool_warp_row_of(const Genome& g, const PoolWindow& w) {
   PoolWarpRow c{};
   c.warps = g.knob("warp-row-separable", "warps");
   c.lane_outputs = g.knob("warp-row-separable", "outputs");
-  c.consecutive = g.knob("warp-row-separable", "consecutive") != 0;
   const auto fill = [&] {
     c.span = (32 * c.lane_outputs - 1) * w.stride + (w.kernel - 1) * w.dilation + 1;
     c.columns = (c.span + 31) / 32;
-    c.shared_bytes = c.warps * c.columns * (c.consecutive ? 33 : 32) * 4;
-    c.window = (c.lane_outputs - 1) * w.stride + (w.kernel - 1) * w.dilation + 1;
+    c.shared_bytes = c.warps * c.columns * 32 * 4;
   };
-  // Static shared memory stops at 48 KiB, and a lane's columns (and, consecutive, its window)
-  // live in registers: fewer outputs a lane, then fewer warps, where a wide window's span would
-  // exceed either.
+  // Static shared memory stops at 48 KiB, and a lane's columns live in registers: fewer outputs
+  // a lane, then fewer warps, where a wide window's span would exceed either.
   fill();
-  while ((c.shared_bytes > kMaxWarpRowBytes || c.columns > kMaxWarpRowColumns ||
-          (c.consecutive && c.window > kMaxWarpRowWindow)) &&
+  while ((c.shared_bytes > kMaxWarpRowBytes || c.columns > kMaxWarpRowColumns) &&
          c.lane_outputs > 1) {
     c.lane_outputs /= 2;
     fill();
@@ -73,13 +69,6 @@ constexpr int kSegment = 32 * kLaneOutputs;  // outputs a warp computes
 // Input columns a segment reads, and those a lane pools (every 32nd from its lane).
 constexpr int kSpan = (kSegment - 1) * kStride + (kKernel - 1) * kDilation + 1;
 constexpr int kColumns = (kSpan + 31) / 32;
-// {row_text}
-constexpr bool kConsecutive = {consecutive};
-constexpr int kWindow = (kLaneOutputs - 1) * kStride + (kKernel - 1) * kDilation + 1;
-constexpr int kSlice = kConsecutive ? kColumns * 33 : kColumns * 32;
-// Where column p of the slice lives: with consecutive outputs, a word of padding every 32, so that
-// lanes kLaneOutputs * kStride words apart (a power of two up to 32) read different banks.
-__device__ __forceinline__ int slot(int p) {{ return kConsecutive ? p + (p >> 5) : p; }}
 
 {axis}
 // kiln-device: begin
@@ -90,7 +79,7 @@ __device__ __forceinline__ float combine(float acc, float v) {{
 __global__ void __launch_bounds__(kWarps * 32)
     pool_warp_row_kernel(const float* __restrict__ x, float* __restrict__ y, long long tasks,
                          long long segments, Axis d, Axis h, Axis w) {{
-  __shared__ float staged[kWarps][kSlice];
+  __shared__ float staged[kWarps][kColumns * 32];
   const int lane = threadIdx.x & 31;
   float* mine = staged[threadIdx.x >> 5];
   const float identity = kMax ? -INFINITY : 0.0f;
@@ -132,7 +121,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     }}
     __syncwarp();  // the warp's previous segment has read its slice
 #pragma unroll
-    for (int j = 0; j < kColumns; ++j) mine[slot(lane + 32 * j)] = column[j];
+    for (int j = 0; j < kColumns; ++j) mine[lane + 32 * j] = column[j];
     __syncwarp();
     // The outer axes' part of the average's divisor (count_include_pad).
     const float outer = kMax ? 1.0f
@@ -146,45 +135,20 @@ __global__ void __launch_bounds__(kWarps * 32)
     const bool exact_inverse = (__float_as_uint(full) & 0x7fffffu) == 0u;  // a power of two
     const float inverse = 1.0f / full;
     float* yr = y + ((plane * d.out + od) * h.out + oh) * w.out;
-    // The pooled value of output ow: the maximum, or the sum over the divisor.
-    const auto scaled = [&](float v, long long ow) {{
-      if (kMax) return v;
-      const bool inside = ow <= last_full;
-      return inside && exact_inverse
-                 ? v * inverse
-                 : v / (inside ? full : outer * static_cast<float>(divisor(w, ow)));
-    }};
-    if constexpr (kConsecutive) {{
-      // Outputs first .. first + kLaneOutputs - 1 of the segment from a register copy of their
-      // input columns: each column read from shared memory once a lane, not once a tap.
-      const int first = lane * kLaneOutputs;
-      float window[kWindow];
 #pragma unroll
-      for (int i = 0; i < kWindow; ++i) window[i] = mine[slot(first * kStride + i)];
-      __syncwarp();  // every lane holds its window: the slice takes the outputs
+    for (int r = 0; r < kLaneOutputs; ++r) {{
+      const int o = lane + 32 * r;  // consecutive lanes, consecutive outputs: coalesced stores
+      if (ow0 + o >= w.out) continue;
+      float v = mine[o * kStride];
 #pragma unroll
-      for (int r = 0; r < kLaneOutputs; ++r) {{
-        float v = window[r * kStride];
-#pragma unroll
-        for (int kw = 1; kw < kKernel; ++kw) v = combine(v, window[r * kStride + kw * kDilation]);
-        mine[slot(first + r)] = scaled(v, ow0 + first + r);
+      for (int kw = 1; kw < kKernel; ++kw) v = combine(v, mine[o * kStride + kw * kDilation]);
+      if (!kMax) {{
+        const bool inside = ow0 + o <= last_full;
+        v = inside && exact_inverse
+                ? v * inverse
+                : v / (inside ? full : outer * static_cast<float>(divisor(w, ow0 + o)));
       }}
-      __syncwarp();
-#pragma unroll
-      for (int r = 0; r < kLaneOutputs; ++r) {{
-        const int o = lane + 32 * r;  // consecutive lanes, consecutive outputs: coalesced stores
-        if (ow0 + o < w.out) store_out(yr + ow0 + o, mine[slot(o)]);
-      }}
-    }} else {{
-#pragma unroll
-      for (int r = 0; r < kLaneOutputs; ++r) {{
-        const int o = lane + 32 * r;  // consecutive lanes, consecutive outputs: coalesced stores
-        if (ow0 + o >= w.out) continue;
-        float v = mine[o * kStride];
-#pragma unroll
-        for (int kw = 1; kw < kKernel; ++kw) v = combine(v, mine[o * kStride + kw * kDilation]);
-        store_out(yr + ow0 + o, scaled(v, ow0 + o));
-      }}
+      store_out(yr + ow0 + o, v);
     }}
   }}
 }}
@@ -213,11 +177,6 @@ __global__ void __launch_bounds__(kWarps * 32)
       fmt::arg("problem", problem), fmt::arg("hash", g.hash()), fmt::arg("describe", g.describe()),
       fmt::arg("warps", warps), fmt::arg("lane_outputs", lane_outputs),
       fmt::arg("segment", 32 * lane_outputs),
-      fmt::arg("consecutive", c.consecutive ? "true" : "false"),
-      fmt::arg("row_text",
-               c.consecutive
-                   ? "The row pass: a lane pools consecutive outputs from a register window."
-                   : "The row pass: a lane pools every 32nd output, its taps from shared memory."),
       fmt::arg("taps_pragma", unroll_taps ? "#pragma unroll" : "#pragma unroll 1"),
       fmt::arg("taps_text",
                unroll_taps ? "The outer taps' loops are unrolled: their loads issue together."

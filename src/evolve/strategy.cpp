@@ -119,19 +119,12 @@ std::vector<Strategy> build_catalog() {
        "rows of the window's outer taps (depth, height) with coalesced loads, a lane every 32nd "
        "column, pooling them column by column in registers, then stages the column results in "
        "its own slice of shared memory and pools them along the row at the stride and dilation. "
-       "Only the warp synchronises; unroll_taps issues all the outer taps' loads together; "
-       "consecutive pools a lane's outputs as one run from a register window. Any "
+       "Only the warp synchronises; unroll_taps issues all the outer taps' loads together. Any "
        "window: strides, padding and dilation cost "
        "shared-memory indexing instead of scattered global loads.",
        {F::kPooling},
        R::kHbm,
-       // consecutive 1: a lane pools its outputs as one consecutive run from a register copy
-       // of their input columns (one shared-memory read a column instead of one a tap), the
-       // results stored through the slice (coalesced).
-       {{"outputs", {2, 1, 4, 8, 16}},
-        {"warps", {8, 4, 16}},
-        {"unroll_taps", {0, 1}},
-        {"consecutive", {0, 1}}},
+       {{"outputs", {2, 1, 4, 8, 16}}, {"warps", {8, 4, 16}}, {"unroll_taps", {0, 1}}},
        {}},
       {"sliding-planes",
        "work-mapping",

@@ -27,7 +27,6 @@ struct PoolCase {
   std::string name;
   PoolWindow window;
   int outputs, warps, unroll_taps;
-  int consecutive = 0;  // the row pass: a lane's outputs consecutive, from a register window
 };
 
 PoolWindow window(bool max, int dims, int kernel, int stride, int padding, int dilation) {
@@ -66,26 +65,14 @@ TEST(EvolvePoolEmulation, WarpRowKernelsMatchPyTorchsPoolingOnOddShapes) {
   cases.push_back({"max2d-k2-s1-p1-d3", window(true, 2, 2, 1, 1, 3), 2, 4, 1});
   cases.push_back({"avg3d-k2-s1-p1", window(false, 3, 2, 1, 1, 1), 2, 4, 0});
   cases.push_back({"max3d-k3-s2-p1-d2", window(true, 3, 3, 2, 1, 2), 1, 4, 1});
-  // Every case again with consecutive outputs a lane (the padded slice, the window in registers,
-  // the outputs stored through the slice).
-  const size_t strided = cases.size();
-  for (size_t i = 0; i < strided; ++i) {
-    PoolCase c = cases[i];
-    c.consecutive = 1;
-    cases.push_back(c);
-  }
-  // Lanes 16 x stride 2 = 32 words apart (the padding's widest conflict-free spacing).
-  cases.push_back({"avg1d-k3-s2-p1", window(false, 1, 3, 2, 1, 1), 16, 4, 0, 1});
   const std::filesystem::path dir = fresh_emulation_dir("kiln_pool_emulation");
   for (const PoolCase& c : cases) {
     const Genome g = genome_of(Family::kPooling, {"scalar-loads", "warp-row-separable"},
                                {{"warp-row-separable.outputs", c.outputs},
                                 {"warp-row-separable.warps", c.warps},
-                                {"warp-row-separable.unroll_taps", c.unroll_taps},
-                                {"warp-row-separable.consecutive", c.consecutive}});
+                                {"warp-row-separable.unroll_taps", c.unroll_taps}});
     const std::string tag = c.name + "--o" + std::to_string(c.outputs) + "-w" +
-                            std::to_string(c.warps) + "-u" + std::to_string(c.unroll_taps) +
-                            (c.consecutive ? "-consecutive" : "");
+                            std::to_string(c.warps) + "-u" + std::to_string(c.unroll_taps);
     const std::string output =
         run_emulation("pool_harness.cpp",
                       generate_pool_warp_row_candidate(g, "kb1-emulated", c.window), tag, dir);
