@@ -400,6 +400,17 @@ std::vector<Strategy> build_catalog() {
        R::kCompute,
        {},
        {}},
+      {"fast-log",
+       "math",
+       "Logarithms of a ratio on the special-function unit: log(a / b) as __logf(__fdividef(a, "
+       "b)), a reciprocal, two multiplies and a lg2.approx against an IEEE division and logf's "
+       "fifteen instructions; relative error of the ratio about 2^-22, absolute error of the "
+       "logarithm about 2^-21 near 1. For kernels that take a logarithm per element (the KL "
+       "divergence), where the instruction issue, not HBM, holds the streaming back.",
+       {F::kReduceAxis},
+       R::kCompute,
+       {},
+       {}},
       {"persistent-grid",
        "grid",
        "A persistent grid (one wave of blocks) that takes work items in a loop.",

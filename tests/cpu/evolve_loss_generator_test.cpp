@@ -82,7 +82,8 @@ TEST(EvolveLossGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(t.find("constexpr int kUnroll = 2;"), std::string::npos);
   EXPECT_NE(t.find("constexpr int kBlocksPerSm = 2;"), std::string::npos);
   EXPECT_NE(t.find("constexpr bool kLastBlock = true;"), std::string::npos);
-  EXPECT_NE(t.find("x1 * logf(x1 / x0)"), std::string::npos);
+  EXPECT_NE(t.find("x1 * klog_ratio(x1, x0)"), std::string::npos);
+  EXPECT_NE(t.find("return logf(a / b);"), std::string::npos);
   EXPECT_NE(t.find("g.scale = 1.0 / static_cast<double>(rows);"), std::string::npos);
   EXPECT_NE(t.find("__shfl_down_sync"), std::string::npos);
 
@@ -107,6 +108,27 @@ TEST(EvolveLossGenerator, SourceFollowsTheGenomeAndTheProblem) {
                               "kb1-99-triplet-margin-loss");
   EXPECT_NE(triplet.find("g.in2 = static_cast<const float*>(a->inputs[2]);"), std::string::npos);
   EXPECT_NE(triplet.find("+ 1e-6f"), std::string::npos);
+}
+
+// The KL divergence's logarithm of a ratio: logf of an IEEE division, or with fast-log (its option
+// alone) __logf of __fdividef.
+TEST(EvolveLossGenerator, KlDivergenceTakesFastLog) {
+  EXPECT_TRUE(loss_generated_strategies("kb1-98-kl-div-loss").count("fast-log"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-95-cross-entropy-loss").count("fast-log"));
+  EXPECT_FALSE(loss_generated_strategies("kb1-96-huber-loss").count("fast-log"));
+  const std::string plain = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-block", "warp-shuffle"}), "kb1-98-kl-div-loss");
+  const std::string fast = generate_loss_candidate(
+      loss_genome({"vector16-loads", "row-per-block", "warp-shuffle", "fast-log"}),
+      "kb1-98-kl-div-loss");
+  EXPECT_NE(plain.find("constexpr bool kFastLog = false;"), std::string::npos);
+  EXPECT_NE(fast.find("constexpr bool kFastLog = true;"), std::string::npos);
+  EXPECT_NE(fast.find("return __logf(__fdividef(a, b));"), std::string::npos);
+  EXPECT_NE(fast.find("x1 * klog_ratio(x1, x0)"), std::string::npos);
+  EXPECT_THROW(generate_loss_candidate(
+                   loss_genome({"scalar-loads", "row-per-warp", "warp-shuffle", "fast-log"}),
+                   "kb1-96-huber-loss"),
+               UsageError);
 }
 
 // Cross entropy: a 16-byte vector's four logits update the running maximum once (one rescale at
@@ -148,6 +170,8 @@ TEST(EvolveLossGenerator, EveryMappingCompilesAndLoads) {
        loss_genome({"vector16-loads", "row-per-warp", "warp-shuffle", "fast-exp"})},
       {"kb1-96-huber-loss", loss_genome({"scalar-loads", "row-per-block", "warp-shuffle"})},
       {"kb1-98-kl-div-loss", loss_genome({"scalar-loads", "block-tiles", "shared-tree"})},
+      {"kb1-98-kl-div-loss",
+       loss_genome({"vector16-loads", "row-per-block", "warp-shuffle", "fast-log"})},
       {"kb1-99-triplet-margin-loss",
        loss_genome({"scalar-loads", "row-per-block", "shared-tree", "last-block-combine"})},
       {"kb1-100-hinge-loss",

@@ -663,6 +663,12 @@ TEST(EvolveGpu, LossFamilyGeneratesCompilesAndIsJudged) {
   for (const char* problem :
        {"kb1-95-cross-entropy-loss", "kb1-99-triplet-margin-loss", "kb1-100-hinge-loss"})
     expect_accepted(problem, "small", rows);
+  // The KL divergence's fast-log, on rows and on tiles of the flat array.
+  expect_accepted(
+      "kb1-98-kl-div-loss", "small",
+      {{"block-fast-log", genome({"vector16-loads", "row-per-block", "warp-shuffle", "fast-log"},
+                                 {{"vector16-loads.unroll", 2}})},
+       {"tiles-fast-log", genome({"scalar-loads", "block-tiles", "shared-tree", "fast-log"}, {})}});
   // Cross entropy's fast-exp on both load paths.
   expect_accepted(
       "kb1-95-cross-entropy-loss", "small",
