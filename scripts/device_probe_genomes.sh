@@ -16,7 +16,14 @@
 #                                                       PROBE_TIMING "guarded" (default), "screen"
 #                                                       or "guarded screen" (both, one after the
 #                                                       other: where the search's screen and the
-#                                                       verdict disagree)
+#                                                       verdict disagree); PROBE_VS_SET=STATE
+#                                                       judges STATE/set/<problem>/best.cu beside
+#                                                       the probes (as <problem>--set) and lets a
+#                                                       probe more than PROBE_MARGIN (0.02) above
+#                                                       its guarded U replace it
+#                                                       (scripts/pick_probe_winner.py; carry
+#                                                       STATE); PROBE_BUILD_CACHE names a build
+#                                                       cache (CUTLASS units) for the judge
 # Needs: bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests [.deps/cutlass-4.2.0.0/include]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -41,6 +48,9 @@ command -v nvidia-smi > /dev/null || { echo "$0 run: no nvidia-smi here; run it 
 bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null 2>&1
 o=${OUT:-out}; mkdir -p "$o/probe"
+vs=${PROBE_VS_SET:-}
+[ -z "$vs" ] || [ -d "$vs/set" ] || { echo "$0: PROBE_VS_SET $vs: no $vs/set" >&2; exit 2; }
+cache=(); [ -n "${PROBE_BUILD_CACHE:-}" ] && cache=(--build-cache "$PROBE_BUILD_CACHE")
 summary="$o/probe-summary.txt"
 echo "device_probe_genomes $list on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $SIZE" | tee "$summary"
 for problem in $(entries | awk '{print $1}' | sort -u); do
@@ -52,10 +62,14 @@ for problem in $(entries | awk '{print $1}' | sort -u); do
     sources+=(--source "$src")
   done < <(entries)
   [ ${#sources[@]} -gt 0 ] || continue
+  if [ -n "$vs" ] && [ -f "$vs/set/$problem/best.cu" ]; then
+    cp "$vs/set/$problem/best.cu" "$w/src/$problem--set.cu"
+    sources+=(--source "$w/src/$problem--set.cu")
+  fi
   for timing in ${PROBE_TIMING:-guarded}; do
     rm -f "$w/src/$problem"--*.json
     timeout "${PROBE_LIMIT:-240}" build/kiln bench candidate --reuse-builds --problem "$problem" --sizes "$SIZE" \
-      "${sources[@]}" --json-per-source --build-dir "$w/build" -w 3 -n 10 --trials 2 --timeout 60 \
+      "${sources[@]}" --json-per-source --build-dir "$w/build" "${cache[@]}" -w 3 -n 10 --trials 2 --timeout 60 \
       --timing "$timing" > "$o/probe/$problem-$timing-judge.txt" 2>&1
     echo "$problem ($timing timing): judge exit $?" | tee -a "$summary"
     for src in "$w/src/$problem"--*.cu; do
@@ -64,6 +78,10 @@ for problem in $(entries | awk '{print $1}' | sort -u); do
       cp "$j" "$o/probe/$(basename "${src%.cu}")-$timing.json"
       python3 scripts/verdict_rows.py "$j" "$(basename "${src%.cu}") $timing" --width 56 | tee -a "$summary"
     done
+    if [ -n "$vs" ] && [ "$timing" = guarded ] && [ -f "$w/src/$problem--set.cu" ]; then
+      python3 scripts/pick_probe_winner.py "$w/src" "$problem" "$vs/set" --size "$SIZE" \
+        --margin "${PROBE_MARGIN:-0.02}" | tee -a "$summary"
+    fi
   done
 done
 tar -czf "$o/probe.tar.gz" -C "$o" probe && rm -rf "$o/probe"
