@@ -304,12 +304,15 @@ __device__ __forceinline__ float kexp(float d) {
 }
 // log(a / b) for the KL divergence's positive a, b. fast-log: __logf(__fdividef(a, b)) (MUFU.RCP
 // and MUFU.LG2 with two multiplies, against an IEEE division and logf; the ratio within about
-// 2^-22 relative, its logarithm within about 2^-21 absolute near 1).
+// 2^-22 relative, its logarithm within about 2^-21 absolute near 1) where both are normal and b
+// is below 2^126 (__fdividef returns 0 above it, and the approximations need not keep subnormal
+// values: there the exact path, so tiny probabilities stay finite as PyTorch's do).
 __device__ __forceinline__ float klog_ratio(float a, float b) {
-  if constexpr (kFastLog)
-    return __logf(__fdividef(a, b));
-  else
-    return logf(a / b);
+  if constexpr (kFastLog) {
+    if (a >= 1.17549435e-38f && b >= 1.17549435e-38f && b < 8.50705917e37f)
+      return __logf(__fdividef(a, b));
+  }
+  return logf(a / b);
 }
 __device__ __forceinline__ Acc acc_identity() { $IDENTITY }
 __device__ __forceinline__ Acc acc_combine(Acc p, Acc q) {

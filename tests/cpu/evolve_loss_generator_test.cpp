@@ -124,6 +124,9 @@ TEST(EvolveLossGenerator, KlDivergenceTakesFastLog) {
   EXPECT_NE(plain.find("constexpr bool kFastLog = false;"), std::string::npos);
   EXPECT_NE(fast.find("constexpr bool kFastLog = true;"), std::string::npos);
   EXPECT_NE(fast.find("return __logf(__fdividef(a, b));"), std::string::npos);
+  // Subnormal and huge operands take the exact path.
+  EXPECT_NE(fast.find("if (a >= 1.17549435e-38f && b >= 1.17549435e-38f && b < 8.50705917e37f)"),
+            std::string::npos);
   EXPECT_NE(fast.find("x1 * klog_ratio(x1, x0)"), std::string::npos);
   EXPECT_THROW(generate_loss_candidate(
                    loss_genome({"scalar-loads", "row-per-warp", "warp-shuffle", "fast-log"}),
