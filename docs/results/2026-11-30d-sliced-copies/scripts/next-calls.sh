@@ -10,7 +10,8 @@
 # then unpack $OUT's set-after.tar.xz here if a probe replaced the set's kernel.
 cd "$(dirname "$0")/../../../.." || exit 2
 list=docs/results/2026-11-30d-sliced-copies/scripts/probes-next.txt
-bash scripts/device_probe_genomes.sh prepare "$list" > /dev/null 2>&1
+bash scripts/unpack_carry.sh > /dev/null; source scripts/device_env.sh > /dev/null 2>&1
+PROBE_JOBS=16 bash scripts/device_probe_genomes.sh prepare "$list" > /dev/null 2>&1
 timeout 150 build/kiln_gpu_tests --gtest_filter='EvolveGpu.LossFamilyGeneratesCompilesAndIsJudged' > "$OUT/gpu-tests.txt" 2>&1
 echo "gpu tests exit $?"; grep -E "^\[  (PASSED|FAILED) " "$OUT/gpu-tests.txt"
 PROBE_VS_SET=evolve-set/versus-state PROBE_TIMING=guarded bash scripts/device_probe_genomes.sh run "$list"
