@@ -89,11 +89,12 @@ LossParts parts_of(const LossKind& kind) {
     p.identity = "return {0.0f, -INFINITY, 0.0f};";
     // The running maximum and the sum of exp(x - max), rescaled when the maximum grows; a
     // vector's four at once: one comparison and at most one rescale for the four (the branch and
-    // the rescale per element were most of the instructions an element).
+    // the rescale per element were most of the instructions an element). While the maximum is
+    // still -inf (masked logits first) nothing is added: exp(-inf - -inf) would be NaN.
     p.add = R"(if (x0 > acc.a) {
           acc.b = acc.b * kexp(acc.a - x0) + 1.0f;
           acc.a = x0;
-        } else {
+        } else if (acc.a != -INFINITY) {
           acc.b += kexp(x0 - acc.a);
         })";
     p.add4 = R"(const float m4 = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
@@ -101,7 +102,8 @@ LossParts parts_of(const LossKind& kind) {
             acc.b *= kexp(acc.a - m4);
             acc.a = m4;
           }
-          acc.b += (kexp(v.x - acc.a) + kexp(v.y - acc.a)) + (kexp(v.z - acc.a) + kexp(v.w - acc.a));)";
+          if (acc.a != -INFINITY)
+            acc.b += (kexp(v.x - acc.a) + kexp(v.y - acc.a)) + (kexp(v.z - acc.a) + kexp(v.w - acc.a));)";
     p.combine = R"(if (p.a == -INFINITY) return q;
   if (q.a == -INFINITY) return p;
   const float m = fmaxf(p.a, q.a);
@@ -302,17 +304,21 @@ __device__ __forceinline__ float kexp(float d) {
     return expf(d);
   }
 }
-// log(a / b) for the KL divergence's positive a, b. fast-log: __logf(__fdividef(a, b)) (MUFU.RCP
-// and MUFU.LG2 with two multiplies, against an IEEE division and logf; the ratio within about
-// 2^-22 relative, its logarithm within about 2^-21 absolute near 1) where both are normal and b
-// is below 2^126 (__fdividef returns 0 above it, and the approximations need not keep subnormal
-// values: there the exact path, so tiny probabilities stay finite as PyTorch's do).
+// log(a / b) for the KL divergence's positive a, b: logf of the ratio where the ratio is a normal
+// float, else log a - log b (PyTorch's own form, finite where the ratio would overflow or
+// underflow: subnormal or huge operands). fast-log: __logf(__fdividef(a, b)) (MUFU.RCP and
+// MUFU.LG2 with two multiplies, against an IEEE division and logf; the ratio within about 2^-22
+// relative, its logarithm within about 2^-21 absolute near 1) where b is normal and below 2^126
+// (__fdividef returns 0 above it) and the ratio normal.
 __device__ __forceinline__ float klog_ratio(float a, float b) {
   if constexpr (kFastLog) {
-    if (a >= 1.17549435e-38f && b >= 1.17549435e-38f && b < 8.50705917e37f)
-      return __logf(__fdividef(a, b));
+    if (b >= 1.17549435e-38f && b < 8.50705917e37f) {
+      const float r = __fdividef(a, b);
+      if (r >= 1.17549435e-38f && r <= 3.40282347e38f) return __logf(r);
+    }
   }
-  return logf(a / b);
+  const float r = a / b;
+  return r >= 1.17549435e-38f && r <= 3.40282347e38f ? logf(r) : logf(a) - logf(b);
 }
 __device__ __forceinline__ Acc acc_identity() { $IDENTITY }
 __device__ __forceinline__ Acc acc_combine(Acc p, Acc q) {

@@ -73,11 +73,12 @@ std::string statistic_part(const NormKind& kind, int passes) {
   if (op == "softmax" || op == "log-softmax") {
     if (passes == 1) {
       identity = "return {-INFINITY, 0.0f};";
-      // The running maximum and the sum of exp(x - max), rescaled when the maximum grows.
+      // The running maximum and the sum of exp(x - max), rescaled when the maximum grows; while
+      // the maximum is still -inf nothing is added (exp(-inf - -inf) would be NaN).
       add = R"(if (x > s.a) {
     s.b = s.b * kexp(s.a - x) + 1.0f;
     s.a = x;
-  } else {
+  } else if (s.a != -INFINITY) {
     s.b += kexp(x - s.a);
   })";
       // Four at once: one comparison and at most one rescale (cross entropy's kernel ran 13%
@@ -87,7 +88,8 @@ std::string statistic_part(const NormKind& kind, int passes) {
     s.b *= kexp(s.a - m4);
     s.a = m4;
   }
-  s.b += (kexp(v.x - s.a) + kexp(v.y - s.a)) + (kexp(v.z - s.a) + kexp(v.w - s.a));)";
+  if (s.a != -INFINITY)
+    s.b += (kexp(v.x - s.a) + kexp(v.y - s.a)) + (kexp(v.z - s.a) + kexp(v.w - s.a));)";
       combine = R"(if (p.a == -INFINITY) return q;
   if (q.a == -INFINITY) return p;
   const float m = fmaxf(p.a, q.a);
@@ -121,11 +123,13 @@ std::string statistic_part(const NormKind& kind, int passes) {
   s.a += __fdividef(d, s.n);
   s.b += d * (x - s.a);)";
       // Four at once: their own mean and squared deviations, merged by Chan et al.'s combine
-      // (one division for four instead of four).
-      group = R"(const float m4 = ((v.x + v.y) + (v.z + v.w)) * 0.25f;
+      // (one division for four instead of four). Scaled before they are added, and the merge
+      // term (d w)(d n) exactly 0 on a thread's first four: no overflow to inf * 0 for values
+      // near the float range's end.
+      group = R"(const float m4 = (v.x * 0.25f + v.y * 0.25f) + (v.z * 0.25f + v.w * 0.25f);
   const float dx = v.x - m4, dy = v.y - m4, dz = v.z - m4, dw = v.w - m4;
   const float n = s.n + 4.0f, d = m4 - s.a, w = __fdividef(4.0f, n);
-  s.b += ((dx * dx + dy * dy) + (dz * dz + dw * dw)) + d * d * w * s.n;
+  s.b += ((dx * dx + dy * dy) + (dz * dz + dw * dw)) + (d * w) * (d * s.n);
   s.a += d * w;
   s.n = n;)";
       combine = R"(if (p.n == 0.0f) return q;

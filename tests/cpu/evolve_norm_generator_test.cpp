@@ -130,6 +130,30 @@ TEST(EvolveNormGenerator, SourceFollowsTheGenomeAndTheProblem) {
   EXPECT_NE(r.find("kEps"), std::string::npos);
 }
 
+// The one-pass statistics take a 16-byte vector's four values at once: softmax's running maximum
+// once for the four (nothing added while it is -inf), Welford's four merged by Chan's combine
+// with a merge term exactly 0 on a thread's first four; two-pass statistics add the four one by
+// one.
+TEST(EvolveNormGenerator, OnePassStatisticsTakeFourValuesAtOnce) {
+  const std::string softmax = generate_norm_candidate(
+      norm_genome({"vector16-loads", "row-per-block", "warp-shuffle", "online-one-pass"}),
+      "kb1-23-softmax");
+  EXPECT_NE(softmax.find("const float m4 = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));"),
+            std::string::npos);
+  EXPECT_NE(softmax.find("} else if (s.a != -INFINITY) {"), std::string::npos);
+  EXPECT_NE(softmax.find("f(v[u]);"), std::string::npos);
+  const std::string welford = generate_norm_candidate(
+      norm_genome({"vector16-loads", "row-per-block", "warp-shuffle", "online-one-pass"}),
+      "kb1-34-instancenorm");
+  EXPECT_NE(welford.find("(d * w) * (d * s.n)"), std::string::npos);
+  EXPECT_NE(welford.find("(v.x * 0.25f + v.y * 0.25f) + (v.z * 0.25f + v.w * 0.25f)"),
+            std::string::npos);
+  const std::string two_pass = generate_norm_candidate(
+      norm_genome({"vector16-loads", "row-per-block", "warp-shuffle"}), "kb1-34-instancenorm");
+  EXPECT_NE(two_pass.find("add(s, v.x, pass, c);"), std::string::npos);
+  EXPECT_EQ(two_pass.find("m4"), std::string::npos);
+}
+
 TEST(EvolveNormGenerator, GridSplitRowIsOnePersistentCooperativeLaunch) {
   EXPECT_TRUE(norm_generated_strategies("kb1-40-layernorm").count("grid-split-row"));
   EXPECT_TRUE(norm_generated_strategies("kb1-37-frobenius-norm").count("grid-split-row"));
