@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The next session's first device call, planned at the end of 2026-11-30d (nothing here has run):
-# the guarded fast-log (8c69dc3) beside the set's unguarded KL kernel, through
+# the GPU tests of the loss and norm families on 1b9acd4's fixes (no NaN from leading -inf, the
+# guarded Welford merge, fast-log's guard and fallback), then the set's loss and one-pass norm
+# kernels regenerated beside their stored ones (probes-next.txt), through
 # scripts/device_probe_genomes.sh's PROBE_VS_SET (382a8d8, its `run` step not yet on a GPU).
 # Here first: ninja -C build -j2 kiln kiln_gpu_tests && bash scripts/pack_carry.sh build/kiln \
 #   build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include;
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/../../../.." || exit 2
 list=docs/results/2026-11-30d-sliced-copies/scripts/probes-next.txt
 bash scripts/unpack_carry.sh > /dev/null; source scripts/device_env.sh > /dev/null 2>&1
 PROBE_JOBS=16 bash scripts/device_probe_genomes.sh prepare "$list" > /dev/null 2>&1
-timeout 150 build/kiln_gpu_tests --gtest_filter='EvolveGpu.LossFamilyGeneratesCompilesAndIsJudged' > "$OUT/gpu-tests.txt" 2>&1
+timeout 330 build/kiln_gpu_tests --gtest_filter='EvolveGpu.LossFamilyGeneratesCompilesAndIsJudged:EvolveGpu.NormFamilyGeneratesCompilesAndIsJudged:EvolveGpu.NormGridSplitRowAndStagingAreJudged' > "$OUT/gpu-tests.txt" 2>&1
 echo "gpu tests exit $?"; grep -E "^\[  (PASSED|FAILED) " "$OUT/gpu-tests.txt"
 PROBE_VS_SET=evolve-set/versus-state PROBE_TIMING=guarded bash scripts/device_probe_genomes.sh run "$list"
 tar -cJf "$OUT/set-after.tar.xz" evolve-set/versus-state/set
