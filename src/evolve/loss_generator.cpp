@@ -292,19 +292,7 @@ __device__ __forceinline__ Acc shfl_down(Acc v, int by) {
 }
 
 // --- The loss ---
-// exp(d) for cross entropy's d = x - max <= 0. fast-exp: 2^(d log2 e) on the special-function
-// unit (ex2.approx.ftz: an FMUL and a MUFU against expf's nine instructions; relative error about
-// 2^-22 plus d's rounding, results below 2^-126 flushed to zero).
-__device__ __forceinline__ float kexp(float d) {
-  if constexpr (kFastExp) {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
-    return r;
-  } else {
-    return expf(d);
-  }
-}
-// log(a / b) for the KL divergence's positive a, b: logf of the ratio where the ratio is a normal
+$KEXP// log(a / b) for the KL divergence's positive a, b: logf of the ratio where the ratio is a normal
 // float, else log a - log b (PyTorch's own form, finite where the ratio would overflow or
 // underflow: subnormal or huge operands). fast-log: __logf(__fdividef(a, b)) (MUFU.RCP and
 // MUFU.LG2 with two multiplies, against an IEEE division and logf; the ratio within about 2^-22
@@ -518,6 +506,7 @@ std::string generate_loss_candidate(const Genome& g, const std::string& problem)
               : fmt::format("  if (a->input_bytes[{}] != matrix) return 2;\n", k);
   }
   std::string source = kSource;
+  replace_all(source, "$KEXP", kExpDeviceText);
   replace_all(source, "$VISIT", visit_part(*kind, parts));
   replace_all(source, "$BLOCK_REDUCE", block_reduce_part(g.has("warp-shuffle")));
   replace_all(source, "$IDENTITY", parts.identity);

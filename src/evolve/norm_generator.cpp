@@ -165,19 +165,7 @@ std::string statistic_part(const NormKind& kind, int passes) {
     map = "return x * f.f0;";
   }
   std::string part = R"(// --- The statistic ($OP, $PASSES pass(es) over the data) ---
-// exp(d) for softmax's d = x - max <= 0. fast-exp: 2^(d log2 e) on the special-function unit
-// (ex2.approx.ftz: an FMUL and a MUFU against expf's nine instructions; relative error about
-// 2^-22 plus d's rounding, results below 2^-126 flushed to zero).
-__device__ __forceinline__ float kexp(float d) {
-  if constexpr (kFastExp) {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
-    return r;
-  } else {
-    return expf(d);
-  }
-}
-__device__ __forceinline__ Stat identity(int pass) {
+$KEXP__device__ __forceinline__ Stat identity(int pass) {
   (void)pass;
   $IDENTITY
 }
@@ -219,6 +207,7 @@ __device__ __forceinline__ Factors finish(const Stat* t, double n, const Context
 }
 __device__ __forceinline__ float map_one(float x, Factors f) { $MAP }
 )";
+  replace_all(part, "$KEXP", kExpDeviceText);
   replace_all(part, "$OP", op);
   replace_all(part, "$PASSES", std::to_string(passes));
   replace_all(part, "$IDENTITY", identity);

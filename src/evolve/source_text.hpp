@@ -10,4 +10,22 @@ namespace kiln::evolve {
 // inserted text). Substitute longer keys first where one key is a prefix of another.
 void replace_all(std::string& text, const std::string& key, const std::string& value);
 
+// Device text shared by generators whose statistics take an exponential of d = x - max <= 0
+// (softmax, cross entropy): kexp(d), on the special-function unit where the source's own
+// `constexpr bool kFastExp` (the fast-exp strategy) says so.
+inline constexpr const char* kExpDeviceText =
+    R"(// exp(d) for d = x - max <= 0. fast-exp: 2^(d log2 e) on the special-function unit
+// (ex2.approx.ftz: an FMUL and a MUFU against expf's nine instructions; relative error about
+// 2^-22 plus d's rounding, results below 2^-126 flushed to zero).
+__device__ __forceinline__ float kexp(float d) {
+  if constexpr (kFastExp) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+  } else {
+    return expf(d);
+  }
+}
+)";
+
 }  // namespace kiln::evolve
