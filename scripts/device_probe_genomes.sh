@@ -23,7 +23,8 @@
 #                                                       its guarded U replace it
 #                                                       (scripts/pick_probe_winner.py; carry
 #                                                       STATE); PROBE_BUILD_CACHE names a build
-#                                                       cache (CUTLASS units) for the judge
+#                                                       cache (CUTLASS units) for both steps: units
+#                                                       built here once and carried
 # Needs: bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests [.deps/cutlass-4.2.0.0/include]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -34,12 +35,13 @@ w=evolve-set/probe; mkdir -p "$w/src" "$w/build"
 SIZE=${SIZE:-kb}
 # Lines of the list as "problem name json" (the JSON may hold spaces: it is the rest of the line).
 entries() { grep -vE '^[[:space:]]*(#|$)' "$list"; }
+cache=(); [ -n "${PROBE_BUILD_CACHE:-}" ] && cache=(--build-cache "$PROBE_BUILD_CACHE")
 if [ "$step" = prepare ]; then
   entries | while read -r problem name genome; do
     build/kiln evolve generate --problem "$problem" --genome "$genome" \
       --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
     echo "$problem $w/src/$problem--$name.cu"
-  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" 2>&1 | grep -E "^kiln: |error: --source" | cut -c1-300'
+  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" '"${cache[*]}"' 2>&1 | grep -E "^kiln: |error: --source" | cut -c1-300'
   echo "# prepared: $(ls "$w/build"/*.so 2>/dev/null | wc -l) libraries in $w/build"
   exit 0
 fi
@@ -50,7 +52,6 @@ source scripts/device_env.sh > /dev/null 2>&1
 o=${OUT:-out}; mkdir -p "$o/probe"
 vs=${PROBE_VS_SET:-}
 [ -z "$vs" ] || [ -d "$vs/set" ] || { echo "$0: PROBE_VS_SET $vs: no $vs/set" >&2; exit 2; }
-cache=(); [ -n "${PROBE_BUILD_CACHE:-}" ] && cache=(--build-cache "$PROBE_BUILD_CACHE")
 summary="$o/probe-summary.txt"
 echo "device_probe_genomes $list on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) at $(date -u +%FT%TZ), size $SIZE" | tee "$summary"
 for problem in $(entries | awk '{print $1}' | sort -u); do

@@ -248,7 +248,7 @@ $ENTRY  // Leading dimensions of the stored operands (A: k x m when transposed; 
 constexpr const char* kUnit = R"(// kiln-unit: begin
 // The GEMM of this configuration and these layouts, the same text for every problem and split-K
 // (a run-time argument): built once per configuration (kiln's build cache).
-#include <cuda_runtime.h>
+$RELEASE#include <cuda_runtime.h>
 
 #include "cutlass/epilogue/thread/linear_combination.h"
 #include "cutlass/gemm/device/gemm_universal.h"
@@ -298,6 +298,7 @@ std::string sm80_gemm_unit(bool a_t, bool b_t, bool irregular, const MatmulConfi
   std::string types = cutlass_gemm_type("GemmAligned", a_t, b_t, c, 4);
   if (irregular) types += cutlass_gemm_type("GemmUnaligned", a_t, b_t, c, 1);
   std::string unit = kUnit;
+  replace_all(unit, "$RELEASE", kCutlassReleaseText);
   replace_all(unit, "$TYPES", types);
   replace_all(unit, "$RUN_GEMM", cutlass_run_gemm_helper());
   replace_all(

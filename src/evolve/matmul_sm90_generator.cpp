@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "evolve/matmul_sm90_register_split.hpp"
 #include "evolve/source_text.hpp"
 
 namespace kiln::evolve {
@@ -23,6 +24,9 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   c.split_k = g.knob("cutlass-sm90", "split_k");
   c.promote = g.knob("cutlass-sm90", "promote");
   c.copies = g.knob("cutlass-sm90", "copies");
+  // A split in registers (copies 1) has its own main loop, without promoted accumulation: with
+  // promote the split goes back to two copies.
+  if (c.copies == 1 && c.promote > 0) c.copies = 2;
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -198,13 +202,14 @@ __device__ __forceinline__ float tf32_big(float x) {
 }
 
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
+  if (c.copies == 1) return sm90_register_split_gemm_unit(c);
   return fmt::format(
       R"(// kiln-unit: begin
 // CUTLASS 3.x sm90 GEMM on TF32 tensor cores: tile {tm}x{tn}x32, cluster {cm}x1, {schedule}.
 // D (row-major) = A (row-major, K-major) B^T (B stored n x k, K-major), fp32 in and out, over
 // `batch` products with the given strides. The same text for every problem: built once per
 // configuration (kiln's build cache).
-#include "cute/tensor.hpp"
+{release}#include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"
 #include "cutlass/gemm/collective/collective_builder.hpp"
@@ -294,8 +299,8 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
                fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies, slices}}" : "{{{}}}"),
                            fmt::format("A, stride_a, B, stride_b{}",
                                        c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""))),
-      fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
-      fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
+      fmt::arg("release", kCutlassReleaseText), fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n),
+      fmt::arg("cm", c.cluster_m), fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
       fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
                                       : "cutlass::epilogue::TmaWarpSpecializedCooperative"),
       fmt::arg("kernel", c.pingpong ? "cutlass::gemm::KernelTmaWarpSpecializedPingpong"
@@ -327,9 +332,14 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
 $SPLIT_HELPERS
 // One element of the operand, written to its `copies` blocks of the K-major row: three, the
 // big part in two and the remainder in block `small_block` (A: 2, B: 1); or two, [big | small]
-// (small_block 1). Padding columns (c >= k) are zeros.
+// (small_block 1); or one, the element itself (A staged for a split in registers). Padding
+// columns (c >= k) are zeros.
 __device__ __forceinline__ void put3(float* row, long long kp, long long c, float v,
                                      int small_block, int copies) {
+  if (copies == 1) {  // A kept whole for a split in registers: staged K-major only
+    row[c] = v;
+    return;
+  }
   const float big = tf32_big(v);
   const float small = v - big;
   row[c] = small_block == 0 ? small : big;
@@ -384,6 +394,10 @@ __global__ void __launch_bounds__(256) split_rows_contiguous(
 // The same blocks for four consecutive elements (c a multiple of 4; kp is one).
 __device__ __forceinline__ void put3x4(float* row, long long kp, long long c, float4 v,
                                        int small_block, int copies) {
+  if (copies == 1) {
+    *reinterpret_cast<float4*>(row + c) = v;
+    return;
+  }
   const float4 big = make_float4(tf32_big(v.x), tf32_big(v.y), tf32_big(v.z), tf32_big(v.w));
   const float4 small = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
   *reinterpret_cast<float4*>(row + c) = small_block == 0 ? small : big;
@@ -471,7 +485,12 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // so that a phase and a slice are whole 32-deep k-tiles; the padding is zeros in both operands.
   // Two copies only where that padding stays small (split-K of a thin K would multiply it).
   const long long kp2 = (k + 32 * splits - 1) / (32 * splits) * (32 * splits);
-  const int copies = $COPIES == 2 && kp2 - k <= (k / 16 > 31 ? k / 16 : 31) ? 2 : 3;
+  // A split in registers (copies 1): B as two copies, A read as stored where TMA can (K-major,
+  // rows of whole 16-byte vectors, and no slice reaching past K into the next row), else staged
+  // K-major whole (one copy, zero-padded to kp).
+  constexpr bool kRegisterSplit = $COPIES == 1;
+  const int copies =
+      kRegisterSplit || ($COPIES == 2 && kp2 - k <= (k / 16 > 31 ? k / 16 : 31)) ? 2 : 3;
   const long long k_align = copies == 2 ? 32 * splits : 4 * splits;
   const long long kp = (k + k_align - 1) / k_align * k_align;
   const long long slice = 3 * kp / splits;
@@ -481,7 +500,10 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // whole 16-byte vectors): B' has np rows, the last np - n of them zeros.
   const long long np = (n + 3) / 4 * 4;
   const bool direct = splits == 1 && np == n && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
-  const size_t a_floats = static_cast<size_t>(batch * m * row);
+  const bool a_direct = kRegisterSplit && !$A_ROWS_CONTIGUOUS && k % 4 == 0 &&
+                        reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && (splits == 1 || k == kp);
+  const size_t a_floats =
+      static_cast<size_t>(kRegisterSplit ? (a_direct ? 0 : batch * m * kp) : batch * m * row);
   const size_t b_floats = static_cast<size_t>(batch * np * row);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
@@ -495,7 +517,7 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // of whole vectors, a 16-byte aligned base), else element by element. `rows` are the rows of
   // the K-major result (A: m, B: n), `dst_rows` its rows a batch.
   const auto split = [&](const float* src, float* dst, long long rows, long long dst_rows,
-                         bool rows_contiguous, int small_block) {
+                         bool rows_contiguous, int small_block, int blocks) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
     const unsigned int z = static_cast<unsigned int>(batch);
     if (rows_contiguous) {
@@ -503,25 +525,42 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       split_rows_contiguous<<<dim3(static_cast<unsigned int>((kp + 127) / 128),
                                    static_cast<unsigned int>(tiles < 65535 ? tiles : 65535), z),
                               256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
-                                                copies);
+                                                blocks);
     }
     else {
       const long long groups = (rows + kSplitRows - 1) / kSplitRows;
       split_k_contiguous<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),
                                 static_cast<unsigned int>(groups < 65535 ? groups : 65535), z),
                            256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
-                                             aligned && k % 4 == 0, copies);
+                                             aligned && k % 4 == 0, blocks);
     }
   };
-  // A' = [Ab | Ab | As] (or [Ab | As]): m rows.
-  split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2);
+  // A' = [Ab | Ab | As] (or [Ab | As], or A itself): m rows.
+  if (kRegisterSplit) {
+    if (!a_direct) split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, 0, 1);
+  } else {
+    split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2, copies);
+  }
   // B' = [Bb | Bs | Bb] (or [Bb | Bs]): n rows, then np - n rows of zeros.
   if (np > n && cudaMemset2DAsync(b_cat + n * row, np * row * sizeof(float), 0,
                                   (np - n) * row * sizeof(float), batch, stream) != cudaSuccess)
     return 1;
-  split(B, b_cat, n, np, $B_ROWS_CONTIGUOUS, 1);
+  split(B, b_cat, n, np, $B_ROWS_CONTIGUOUS, 1, copies);
   if (cudaGetLastError() != cudaSuccess) return 1;
-  // One slice of 3 kp per batch, or `splits` slices of one product as a batch.
+$GEMM_CALL  if (status != 0) return status;
+  if (!direct)
+    sum_slices<<<dim3(static_cast<unsigned int>(((n + 3) / 4 + 255) / 256),
+                      static_cast<unsigned int>(m < y_rows ? m : y_rows),
+                      static_cast<unsigned int>(batch)),
+                 256, 0, stream>>>(part, C, m, n, np, splits);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+
+// The GEMM's call, copies 2 or 3: one slice of 3 kp per batch, or `splits` slices of one
+// product as a batch.
+constexpr const char* kPhasedGemmCall =
+    R"(  // One slice of 3 kp per batch, or `splits` slices of one product as a batch.
   const long long ldd = direct ? n : np;
   const int status =
       batch > 1 ? kiln_sm90_tf32_gemm(a_cat, b_cat, part, static_cast<int>(m), static_cast<int>(np),
@@ -532,14 +571,31 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                                       static_cast<int>(slice), splits, row, row, ldd, slice, slice,
                                       m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE,
                                       stream$COPIES_SLICES_ARGUMENT);
-  if (status != 0) return status;
-  if (!direct)
-    sum_slices<<<dim3(static_cast<unsigned int>(((n + 3) / 4 + 255) / 256),
-                      static_cast<unsigned int>(m < y_rows ? m : y_rows),
-                      static_cast<unsigned int>(batch)),
-                 256, 0, stream>>>(part, C, m, n, np, splits);
-  return cudaGetLastError() == cudaSuccess ? 0 : 1;
-}
+)";
+
+// The GEMM's call, copies 1: K-tiles of the real K (kp / splits a slice, slices as the batch),
+// B's small part kp / 32 k-tiles after its big part in each row of [Bb | Bs].
+constexpr const char* kRegisterSplitGemmCall =
+    R"(  // A (as stored, or staged) split in registers; one slice of K per batch, or `splits`
+  // slices of kp / splits of one product as a batch; B's descriptor spans a slice's big part
+  // and, kp further on, its small part.
+  (void)slice;
+  const long long ldd = direct ? n : np;
+  const float* a_gemm = a_direct ? A : a_cat;
+  const long long lda = a_direct ? k : kp;
+  const long long ks = kp / splits;
+  const long long gemm_k = splits == 1 ? (a_direct ? k : kp) : ks;
+  const int status =
+      batch > 1 ? kiln_sm90_tf32_gemm(a_gemm, b_cat, part, static_cast<int>(m),
+                                      static_cast<int>(np), static_cast<int>(gemm_k),
+                                      static_cast<int>(batch), lda, row, ldd, m * lda, np * row,
+                                      m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
+                                      static_cast<int>(kp / 32), static_cast<int>(2 * kp))
+                : kiln_sm90_tf32_gemm(a_gemm, b_cat, part, static_cast<int>(m),
+                                      static_cast<int>(np), static_cast<int>(gemm_k), splits, lda,
+                                      row, ldd, ks, ks, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE,
+                                      stream, static_cast<int>(kp / 32),
+                                      static_cast<int>(kp + ks));
 )";
 
 }  // namespace
@@ -550,6 +606,7 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   std::string source = kSource;
   replace_all(source, "$UNIT", sm90_tf32_gemm_unit(c));
   replace_all(source, "$SPLIT_HELPERS", tf32_split_helpers());
+  replace_all(source, "$GEMM_CALL", c.copies == 1 ? kRegisterSplitGemmCall : kPhasedGemmCall);
   // k bounded so that 3 k (the concatenated K) fits CUTLASS's int extents.
   replace_all(source, "$ENTRY", matmul_entry_opening(kind, "700000000LL"));
   // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)
@@ -567,7 +624,10 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$SWIZZLE", std::to_string(c.swizzle));
   replace_all(source, "$SPLIT_K", std::to_string(c.split_k));
   replace_all(source, "$PROMOTE", std::to_string(c.promote));
-  replace_all(source, "$COPIES_PARAMETER", c.copies == 2 ? ", int copies, int slices" : "");
+  replace_all(source, "$COPIES_PARAMETER",
+              c.copies == 2   ? ", int copies, int slices"
+              : c.copies == 1 ? ", int b_small_tiles, int b_k"
+                              : "");
   // A batch of products (slices 1), or one product's `splits` K slices.
   replace_all(source, "$COPIES_BATCH_ARGUMENT", c.copies == 2 ? ", copies, 1" : "");
   replace_all(source, "$COPIES_SLICES_ARGUMENT", c.copies == 2 ? ", copies, splits" : "");

@@ -38,7 +38,7 @@ std::string sm90_tf32_grouped_unit(const Genome& genome) {
 // CUTLASS 3.x sm90 grouped GEMM on TF32 tensor cores: tile {tm}x{tn}x32, cluster {cm}x1, {schedule}.
 // For each group g: D_g (row-major) = A_g (K-major) B_g^T (B_g stored n x k, K-major), fp32 in
 // and out, shapes, pointers and leading dimensions per group. Built once per configuration.
-#include <cuda_runtime.h>
+{release}#include <cuda_runtime.h>
 
 #include <cstring>
 #include <vector>
@@ -195,8 +195,8 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_grouped_gemm
 }}
 // kiln-unit: end
 )",
-      fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n), fmt::arg("cm", c.cluster_m),
-      fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
+      fmt::arg("release", kCutlassReleaseText), fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n),
+      fmt::arg("cm", c.cluster_m), fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
       fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::PtrArrayTmaWarpSpecializedPingpong"
                                       : "cutlass::epilogue::PtrArrayTmaWarpSpecializedCooperative"),
       fmt::arg("kernel", c.pingpong

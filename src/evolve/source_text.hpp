@@ -28,4 +28,15 @@ __device__ __forceinline__ float kexp(float d) {
 }
 )";
 
+// The first lines of a generated unit that includes CUTLASS: its device-side asserts are
+// function calls, and a call inside the main loop makes ptxas serialise every wgmma ("wgmma
+// pipeline crossing function boundary", C7510; kiln's own library is built with NDEBUG by its
+// Release flags, run-time candidates are not).
+inline constexpr const char* kCutlassReleaseText =
+    R"(// Release build of CUTLASS's device code: no asserts (a call in the main loop serialises wgmma).
+#ifndef NDEBUG
+#define NDEBUG
+#endif
+)";
+
 }  // namespace kiln::evolve

@@ -212,7 +212,10 @@ std::vector<Strategy> build_catalog() {
         // virtual K; three copies where two would pad K by more than a sixteenth. Two first
         // (the default): they won on all ten products they apply to, split-K included
         // (docs/results/2026-11-30c-direct-store call G, 2026-11-30d-sliced-copies call 1).
-        {"copies", {2, 3}}},
+        // 1: A is not split in memory at all: read as stored (staged K-major where it is not)
+        // and split in the consumers' registers, three register-sourced wgmma a k-block
+        // against B's two copies (matmul_sm90_register_split.hpp); plain accumulation only.
+        {"copies", {2, 3, 1}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

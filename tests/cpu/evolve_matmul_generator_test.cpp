@@ -297,14 +297,97 @@ TEST(EvolveMatmulSm90, TwoCopiesPhaseTheMainLoop) {
     EXPECT_NE(unit_of(two).find("void* stream, int copies, int slices) {"), std::string::npos);
     EXPECT_NE(unit_of(two).find("}, copies, slices}"), std::string::npos);
     EXPECT_NE(unit_of(two).find("{{A, stride_a, B, stride_b"), std::string::npos);
-    EXPECT_NE(three.find("const int copies = 3 == 2 &&"), std::string::npos);
-    EXPECT_NE(two.find("const int copies = 2 == 2 &&"), std::string::npos);
+    EXPECT_NE(three.find("kRegisterSplit || (3 == 2 &&"), std::string::npos);
+    EXPECT_NE(two.find("kRegisterSplit || (2 == 2 &&"), std::string::npos);
     EXPECT_NE(two.find(", stream, copies, 1)"), std::string::npos);      // a batch of products
     EXPECT_NE(two.find("stream, copies, splits);"), std::string::npos);  // one product's slices
     EXPECT_EQ(three.find("stream, copies"), std::string::npos);
     EXPECT_EQ(two.find('$'), std::string::npos);  // every placeholder filled
     EXPECT_EQ(three.find('$'), std::string::npos);
   }
+}
+
+// copies = 1: the unit is the register-split main loop (A read as stored and split in the
+// consumers' registers, three register-sourced products a k-block) and takes B's layout at run
+// time; the candidate skips A's split (or stages A whole where TMA cannot read it as stored)
+// and writes B's two copies. Promoted accumulation has no register-split main loop: two copies.
+TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
+  const auto unit_of = [](const std::string& source) {
+    return bench::split_candidate_unit(source, "t")->units.at(0);
+  };
+  const Genome rs = sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.tile_n", 128}});
+  EXPECT_EQ(sm90_matmul_config_of(rs).copies, 1);
+  EXPECT_EQ(
+      sm90_matmul_config_of(sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.promote", 4}}))
+          .copies,
+      2);
+  for (const char* problem : {"kb1-1-square-matmul", "kb1-3-batched-matmul",
+                              "kb1-16-matmul-transposed-a", "kb1-8-matmul-irregular"}) {
+    const std::string source = generate_matmul_candidate(rs, problem);
+    const std::string unit = unit_of(source);
+    EXPECT_NE(unit.find("RegisterSplitMainloop<Base>"), std::string::npos) << problem;
+    EXPECT_NE(unit.find("MainloopSm90TmaGmmaRmemAWarpSpecialized"), std::string::npos);
+    EXPECT_NE(unit.find("void* stream, int b_small_tiles, int b_k) {"), std::string::npos);
+    EXPECT_EQ(unit.find("PhasedMainloop"), std::string::npos);
+    EXPECT_NE(source.find("constexpr bool kRegisterSplit = 1 == 1;"), std::string::npos);
+    EXPECT_NE(source.find("stream, static_cast<int>(kp / 32)"), std::string::npos);
+    EXPECT_EQ(source.find('$'), std::string::npos) << problem;  // every placeholder filled
+  }
+  // A transposed is staged (rows contiguous: never read as stored); A as stored otherwise.
+  EXPECT_NE(generate_matmul_candidate(rs, "kb1-16-matmul-transposed-a")
+                .find("const bool a_direct = kRegisterSplit && !true &&"),
+            std::string::npos);
+  EXPECT_NE(generate_matmul_candidate(rs, "kb1-1-square-matmul")
+                .find("const bool a_direct = kRegisterSplit && !false &&"),
+            std::string::npos);
+  EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-1-square-matmul")
+                .find("constexpr bool kRegisterSplit = 2 == 1;"),
+            std::string::npos);
+}
+
+// Every generated unit that includes CUTLASS defines NDEBUG first: CUTLASS's device-side asserts
+// are calls, and a call in the main loop makes ptxas serialise every wgmma (C7510, found
+// 2026-11-30 on the sm90 units, which run-time compilation builds without NDEBUG).
+TEST(EvolveMatmulSm90, CutlassUnitsAreReleaseBuilds) {
+  const auto unit_of = [](const std::string& source) {
+    return bench::split_candidate_unit(source, "t")->units.at(0);
+  };
+  Genome triangle = sm90_genome();
+  triangle.strategies.insert("exploit-structure");
+  const std::vector<std::pair<std::string, Genome>> cases = {
+      {"kb1-1-square-matmul", sm90_genome({{"cutlass-sm90.copies", 3}})},
+      {"kb1-1-square-matmul", sm90_genome({{"cutlass-sm90.copies", 2}})},
+      {"kb1-1-square-matmul", sm90_genome({{"cutlass-sm90.promote", 4}})},
+      {"kb1-1-square-matmul", sm90_genome({{"cutlass-sm90.copies", 1}})},
+      {"kb1-14-upper-triangular-matmul", triangle},
+      {"kb1-1-square-matmul", matmul_genome()},  // CUTLASS 2.x
+  };
+  for (const auto& [problem, genome] : cases) {
+    const std::string unit = unit_of(generate_matmul_candidate(genome, problem));
+    const size_t ndebug = unit.find("#define NDEBUG");
+    ASSERT_NE(ndebug, std::string::npos) << genome.describe();
+    EXPECT_LT(ndebug, unit.find("#include \"cutlass/")) << genome.describe();
+  }
+}
+
+// The register-split unit and its candidate build with nvcc (CUTLASS's collective templates
+// are instantiated only here: the text tests above cannot see a type error).
+TEST(EvolveMatmulSm90, RegisterSplitCandidateCompilesAndLoads) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_register_split";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const Genome rs = sm90_genome({{"cutlass-sm90.copies", 1},
+                                 {"cutlass-sm90.tile_n", 128},
+                                 {"cutlass-sm90.cluster_m", 2},
+                                 {"cutlass-sm90.split_k", 2}});
+  const std::filesystem::path file = dir / "register_split.cu";
+  std::ofstream(file) << generate_matmul_candidate(rs, "kb1-16-matmul-transposed-a");
+  bench::CandidateBuild build;
+  ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), (dir / "out").string(), "sm_90a",
+                                                   900, (dir / "cache").string()))
+      << rs.describe();
+  EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
 }
 
 // The GEMM unit is the configuration's alone: every problem's candidate of one configuration
@@ -320,10 +403,12 @@ TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
   EXPECT_EQ(unit_of(square), unit_of(ta));
   EXPECT_EQ(unit_of(square), unit_of(batched));
   EXPECT_NE(square, ta);
-  EXPECT_NE(ta.find("split(A, a_cat, m, m, true, copies == 2 ? 1 : 2)"),
+  EXPECT_NE(ta.find("split(A, a_cat, m, m, true, copies == 2 ? 1 : 2, copies)"),
             std::string::npos);  // A stored k x m
-  EXPECT_NE(square.find("split(A, a_cat, m, m, false, copies == 2 ? 1 : 2)"), std::string::npos);
-  EXPECT_NE(square.find("split(B, b_cat, n, np, true, 1)"), std::string::npos);  // B stored k x n
+  EXPECT_NE(square.find("split(A, a_cat, m, m, false, copies == 2 ? 1 : 2, copies)"),
+            std::string::npos);
+  EXPECT_NE(square.find("split(B, b_cat, n, np, true, 1, copies)"),
+            std::string::npos);  // B stored k x n
   EXPECT_NE(square.find("batch > 1 ? 1 : 4"), std::string::npos);
   EXPECT_NE(square.find("KernelTmaWarpSpecializedCooperative"), std::string::npos);
   const Genome pingpong = sm90_genome({{"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 64}});

@@ -767,6 +767,49 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   expect_all_accepted("small", problems);
 }
 
+// A split in registers (cutlass-sm90 copies 1, matmul_sm90_register_split): A read as stored
+// by TMA where it is K-major with rows of whole 16-byte vectors (square, batched, thin and
+// tall-skinny K, 3-D and 4-D, transposed B), staged K-major whole where not (the irregular
+// product's odd K, a transposed A); cooperative 128 x 128 everywhere, and on the irregular,
+// batched and transposed ones also split-K 4 of 128 x 256 in 2 x 1 clusters (B and its small
+// part multicast, slices of the real K), ping-pong 64 x 128 and 256 x 128 tiles raster along N.
+// kb1-9's K of 32 is one k-tile (the main loop's single-tile path).
+TEST(EvolveGpu, MatmulSm90RegisterSplitIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome coop;
+  coop.family = Family::kMatmul;
+  coop.strategies = {"cutlass-sm90", "tf32x3"};
+  coop.knobs = {
+      {"cutlass-sm90.tile_n", 128}, {"cutlass-sm90.cluster_m", 1}, {"cutlass-sm90.copies", 1}};
+  Genome split = coop;
+  split.knobs = {{"cutlass-sm90.split_k", 4}, {"cutlass-sm90.copies", 1}};
+  Genome pingpong = coop;
+  pingpong.knobs = {{"cutlass-sm90.schedule", 1},
+                    {"cutlass-sm90.tile_m", 64},
+                    {"cutlass-sm90.tile_n", 128},
+                    {"cutlass-sm90.copies", 1}};
+  Genome wide = coop;
+  wide.knobs = {{"cutlass-sm90.tile_m", 256},
+                {"cutlass-sm90.tile_n", 128},
+                {"cutlass-sm90.cluster_m", 2},
+                {"cutlass-sm90.raster_n", 1},
+                {"cutlass-sm90.copies", 1}};
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
+  for (const char* problem :
+       {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-7-matmul-small-k", "kb1-9-tall-skinny-matmul",
+        "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul",
+        "kb1-17-matmul-transposed-b"})
+    problems.push_back({problem, {{"register-split", coop}}});
+  for (const char* problem : {"kb1-3-batched-matmul", "kb1-8-matmul-irregular",
+                              "kb1-16-matmul-transposed-a", "kb1-18-matmul-transposed-both"})
+    problems.push_back({problem,
+                        {{"register-split", coop},
+                         {"register-split-split-k", split},
+                         {"register-split-ping-pong", pingpong},
+                         {"register-split-wide", wide}}});
+  expect_all_accepted("small", problems);
+}
+
 // warp-mma-tiles (matmul_mma_generator: kiln's own 3xTF32 mma.sync GEMM, the split fused) on
 // the general products at the small size: the default 2 x 2 warps of 64 x 64 everywhere; on the
 // thin-K, irregular, batched and transposed ones also 32 x 32 warp tiles two blocks an SM, K

@@ -1,0 +1,429 @@
+// The register-split sm90 GEMM unit (see matmul_sm90_register_split.hpp).
+#include "evolve/matmul_sm90_register_split.hpp"
+
+#include <fmt/format.h>
+
+#include "evolve/source_text.hpp"
+
+namespace kiln::evolve {
+
+namespace {
+
+// The collective main loop. CUTLASS's register-sourced collective is the base: its types, TMA
+// descriptors and producer tail are used as they are; the shared storage gains a stage of Bs,
+// the producer loads three tiles a stage and the consumers split A and issue three products.
+constexpr const char* kRegisterSplitMainloop = R"(
+// kiln-register-split: begin
+// A's k-block kb of one stage from shared memory into the big part's registers, then split:
+// big rounded to TF32 (its low 13 bits zero, so the tensor cores read it exactly), small the
+// exact remainder, rounded to TF32 as well (its error is 2^-11 of 2^-11 of the element).
+template <class CopyA, class SmemA, class ViewA, class FragA>
+CUTLASS_DEVICE void load_split_a(CopyA const& copy_a, SmemA const& smem_a, ViewA& view_a,
+                                 FragA& big, FragA& small, int kb, int stage) {
+  cute::copy(copy_a, smem_a(cute::_, cute::_, kb, stage), view_a(cute::_, cute::_, kb));
+  auto b = big(cute::_, cute::_, kb);
+  auto s = small(cute::_, cute::_, kb);
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 0; i < cute::size(b); ++i) {
+    const float x = __uint_as_float(b(i).raw());
+    uint32_t hi, lo;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(x - __uint_as_float(hi)));
+    b(i) = cutlass::tfloat32_t::bitcast(hi);
+    s(i) = cutlass::tfloat32_t::bitcast(lo);
+  }
+}
+
+template <class Base>
+struct RegisterSplitMainloop : Base {
+  using TiledMma = typename Base::TiledMma;
+  using TileShape = typename Base::TileShape;
+  using SmemLayoutA = typename Base::SmemLayoutA;  // (BLK_M, BLK_K, PIPE)
+  using SmemLayoutB = typename Base::SmemLayoutB;  // (BLK_N, BLK_K, PIPE), for Bb and for Bs
+  using MainloopPipeline = typename Base::MainloopPipeline;
+  using PipelineState = typename Base::PipelineState;
+  using ClusterShape = typename Base::DispatchPolicy::ClusterShape;
+  static constexpr int kTileK = cute::size<2>(TileShape{});
+  static constexpr uint32_t TmaTransactionBytes =
+      Base::TmaTransactionBytesMK + 2 * Base::TmaTransactionBytesNK;
+
+  struct SharedStorage {
+    struct TensorStorage
+        : cute::aligned_struct<cute::max(Base::SmemAlignmentA, Base::SmemAlignmentB), cute::_0> {
+      cute::array_aligned<typename TiledMma::ValTypeA, cute::cosize_v<SmemLayoutA>,
+                          Base::SmemAlignmentA>
+          smem_A;
+      cute::array_aligned<typename TiledMma::ValTypeB, cute::cosize_v<SmemLayoutB>,
+                          Base::SmemAlignmentB>
+          smem_B;
+      cute::array_aligned<typename TiledMma::ValTypeB, cute::cosize_v<SmemLayoutB>,
+                          Base::SmemAlignmentB>
+          smem_Bs;
+    } tensors;
+    using PipelineStorage = typename MainloopPipeline::SharedStorage;
+    PipelineStorage pipeline;
+  };
+  using TensorStorage = typename SharedStorage::TensorStorage;
+  using PipelineStorage = typename SharedStorage::PipelineStorage;
+
+  struct Arguments : Base::Arguments {
+    int b_k = 0;            // B's columns a batch covered by its descriptor
+    int b_small_tiles = 0;  // k-tiles from a tile of Bb to the same tile of Bs
+  };
+  struct Params : Base::Params {
+    int b_k = 0;
+    int b_small_tiles = 0;
+  };
+
+  template <class ProblemShape>
+  static bool can_implement(ProblemShape const& shape, Arguments const& args) {
+    const int m = cute::get<0>(shape), n = cute::get<1>(shape), k = cute::get<2>(shape),
+              l = cute::get<3>(shape);
+    const long long k_tiles = (k + kTileK - 1) / kTileK;
+    if (args.b_small_tiles < k_tiles ||
+        static_cast<long long>(args.b_k) < (args.b_small_tiles + k_tiles) * kTileK)
+      return false;
+    return Base::can_implement(shape, args) &&
+           Base::can_implement(cute::make_shape(m, n, args.b_k, l), args);
+  }
+
+  // A's descriptor over the problem's K, B's over b_k; each stage expects A's, Bb's and Bs's
+  // bytes.
+  template <class ProblemShape>
+  static Params to_underlying_arguments(ProblemShape const& shape, Arguments const& args,
+                                        void* workspace) {
+    const int m = cute::get<0>(shape), n = cute::get<1>(shape), l = cute::get<3>(shape);
+    Params params{Base::to_underlying_arguments(shape, args, workspace)};
+    params.tma_load_b =
+        Base::to_underlying_arguments(cute::make_shape(m, n, args.b_k, l), args, workspace)
+            .tma_load_b;
+    params.tma_transaction_bytes = TmaTransactionBytes;
+    params.tma_transaction_bytes_nk = 2 * Base::TmaTransactionBytesNK;
+    params.b_k = args.b_k;
+    params.b_small_tiles = args.b_small_tiles;
+    return params;
+  }
+
+  template <class ProblemShape_MNKL>
+  CUTLASS_DEVICE auto load_init(ProblemShape_MNKL const& shape, Params const& params) const {
+    using X = cute::Underscore;
+    auto [m, n, k, l] = shape;
+    auto a = params.tma_load_a.get_tma_tensor(cute::make_shape(m, k, l));
+    auto b = params.tma_load_b.get_tma_tensor(cute::make_shape(n, params.b_k, l));
+    return cute::make_tuple(
+        cute::local_tile(a, TileShape{}, cute::make_coord(cute::_, cute::_, cute::_),
+                         cute::Step<cute::_1, X, cute::_1>{}),   // (BLK_M, BLK_K, m, k, l)
+        cute::local_tile(b, TileShape{}, cute::make_coord(cute::_, cute::_, cute::_),
+                         cute::Step<X, cute::_1, cute::_1>{}));  // (BLK_N, BLK_K, n, k, l)
+  }
+
+  // Producer: per k-tile t, A's tile t, B's tile t (Bb) and tile t + b_small_tiles (Bs) into one
+  // stage, counted by one barrier.
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load(Params const& params, MainloopPipeline pipeline,
+                           PipelineState smem_pipe_write,
+                           cute::tuple<TensorA, TensorB> const& load_inputs,
+                           BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
+                           int, uint32_t block_rank_in_cluster, TensorStorage& shared_tensors) {
+    using namespace cute;
+    if (!cute::elect_one_sync()) return;
+    Tensor sA = as_position_independent_swizzle_tensor(
+        make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{}));
+    Tensor sB = as_position_independent_swizzle_tensor(
+        make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{}));
+    Tensor sBs = as_position_independent_swizzle_tensor(
+        make_tensor(make_smem_ptr(shared_tensors.smem_Bs.data()), SmemLayoutB{}));
+    constexpr uint32_t cluster_x = size<0>(ClusterShape{});
+    const uint2 block = {block_rank_in_cluster % cluster_x, block_rank_in_cluster / cluster_x};
+    auto [m_coord, n_coord, k_coord, l_coord] = blk_coord;
+    Tensor gA = get<0>(load_inputs)(_, _, m_coord, _, l_coord);  // (BLK_M, BLK_K, k)
+    Tensor gB = get<1>(load_inputs)(_, _, n_coord, _, l_coord);  // (BLK_N, BLK_K, k)
+    auto tma_a = params.tma_load_a.get_slice(block.y);
+    auto tma_b = params.tma_load_b.get_slice(block.x);
+    Tensor tAgA = tma_a.partition_S(gA);
+    Tensor tAsA = tma_a.partition_D(sA);
+    Tensor tBgB = tma_b.partition_S(gB);
+    Tensor tBsB = tma_b.partition_D(sB);
+    Tensor tBsBs = tma_b.partition_D(sBs);
+    // Multicast as CUTLASS's collective: a tile of B to the cluster's blocks along M (A is not
+    // multicast: clusters are cluster_m x 1).
+    uint16_t mask_a = 0, mask_b = 0;
+    auto block_layout = Layout<ClusterShape>{};
+    if constexpr (cute::is_same_v<typename Base::GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>) {
+      for (int n = 0; n < size<1>(block_layout); ++n)
+        mask_a |= static_cast<uint16_t>(1u << block_layout(block.x, n, Int<0>{}));
+    }
+    if constexpr (cute::is_same_v<typename Base::GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>) {
+      for (int m = 0; m < size<0>(block_layout); ++m)
+        mask_b |= static_cast<uint16_t>(1u << block_layout(m, block.y, Int<0>{}));
+    }
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; k_tile_count > 0; --k_tile_count) {
+      pipeline.producer_acquire(smem_pipe_write);
+      auto* barrier = pipeline.producer_get_barrier(smem_pipe_write);
+      const int stage = smem_pipe_write.index();
+      const int t = *k_tile_iter;
+      copy(params.tma_load_a.with(*barrier, mask_a), tAgA(_, _, _, t), tAsA(_, _, _, stage));
+      copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t + params.b_small_tiles),
+           tBsBs(_, _, _, stage));
+      ++k_tile_iter;
+      ++smem_pipe_write;
+    }
+  }
+
+  // Consumers: CUTLASS's register-sourced k-block pipeline (A's next k-block loaded while this
+  // one's wgmma run, at most two batches in flight, a stage released at k-block 1 of the next
+  // tile, so Base::mma_tail's accounting holds), each k-block three products.
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read,
+                          FrgTensorC& accum, int k_tile_count, int thread_idx,
+                          TensorStorage& shared_tensors, Params const&) {
+    using namespace cute;
+    Tensor sA = as_position_independent_swizzle_tensor(
+        make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{}));
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
+    Tensor sBs = make_tensor(make_smem_ptr(shared_tensors.smem_Bs.data()), SmemLayoutB{});
+    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+    const Layout group_layout = make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    const int group = __shfl_sync(0xffffffff, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    TiledMma tiled_mma;
+    auto thread_mma = tiled_mma.get_thread_slice(thread_idx);
+    auto group_mma = tiled_mma.get_slice(group_layout(group));
+    Tensor tCrA = thread_mma.partition_fragment_A(sA(_, _, Int<0>{}));  // (MMA, MMA_M, MMA_K)
+    Tensor tCrAs = make_fragment_like(tCrA);
+    Tensor tCrB = group_mma.make_fragment_B(group_mma.partition_B(sB));    // (MMA, N, K, PIPE)
+    Tensor tCrBs = group_mma.make_fragment_B(group_mma.partition_B(sBs));  // (MMA, N, K, PIPE)
+    auto copy_a = make_tiled_copy_A(typename Base::SmemCopyAtomA{}, tiled_mma);
+    auto thread_copy_a = copy_a.get_thread_slice(thread_idx);
+    Tensor view_a = thread_copy_a.retile_D(tCrA);
+    Tensor smem_a = thread_copy_a.partition_S(sA);
+    constexpr int kBlocks = size<2>(tCrA);
+    static_assert(kBlocks > 2, "the k-block pipeline needs more than two k-blocks a tile");
+    // Ab Bb + Ab Bs + As Bb for k-block kb of a stage (a macro, not a lambda: a call that is
+    // not inlined makes ptxas serialise every wgmma); the first product of the tile's first
+    // k-block overwrites the accumulators.
+#define KILN_THREE_PRODUCTS(kb, stage)                                         \
+  do {                                                                         \
+    cute::gemm(tiled_mma, tCrA(_, _, kb), tCrB(_, _, kb, stage), accum);       \
+    tiled_mma.accumulate_ = GMMA::ScaleOut::One;                               \
+    cute::gemm(tiled_mma, tCrA(_, _, kb), tCrBs(_, _, kb, stage), accum);      \
+    cute::gemm(tiled_mma, tCrAs(_, _, kb), tCrB(_, _, kb, stage), accum);      \
+  } while (0)
+    PipelineState smem_pipe_release = smem_pipe_read;
+    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+    warpgroup_fence_operand(accum);
+    {  // the first k-tile
+      auto token = pipeline.consumer_try_wait(smem_pipe_read);
+      pipeline.consumer_wait(smem_pipe_read, token);
+      const int stage = smem_pipe_read.index();
+      ++smem_pipe_read;
+      token = pipeline.consumer_try_wait(smem_pipe_read);
+      load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, stage);
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < kBlocks - 1; ++kb) {
+        load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
+        warpgroup_arrive();
+        KILN_THREE_PRODUCTS(kb, stage);
+        warpgroup_commit_batch();
+      }
+      warpgroup_wait<2>();
+      warpgroup_arrive();
+      KILN_THREE_PRODUCTS(kBlocks - 1, stage);
+      warpgroup_commit_batch();
+      --k_tile_count;
+      if (k_tile_count == 0) {
+        warpgroup_fence_operand(accum);
+        return;
+      }
+      pipeline.consumer_wait(smem_pipe_read, token);
+      load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, smem_pipe_read.index());
+      warpgroup_wait<2>();
+    }
+    warpgroup_fence_operand(accum);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; k_tile_count > 1; --k_tile_count) {
+      const int stage = smem_pipe_read.index();
+      ++smem_pipe_read;
+      warpgroup_fence_operand(accum);
+      cutlass::ConsumerToken token = {cutlass::BarrierStatus::WaitAgain};
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < kBlocks; ++kb) {
+        if (kb == 0) token = pipeline.consumer_try_wait(smem_pipe_read);
+        if (kb == kBlocks - 1) {
+          pipeline.consumer_wait(smem_pipe_read, token);
+          load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, smem_pipe_read.index());
+        } else {
+          load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
+        }
+        warpgroup_arrive();
+        KILN_THREE_PRODUCTS(kb, stage);
+        warpgroup_commit_batch();
+        warpgroup_wait<2>();
+        if (kb == 1) {  // the previous k-tile's batches are done: its stage is free
+          pipeline.consumer_release(smem_pipe_release);
+          ++smem_pipe_release;
+        }
+      }
+      warpgroup_fence_operand(accum);
+    }
+    warpgroup_fence_operand(accum);
+    {  // the last k-tile
+      const int stage = smem_pipe_read.index();
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < kBlocks - 1; ++kb) {
+        load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
+        warpgroup_arrive();
+        KILN_THREE_PRODUCTS(kb, stage);
+        warpgroup_commit_batch();
+        warpgroup_wait<2>();
+        if (kb == 1) {
+          pipeline.consumer_release(smem_pipe_release);
+          ++smem_pipe_release;
+        }
+      }
+      warpgroup_arrive();
+      KILN_THREE_PRODUCTS(kBlocks - 1, stage);
+      warpgroup_commit_batch();
+    }
+    warpgroup_fence_operand(accum);
+#undef KILN_THREE_PRODUCTS
+  }
+};
+// kiln-register-split: end
+)";
+
+constexpr const char* kUnit = R"(// kiln-unit: begin
+// CUTLASS 3.x sm90 GEMM on TF32 tensor cores with A split in registers: tile $TMx$TNx32, cluster
+// $CMx1, $SCHEDULE. D (row-major) = A (row-major, K-major, read as stored) B^T, B stored as rows
+// [Bb | Bs] (n x b_k a batch, K-major), fp32 in and out, over `batch` products with the given
+// strides. The same text for every problem: built once per configuration (kiln's build cache).
+$RELEASE#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+
+namespace kiln_unit {
+using Tile = cute::Shape<cute::Int<$TM>, cute::Int<$TN>, cute::_32>;
+using Cluster = cute::Shape<cute::Int<$CM>, cute::_1, cute::_1>;
+using Schedule = $KERNEL;
+using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster,
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, cutlass::layout::RowMajor,
+    4, float, cutlass::layout::RowMajor, 4, $EPILOGUE>::CollectiveOp;
+// Cooperative: two warp groups split the tile's rows; ping-pong: one a tile.
+using TiledMma = decltype(cute::make_tiled_mma(
+    cute::GMMA::rs_op_selector<cute::tfloat32_t, cute::tfloat32_t, float, Tile,
+                               cute::GMMA::Major::K, cute::GMMA::Major::K>(),
+    cute::Layout<cute::Shape<cute::Int<$GROUPS>, cute::_1, cute::_1>>{}));
+namespace detail = cutlass::gemm::collective::detail;
+using SmemAtomA = decltype(detail::ss_smem_selector<cute::GMMA::Major::K, cute::tfloat32_t,
+                                                    cute::Int<$TM>, cute::_32>());
+using SmemAtomB = decltype(detail::ss_smem_selector<cute::GMMA::Major::K, cute::tfloat32_t,
+                                                    cute::Int<$TN>, cute::_32>());
+// A stage: A's tile and two of B's (Bb, Bs), and its pipeline barriers; the epilogue's storage
+// carved out first (as CUTLASS's StageCountAutoCarveout, with Bs counted).
+constexpr int kStageBytes = ($TM + 2 * $TN) * 32 * 4 +
+                            static_cast<int>(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage));
+constexpr int kEpilogueBytes = (static_cast<int>(sizeof(typename Epilogue::SharedStorage)) + 127) / 128 * 128;
+constexpr int kStages = (detail::sm90_smem_capacity_bytes - kEpilogueBytes) / kStageBytes;
+static_assert(kStages >= 2, "a stage of A, Bb and Bs leaves room for fewer than two stages");
+// A as uint32_t: TMA copies its bits (a float element would make a TF32 descriptor, which
+// rounds); the registers then hold the full fp32 value for the split.
+using Base = cutlass::gemm::collective::CollectiveMma<
+    cutlass::gemm::MainloopSm90TmaGmmaRmemAWarpSpecialized<(kStages < 8 ? kStages : 8), Cluster, Schedule>,
+    Tile, uint32_t, cutlass::gemm::TagToStrideA_t<cutlass::layout::RowMajor>, float,
+    cutlass::gemm::TagToStrideB_t<cutlass::layout::ColumnMajor>, TiledMma,
+    decltype(detail::sm90_cluster_shape_to_tma_atom(cute::_1{})), SmemAtomA,
+    cute::Copy_Atom<cute::AutoVectorizingCopy, cute::tfloat32_t>, cute::identity,
+    decltype(detail::sm90_cluster_shape_to_tma_atom(cute::Int<$CM>{})), SmemAtomB, void,
+    cute::identity>;
+$MAINLOOP
+using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,
+                                                    RegisterSplitMainloop<Base>, Epilogue,
+                                                    cutlass::gemm::PersistentScheduler>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+}  // namespace kiln_unit
+
+// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
+// 8 launch.
+extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
+    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
+    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
+    int raster_n, int swizzle, int promote, void* stream, int b_small_tiles, int b_k) {
+  using kiln_unit::Gemm;
+  using kiln_unit::Kernel;
+  static int sms = 0;
+  static void* workspace = nullptr;
+  static size_t workspace_bytes = 0;
+  if (sms == 0) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 5;
+    sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+  }
+  typename Kernel::StrideA stride_a{};
+  cute::get<0>(stride_a) = lda;
+  cute::get<2>(stride_a) = batch_a;
+  typename Kernel::StrideB stride_b{};
+  cute::get<0>(stride_b) = ldb;
+  cute::get<2>(stride_b) = batch_b;
+  typename Kernel::StrideD stride_d{};
+  cute::get<0>(stride_d) = ldd;
+  cute::get<2>(stride_d) = batch_d;
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = sms;
+  (void)cudaGetDevice(&hw.device_id);
+  (void)promote;  // plain accumulation only (copies 1 is built without promotion)
+  typename Kernel::TileSchedulerArguments scheduler;
+  scheduler.max_swizzle_size = swizzle;
+  using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
+  scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
+  typename Kernel::CollectiveMainloop::Arguments mainloop{
+      {reinterpret_cast<const uint32_t*>(A), stride_a, B, stride_b}, b_k, b_small_tiles};
+  typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                                {m, n, k, batch},
+                                mainloop,
+                                {{1.0f, 0.0f}, nullptr, stride_d, D, stride_d},
+                                hw,
+                                scheduler};
+  Gemm gemm;
+  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
+  const size_t need = Gemm::get_workspace_size(args);
+  if (need > workspace_bytes) {
+    cudaFree(workspace);
+    workspace = nullptr;
+    workspace_bytes = 0;
+    if (cudaMalloc(&workspace, need) != cudaSuccess) return 6;
+    workspace_bytes = need;
+  }
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
+  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
+  return 0;
+}
+// kiln-unit: end
+)";
+
+}  // namespace
+
+std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
+  std::string unit = kUnit;
+  replace_all(unit, "$MAINLOOP", kRegisterSplitMainloop);
+  replace_all(unit, "$RELEASE", kCutlassReleaseText);
+  replace_all(unit, "$TM", std::to_string(c.tile_m));
+  replace_all(unit, "$TN", std::to_string(c.tile_n));
+  replace_all(unit, "$CM", std::to_string(c.cluster_m));
+  replace_all(unit, "$GROUPS", c.pingpong ? "1" : "2");
+  replace_all(unit, "$SCHEDULE", c.pingpong ? "ping-pong" : "cooperative");
+  replace_all(unit, "$EPILOGUE",
+              c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"
+                         : "cutlass::epilogue::TmaWarpSpecializedCooperative");
+  replace_all(unit, "$KERNEL",
+              c.pingpong ? "cutlass::gemm::KernelTmaWarpSpecializedPingpong"
+                         : "cutlass::gemm::KernelTmaWarpSpecializedCooperative");
+  return unit;
+}
+
+}  // namespace kiln::evolve
