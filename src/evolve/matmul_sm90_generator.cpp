@@ -34,7 +34,11 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);
   const int group_area = c.promote > 0 ? 64 * 128 : 128 * 128;
   const int max_area = c.pingpong ? group_area : 2 * group_area;
-  while (c.tile_m * c.tile_n > max_area) {
+  // A split in registers holds A's tile and two of B's a stage: 128 x 256 leaves room for two
+  // stages and ran at a third of 128 x 128's speed (four stages), 256 x 128 (three) 6-10%
+  // slower (one H200, docs/results/2026-11-30e-register-split, call 3): at most 128 x 128.
+  const int stage_area = c.copies == 1 ? 128 * 128 : max_area;
+  while (c.tile_m * c.tile_n > std::min(max_area, stage_area)) {
     if (c.tile_n >= c.tile_m)
       c.tile_n /= 2;
     else

@@ -16,16 +16,18 @@ namespace {
 // The configuration of a triangle genome: the sm90 knobs, tiles no larger than a block, plain
 // accumulation (the grouped main loop has no promotion; slices keep K short instead).
 Sm90MatmulConfig triangle_config_of(const Genome& g) {
-  Sm90MatmulConfig c = sm90_matmul_config_of(g);
+  // Three copies: the triangle's operands are laid out K block by K block ([Ab | Ab | As] per
+  // block) for a grouped GEMM, which has no phased or register-split main loop (yet); set before
+  // the configuration is read, whose tile bounds depend on the copies.
+  Genome three = g;
+  three.knobs["cutlass-sm90.copies"] = 3;
+  Sm90MatmulConfig c = sm90_matmul_config_of(three);
   const int block = g.knob("exploit-structure", "block");
   c.tile_m = std::min(c.tile_m, block);
   c.tile_n = std::min(c.tile_n, block);
   if (!c.pingpong) c.tile_m = std::max(c.tile_m, 128);  // cooperative: 64 rows a warp group
   c.promote = 0;
   c.split_k = 1;
-  // Three copies: the triangle's operands are laid out K block by K block ([Ab | Ab | As] per
-  // block) for a grouped GEMM, which has no phased main loop (yet).
-  c.copies = 3;
   return c;
 }
 

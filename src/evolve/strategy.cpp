@@ -214,8 +214,10 @@ std::vector<Strategy> build_catalog() {
         // (docs/results/2026-11-30c-direct-store call G, 2026-11-30d-sliced-copies call 1).
         // 1: A is not split in memory at all: read as stored (staged K-major where it is not)
         // and split in the consumers' registers, three register-sourced wgmma a k-block
-        // against B's two copies (matmul_sm90_register_split.hpp); plain accumulation only.
-        {"copies", {2, 3, 1}}},
+        // against B's two copies (matmul_sm90_register_split.hpp); plain accumulation only,
+        // tiles at most 128 x 128. The default since it beat two copies on 9 of the 10 products
+        // it was tried on, by 4-34% (one H200, docs/results/2026-11-30e-register-split call 3).
+        {"copies", {1, 2, 3}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

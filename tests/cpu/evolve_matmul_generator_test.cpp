@@ -242,13 +242,14 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
       EXPECT_LE(c.tile_m * c.tile_n, 2 * group) << g.describe();
     }
     EXPECT_EQ(c.promote % 4, 0) << g.describe();
+    if (c.copies == 1) EXPECT_LE(c.tile_m * c.tile_n, 128 * 128) << g.describe();
     EXPECT_GE(c.tile_m, 64);
     EXPECT_GE(c.tile_n, 64);
   }
   EXPECT_GT(sm90, 50);  // the random genomes use both work mappings
   // Plain accumulation (the default): 256 x 128; promoted (two sets of accumulators): 128 x 128.
-  const Sm90MatmulConfig big = sm90_matmul_config_of(
-      sm90_genome({{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}}));
+  const Sm90MatmulConfig big = sm90_matmul_config_of(sm90_genome(
+      {{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}, {"cutlass-sm90.copies", 2}}));
   EXPECT_EQ(big.tile_m * big.tile_n, 256 * 128);
   const Sm90MatmulConfig promoted = sm90_matmul_config_of(sm90_genome(
       {{"cutlass-sm90.tile_m", 256}, {"cutlass-sm90.tile_n", 256}, {"cutlass-sm90.promote", 16}}));
@@ -260,7 +261,8 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
   EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.promote", 16}}))
                 .find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
             std::string::npos);
-  EXPECT_NE(unit_of(sm90_genome()).find("using Mainloop = Built;"), std::string::npos);
+  EXPECT_NE(unit_of(sm90_genome({{"cutlass-sm90.copies", 2}})).find("using Mainloop = Built;"),
+            std::string::npos);
   // Plain accumulation bounds a slice's depth (more K slices where K is long); promoted does not.
   EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-2-matmul").find("kMaxSlice = 12288LL;"),
             std::string::npos);
@@ -317,6 +319,10 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
   };
   const Genome rs = sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.tile_n", 128}});
   EXPECT_EQ(sm90_matmul_config_of(rs).copies, 1);
+  // A stage of A, Bb and Bs: tiles at most 128 x 128 (four stages), whatever the knobs say.
+  const Sm90MatmulConfig wide = sm90_matmul_config_of(sm90_genome({{"cutlass-sm90.copies", 1}}));
+  EXPECT_EQ(wide.tile_m, 128);
+  EXPECT_EQ(wide.tile_n, 128);
   EXPECT_EQ(
       sm90_matmul_config_of(sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.promote", 4}}))
           .copies,
@@ -340,7 +346,8 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
   EXPECT_NE(generate_matmul_candidate(rs, "kb1-1-square-matmul")
                 .find("const bool a_direct = kRegisterSplit && !false &&"),
             std::string::npos);
-  EXPECT_NE(generate_matmul_candidate(sm90_genome(), "kb1-1-square-matmul")
+  EXPECT_NE(generate_matmul_candidate(sm90_genome({{"cutlass-sm90.copies", 2}}),
+                                      "kb1-1-square-matmul")
                 .find("constexpr bool kRegisterSplit = 2 == 1;"),
             std::string::npos);
 }

@@ -716,7 +716,7 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
   Genome coop;
   coop.family = Family::kMatmul;
   coop.strategies = {"cutlass-sm90", "tf32x3"};
-  // Three operand copies named explicitly: two are the knob's default.
+  // Three operand copies named explicitly (the knob's default is A split in registers).
   coop.knobs = {
       {"cutlass-sm90.tile_n", 128}, {"cutlass-sm90.cluster_m", 1}, {"cutlass-sm90.copies", 3}};
   Genome split = coop;
