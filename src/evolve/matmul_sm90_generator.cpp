@@ -205,6 +205,69 @@ __device__ __forceinline__ float tf32_big(float x) {
 )";
 }
 
+std::string sm90_gemm_entry_text(const std::string& extra_parameters,
+                                 const std::string& mainloop_arguments) {
+  std::string text =
+      R"(// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
+// 8 launch.
+extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
+    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
+    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
+    int raster_n, int swizzle, int promote, void* stream$EXTRA_PARAMETERS) {
+  using kiln_unit::Gemm;
+  using kiln_unit::Kernel;
+  static int sms = 0;
+  static void* workspace = nullptr;
+  static size_t workspace_bytes = 0;
+  if (sms == 0) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 5;
+    sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+  }
+  typename Kernel::StrideA stride_a{};
+  cute::get<0>(stride_a) = lda;
+  cute::get<2>(stride_a) = batch_a;
+  typename Kernel::StrideB stride_b{};
+  cute::get<0>(stride_b) = ldb;
+  cute::get<2>(stride_b) = batch_b;
+  typename Kernel::StrideD stride_d{};
+  cute::get<0>(stride_d) = ldd;
+  cute::get<2>(stride_d) = batch_d;
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = sms;
+  (void)cudaGetDevice(&hw.device_id);
+  (void)promote;
+  typename Kernel::TileSchedulerArguments scheduler;
+  scheduler.max_swizzle_size = swizzle;
+  using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
+  scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
+  typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                                {m, n, k, batch},
+                                $MAINLOOP_ARGUMENTS,
+                                {{1.0f, 0.0f}, nullptr, stride_d, D, stride_d},
+                                hw,
+                                scheduler};
+  Gemm gemm;
+  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
+  const size_t need = Gemm::get_workspace_size(args);
+  if (need > workspace_bytes) {
+    cudaFree(workspace);
+    workspace = nullptr;
+    workspace_bytes = 0;
+    if (cudaMalloc(&workspace, need) != cudaSuccess) return 6;
+    workspace_bytes = need;
+  }
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
+  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
+  return 0;
+}
+)";
+  replace_all(text, "$EXTRA_PARAMETERS", extra_parameters);
+  replace_all(text, "$MAINLOOP_ARGUMENTS", mainloop_arguments);
+  return text;
+}
+
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c) {
   if (c.copies == 1) return sm90_register_split_gemm_unit(c);
   return fmt::format(
@@ -238,71 +301,19 @@ using Built = typename cutlass::gemm::collective::CollectiveBuilder<
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }}  // namespace kiln_unit
 
-// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
-// 8 launch.
-extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
-    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
-    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, int promote, void* stream{copies_parameter}) {{
-  using kiln_unit::Gemm;
-  using kiln_unit::Kernel;
-  static int sms = 0;
-  static void* workspace = nullptr;
-  static size_t workspace_bytes = 0;
-  if (sms == 0) {{
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 5;
-    sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-  }}
-  typename Kernel::StrideA stride_a{{}};
-  cute::get<0>(stride_a) = lda;
-  cute::get<2>(stride_a) = batch_a;
-  typename Kernel::StrideB stride_b{{}};
-  cute::get<0>(stride_b) = ldb;
-  cute::get<2>(stride_b) = batch_b;
-  typename Kernel::StrideD stride_d{{}};
-  cute::get<0>(stride_d) = ldd;
-  cute::get<2>(stride_d) = batch_d;
-  cutlass::KernelHardwareInfo hw;
-  hw.sm_count = sms;
-  (void)cudaGetDevice(&hw.device_id);
-  (void)promote;
-  typename Kernel::TileSchedulerArguments scheduler;
-  scheduler.max_swizzle_size = swizzle;
-  using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
-  scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
-  typename Gemm::Arguments args{{cutlass::gemm::GemmUniversalMode::kGemm,
-                                {{m, n, k, batch}},
-                                {mainloop_arguments},
-                                {{{{1.0f, 0.0f}}, nullptr, stride_d, D, stride_d}},
-                                hw,
-                                scheduler}};
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
-  const size_t need = Gemm::get_workspace_size(args);
-  if (need > workspace_bytes) {{
-    cudaFree(workspace);
-    workspace = nullptr;
-    workspace_bytes = 0;
-    if (cudaMalloc(&workspace, need) != cudaSuccess) return 6;
-    workspace_bytes = need;
-  }}
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
-  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
-  return 0;
-}}
-// kiln-unit: end
+{entry}// kiln-unit: end
 )",
       fmt::arg("mainloop", c.promote > 0 ? kPromotedMainloop : "using Mainloop = Built;\n"),
       // Three copies: the text as before the knob existed (the same unit keys).
       fmt::arg("phased", c.copies == 2 ? kPhasedMainloop : ""),
       fmt::arg("kernel_mainloop", c.copies == 2 ? "KernelMainloop" : "Mainloop"),
-      fmt::arg("copies_parameter", c.copies == 2 ? ", int copies, int slices" : ""),
-      fmt::arg("mainloop_arguments",
-               fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies, slices}}" : "{{{}}}"),
-                           fmt::format("A, stride_a, B, stride_b{}",
-                                       c.promote > 0 ? ", static_cast<uint32_t>(promote)" : ""))),
+      fmt::arg(
+          "entry",
+          sm90_gemm_entry_text(
+              c.copies == 2 ? ", int copies, int slices" : "",
+              fmt::format(fmt::runtime(c.copies == 2 ? "{{{{{}}}, copies, slices}}" : "{{{}}}"),
+                          fmt::format("A, stride_a, B, stride_b{}",
+                                      c.promote > 0 ? ", static_cast<uint32_t>(promote)" : "")))),
       fmt::arg("release", kCutlassReleaseText), fmt::arg("tm", c.tile_m), fmt::arg("tn", c.tile_n),
       fmt::arg("cm", c.cluster_m), fmt::arg("schedule", c.pingpong ? "ping-pong" : "cooperative"),
       fmt::arg("epilogue", c.pingpong ? "cutlass::epilogue::TmaWarpSpecialized"

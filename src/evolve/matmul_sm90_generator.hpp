@@ -39,6 +39,13 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 // `dim(args, name)` and `tf32_big(x)`, x rounded to the nearest TF32 value.
 std::string tf32_split_helpers();
 
+// The C entry point of an sm90 GEMM unit, `kiln_sm90_tf32_gemm(A, B, D, m, n, k, batch, lda,
+// ldb, ldd, batch_a, batch_b, batch_d, raster_n, swizzle, promote, stream...)`, for the unit's
+// kiln_unit::Gemm and kiln_unit::Kernel: `extra_parameters` end its parameter list and
+// `mainloop_arguments` is the expression of the main loop's arguments.
+std::string sm90_gemm_entry_text(const std::string& extra_parameters,
+                                 const std::string& mainloop_arguments);
+
 // The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);
 

@@ -347,63 +347,7 @@ using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, i
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }  // namespace kiln_unit
 
-// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
-// 8 launch.
-extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
-    const float* A, const float* B, float* D, int m, int n, int k, int batch, long long lda,
-    long long ldb, long long ldd, long long batch_a, long long batch_b, long long batch_d,
-    int raster_n, int swizzle, int promote, void* stream, int b_small_tiles, int b_k) {
-  using kiln_unit::Gemm;
-  using kiln_unit::Kernel;
-  static int sms = 0;
-  static void* workspace = nullptr;
-  static size_t workspace_bytes = 0;
-  if (sms == 0) {
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 5;
-    sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-  }
-  typename Kernel::StrideA stride_a{};
-  cute::get<0>(stride_a) = lda;
-  cute::get<2>(stride_a) = batch_a;
-  typename Kernel::StrideB stride_b{};
-  cute::get<0>(stride_b) = ldb;
-  cute::get<2>(stride_b) = batch_b;
-  typename Kernel::StrideD stride_d{};
-  cute::get<0>(stride_d) = ldd;
-  cute::get<2>(stride_d) = batch_d;
-  cutlass::KernelHardwareInfo hw;
-  hw.sm_count = sms;
-  (void)cudaGetDevice(&hw.device_id);
-  (void)promote;  // plain accumulation only (copies 1 is built without promotion)
-  typename Kernel::TileSchedulerArguments scheduler;
-  scheduler.max_swizzle_size = swizzle;
-  using Raster = typename Kernel::TileScheduler::RasterOrderOptions;
-  scheduler.raster_order = raster_n ? Raster::AlongN : Raster::AlongM;
-  typename Kernel::CollectiveMainloop::Arguments mainloop{
-      {reinterpret_cast<const uint32_t*>(A), stride_a, B, stride_b}, b_k, b_small_tiles};
-  typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                                {m, n, k, batch},
-                                mainloop,
-                                {{1.0f, 0.0f}, nullptr, stride_d, D, stride_d},
-                                hw,
-                                scheduler};
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess) return 5;
-  const size_t need = Gemm::get_workspace_size(args);
-  if (need > workspace_bytes) {
-    cudaFree(workspace);
-    workspace = nullptr;
-    workspace_bytes = 0;
-    if (cudaMalloc(&workspace, need) != cudaSuccess) return 6;
-    workspace_bytes = need;
-  }
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
-  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
-  return 0;
-}
-// kiln-unit: end
+$ENTRY// kiln-unit: end
 )";
 
 }  // namespace
@@ -412,6 +356,12 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
   std::string unit = kUnit;
   replace_all(unit, "$MAINLOOP", kRegisterSplitMainloop);
   replace_all(unit, "$RELEASE", kCutlassReleaseText);
+  // Plain accumulation only (the unit's `promote` is ignored); B's layout at run time.
+  replace_all(unit, "$ENTRY",
+              sm90_gemm_entry_text(", int b_small_tiles, int b_k",
+                                   "typename Kernel::CollectiveMainloop::Arguments{"
+                                   "{reinterpret_cast<const uint32_t*>(A), stride_a, B, stride_b}, "
+                                   "b_k, b_small_tiles}"));
   replace_all(unit, "$TM", std::to_string(c.tile_m));
   replace_all(unit, "$TN", std::to_string(c.tile_n));
   replace_all(unit, "$CM", std::to_string(c.cluster_m));
