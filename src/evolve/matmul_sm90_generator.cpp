@@ -27,6 +27,8 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   // A split in registers (copies 1) has its own main loop, without promoted accumulation: with
   // promote the split goes back to two copies.
   if (c.copies == 1 && c.promote > 0) c.copies = 2;
+  c.register_b = c.copies == 1 && g.knob("cutlass-sm90", "register_operand") == 1;
+  c.register_mn_major = false;  // the problem's: generate_sm90_matmul_candidate sets it
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -206,7 +208,7 @@ __device__ __forceinline__ float tf32_big(float x) {
 }
 
 std::string sm90_gemm_entry_text(const std::string& extra_parameters,
-                                 const std::string& mainloop_arguments) {
+                                 const std::string& mainloop_arguments, bool column_strides) {
   std::string text =
       R"(// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
 // 8 launch.
@@ -224,15 +226,7 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
     if (cudaGetDevice(&device) != cudaSuccess) return 5;
     sms = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
   }
-  typename Kernel::StrideA stride_a{};
-  cute::get<0>(stride_a) = lda;
-  cute::get<2>(stride_a) = batch_a;
-  typename Kernel::StrideB stride_b{};
-  cute::get<0>(stride_b) = ldb;
-  cute::get<2>(stride_b) = batch_b;
-  typename Kernel::StrideD stride_d{};
-  cute::get<0>(stride_d) = ldd;
-  cute::get<2>(stride_d) = batch_d;
+$STRIDES
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = sms;
   (void)cudaGetDevice(&hw.device_id);
@@ -263,6 +257,35 @@ extern "C" __attribute__((visibility("hidden"))) int kiln_sm90_tf32_gemm(
   return 0;
 }
 )";
+  // Row-major strides (ld first, as the units before column strides wrote them), or either.
+  replace_all(
+      text, "$STRIDES",
+      column_strides
+          ? R"(  // A's and D's leading dimension where their stride is dynamic: the first mode
+  // (row-major, K-major A) or the second (column-major, M-major A).
+  const auto set_strides = [](auto& stride, long long ld, long long batch) {
+    if constexpr (cute::is_static<
+                      cute::remove_cvref_t<decltype(cute::get<0>(stride))>>::value)
+      cute::get<1>(stride) = ld;
+    else
+      cute::get<0>(stride) = ld;
+    cute::get<2>(stride) = batch;
+  };
+  typename Kernel::StrideA stride_a{};
+  set_strides(stride_a, lda, batch_a);
+  typename Kernel::StrideB stride_b{};
+  set_strides(stride_b, ldb, batch_b);
+  typename Kernel::StrideD stride_d{};
+  set_strides(stride_d, ldd, batch_d);)"
+          : R"(  typename Kernel::StrideA stride_a{};
+  cute::get<0>(stride_a) = lda;
+  cute::get<2>(stride_a) = batch_a;
+  typename Kernel::StrideB stride_b{};
+  cute::get<0>(stride_b) = ldb;
+  cute::get<2>(stride_b) = batch_b;
+  typename Kernel::StrideD stride_d{};
+  cute::get<0>(stride_d) = ldd;
+  cute::get<2>(stride_d) = batch_d;)");
   replace_all(text, "$EXTRA_PARAMETERS", extra_parameters);
   replace_all(text, "$MAINLOOP_ARGUMENTS", mainloop_arguments);
   return text;
@@ -500,10 +523,13 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // so that a phase and a slice are whole 32-deep k-tiles; the padding is zeros in both operands.
   // Two copies only where that padding stays small (split-K of a thin K would multiply it).
   const long long kp2 = (k + 32 * splits - 1) / (32 * splits) * (32 * splits);
-  // A split in registers (copies 1): B as two copies, A read as stored where TMA can (K-major,
-  // rows of whole 16-byte vectors, and no slice reaching past K into the next row), else staged
-  // K-major whole (one copy, zero-padded to kp).
+  // copies 1: one operand R (A, or B where the GEMM computes C^T = B^T A^T) is split in
+  // registers and read as stored where TMA can (rows of whole 16-byte vectors along its
+  // contiguous side, a 16-byte aligned base, no K slice reaching past K into the next row), else
+  // staged whole in its own layout (zero-padded to kp along K); the other, S, as two copies.
   constexpr bool kRegisterSplit = $COPIES == 1;
+  constexpr bool kRegisterB = $REGISTER_B;
+  constexpr bool kRegisterMnMajor = $REGISTER_MN_MAJOR;  // R stored with its rows contiguous
   const int copies =
       kRegisterSplit || ($COPIES == 2 && kp2 - k <= (k / 16 > 31 ? k / 16 : 31)) ? 2 : 3;
   const long long k_align = copies == 2 ? 32 * splits : 4 * splits;
@@ -515,11 +541,24 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // whole 16-byte vectors): B' has np rows, the last np - n of them zeros.
   const long long np = (n + 3) / 4 * 4;
   const bool direct = splits == 1 && np == n && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
-  const bool a_direct = kRegisterSplit && !$A_ROWS_CONTIGUOUS && k % 4 == 0 &&
-                        reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && (splits == 1 || k == kp);
-  const size_t a_floats =
-      static_cast<size_t>(kRegisterSplit ? (a_direct ? 0 : batch * m * kp) : batch * m * row);
-  const size_t b_floats = static_cast<size_t>(batch * np * row);
+  const float* reg = kRegisterB ? B : A;
+  const long long reg_rows = kRegisterB ? n : m;
+  const long long reg_ld_stored = kRegisterMnMajor ? reg_rows : k;
+  const bool reg_direct = kRegisterSplit && reg_ld_stored % 4 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(reg) % 16 == 0 &&
+                          (splits == 1 || k == kp);
+  // R as the GEMM reads it: its leading dimension, K extent and batch stride (staged: rows
+  // padded to whole vectors where MN-major, K to kp).
+  const long long reg_ld =
+      reg_direct ? reg_ld_stored : (kRegisterMnMajor ? (reg_rows + 3) / 4 * 4 : kp);
+  const long long reg_k = reg_direct ? k : kp;
+  const long long reg_batch = kRegisterMnMajor ? reg_k * reg_ld : reg_rows * reg_ld;
+  // The rows of B' (or of S's copies): B's padded to np where D is row-major (its N is np), A's
+  // m where the GEMM writes C^T (its N is m; C^T's rows of n are the stored dimension).
+  const long long b_rows = kRegisterSplit && kRegisterB ? m : np;
+  const size_t a_floats = static_cast<size_t>(
+      kRegisterSplit ? (reg_direct ? 0 : batch * reg_batch) : batch * m * row);
+  const size_t b_floats = static_cast<size_t>(batch * b_rows * row);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
   float* workspace = nullptr;  // A' and B' (and the slices' partial sums)
@@ -550,17 +589,36 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                                              aligned && k % 4 == 0, blocks);
     }
   };
-  // A' = [Ab | Ab | As] (or [Ab | As], or A itself): m rows.
   if (kRegisterSplit) {
-    if (!a_direct) split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, 0, 1);
+    // R staged where it cannot be read as stored: K-major rows of kp, or (MN-major) K rows of
+    // reg_ld, copied as they are with the rows from k to kp zeroed.
+    if (!reg_direct && !kRegisterMnMajor) split(reg, a_cat, reg_rows, reg_rows, false, 0, 1);
+    for (long long z = 0; !reg_direct && kRegisterMnMajor && z < batch; ++z) {
+      float* to = a_cat + z * reg_batch;
+      if (cudaMemcpy2DAsync(to, reg_ld * sizeof(float), reg + z * k * reg_rows,
+                            reg_rows * sizeof(float), reg_rows * sizeof(float), k,
+                            cudaMemcpyDeviceToDevice, stream) != cudaSuccess ||
+          (kp > k && cudaMemset2DAsync(to + k * reg_ld, reg_ld * sizeof(float), 0,
+                                       reg_ld * sizeof(float), kp - k, stream) != cudaSuccess))
+        return 1;
+    }
+    // S' = [Sb | Ss]: its rows, then b_rows - rows of zeros.
+    const long long s_rows = kRegisterB ? m : n;
+    if (b_rows > s_rows &&
+        cudaMemset2DAsync(b_cat + s_rows * row, b_rows * row * sizeof(float), 0,
+                          (b_rows - s_rows) * row * sizeof(float), batch, stream) != cudaSuccess)
+      return 1;
+    split(kRegisterB ? A : B, b_cat, s_rows, b_rows,
+          kRegisterB ? $A_ROWS_CONTIGUOUS : $B_ROWS_CONTIGUOUS, 1, 2);
   } else {
+    // A' = [Ab | Ab | As] (or [Ab | As]): m rows.
     split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2, copies);
+    // B' = [Bb | Bs | Bb] (or [Bb | Bs]): n rows, then np - n rows of zeros.
+    if (np > n && cudaMemset2DAsync(b_cat + n * row, np * row * sizeof(float), 0,
+                                    (np - n) * row * sizeof(float), batch, stream) != cudaSuccess)
+      return 1;
+    split(B, b_cat, n, np, $B_ROWS_CONTIGUOUS, 1, copies);
   }
-  // B' = [Bb | Bs | Bb] (or [Bb | Bs]): n rows, then np - n rows of zeros.
-  if (np > n && cudaMemset2DAsync(b_cat + n * row, np * row * sizeof(float), 0,
-                                  (np - n) * row * sizeof(float), batch, stream) != cudaSuccess)
-    return 1;
-  split(B, b_cat, n, np, $B_ROWS_CONTIGUOUS, 1, copies);
   if (cudaGetLastError() != cudaSuccess) return 1;
 $GEMM_CALL  if (status != 0) return status;
   if (!direct)
@@ -591,25 +649,26 @@ constexpr const char* kPhasedGemmCall =
 // The GEMM's call, copies 1: K-tiles of the real K (kp / splits a slice, slices as the batch),
 // B's small part kp / 32 k-tiles after its big part in each row of [Bb | Bs].
 constexpr const char* kRegisterSplitGemmCall =
-    R"(  // A (as stored, or staged) split in registers; one slice of K per batch, or `splits`
-  // slices of kp / splits of one product as a batch; B's descriptor spans a slice's big part
-  // and, kp further on, its small part.
+    R"(  // R (as stored, or staged) split in registers; one slice of K per batch, or `splits`
+  // slices of kp / splits of one product as a batch; S's descriptor spans a slice's big part
+  // and, kp further on, its small part. The GEMM's M is R's rows and its N S's: C (rows of
+  // ldd) itself, or C^T written column-major, which is the same memory.
   (void)slice;
   const long long ldd = direct ? n : np;
-  const float* a_gemm = a_direct ? A : a_cat;
-  const long long lda = a_direct ? k : kp;
+  const float* r_gemm = reg_direct ? reg : a_cat;
   const long long ks = kp / splits;
-  const long long gemm_k = splits == 1 ? (a_direct ? k : kp) : ks;
+  const long long gemm_k = splits == 1 ? reg_k : ks;
+  const long long reg_slice = kRegisterMnMajor ? ks * reg_ld : ks;  // between R's K slices
   const int status =
-      batch > 1 ? kiln_sm90_tf32_gemm(a_gemm, b_cat, part, static_cast<int>(m),
-                                      static_cast<int>(np), static_cast<int>(gemm_k),
-                                      static_cast<int>(batch), lda, row, ldd, m * lda, np * row,
-                                      m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
+      batch > 1 ? kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_rows),
+                                      static_cast<int>(b_rows), static_cast<int>(gemm_k),
+                                      static_cast<int>(batch), reg_ld, row, ldd, reg_batch,
+                                      b_rows * row, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
                                       static_cast<int>(kp / 32), static_cast<int>(2 * kp))
-                : kiln_sm90_tf32_gemm(a_gemm, b_cat, part, static_cast<int>(m),
-                                      static_cast<int>(np), static_cast<int>(gemm_k), splits, lda,
-                                      row, ldd, ks, ks, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE,
-                                      stream, static_cast<int>(kp / 32),
+                : kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_rows),
+                                      static_cast<int>(b_rows), static_cast<int>(gemm_k), splits,
+                                      reg_ld, row, ldd, reg_slice, ks, m * ldd, $RASTER_N,
+                                      $SWIZZLE, $PROMOTE, stream, static_cast<int>(kp / 32),
                                       static_cast<int>(kp + ks));
 )";
 
@@ -617,11 +676,16 @@ constexpr const char* kRegisterSplitGemmCall =
 
 std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& problem,
                                            const MatmulKind& kind) {
-  const Sm90MatmulConfig c = sm90_matmul_config_of(g);
+  Sm90MatmulConfig c = sm90_matmul_config_of(g);
+  // The register operand's layout is the problem's: A stored k x m, or B stored k x n, has its
+  // rows contiguous.
+  c.register_mn_major = c.copies == 1 && (c.register_b ? !kind.b_t : kind.a_t);
   std::string source = kSource;
   replace_all(source, "$UNIT", sm90_tf32_gemm_unit(c));
   replace_all(source, "$SPLIT_HELPERS", tf32_split_helpers());
   replace_all(source, "$GEMM_CALL", c.copies == 1 ? kRegisterSplitGemmCall : kPhasedGemmCall);
+  replace_all(source, "$REGISTER_B", c.register_b ? "true" : "false");
+  replace_all(source, "$REGISTER_MN_MAJOR", c.register_mn_major ? "true" : "false");
   // k bounded so that 3 k (the concatenated K) fits CUTLASS's int extents.
   replace_all(source, "$ENTRY", matmul_entry_opening(kind, "700000000LL"));
   // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)

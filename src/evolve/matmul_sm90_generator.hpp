@@ -31,7 +31,12 @@ struct Sm90MatmulConfig {
   int swizzle, split_k;
   int promote;  // wgmma instructions between promotions (a multiple of 4: one 32-deep k-tile);
                 // 0: none, CUTLASS's plain main loop
-  int copies;   // copies of each operand the split writes: 3, or 2 read in three k-phases
+  int copies;   // copies of each operand the split writes: 3, or 2 read in three k-phases, or 1:
+                // one operand split in registers, the other's two copies read
+  bool register_b;         // copies 1: B is the operand split in registers (the GEMM computes
+                           // C^T = B^T A^T), else A
+  bool register_mn_major;  // copies 1: the register operand is stored with its rows (A: m, B: n)
+                           // contiguous (set by the candidate from the problem's layouts)
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 
@@ -43,8 +48,10 @@ std::string tf32_split_helpers();
 // ldb, ldd, batch_a, batch_b, batch_d, raster_n, swizzle, promote, stream...)`, for the unit's
 // kiln_unit::Gemm and kiln_unit::Kernel: `extra_parameters` end its parameter list and
 // `mainloop_arguments` is the expression of the main loop's arguments.
+// `column_strides`: A's and D's strides may be column-major (ld in the second mode).
 std::string sm90_gemm_entry_text(const std::string& extra_parameters,
-                                 const std::string& mainloop_arguments);
+                                 const std::string& mainloop_arguments,
+                                 bool column_strides = false);
 
 // The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);

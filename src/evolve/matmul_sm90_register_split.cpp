@@ -295,9 +295,9 @@ struct RegisterSplitMainloop : Base {
 
 constexpr const char* kUnit = R"(// kiln-unit: begin
 // CUTLASS 3.x sm90 GEMM on TF32 tensor cores with A split in registers: tile $TMx$TNx32, cluster
-// $CMx1, $SCHEDULE. D (row-major) = A (row-major, K-major, read as stored) B^T, B stored as rows
-// [Bb | Bs] (n x b_k a batch, K-major), fp32 in and out, over `batch` products with the given
-// strides. The same text for every problem: built once per configuration (kiln's build cache).
+// $CMx1, $SCHEDULE. D ($D_WORDS) = A ($A_WORDS, read as stored) B^T, B stored as rows [Bb | Bs]
+// (n x b_k a batch, K-major), fp32 in and out, over `batch` products with the given strides.
+// Built once per configuration and layout (kiln's build cache).
 $RELEASE#include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"
@@ -311,15 +311,15 @@ using Cluster = cute::Shape<cute::Int<$CM>, cute::_1, cute::_1>;
 using Schedule = $KERNEL;
 using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster,
-    cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, cutlass::layout::RowMajor,
-    4, float, cutlass::layout::RowMajor, 4, $EPILOGUE>::CollectiveOp;
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, $D_LAYOUT,
+    4, float, $D_LAYOUT, 4, $EPILOGUE>::CollectiveOp;
 // Cooperative: two warp groups split the tile's rows; ping-pong: one a tile.
 using TiledMma = decltype(cute::make_tiled_mma(
     cute::GMMA::rs_op_selector<cute::tfloat32_t, cute::tfloat32_t, float, Tile,
                                cute::GMMA::Major::K, cute::GMMA::Major::K>(),
     cute::Layout<cute::Shape<cute::Int<$GROUPS>, cute::_1, cute::_1>>{}));
 namespace detail = cutlass::gemm::collective::detail;
-using SmemAtomA = decltype(detail::ss_smem_selector<cute::GMMA::Major::K, cute::tfloat32_t,
+using SmemAtomA = decltype(detail::$A_SMEM_SELECTOR<cute::GMMA::Major::$A_MAJOR, cute::tfloat32_t,
                                                     cute::Int<$TM>, cute::_32>());
 using SmemAtomB = decltype(detail::ss_smem_selector<cute::GMMA::Major::K, cute::tfloat32_t,
                                                     cute::Int<$TN>, cute::_32>());
@@ -334,7 +334,7 @@ static_assert(kStages >= 2, "a stage of A, Bb and Bs leaves room for fewer than 
 // rounds); the registers then hold the full fp32 value for the split.
 using Base = cutlass::gemm::collective::CollectiveMma<
     cutlass::gemm::MainloopSm90TmaGmmaRmemAWarpSpecialized<(kStages < 8 ? kStages : 8), Cluster, Schedule>,
-    Tile, uint32_t, cutlass::gemm::TagToStrideA_t<cutlass::layout::RowMajor>, float,
+    Tile, uint32_t, cutlass::gemm::TagToStrideA_t<$A_LAYOUT>, float,
     cutlass::gemm::TagToStrideB_t<cutlass::layout::ColumnMajor>, TiledMma,
     decltype(detail::sm90_cluster_shape_to_tma_atom(cute::_1{})), SmemAtomA,
     cute::Copy_Atom<cute::AutoVectorizingCopy, cute::tfloat32_t>, cute::identity,
@@ -353,6 +353,10 @@ $ENTRY// kiln-unit: end
 }  // namespace
 
 std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
+  // A (the operand split in registers: the problem's A or B) K-major or with its rows
+  // contiguous (MN-major: shared memory in CUTLASS's register-sourced MN-major atom, read into
+  // registers element by element); D column-major where the product is C^T = B^T A^T.
+  const bool mn = c.register_mn_major;
   std::string unit = kUnit;
   replace_all(unit, "$MAINLOOP", kRegisterSplitMainloop);
   replace_all(unit, "$RELEASE", kCutlassReleaseText);
@@ -361,7 +365,15 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
               sm90_gemm_entry_text(", int b_small_tiles, int b_k",
                                    "typename Kernel::CollectiveMainloop::Arguments{"
                                    "{reinterpret_cast<const uint32_t*>(A), stride_a, B, stride_b}, "
-                                   "b_k, b_small_tiles}"));
+                                   "b_k, b_small_tiles}",
+                                   mn || c.register_b));
+  replace_all(unit, "$D_WORDS", c.register_b ? "column-major" : "row-major");
+  replace_all(unit, "$A_WORDS", mn ? "M-major" : "row-major, K-major");
+  replace_all(unit, "$D_LAYOUT",
+              c.register_b ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor");
+  replace_all(unit, "$A_LAYOUT", mn ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor");
+  replace_all(unit, "$A_SMEM_SELECTOR", mn ? "rs_smem_selector" : "ss_smem_selector");
+  replace_all(unit, "$A_MAJOR", mn ? "MN" : "K");
   replace_all(unit, "$TM", std::to_string(c.tile_m));
   replace_all(unit, "$TN", std::to_string(c.tile_n));
   replace_all(unit, "$CM", std::to_string(c.cluster_m));

@@ -217,7 +217,10 @@ std::vector<Strategy> build_catalog() {
         // against B's two copies (matmul_sm90_register_split.hpp); plain accumulation only,
         // tiles at most 128 x 128. The default since it beat two copies on 9 of the 10 products
         // it was tried on, by 4-34% (one H200, docs/results/2026-11-30e-register-split call 3).
-        {"copies", {1, 2, 3}}},
+        {"copies", {1, 2, 3}},
+        // With copies 1, the operand split in registers: 0 A, 1 B (the GEMM then computes
+        // C^T = B^T A^T, so that the operand whose split costs more is read as stored).
+        {"register_operand", {0, 1}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

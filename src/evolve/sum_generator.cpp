@@ -239,7 +239,8 @@ std::string generate_sum_candidate(const Genome& g, const std::string& problem) 
               out, scratch, ticket, is_aligned(in));
 )";
   } else {
-    host_launch = R"(  KILN_LAUNCH(reduce_pass, static_cast<unsigned>(blocks), kThreads, 0, stream, in, n, tiles,
+    host_launch =
+        R"(  KILN_LAUNCH(reduce_pass, static_cast<unsigned>(blocks), kThreads, 0, stream, in, n, tiles,
               partials[0], out, scratch, ticket, is_aligned(in));
 )";
   }

@@ -339,17 +339,41 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
     EXPECT_NE(source.find("stream, static_cast<int>(kp / 32)"), std::string::npos);
     EXPECT_EQ(source.find('$'), std::string::npos) << problem;  // every placeholder filled
   }
-  // A transposed is staged (rows contiguous: never read as stored); A as stored otherwise.
-  EXPECT_NE(generate_matmul_candidate(rs, "kb1-16-matmul-transposed-a")
-                .find("const bool a_direct = kRegisterSplit && !true &&"),
-            std::string::npos);
-  EXPECT_NE(generate_matmul_candidate(rs, "kb1-1-square-matmul")
-                .find("const bool a_direct = kRegisterSplit && !false &&"),
-            std::string::npos);
-  EXPECT_NE(generate_matmul_candidate(sm90_genome({{"cutlass-sm90.copies", 2}}),
-                                      "kb1-1-square-matmul")
-                .find("constexpr bool kRegisterSplit = 2 == 1;"),
-            std::string::npos);
+  // A transposed (its rows contiguous) is read M-major: a unit of its own, with column strides.
+  const std::string ta = generate_matmul_candidate(rs, "kb1-16-matmul-transposed-a");
+  EXPECT_NE(ta.find("constexpr bool kRegisterMnMajor = true;"), std::string::npos);
+  EXPECT_NE(unit_of(ta).find("TagToStrideA_t<cutlass::layout::ColumnMajor>"), std::string::npos);
+  EXPECT_NE(unit_of(ta).find("rs_smem_selector<cute::GMMA::Major::MN"), std::string::npos);
+  EXPECT_NE(unit_of(ta).find("set_strides(stride_a, lda, batch_a);"), std::string::npos);
+  const std::string square = generate_matmul_candidate(rs, "kb1-1-square-matmul");
+  EXPECT_NE(square.find("constexpr bool kRegisterMnMajor = false;"), std::string::npos);
+  EXPECT_NE(square.find("constexpr bool kRegisterB = false;"), std::string::npos);
+  EXPECT_NE(unit_of(square).find("TagToStrideA_t<cutlass::layout::RowMajor>"), std::string::npos);
+  EXPECT_NE(unit_of(square).find("cute::get<0>(stride_a) = lda;"), std::string::npos);
+  // B in registers: the GEMM writes C^T column-major; B stored k x n is read N-major, B stored
+  // n x k K-major.
+  Genome rb = rs;
+  rb.knobs["cutlass-sm90.register_operand"] = 1;
+  EXPECT_TRUE(sm90_matmul_config_of(rb).register_b);
+  for (const auto& [problem, mn] : std::vector<std::pair<std::string, bool>>{
+           {"kb1-3-batched-matmul", true}, {"kb1-17-matmul-transposed-b", false}}) {
+    const std::string source = generate_matmul_candidate(rb, problem);
+    EXPECT_NE(source.find("constexpr bool kRegisterB = true;"), std::string::npos) << problem;
+    EXPECT_NE(source.find(fmt::format("constexpr bool kRegisterMnMajor = {};", mn)),
+              std::string::npos)
+        << problem;
+    EXPECT_NE(unit_of(source).find("float, cutlass::layout::ColumnMajor, 4,"), std::string::npos)
+        << problem;  // D column-major
+    EXPECT_EQ(source.find('$'), std::string::npos) << problem;
+  }
+  // Without copies 1 the knob does nothing.
+  Genome two = rb;
+  two.knobs["cutlass-sm90.copies"] = 2;
+  EXPECT_FALSE(sm90_matmul_config_of(two).register_b);
+  EXPECT_NE(
+      generate_matmul_candidate(sm90_genome({{"cutlass-sm90.copies", 2}}), "kb1-1-square-matmul")
+          .find("constexpr bool kRegisterSplit = 2 == 1;"),
+      std::string::npos);
 }
 
 // Every generated unit that includes CUTLASS defines NDEBUG first: CUTLASS's device-side asserts
@@ -384,23 +408,40 @@ TEST(EvolveMatmulSm90, RegisterSplitCandidateCompilesAndLoads) {
       std::filesystem::path(::testing::TempDir()) / "kiln_evolve_matmul_register_split";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  // A transposed read M-major (split-K 2 in 2 x 1 clusters); B in registers read N-major with
+  // C^T written column-major (ping-pong); B in registers read K-major.
   const Genome rs = sm90_genome({{"cutlass-sm90.copies", 1},
                                  {"cutlass-sm90.tile_n", 128},
                                  {"cutlass-sm90.cluster_m", 2},
                                  {"cutlass-sm90.split_k", 2}});
-  const std::filesystem::path file = dir / "register_split.cu";
-  std::ofstream(file) << generate_matmul_candidate(rs, "kb1-16-matmul-transposed-a");
-  bench::CandidateBuild build;
-  ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), (dir / "out").string(), "sm_90a",
-                                                   900, (dir / "cache").string()))
-      << rs.describe();
-  EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  const Genome rb = sm90_genome({{"cutlass-sm90.copies", 1},
+                                 {"cutlass-sm90.register_operand", 1},
+                                 {"cutlass-sm90.schedule", 1},
+                                 {"cutlass-sm90.tile_m", 64},
+                                 {"cutlass-sm90.tile_n", 128}});
+  const Genome rbk =
+      sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.register_operand", 1}});
+  const std::vector<std::pair<std::string, Genome>> cases = {{"kb1-16-matmul-transposed-a", rs},
+                                                             {"kb1-3-batched-matmul", rb},
+                                                             {"kb1-17-matmul-transposed-b", rbk}};
+  int index = 0;
+  for (const auto& [problem, genome] : cases) {
+    const std::filesystem::path file = dir / fmt::format("register_split_{}.cu", index++);
+    std::ofstream(file) << generate_matmul_candidate(genome, problem);
+    bench::CandidateBuild build;
+    ASSERT_NO_THROW(build = bench::compile_candidate(file.string(), (dir / "out").string(),
+                                                     "sm_90a", 900, (dir / "cache").string()))
+        << problem << ": " << genome.describe();
+    EXPECT_NE(bench::CandidateLibrary(build.library).entry(), nullptr);
+  }
 }
 
 // The GEMM unit is the configuration's alone: every problem's candidate of one configuration
 // carries the same unit (built once in a set run), and the problem's layouts are in the rest.
 TEST(EvolveMatmulSm90, TheUnitDependsOnTheConfigurationOnly) {
-  const Genome g = sm90_genome({{"cutlass-sm90.split_k", 4}, {"cutlass-sm90.raster_n", 1}});
+  // Two copies (a register split's unit also depends on the register operand's layout).
+  const Genome g = sm90_genome(
+      {{"cutlass-sm90.split_k", 4}, {"cutlass-sm90.raster_n", 1}, {"cutlass-sm90.copies", 2}});
   const auto unit_of = [](const std::string& source) {
     return bench::split_candidate_unit(source, "test")->units.at(0);
   };

@@ -773,7 +773,10 @@ TEST(EvolveGpu, MatmulSm90GeneratesCompilesAndIsJudged) {
 // product's odd K, a transposed A); cooperative 128 x 128 everywhere, and on the irregular,
 // batched and transposed ones also split-K 4 of 128 x 256 in 2 x 1 clusters (B and its small
 // part multicast, slices of the real K), ping-pong 64 x 128 and 256 x 128 tiles raster along N.
-// kb1-9's K of 32 is one k-tile (the main loop's single-tile path).
+// kb1-9's K of 32 is one k-tile (the main loop's single-tile path). A transposed is read M-major.
+// B in registers (register_operand 1: C^T = B^T A^T written column-major): B read N-major where
+// stored k x n (staged where n is not a multiple of 4: the irregular product), K-major where
+// stored n x k, with and without split-K.
 TEST(EvolveGpu, MatmulSm90RegisterSplitIsJudged) {
   KILN_SKIP_UNLESS_GPUS(1);
   Genome coop;
@@ -794,19 +797,25 @@ TEST(EvolveGpu, MatmulSm90RegisterSplitIsJudged) {
                 {"cutlass-sm90.cluster_m", 2},
                 {"cutlass-sm90.raster_n", 1},
                 {"cutlass-sm90.copies", 1}};
+  Genome b_coop = coop;
+  b_coop.knobs["cutlass-sm90.register_operand"] = 1;
+  Genome b_split = split;
+  b_split.knobs["cutlass-sm90.register_operand"] = 1;
   std::vector<std::pair<std::string, NamedGenomes>> problems;
   for (const char* problem :
        {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-7-matmul-small-k", "kb1-9-tall-skinny-matmul",
         "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul",
         "kb1-17-matmul-transposed-b"})
-    problems.push_back({problem, {{"register-split", coop}}});
+    problems.push_back({problem, {{"register-split", coop}, {"register-b", b_coop}}});
   for (const char* problem : {"kb1-3-batched-matmul", "kb1-8-matmul-irregular",
                               "kb1-16-matmul-transposed-a", "kb1-18-matmul-transposed-both"})
     problems.push_back({problem,
                         {{"register-split", coop},
                          {"register-split-split-k", split},
                          {"register-split-ping-pong", pingpong},
-                         {"register-split-wide", wide}}});
+                         {"register-split-wide", wide},
+                         {"register-b", b_coop},
+                         {"register-b-split-k", b_split}}});
   expect_all_accepted("small", problems);
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# 2026-11-30e call 5 (carry ["carry", "evolve-set/versus-state", "evolve-set/unit-cache.tar.xz",
+# "evolve-set/probe"]): B split in registers (register_operand 1) and A^T read M-major, never run
+# on a GPU: probes5.txt judged at size small (correctness on other shapes), then at KernelBench's
+# size beside the set's kernels (a probe more than 2% above replaces one); memcheck on a
+# register-B kernel. Everything was built here (evolve-set/probe/build, the set's kernels too).
+cd "$(dirname "$0")/../../../.." || exit 2
+list=docs/results/2026-11-30e-register-split/scripts/probes5.txt
+bash scripts/unpack_carry.sh > /dev/null; source scripts/device_env.sh > /dev/null 2>&1
+head -1 carry/MANIFEST
+[ -d evolve-set/unit-cache ] || tar -xJf evolve-set/unit-cache.tar.xz
+SIZE=small PROBE_BUILD_CACHE=evolve-set/unit-cache PROBE_LIMIT=60 \
+  bash scripts/device_probe_genomes.sh run "$list" > /dev/null
+mv "$OUT/probe-summary.txt" "$OUT/probe-small.txt"; mv "$OUT/probe.tar.gz" "$OUT/probe-small.tar.gz"
+grep -E "correct=" "$OUT/probe-small.txt" | awk '{print $1, $4}'
+echo "kb from ${SECONDS}s"
+PROBE_VS_SET=evolve-set/versus-state PROBE_BUILD_CACHE=evolve-set/unit-cache PROBE_LIMIT=60 \
+  bash scripts/device_probe_genomes.sh run "$list" > /dev/null
+grep -E "stays|replaces|correct=False" "$OUT/probe-summary.txt"
+tar -cJf "$OUT/set-after.tar.xz" evolve-set/versus-state/set
+s=evolve-set/probe/src/kb1-3-batched-matmul--rb.cu; log=$OUT/memcheck-kb1-3-rb.txt
+if [ $SECONDS -lt 190 ]; then
+  timeout 45 compute-sanitizer --tool memcheck --target-processes all --report-api-errors no \
+    build/kiln bench candidate --problem kb1-3-batched-matmul --sizes small --source $s --reuse-builds \
+    --build-dir evolve-set/probe/build --build-cache evolve-set/unit-cache -w 1 -n 2 --trials 1 --timeout 40 > $log 2>&1
+  echo "memcheck kb1-3 rb: exit $? $(grep -h 'ERROR SUMMARY' $log | sort | uniq -c | tr '\n' ' ') $(grep -h '# candidate' $log | tail -1)"
+else echo "memcheck skipped at ${SECONDS}s"; fi
