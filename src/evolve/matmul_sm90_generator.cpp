@@ -39,7 +39,10 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   // A split in registers holds A's tile and two of B's a stage: 128 x 256 leaves room for two
   // stages and ran at a third of 128 x 128's speed (four stages), 256 x 128 (three) 6-10%
   // slower (one H200, docs/results/2026-11-30e-register-split, call 3): at most 128 x 128.
-  const int stage_area = c.copies == 1 ? 128 * 128 : max_area;
+  // Ping-pong's one warp group holds the whole tile and A's split fragments: 128 x 128 needs
+  // more registers than it has and ptxas serialises every wgmma (C7512; 64 x 128 and 128 x 64
+  // do not): at most 64 x 128 there.
+  const int stage_area = c.copies == 1 ? (c.pingpong ? 64 * 128 : 128 * 128) : max_area;
   while (c.tile_m * c.tile_n > std::min(max_area, stage_area)) {
     if (c.tile_n >= c.tile_m)
       c.tile_n /= 2;
@@ -513,8 +516,13 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   constexpr long long kMaxSlice = $MAX_SLICE;
   constexpr long long kDivisor = kMaxSlice > 0 ? kMaxSlice : 1;  // no division by a literal 0
   long long want = batch > 1 ? 1 : $SPLIT_K;
-  if (kMaxSlice > 0 && batch == 1 && (3 * k + kDivisor - 1) / kDivisor > want)
-    want = (3 * k + kDivisor - 1) / kDivisor;
+  const long long deep = kMaxSlice > 0 && batch == 1 ? (3 * k + kDivisor - 1) / kDivisor : 1;
+  if (deep > want) want = deep;
+  // A split in registers pads K to whole 32-deep k-tiles of every slice: on a thin K, fewer
+  // slices rather than padding beyond a sixteenth of K (split-K 16 of K = 64 would be 8x the
+  // work; the two-copy path falls back to three copies instead).
+  const auto pad_of = [&](long long s) { return (k + 32 * s - 1) / (32 * s) * (32 * s) - k; };
+  while ($COPIES == 1 && want > deep && pad_of(want) > (k / 16 > 31 ? k / 16 : 31)) --want;
   if (want > 4096) return 3;
   const int splits = static_cast<int>(want);
   // Two copies of each operand ([Xb | Xs], read by the GEMM in three k-phases of kp) where the

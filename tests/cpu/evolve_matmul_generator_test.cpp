@@ -242,7 +242,8 @@ TEST(EvolveMatmulSm90, EveryGenomeComesToAConfigurationCutlassBuilds) {
       EXPECT_LE(c.tile_m * c.tile_n, 2 * group) << g.describe();
     }
     EXPECT_EQ(c.promote % 4, 0) << g.describe();
-    if (c.copies == 1) EXPECT_LE(c.tile_m * c.tile_n, 128 * 128) << g.describe();
+    if (c.copies == 1)
+      EXPECT_LE(c.tile_m * c.tile_n, c.pingpong ? 64 * 128 : 128 * 128) << g.describe();
     EXPECT_GE(c.tile_m, 64);
     EXPECT_GE(c.tile_n, 64);
   }
@@ -323,6 +324,14 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
   const Sm90MatmulConfig wide = sm90_matmul_config_of(sm90_genome({{"cutlass-sm90.copies", 1}}));
   EXPECT_EQ(wide.tile_m, 128);
   EXPECT_EQ(wide.tile_n, 128);
+  // Ping-pong: one warp group holds the tile and A's split fragments; at most 64 x 128.
+  const Sm90MatmulConfig pp = sm90_matmul_config_of(sm90_genome(
+      {{"cutlass-sm90.copies", 1}, {"cutlass-sm90.schedule", 1}, {"cutlass-sm90.tile_m", 128}}));
+  EXPECT_LE(pp.tile_m * pp.tile_n, 64 * 128);
+  // Split-K on a thin K gives way to the padding bound (not below the depth bound).
+  EXPECT_NE(generate_matmul_candidate(rs, "kb1-7-matmul-small-k")
+                .find("while (1 == 1 && want > deep && pad_of(want) >"),
+            std::string::npos);
   EXPECT_EQ(
       sm90_matmul_config_of(sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.promote", 4}}))
           .copies,
