@@ -560,6 +560,11 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   const long long reg_ld =
       reg_direct ? reg_ld_stored : (kRegisterMnMajor ? (reg_rows + 3) / 4 * 4 : kp);
   const long long reg_k = reg_direct ? k : kp;
+  // CUTLASS wants an M/N-major operand's contiguous extent in whole 16-byte vectors: B staged
+  // N-major is read as np rows (zeros past n), which the GEMM writes as C^T's rows n..np of the
+  // partial buffer (direct is false when np > n). A staged M-major keeps m (D's rows): where m is
+  // not a multiple of 4 the unit refuses the product (the candidate returns 5).
+  const long long reg_extent = kRegisterB && kRegisterMnMajor && !reg_direct ? reg_ld : reg_rows;
   const long long reg_batch = kRegisterMnMajor ? reg_k * reg_ld : reg_rows * reg_ld;
   // The rows of B' (or of S's copies): B's padded to np where D is row-major (its N is np), A's
   // m where the GEMM writes C^T (its N is m; C^T's rows of n are the stored dimension).
@@ -607,7 +612,10 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                             reg_rows * sizeof(float), reg_rows * sizeof(float), k,
                             cudaMemcpyDeviceToDevice, stream) != cudaSuccess ||
           (kp > k && cudaMemset2DAsync(to + k * reg_ld, reg_ld * sizeof(float), 0,
-                                       reg_ld * sizeof(float), kp - k, stream) != cudaSuccess))
+                                       reg_ld * sizeof(float), kp - k, stream) != cudaSuccess) ||
+          (reg_ld > reg_rows &&
+           cudaMemset2DAsync(to + reg_rows, reg_ld * sizeof(float), 0,
+                             (reg_ld - reg_rows) * sizeof(float), k, stream) != cudaSuccess))
         return 1;
     }
     // S' = [Sb | Ss]: its rows, then b_rows - rows of zeros.
@@ -668,12 +676,12 @@ constexpr const char* kRegisterSplitGemmCall =
   const long long gemm_k = splits == 1 ? reg_k : ks;
   const long long reg_slice = kRegisterMnMajor ? ks * reg_ld : ks;  // between R's K slices
   const int status =
-      batch > 1 ? kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_rows),
+      batch > 1 ? kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_extent),
                                       static_cast<int>(b_rows), static_cast<int>(gemm_k),
                                       static_cast<int>(batch), reg_ld, row, ldd, reg_batch,
                                       b_rows * row, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
                                       static_cast<int>(kp / 32), static_cast<int>(2 * kp))
-                : kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_rows),
+                : kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_extent),
                                       static_cast<int>(b_rows), static_cast<int>(gemm_k), splits,
                                       reg_ld, row, ldd, reg_slice, ks, m * ldd, $RASTER_N,
                                       $SWIZZLE, $PROMOTE, stream, static_cast<int>(kp / 32),
