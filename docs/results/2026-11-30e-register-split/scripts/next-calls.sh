@@ -4,10 +4,10 @@
 # same kinds of kernels through probes), the sm90 test, then the whole set against PyTorch eager
 # (call 5's five register-B kernels are in the state; call 4's figure predates them).
 # Here first: tar -xJf docs/results/2026-11-30e-register-split/call5/set-after.tar.xz (the state);
+#   cp docs/results/2026-11-30e-register-split/call5/units.tar.xz evolve-set/versus-state/
+#   (every CUTLASS unit the set's best.cu files name, checked: 16 of 16 kernels reuse theirs);
 #   ninja -C build -j2 kiln kiln_gpu_tests && bash scripts/pack_carry.sh build/kiln \
-#   build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include; and the set's CUTLASS units into the
-#   state's units.tar.xz (evolve-set/versus-state/units.tar.xz: the .o of every unit the set's
-#   best.cu files name; build them with `kiln bench candidate --compile-only --build-cache`).
+#   build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include.
 # Device, carry ["carry", "evolve-set/versus-state"]:
 #   bash docs/results/2026-11-30e-register-split/scripts/next-calls.sh
 cd "$(dirname "$0")/../../../.." || exit 2
