@@ -191,7 +191,9 @@ std::vector<Strategy> build_catalog() {
        "persistent tile scheduler with a raster order and swizzle for L2 reuse, accumulators "
        "promoted to CUDA-core fp32 adds every few instructions (the tensor cores truncate as they "
        "accumulate), and split-K as a batch of K slices summed afterwards for products with "
-       "little M x N.",
+       "little M x N. 3xTF32 operands: both split in memory (two or three copies), or one read "
+       "as stored and split into TF32 part and remainder in the consumers' registers, three "
+       "register-sourced wgmma a k-block (A, or B with the product computed as C^T = B^T A^T).",
        {F::kMatmul, F::kAttention},
        R::kCompute,
        // The defaults (first values) are the best of ten configurations measured on kb1-1 at
