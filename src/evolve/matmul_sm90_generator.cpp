@@ -29,6 +29,7 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   if (c.copies == 1 && c.promote > 0) c.copies = 2;
   c.register_b = c.copies == 1 && g.knob("cutlass-sm90", "register_operand") == 1;
   c.register_mn_major = false;  // the problem's: generate_sm90_matmul_candidate sets it
+  c.shared_split = c.copies == 1 && g.knob("cutlass-sm90", "shared_split") == 1;
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -538,12 +539,15 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   constexpr bool kRegisterSplit = $COPIES == 1;
   constexpr bool kRegisterB = $REGISTER_B;
   constexpr bool kRegisterMnMajor = $REGISTER_MN_MAJOR;  // R stored with its rows contiguous
+  // S read as stored too (or one raw K-major copy of it) and split in shared memory by the GEMM's
+  // consumers: no operand split in memory.
+  constexpr bool kSharedSplit = $SHARED_SPLIT;
   const int copies =
       kRegisterSplit || ($COPIES == 2 && kp2 - k <= (k / 16 > 31 ? k / 16 : 31)) ? 2 : 3;
   const long long k_align = copies == 2 ? 32 * splits : 4 * splits;
   const long long kp = (k + k_align - 1) / k_align * k_align;
   const long long slice = 3 * kp / splits;
-  const long long row = copies * kp;  // a K-major row of A' or B'
+  const long long row = (kSharedSplit ? 1 : copies) * kp;  // a K-major row of A' or B' (or S')
   // The GEMM writes C itself when it can (one slice, rows of whole 16-byte vectors); else rows
   // of np floats into `part`, summed or compacted into C afterwards. Its N is np (TMA stores
   // whole 16-byte vectors): B' has np rows, the last np - n of them zeros.
@@ -569,9 +573,19 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // The rows of B' (or of S's copies): B's padded to np where D is row-major (its N is np), A's
   // m where the GEMM writes C^T (its N is m; C^T's rows of n are the stored dimension).
   const long long b_rows = kRegisterSplit && kRegisterB ? m : np;
+  // S as the GEMM reads it with kSharedSplit: as stored where TMA can (K-major rows of whole
+  // 16-byte vectors, a 16-byte aligned base, no padding rows, and K whole k-tiles of every slice
+  // or read whole with R as stored: TMA zero-fills past K, never past a row into the next),
+  // else one raw K-major copy (rows of kp, zeros past k).
+  const float* s_src = kRegisterB ? A : B;
+  const long long s_rows = kRegisterB ? m : n;
+  const bool s_k_major = !(kRegisterB ? $A_ROWS_CONTIGUOUS : $B_ROWS_CONTIGUOUS);
+  const bool s_direct = kSharedSplit && s_k_major && k % 4 == 0 &&
+                        reinterpret_cast<std::uintptr_t>(s_src) % 16 == 0 && b_rows == s_rows &&
+                        (k == kp || (splits == 1 && reg_direct));
   const size_t a_floats = static_cast<size_t>(
       kRegisterSplit ? (reg_direct ? 0 : batch * reg_batch) : batch * m * row);
-  const size_t b_floats = static_cast<size_t>(batch * b_rows * row);
+  const size_t b_floats = static_cast<size_t>(s_direct ? 0 : batch * b_rows * row);
   const size_t part_floats = direct ? 0 : static_cast<size_t>(batch * splits * m * np);
   const size_t need = a_floats + b_floats + part_floats;
   float* workspace = nullptr;  // A' and B' (and the slices' partial sums)
@@ -618,14 +632,14 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
                              (reg_ld - reg_rows) * sizeof(float), k, stream) != cudaSuccess))
         return 1;
     }
-    // S' = [Sb | Ss]: its rows, then b_rows - rows of zeros.
-    const long long s_rows = kRegisterB ? m : n;
-    if (b_rows > s_rows &&
+    // S' = [Sb | Ss] (kSharedSplit: S as stored): its rows, then b_rows - rows of zeros.
+    if (!s_direct && b_rows > s_rows &&
         cudaMemset2DAsync(b_cat + s_rows * row, b_rows * row * sizeof(float), 0,
                           (b_rows - s_rows) * row * sizeof(float), batch, stream) != cudaSuccess)
       return 1;
-    split(kRegisterB ? A : B, b_cat, s_rows, b_rows,
-          kRegisterB ? $A_ROWS_CONTIGUOUS : $B_ROWS_CONTIGUOUS, 1, 2);
+    if (!s_direct)
+      split(s_src, b_cat, s_rows, b_rows, kRegisterB ? $A_ROWS_CONTIGUOUS : $B_ROWS_CONTIGUOUS, 1,
+            kSharedSplit ? 1 : 2);
   } else {
     // A' = [Ab | Ab | As] (or [Ab | As]): m rows.
     split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2, copies);
@@ -667,25 +681,31 @@ constexpr const char* kPhasedGemmCall =
 constexpr const char* kRegisterSplitGemmCall =
     R"(  // R (as stored, or staged) split in registers; one slice of K per batch, or `splits`
   // slices of kp / splits of one product as a batch; S's descriptor spans a slice's big part
-  // and, kp further on, its small part. The GEMM's M is R's rows and its N S's: C (rows of
-  // ldd) itself, or C^T written column-major, which is the same memory.
+  // and, kp further on, its small part (kSharedSplit: the slice of S as stored or of its raw
+  // copy, no small part). The GEMM's M is R's rows and its N S's: C (rows of ldd) itself, or
+  // C^T written column-major, which is the same memory.
   (void)slice;
+  const float* s_gemm = s_direct ? s_src : b_cat;
+  const long long s_ld = s_direct ? k : row;
+  const long long s_batch = s_direct ? s_rows * k : b_rows * row;
   const long long ldd = direct ? n : np;
   const float* r_gemm = reg_direct ? reg : a_cat;
   const long long ks = kp / splits;
   const long long gemm_k = splits == 1 ? reg_k : ks;
   const long long reg_slice = kRegisterMnMajor ? ks * reg_ld : ks;  // between R's K slices
+  const int small_tiles = kSharedSplit ? 0 : static_cast<int>(kp / 32);
   const int status =
-      batch > 1 ? kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_extent),
+      batch > 1 ? kiln_sm90_tf32_gemm(r_gemm, s_gemm, part, static_cast<int>(reg_extent),
                                       static_cast<int>(b_rows), static_cast<int>(gemm_k),
-                                      static_cast<int>(batch), reg_ld, row, ldd, reg_batch,
-                                      b_rows * row, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
-                                      static_cast<int>(kp / 32), static_cast<int>(2 * kp))
-                : kiln_sm90_tf32_gemm(r_gemm, b_cat, part, static_cast<int>(reg_extent),
+                                      static_cast<int>(batch), reg_ld, s_ld, ldd, reg_batch,
+                                      s_batch, m * ldd, $RASTER_N, $SWIZZLE, $PROMOTE, stream,
+                                      small_tiles,
+                                      static_cast<int>(kSharedSplit ? gemm_k : 2 * kp))
+                : kiln_sm90_tf32_gemm(r_gemm, s_gemm, part, static_cast<int>(reg_extent),
                                       static_cast<int>(b_rows), static_cast<int>(gemm_k), splits,
-                                      reg_ld, row, ldd, reg_slice, ks, m * ldd, $RASTER_N,
-                                      $SWIZZLE, $PROMOTE, stream, static_cast<int>(kp / 32),
-                                      static_cast<int>(kp + ks));
+                                      reg_ld, s_ld, ldd, reg_slice, ks, m * ldd, $RASTER_N,
+                                      $SWIZZLE, $PROMOTE, stream, small_tiles,
+                                      static_cast<int>(kSharedSplit ? gemm_k : kp + ks));
 )";
 
 }  // namespace
@@ -702,6 +722,7 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$GEMM_CALL", c.copies == 1 ? kRegisterSplitGemmCall : kPhasedGemmCall);
   replace_all(source, "$REGISTER_B", c.register_b ? "true" : "false");
   replace_all(source, "$REGISTER_MN_MAJOR", c.register_mn_major ? "true" : "false");
+  replace_all(source, "$SHARED_SPLIT", c.shared_split ? "true" : "false");
   // k bounded so that 3 k (the concatenated K) fits CUTLASS's int extents.
   replace_all(source, "$ENTRY", matmul_entry_opening(kind, "700000000LL"));
   // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)

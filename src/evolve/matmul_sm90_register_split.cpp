@@ -34,7 +34,36 @@ CUTLASS_DEVICE void load_split_a(CopyA const& copy_a, SmemA const& smem_a, ViewA
   }
 }
 
-template <class Base>
+// With B read as stored (kSplitB): one stage's tile of B split in place in shared memory, big
+// part (rounded to TF32) where it was, small part into the stage's Bs, by the kThreads consumer
+// threads that share the stage, 16 bytes a thread at a time (the two tiles have one layout, so
+// a flat index is the same element in both, swizzle or not). Then the generic-proxy writes are
+// made visible to wgmma's async proxy and the threads wait for each other: every thread's
+// products read every thread's part of the tile.
+template <int kElements, int kThreads>
+CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, int barrier) {
+  static_assert(kElements % (4 * kThreads) == 0, "a stage of B is whole 16-byte vectors a thread");
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 4 * thread; i < kElements; i += 4 * kThreads) {
+    const uint4 v = *reinterpret_cast<const uint4*>(big + i);
+    uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
+    CUTLASS_PRAGMA_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      const float f = __uint_as_float(x[j]);
+      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi[j]) : "f"(f));
+      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo[j]) : "f"(f - __uint_as_float(hi[j])));
+    }
+    *reinterpret_cast<uint4*>(big + i) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+    *reinterpret_cast<uint4*>(small + i) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+  }
+  cutlass::arch::fence_view_async_shared();
+  cutlass::arch::NamedBarrier::sync(kThreads, barrier);
+}
+
+// kSplitB: B too is read as stored (one raw tile a stage, TMA copying its bits) and split in
+// shared memory by the consumers when its stage arrives (split_b_stage), so that no operand is
+// split in memory; else B is stored [Bb | Bs] and a stage loads both.
+template <class Base, bool kSplitB>
 struct RegisterSplitMainloop : Base {
   using TiledMma = typename Base::TiledMma;
   using TileShape = typename Base::TileShape;
@@ -44,8 +73,9 @@ struct RegisterSplitMainloop : Base {
   using PipelineState = typename Base::PipelineState;
   using ClusterShape = typename Base::DispatchPolicy::ClusterShape;
   static constexpr int kTileK = cute::size<2>(TileShape{});
+  static constexpr int kLoadsB = kSplitB ? 1 : 2;  // tiles of B a stage loads
   static constexpr uint32_t TmaTransactionBytes =
-      Base::TmaTransactionBytesMK + 2 * Base::TmaTransactionBytesNK;
+      Base::TmaTransactionBytesMK + kLoadsB * Base::TmaTransactionBytesNK;
 
   struct SharedStorage {
     struct TensorStorage
@@ -68,7 +98,8 @@ struct RegisterSplitMainloop : Base {
 
   struct Arguments : Base::Arguments {
     int b_k = 0;            // B's columns a batch covered by its descriptor
-    int b_small_tiles = 0;  // k-tiles from a tile of Bb to the same tile of Bs
+    int b_small_tiles = 0;  // k-tiles from a tile of Bb to the same tile of Bs (kSplitB: 0, B
+                            // has no small part in memory, and b_k is the problem's K)
   };
   struct Params : Base::Params {
     int b_k = 0;
@@ -80,8 +111,9 @@ struct RegisterSplitMainloop : Base {
     const int m = cute::get<0>(shape), n = cute::get<1>(shape), k = cute::get<2>(shape),
               l = cute::get<3>(shape);
     const long long k_tiles = (k + kTileK - 1) / kTileK;
-    if (args.b_small_tiles < k_tiles ||
-        static_cast<long long>(args.b_k) < (args.b_small_tiles + k_tiles) * kTileK)
+    if (kSplitB && (args.b_small_tiles != 0 || args.b_k != k)) return false;
+    if (!kSplitB && (args.b_small_tiles < k_tiles ||
+                     static_cast<long long>(args.b_k) < (args.b_small_tiles + k_tiles) * kTileK))
       return false;
     return Base::can_implement(shape, args) &&
            Base::can_implement(cute::make_shape(m, n, args.b_k, l), args);
@@ -98,7 +130,7 @@ struct RegisterSplitMainloop : Base {
         Base::to_underlying_arguments(cute::make_shape(m, n, args.b_k, l), args, workspace)
             .tma_load_b;
     params.tma_transaction_bytes = TmaTransactionBytes;
-    params.tma_transaction_bytes_nk = 2 * Base::TmaTransactionBytesNK;
+    params.tma_transaction_bytes_nk = kLoadsB * Base::TmaTransactionBytesNK;
     params.b_k = args.b_k;
     params.b_small_tiles = args.b_small_tiles;
     return params;
@@ -117,8 +149,8 @@ struct RegisterSplitMainloop : Base {
                          cute::Step<X, cute::_1, cute::_1>{}));  // (BLK_N, BLK_K, n, k, l)
   }
 
-  // Producer: per k-tile t, A's tile t, B's tile t (Bb) and tile t + b_small_tiles (Bs) into one
-  // stage, counted by one barrier.
+  // Producer: per k-tile t, A's tile t, B's tile t (Bb, or B as stored) and, unless kSplitB,
+  // tile t + b_small_tiles (Bs) into one stage, counted by one barrier.
   template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
   CUTLASS_DEVICE void load(Params const& params, MainloopPipeline pipeline,
                            PipelineState smem_pipe_write,
@@ -165,8 +197,9 @@ struct RegisterSplitMainloop : Base {
       const int t = *k_tile_iter;
       copy(params.tma_load_a.with(*barrier, mask_a), tAgA(_, _, _, t), tAsA(_, _, _, stage));
       copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t), tBsB(_, _, _, stage));
-      copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t + params.b_small_tiles),
-           tBsBs(_, _, _, stage));
+      if constexpr (!kSplitB)
+        copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t + params.b_small_tiles),
+             tBsBs(_, _, _, stage));
       ++k_tile_iter;
       ++smem_pipe_write;
     }
@@ -200,6 +233,28 @@ struct RegisterSplitMainloop : Base {
     Tensor smem_a = thread_copy_a.partition_S(sA);
     constexpr int kBlocks = size<2>(tCrA);
     static_assert(kBlocks > 2, "the k-block pipeline needs more than two k-blocks a tile");
+    // kSplitB: a stage's B split by the threads that consume it (both warp groups of a
+    // cooperative tile, on barrier 0; a ping-pong warp group alone, on its own barrier 1 or 2),
+    // as soon as the stage has arrived and before any product reads it.
+    constexpr int kStageElements = size<0>(SmemLayoutB{}) * size<1>(SmemLayoutB{});
+    static_assert(cute::cosize_v<SmemLayoutB> == kStageElements * size<2>(SmemLayoutB{}),
+                  "B's stages are consecutive blocks of shared memory");
+    constexpr int kConsumers = size(TiledMma{});
+    const int split_barrier = kConsumers == cutlass::NumThreadsPerWarpGroup
+                                  ? static_cast<int>(threadIdx.x) / cutlass::NumThreadsPerWarpGroup
+                                  : 0;
+    auto* b_words = reinterpret_cast<uint32_t*>(shared_tensors.smem_B.data());
+    auto* bs_words = reinterpret_cast<uint32_t*>(shared_tensors.smem_Bs.data());
+    (void)split_barrier;
+    (void)b_words;
+    (void)bs_words;
+#define KILN_SPLIT_B(stage)                                                             \
+  do {                                                                                  \
+    if constexpr (kSplitB)                                                              \
+      split_b_stage<kStageElements, kConsumers>(b_words + (stage) * kStageElements,     \
+                                                bs_words + (stage) * kStageElements,    \
+                                                thread_idx, split_barrier);             \
+  } while (0)
     // Ab Bb + Ab Bs + As Bb for k-block kb of a stage (a macro, not a lambda: a call that is
     // not inlined makes ptxas serialise every wgmma); the first product of the tile's first
     // k-block overwrites the accumulators.
@@ -219,6 +274,7 @@ struct RegisterSplitMainloop : Base {
       const int stage = smem_pipe_read.index();
       ++smem_pipe_read;
       token = pipeline.consumer_try_wait(smem_pipe_read);
+      KILN_SPLIT_B(stage);
       load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, stage);
       CUTLASS_PRAGMA_UNROLL
       for (int kb = 0; kb < kBlocks - 1; ++kb) {
@@ -237,6 +293,7 @@ struct RegisterSplitMainloop : Base {
         return;
       }
       pipeline.consumer_wait(smem_pipe_read, token);
+      KILN_SPLIT_B(smem_pipe_read.index());
       load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, smem_pipe_read.index());
       warpgroup_wait<2>();
     }
@@ -252,6 +309,7 @@ struct RegisterSplitMainloop : Base {
         if (kb == 0) token = pipeline.consumer_try_wait(smem_pipe_read);
         if (kb == kBlocks - 1) {
           pipeline.consumer_wait(smem_pipe_read, token);
+          KILN_SPLIT_B(smem_pipe_read.index());
           load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, smem_pipe_read.index());
         } else {
           load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
@@ -288,6 +346,7 @@ struct RegisterSplitMainloop : Base {
     }
     warpgroup_fence_operand(accum);
 #undef KILN_THREE_PRODUCTS
+#undef KILN_SPLIT_B
   }
 };
 // kiln-register-split: end
@@ -295,8 +354,8 @@ struct RegisterSplitMainloop : Base {
 
 constexpr const char* kUnit = R"(// kiln-unit: begin
 // CUTLASS 3.x sm90 GEMM on TF32 tensor cores with A split in registers: tile $TMx$TNx32, cluster
-// $CMx1, $SCHEDULE. D ($D_WORDS) = A ($A_WORDS, read as stored) B^T, B stored as rows [Bb | Bs]
-// (n x b_k a batch, K-major), fp32 in and out, over `batch` products with the given strides.
+// $CMx1, $SCHEDULE. D ($D_WORDS) = A ($A_WORDS, read as stored) B^T, $B_WORDS,
+// fp32 in and out, over `batch` products with the given strides.
 // Built once per configuration and layout (kiln's build cache).
 $RELEASE#include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
@@ -331,10 +390,10 @@ constexpr int kEpilogueBytes = (static_cast<int>(sizeof(typename Epilogue::Share
 constexpr int kStages = (detail::sm90_smem_capacity_bytes - kEpilogueBytes) / kStageBytes;
 static_assert(kStages >= 2, "a stage of A, Bb and Bs leaves room for fewer than two stages");
 // A as uint32_t: TMA copies its bits (a float element would make a TF32 descriptor, which
-// rounds); the registers then hold the full fp32 value for the split.
+// rounds); the registers then hold the full fp32 value for the split. B as $B_ELEMENT: $B_ELEMENT_WHY.
 using Base = cutlass::gemm::collective::CollectiveMma<
     cutlass::gemm::MainloopSm90TmaGmmaRmemAWarpSpecialized<(kStages < 8 ? kStages : 8), Cluster, Schedule>,
-    Tile, uint32_t, cutlass::gemm::TagToStrideA_t<$A_LAYOUT>, float,
+    Tile, uint32_t, cutlass::gemm::TagToStrideA_t<$A_LAYOUT>, $B_ELEMENT,
     cutlass::gemm::TagToStrideB_t<cutlass::layout::ColumnMajor>, TiledMma,
     decltype(detail::sm90_cluster_shape_to_tma_atom(cute::_1{})), SmemAtomA,
     cute::Copy_Atom<cute::AutoVectorizingCopy, cute::tfloat32_t>, cute::identity,
@@ -342,7 +401,7 @@ using Base = cutlass::gemm::collective::CollectiveMma<
     cute::identity>;
 $MAINLOOP
 using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,
-                                                    RegisterSplitMainloop<Base>, Epilogue,
+                                                    RegisterSplitMainloop<Base, $SPLIT_B>, Epilogue,
                                                     cutlass::gemm::PersistentScheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }  // namespace kiln_unit
@@ -361,12 +420,22 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
   replace_all(unit, "$MAINLOOP", kRegisterSplitMainloop);
   replace_all(unit, "$RELEASE", kCutlassReleaseText);
   // Plain accumulation only (the unit's `promote` is ignored); B's layout at run time.
+  // B read as stored (shared_split) is split from its raw bits, so TMA must not round it.
+  const std::string b_pointer = c.shared_split ? "reinterpret_cast<const uint32_t*>(B)" : "B";
   replace_all(unit, "$ENTRY",
               sm90_gemm_entry_text(", int b_small_tiles, int b_k",
                                    "typename Kernel::CollectiveMainloop::Arguments{"
-                                   "{reinterpret_cast<const uint32_t*>(A), stride_a, B, stride_b}, "
-                                   "b_k, b_small_tiles}",
+                                   "{reinterpret_cast<const uint32_t*>(A), stride_a, " +
+                                       b_pointer + ", stride_b}, b_k, b_small_tiles}",
                                    mn || c.register_b));
+  replace_all(unit, "$SPLIT_B", c.shared_split ? "true" : "false");
+  replace_all(unit, "$B_ELEMENT_WHY",
+              c.shared_split ? "its bits too, split in shared memory"
+                             : "B's parts are TF32 values already, which the rounding keeps");
+  replace_all(unit, "$B_ELEMENT", c.shared_split ? "uint32_t" : "float");
+  replace_all(unit, "$B_WORDS",
+              c.shared_split ? "B read as stored (n x k a batch, K-major) and split in shared memory"
+                             : "B stored as rows [Bb | Bs] (n x b_k a batch, K-major)");
   replace_all(unit, "$D_WORDS", c.register_b ? "column-major" : "row-major");
   replace_all(unit, "$A_WORDS", mn ? "M-major" : "row-major, K-major");
   replace_all(unit, "$D_LAYOUT",

@@ -193,7 +193,9 @@ std::vector<Strategy> build_catalog() {
        "accumulate), and split-K as a batch of K slices summed afterwards for products with "
        "little M x N. 3xTF32 operands: both split in memory (two or three copies), or one read "
        "as stored and split into TF32 part and remainder in the consumers' registers, three "
-       "register-sourced wgmma a k-block (A, or B with the product computed as C^T = B^T A^T).",
+       "register-sourced wgmma a k-block (A, or B with the product computed as C^T = B^T A^T), "
+       "the other operand's two copies read from memory or, with shared_split, that operand "
+       "too read as stored and split in shared memory as its stage arrives.",
        {F::kMatmul, F::kAttention},
        R::kCompute,
        // The defaults (first values) are the best of ten configurations measured on kb1-1 at
@@ -222,7 +224,12 @@ std::vector<Strategy> build_catalog() {
         {"copies", {1, 2, 3}},
         // With copies 1, the operand split in registers: 0 A, 1 B (the GEMM then computes
         // C^T = B^T A^T, so that the operand whose split costs more is read as stored).
-        {"register_operand", {0, 1}}},
+        {"register_operand", {0, 1}},
+        // With copies 1, the other operand too read as stored (or as one raw K-major copy where
+        // it is not K-major) and split in shared memory by the consumers when its stage arrives
+        // (TF32 part in place, remainder into the stage's second tile): no split pre-pass at
+        // all. Off by default until it has been measured against the two copies.
+        {"shared_split", {0, 1}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

@@ -340,12 +340,14 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
                               "kb1-16-matmul-transposed-a", "kb1-8-matmul-irregular"}) {
     const std::string source = generate_matmul_candidate(rs, problem);
     const std::string unit = unit_of(source);
-    EXPECT_NE(unit.find("RegisterSplitMainloop<Base>"), std::string::npos) << problem;
+    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, false>"), std::string::npos) << problem;
+    EXPECT_NE(source.find("constexpr bool kSharedSplit = false;"), std::string::npos);
     EXPECT_NE(unit.find("MainloopSm90TmaGmmaRmemAWarpSpecialized"), std::string::npos);
     EXPECT_NE(unit.find("void* stream, int b_small_tiles, int b_k) {"), std::string::npos);
     EXPECT_EQ(unit.find("PhasedMainloop"), std::string::npos);
     EXPECT_NE(source.find("constexpr bool kRegisterSplit = 1 == 1;"), std::string::npos);
-    EXPECT_NE(source.find("stream, static_cast<int>(kp / 32)"), std::string::npos);
+    EXPECT_NE(source.find("const int small_tiles = kSharedSplit ? 0 : static_cast<int>(kp / 32);"),
+              std::string::npos);
     EXPECT_EQ(source.find('$'), std::string::npos) << problem;  // every placeholder filled
   }
   // A transposed (its rows contiguous) is read M-major: a unit of its own, with column strides.
@@ -383,6 +385,36 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
       generate_matmul_candidate(sm90_genome({{"cutlass-sm90.copies", 2}}), "kb1-1-square-matmul")
           .find("constexpr bool kRegisterSplit = 2 == 1;"),
       std::string::npos);
+}
+
+// shared_split: the other operand's tile is read as stored (TMA copying raw bits: a uint32_t
+// element, never a rounding TF32 descriptor) and split in shared memory; its unit differs from
+// the two-copy register split's, and the knob does nothing without copies 1.
+TEST(EvolveMatmulSm90, SharedSplitReadsTheOtherOperandAsStored) {
+  const auto unit_of = [](const std::string& source) {
+    return bench::split_candidate_unit(source, "t")->units.at(0);
+  };
+  Genome ss = sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.shared_split", 1}});
+  EXPECT_TRUE(sm90_matmul_config_of(ss).shared_split);
+  for (const char* problem : {"kb1-1-square-matmul", "kb1-17-matmul-transposed-b",
+                              "kb1-16-matmul-transposed-a", "kb1-3-batched-matmul"}) {
+    const std::string source = generate_matmul_candidate(ss, problem);
+    const std::string unit = unit_of(source);
+    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, true>"), std::string::npos) << problem;
+    EXPECT_NE(unit.find(">, uint32_t,\n    cutlass::gemm::TagToStrideB_t"), std::string::npos)
+        << problem;  // B's element
+    EXPECT_NE(unit.find("reinterpret_cast<const uint32_t*>(B), stride_b}"), std::string::npos);
+    EXPECT_NE(source.find("constexpr bool kSharedSplit = true;"), std::string::npos);
+    EXPECT_NE(source.find("kSharedSplit ? 1 : 2"), std::string::npos);
+    EXPECT_EQ(source.find('$'), std::string::npos) << problem;
+  }
+  Genome two = ss;
+  two.knobs["cutlass-sm90.copies"] = 2;
+  EXPECT_FALSE(sm90_matmul_config_of(two).shared_split);
+  Genome off = ss;
+  off.knobs["cutlass-sm90.shared_split"] = 0;
+  EXPECT_NE(unit_of(generate_matmul_candidate(off, "kb1-1-square-matmul")),
+            unit_of(generate_matmul_candidate(ss, "kb1-1-square-matmul")));
 }
 
 // Every generated unit that includes CUTLASS defines NDEBUG first: CUTLASS's device-side asserts
@@ -430,9 +462,14 @@ TEST(EvolveMatmulSm90, RegisterSplitCandidateCompilesAndLoads) {
                                  {"cutlass-sm90.tile_n", 128}});
   const Genome rbk =
       sm90_genome({{"cutlass-sm90.copies", 1}, {"cutlass-sm90.register_operand", 1}});
+  // shared_split: ping-pong (a barrier a warp group) with B in registers, A split in shared
+  // memory.
+  Genome ss = rb;
+  ss.knobs["cutlass-sm90.shared_split"] = 1;
   const std::vector<std::pair<std::string, Genome>> cases = {{"kb1-16-matmul-transposed-a", rs},
                                                              {"kb1-3-batched-matmul", rb},
-                                                             {"kb1-17-matmul-transposed-b", rbk}};
+                                                             {"kb1-17-matmul-transposed-b", rbk},
+                                                             {"kb1-2-matmul", ss}};
   int index = 0;
   for (const auto& [problem, genome] : cases) {
     const std::filesystem::path file = dir / fmt::format("register_split_{}.cu", index++);

@@ -819,6 +819,46 @@ TEST(EvolveGpu, MatmulSm90RegisterSplitIsJudged) {
   expect_all_accepted("small", problems);
 }
 
+// shared_split (no operand split in memory: the register operand split in registers, the other
+// read as stored, or as one raw K-major copy, and split in shared memory by the consumers as its
+// stage arrives) on every general product at the small size: each operand in registers,
+// cooperative and ping-pong (its own barrier a warp group), split-K (the operand read as stored
+// slice by slice), and 2 x 1 clusters (B's tile multicast, split in each block's copy).
+TEST(EvolveGpu, MatmulSm90SharedSplitIsJudged) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  Genome a_coop;
+  a_coop.family = Family::kMatmul;
+  a_coop.strategies = {"cutlass-sm90", "tf32x3"};
+  a_coop.knobs = {{"cutlass-sm90.tile_n", 128},
+                  {"cutlass-sm90.cluster_m", 1},
+                  {"cutlass-sm90.copies", 1},
+                  {"cutlass-sm90.shared_split", 1}};
+  Genome b_coop = a_coop;
+  b_coop.knobs["cutlass-sm90.register_operand"] = 1;
+  Genome a_split = a_coop;
+  a_split.knobs["cutlass-sm90.split_k"] = 4;
+  a_split.knobs["cutlass-sm90.cluster_m"] = 2;
+  Genome b_split = a_split;
+  b_split.knobs["cutlass-sm90.register_operand"] = 1;
+  Genome pingpong = a_coop;
+  pingpong.knobs["cutlass-sm90.schedule"] = 1;
+  pingpong.knobs["cutlass-sm90.tile_m"] = 64;
+  std::vector<std::pair<std::string, NamedGenomes>> problems;
+  for (const char* problem :
+       {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-3-batched-matmul", "kb1-6-matmul-large-k",
+        "kb1-7-matmul-small-k", "kb1-8-matmul-irregular", "kb1-9-tall-skinny-matmul",
+        "kb1-10-3d-tensor-matmul", "kb1-11-4d-tensor-matmul", "kb1-13-symmetric-matmul",
+        "kb1-16-matmul-transposed-a", "kb1-17-matmul-transposed-b",
+        "kb1-18-matmul-transposed-both"})
+    problems.push_back({problem,
+                        {{"shared-split-a", a_coop},
+                         {"shared-split-b", b_coop},
+                         {"shared-split-a-split-k", a_split},
+                         {"shared-split-b-split-k", b_split},
+                         {"shared-split-ping-pong", pingpong}}});
+  expect_all_accepted("small", problems);
+}
+
 // warp-mma-tiles (matmul_mma_generator: kiln's own 3xTF32 mma.sync GEMM, the split fused) on
 // the general products at the small size: the default 2 x 2 warps of 64 x 64 everywhere; on the
 // thin-K, irregular, batched and transposed ones also 32 x 32 warp tiles two blocks an SM, K
