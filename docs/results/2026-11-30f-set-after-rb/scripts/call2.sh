@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 2026-11-30f call 2 (carry ["carry", "evolve-set/versus-state", "evolve-set/unit-cache.tar.xz"];
-# carry/ packed with build/kiln, build/kiln_gpu_tests and CUTLASS's headers): shared_split (no
+# carry/ packed with build/kiln and CUTLASS's headers: kiln_gpu_tests did not fit the 64 MiB): shared_split (no
 # operand split in memory), never run on a GPU. shared-split-probes.txt judged at size small
 # (correctness on other shapes), then at KernelBench's size beside the set's kernels (a probe
 # more than 2% above replaces one); memcheck on two shared-split kernels (cooperative with both
