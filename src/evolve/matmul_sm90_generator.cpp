@@ -29,7 +29,10 @@ Sm90MatmulConfig sm90_matmul_config_of(const Genome& g) {
   if (c.copies == 1 && c.promote > 0) c.copies = 2;
   c.register_b = c.copies == 1 && g.knob("cutlass-sm90", "register_operand") == 1;
   c.register_mn_major = false;  // the problem's: generate_sm90_matmul_candidate sets it
-  c.shared_split = c.copies == 1 && g.knob("cutlass-sm90", "shared_split") == 1;
+  c.shared_split = c.copies == 1 ? g.knob("cutlass-sm90", "shared_split") : 0;
+  // The transform warp's barriers are its block's own: clusters of one block
+  // (matmul_sm90_register_split.cpp).
+  if (c.shared_split == 2) c.cluster_m = 1;
   // Cooperative: two consumer warp groups split the tile's rows, 64 each at least. Ping-pong:
   // one warp group holds the whole tile. A warp group's share of the fp32 accumulators is at
   // most 128 registers a thread (64 x 256 or 128 x 128), and with promoted accumulation, which
@@ -722,7 +725,7 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$GEMM_CALL", c.copies == 1 ? kRegisterSplitGemmCall : kPhasedGemmCall);
   replace_all(source, "$REGISTER_B", c.register_b ? "true" : "false");
   replace_all(source, "$REGISTER_MN_MAJOR", c.register_mn_major ? "true" : "false");
-  replace_all(source, "$SHARED_SPLIT", c.shared_split ? "true" : "false");
+  replace_all(source, "$SHARED_SPLIT", c.shared_split > 0 ? "true" : "false");
   // k bounded so that 3 k (the concatenated K) fits CUTLASS's int extents.
   replace_all(source, "$ENTRY", matmul_entry_opening(kind, "700000000LL"));
   // A stored k x m (transposed) has its rows (m) contiguous; B stored k x n (not transposed)

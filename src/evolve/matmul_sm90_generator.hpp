@@ -37,9 +37,9 @@ struct Sm90MatmulConfig {
                            // C^T = B^T A^T), else A
   bool register_mn_major;  // copies 1: the register operand is stored with its rows (A: m, B: n)
                            // contiguous (set by the candidate from the problem's layouts)
-  bool shared_split;       // copies 1: the other operand is read as stored too (one raw K-major
-                           // copy where it is not K-major) and split in shared memory
-
+  int shared_split;        // copies 1: 0 the other operand's two copies read from memory, else that
+                     // operand read as stored too (one raw K-major copy where it is not K-major)
+                     // and split in shared memory, 1 by the consumers, 2 by a transform warp
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 

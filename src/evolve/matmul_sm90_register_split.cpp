@@ -60,10 +60,37 @@ CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, in
   cutlass::arch::NamedBarrier::sync(kThreads, barrier);
 }
 
+// The same split by one warp (the transform warp below), 16 bytes a lane at a time; the caller
+// publishes it.
+template <int kElements>
+CUTLASS_DEVICE void split_b_stage_by_warp(uint32_t* big, uint32_t* small, int lane) {
+  static_assert(kElements % 128 == 0, "a stage of B is whole 16-byte vectors a lane");
+  CUTLASS_PRAGMA_NO_UNROLL
+  for (int i = 4 * lane; i < kElements; i += 128) {
+    const uint4 v = *reinterpret_cast<const uint4*>(big + i);
+    uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
+    CUTLASS_PRAGMA_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      const float f = __uint_as_float(x[j]);
+      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi[j]) : "f"(f));
+      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo[j]) : "f"(f - __uint_as_float(hi[j])));
+    }
+    *reinterpret_cast<uint4*>(big + i) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+    *reinterpret_cast<uint4*>(small + i) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+  }
+}
+
 // kSplitB: B too is read as stored (one raw tile a stage, TMA copying its bits) and split in
-// shared memory by the consumers when its stage arrives (split_b_stage), so that no operand is
-// split in memory; else B is stored [Bb | Bs] and a stage loads both.
-template <class Base, bool kSplitB>
+// shared memory, so that no operand is split in memory; 0: B is stored [Bb | Bs] and a stage
+// loads both. 1: the consumers split a stage when it arrives (split_b_stage), on their own time.
+// 2: the producer warp group's fourth warp splits it (CUTLASS's auxiliary load warp, idle in
+// this kernel otherwise) between B's arrival and the stage's release to the consumers: B's tile
+// lands on a barrier of its own (raw_full), A's on the stage's full barrier, which completes
+// only when the transform warp has arrived on it too (two producer arrivals). The warp shares
+// the producer's 40 registers a thread. Clusters of one block only: a peer's multicast could
+// reach raw_full before this block has initialised it (the kernel's cluster barrier precedes
+// the collective's code).
+template <class Base, int kSplitB>
 struct RegisterSplitMainloop : Base {
   using TiledMma = typename Base::TiledMma;
   using TileShape = typename Base::TileShape;
@@ -74,8 +101,18 @@ struct RegisterSplitMainloop : Base {
   using ClusterShape = typename Base::DispatchPolicy::ClusterShape;
   static constexpr int kTileK = cute::size<2>(TileShape{});
   static constexpr int kLoadsB = kSplitB ? 1 : 2;  // tiles of B a stage loads
+  static constexpr bool kTransformWarp = kSplitB == 2;
+  static_assert(!kTransformWarp || cute::size(ClusterShape{}) == 1,
+                "the transform warp's barriers are initialised after the cluster's sync");
+  // The stage's full barrier counts the bytes of A (and B unless the transform warp splits it,
+  // B then counted by raw_full) and one producer arrival, two with the transform warp.
   static constexpr uint32_t TmaTransactionBytes =
-      Base::TmaTransactionBytesMK + kLoadsB * Base::TmaTransactionBytesNK;
+      Base::TmaTransactionBytesMK + (kTransformWarp ? 0 : kLoadsB * Base::TmaTransactionBytesNK);
+  static constexpr int NumProducerThreadEvents = kTransformWarp ? 2 : 1;
+  static constexpr int kStages = cute::size<2>(SmemLayoutB{});
+  // Named barrier (after CUTLASS's reserved ones) on which the producer warp waits once for the
+  // transform warp's initialisation of raw_full.
+  static constexpr int kTransformInitBarrier = 3;
 
   struct SharedStorage {
     struct TensorStorage
@@ -89,6 +126,7 @@ struct RegisterSplitMainloop : Base {
       cute::array_aligned<typename TiledMma::ValTypeB, cute::cosize_v<SmemLayoutB>,
                           Base::SmemAlignmentB>
           smem_Bs;
+      uint64_t raw_full[kStages];  // kSplitB 2: B's tile of a stage has landed
     } tensors;
     using PipelineStorage = typename MainloopPipeline::SharedStorage;
     PipelineStorage pipeline;
@@ -130,7 +168,7 @@ struct RegisterSplitMainloop : Base {
         Base::to_underlying_arguments(cute::make_shape(m, n, args.b_k, l), args, workspace)
             .tma_load_b;
     params.tma_transaction_bytes = TmaTransactionBytes;
-    params.tma_transaction_bytes_nk = kLoadsB * Base::TmaTransactionBytesNK;
+    params.tma_transaction_bytes_nk = kTransformWarp ? 0 : kLoadsB * Base::TmaTransactionBytesNK;
     params.b_k = args.b_k;
     params.b_small_tiles = args.b_small_tiles;
     return params;
@@ -158,6 +196,10 @@ struct RegisterSplitMainloop : Base {
                            BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
                            int, uint32_t block_rank_in_cluster, TensorStorage& shared_tensors) {
     using namespace cute;
+    // The whole warp, once: the transform warp has initialised raw_full.
+    if constexpr (kTransformWarp)
+      if (smem_pipe_write.count() == 0)
+        cutlass::arch::NamedBarrier::sync(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier);
     if (!cute::elect_one_sync()) return;
     Tensor sA = as_position_independent_swizzle_tensor(
         make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{}));
@@ -196,12 +238,59 @@ struct RegisterSplitMainloop : Base {
       const int stage = smem_pipe_write.index();
       const int t = *k_tile_iter;
       copy(params.tma_load_a.with(*barrier, mask_a), tAgA(_, _, _, t), tAsA(_, _, _, stage));
-      copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      if constexpr (kTransformWarp) {
+        uint64_t& raw = shared_tensors.raw_full[stage];
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(
+            &raw, Base::TmaTransactionBytesNK);
+        copy(params.tma_load_b.with(raw, mask_b), tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      } else {
+        copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      }
       if constexpr (!kSplitB)
         copy(params.tma_load_b.with(*barrier, mask_b), tBgB(_, _, _, t + params.b_small_tiles),
              tBsBs(_, _, _, stage));
       ++k_tile_iter;
       ++smem_pipe_write;
+    }
+  }
+
+  // The transform warp (kSplitB 2), called for every work tile as the producer is: per k-tile,
+  // once B's raw tile has landed, the big part in place and the small part into Bs, published
+  // to the async proxy, then one arrival on the stage's full barrier (the consumers' wait).
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load_auxiliary(Params const&, MainloopPipeline pipeline,
+                                     PipelineState smem_pipe_write,
+                                     cute::tuple<TensorA, TensorB> const&, BlockCoord const&,
+                                     KTileIterator, int k_tile_count, int lane,
+                                     uint32_t, TensorStorage& shared_tensors) {
+    if constexpr (kTransformWarp) {
+      if (smem_pipe_write.count() == 0) {
+        if (lane == 0) {
+          CUTLASS_PRAGMA_UNROLL
+          for (int s = 0; s < kStages; ++s)
+            cutlass::arch::ClusterBarrier::init(&shared_tensors.raw_full[s], 1);
+          cutlass::arch::fence_barrier_init();
+        }
+        __syncwarp();
+        cutlass::arch::NamedBarrier::sync(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier);
+      }
+      constexpr int kStageElements = cute::size<0>(SmemLayoutB{}) * cute::size<1>(SmemLayoutB{});
+      auto* b_words = reinterpret_cast<uint32_t*>(shared_tensors.smem_B.data());
+      auto* bs_words = reinterpret_cast<uint32_t*>(shared_tensors.smem_Bs.data());
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (; k_tile_count > 0; --k_tile_count) {
+        const int stage = smem_pipe_write.index();
+        // The producer's state: phase 1 on the first pass, the raw barrier's phase 0.
+        cutlass::arch::ClusterBarrier::wait(&shared_tensors.raw_full[stage],
+                                            smem_pipe_write.phase() ^ 1);
+        split_b_stage_by_warp<kStageElements>(b_words + stage * kStageElements,
+                                              bs_words + stage * kStageElements, lane);
+        cutlass::arch::fence_view_async_shared();
+        __syncwarp();
+        if (lane == 0)
+          cutlass::arch::ClusterBarrier::arrive(pipeline.producer_get_barrier(smem_pipe_write));
+        ++smem_pipe_write;
+      }
     }
   }
 
@@ -233,7 +322,7 @@ struct RegisterSplitMainloop : Base {
     Tensor smem_a = thread_copy_a.partition_S(sA);
     constexpr int kBlocks = size<2>(tCrA);
     static_assert(kBlocks > 2, "the k-block pipeline needs more than two k-blocks a tile");
-    // kSplitB: a stage's B split by the threads that consume it (both warp groups of a
+    // kSplitB 1: a stage's B split by the threads that consume it (both warp groups of a
     // cooperative tile, on barrier 0; a ping-pong warp group alone, on its own barrier 1 or 2),
     // as soon as the stage has arrived and before any product reads it.
     constexpr int kStageElements = size<0>(SmemLayoutB{}) * size<1>(SmemLayoutB{});
@@ -250,7 +339,7 @@ struct RegisterSplitMainloop : Base {
     (void)bs_words;
 #define KILN_SPLIT_B(stage)                                                             \
   do {                                                                                  \
-    if constexpr (kSplitB)                                                              \
+    if constexpr (kSplitB == 1)                                                         \
       split_b_stage<kStageElements, kConsumers>(b_words + (stage) * kStageElements,     \
                                                 bs_words + (stage) * kStageElements,    \
                                                 thread_idx, split_barrier);             \
@@ -385,7 +474,7 @@ using SmemAtomB = decltype(detail::ss_smem_selector<cute::GMMA::Major::K, cute::
 // A stage: A's tile and two of B's (Bb, Bs), and its pipeline barriers; the epilogue's storage
 // carved out first (as CUTLASS's StageCountAutoCarveout, with Bs counted).
 constexpr int kStageBytes = ($TM + 2 * $TN) * 32 * 4 +
-                            static_cast<int>(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage));
+                            static_cast<int>(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage))$TRANSFORM_STAGE_BYTES;
 constexpr int kEpilogueBytes = (static_cast<int>(sizeof(typename Epilogue::SharedStorage)) + 127) / 128 * 128;
 constexpr int kStages = (detail::sm90_smem_capacity_bytes - kEpilogueBytes) / kStageBytes;
 static_assert(kStages >= 2, "a stage of A, Bb and Bs leaves room for fewer than two stages");
@@ -399,10 +488,13 @@ using Base = cutlass::gemm::collective::CollectiveMma<
     cute::Copy_Atom<cute::AutoVectorizingCopy, cute::tfloat32_t>, cute::identity,
     decltype(detail::sm90_cluster_shape_to_tma_atom(cute::Int<$CM>{})), SmemAtomB, void,
     cute::identity>;
-$MAINLOOP
+$MAINLOOP$TRANSFORM_WARP_TRAIT
 using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,
                                                     RegisterSplitMainloop<Base, $SPLIT_B>, Epilogue,
                                                     cutlass::gemm::PersistentScheduler>;
+// Without the auxiliary warp the stage's full barrier would wait for an arrival that never comes.
+static_assert(($SPLIT_B == 2) == Kernel::IsMainloopAuxiliaryLoadNeeded,
+              "the transform warp runs exactly when B is split by it");
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 }  // namespace kiln_unit
 
@@ -428,14 +520,28 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
                                    "{reinterpret_cast<const uint32_t*>(A), stride_a, " +
                                        b_pointer + ", stride_b}, b_k, b_small_tiles}",
                                    mn || c.register_b));
-  replace_all(unit, "$SPLIT_B", c.shared_split ? "true" : "false");
+  replace_all(unit, "$SPLIT_B", std::to_string(c.shared_split));
+  // shared_split 2: the kernel runs its auxiliary load warp (the transform warp), which needs a
+  // barrier a stage.
+  replace_all(unit, "$TRANSFORM_STAGE_BYTES", c.shared_split == 2 ? " + 8" : "");
+  replace_all(
+      unit, "$TRANSFORM_WARP_TRAIT",
+      c.shared_split == 2
+          ? "}  // namespace kiln_unit\n"
+            "// The kernel's auxiliary load warp runs RegisterSplitMainloop's load_auxiliary.\n"
+            "template <>\n"
+            "struct cutlass::gemm::kernel::detail::HasAuxiliaryLoad<\n"
+            "    typename kiln_unit::Base::DispatchPolicy> : cute::true_type {};\n"
+            "namespace kiln_unit {\n"
+          : "");
   replace_all(unit, "$B_ELEMENT_WHY",
               c.shared_split ? "its bits too, split in shared memory"
                              : "B's parts are TF32 values already, which the rounding keeps");
   replace_all(unit, "$B_ELEMENT", c.shared_split ? "uint32_t" : "float");
   replace_all(unit, "$B_WORDS",
-              c.shared_split ? "B read as stored (n x k a batch, K-major) and split in shared memory"
-                             : "B stored as rows [Bb | Bs] (n x b_k a batch, K-major)");
+              c.shared_split
+                  ? "B read as stored (n x k a batch, K-major) and split in shared memory"
+                  : "B stored as rows [Bb | Bs] (n x b_k a batch, K-major)");
   replace_all(unit, "$D_WORDS", c.register_b ? "column-major" : "row-major");
   replace_all(unit, "$A_WORDS", mn ? "M-major" : "row-major, K-major");
   replace_all(unit, "$D_LAYOUT",

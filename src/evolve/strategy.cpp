@@ -226,10 +226,13 @@ std::vector<Strategy> build_catalog() {
         // C^T = B^T A^T, so that the operand whose split costs more is read as stored).
         {"register_operand", {0, 1}},
         // With copies 1, the other operand too read as stored (or as one raw K-major copy where
-        // it is not K-major) and split in shared memory by the consumers when its stage arrives
-        // (TF32 part in place, remainder into the stage's second tile): no split pre-pass at
-        // all. Off by default until it has been measured against the two copies.
-        {"shared_split", {0, 1}}},
+        // it is not K-major) and split in shared memory (TF32 part in place, remainder into the
+        // stage's second tile): no split pre-pass at all. 1: by the consumers when its stage
+        // arrives; 2: by the producer warp group's idle fourth warp before the stage is handed
+        // to the consumers (clusters of one block). 1 lost 14-20% on the compute-bound products
+        // and won where the pre-pass is most of the time: kb1-6 0.397 -> 0.657 (K = 524288),
+        // kb1-9 0.631 -> 0.698 (one H200, docs/results/2026-11-30f-set-after-rb): off by default.
+        {"shared_split", {0, 1, 2}}},
        {}},
       {"cutlass-sm80-mma",
        "work-mapping",

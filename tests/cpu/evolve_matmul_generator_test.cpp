@@ -340,7 +340,7 @@ TEST(EvolveMatmulSm90, RegisterSplitReadsAAsStored) {
                               "kb1-16-matmul-transposed-a", "kb1-8-matmul-irregular"}) {
     const std::string source = generate_matmul_candidate(rs, problem);
     const std::string unit = unit_of(source);
-    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, false>"), std::string::npos) << problem;
+    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, 0>"), std::string::npos) << problem;
     EXPECT_NE(source.find("constexpr bool kSharedSplit = false;"), std::string::npos);
     EXPECT_NE(unit.find("MainloopSm90TmaGmmaRmemAWarpSpecialized"), std::string::npos);
     EXPECT_NE(unit.find("void* stream, int b_small_tiles, int b_k) {"), std::string::npos);
@@ -400,7 +400,8 @@ TEST(EvolveMatmulSm90, SharedSplitReadsTheOtherOperandAsStored) {
                               "kb1-16-matmul-transposed-a", "kb1-3-batched-matmul"}) {
     const std::string source = generate_matmul_candidate(ss, problem);
     const std::string unit = unit_of(source);
-    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, true>"), std::string::npos) << problem;
+    EXPECT_NE(unit.find("RegisterSplitMainloop<Base, 1>"), std::string::npos) << problem;
+    EXPECT_EQ(unit.find("HasAuxiliaryLoad<"), std::string::npos) << problem;
     EXPECT_NE(unit.find(">, uint32_t,\n    cutlass::gemm::TagToStrideB_t"), std::string::npos)
         << problem;  // B's element
     EXPECT_NE(unit.find("reinterpret_cast<const uint32_t*>(B), stride_b}"), std::string::npos);
@@ -410,7 +411,23 @@ TEST(EvolveMatmulSm90, SharedSplitReadsTheOtherOperandAsStored) {
   }
   Genome two = ss;
   two.knobs["cutlass-sm90.copies"] = 2;
-  EXPECT_FALSE(sm90_matmul_config_of(two).shared_split);
+  EXPECT_EQ(sm90_matmul_config_of(two).shared_split, 0);
+  // 2: the kernel's auxiliary load warp splits B (its trait specialised, a barrier a stage
+  // more), in clusters of one block whatever the genome asks.
+  Genome warp = ss;
+  warp.knobs["cutlass-sm90.shared_split"] = 2;
+  warp.knobs["cutlass-sm90.cluster_m"] = 2;
+  EXPECT_EQ(sm90_matmul_config_of(warp).shared_split, 2);
+  EXPECT_EQ(sm90_matmul_config_of(warp).cluster_m, 1);
+  const std::string warp_unit = unit_of(generate_matmul_candidate(warp, "kb1-1-square-matmul"));
+  EXPECT_NE(warp_unit.find("RegisterSplitMainloop<Base, 2>"), std::string::npos);
+  EXPECT_NE(warp_unit.find("struct cutlass::gemm::kernel::detail::HasAuxiliaryLoad<"),
+            std::string::npos);
+  EXPECT_NE(warp_unit.find("SharedStorage))"
+                           " + 8;"),
+            std::string::npos);
+  EXPECT_NE(warp_unit.find("using Cluster = cute::Shape<cute::Int<1>"), std::string::npos);
+  EXPECT_EQ(warp_unit.find('$'), std::string::npos);
   Genome off = ss;
   off.knobs["cutlass-sm90.shared_split"] = 0;
   EXPECT_NE(unit_of(generate_matmul_candidate(off, "kb1-1-square-matmul")),
@@ -466,10 +483,14 @@ TEST(EvolveMatmulSm90, RegisterSplitCandidateCompilesAndLoads) {
   // memory.
   Genome ss = rb;
   ss.knobs["cutlass-sm90.shared_split"] = 1;
+  // The transform warp (shared_split 2), cooperative with A in registers.
+  const Genome warp = sm90_genome(
+      {{"cutlass-sm90.copies", 1}, {"cutlass-sm90.tile_n", 128}, {"cutlass-sm90.shared_split", 2}});
   const std::vector<std::pair<std::string, Genome>> cases = {{"kb1-16-matmul-transposed-a", rs},
                                                              {"kb1-3-batched-matmul", rb},
                                                              {"kb1-17-matmul-transposed-b", rbk},
-                                                             {"kb1-2-matmul", ss}};
+                                                             {"kb1-2-matmul", ss},
+                                                             {"kb1-17-matmul-transposed-b", warp}};
   int index = 0;
   for (const auto& [problem, genome] : cases) {
     const std::filesystem::path file = dir / fmt::format("register_split_{}.cu", index++);

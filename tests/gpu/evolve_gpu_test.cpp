@@ -843,6 +843,16 @@ TEST(EvolveGpu, MatmulSm90SharedSplitIsJudged) {
   Genome pingpong = a_coop;
   pingpong.knobs["cutlass-sm90.schedule"] = 1;
   pingpong.knobs["cutlass-sm90.tile_m"] = 64;
+  // 2: the producer warp group's auxiliary warp splits B (cooperative with each operand in
+  // registers, ping-pong, split-K).
+  Genome a_warp = a_coop;
+  a_warp.knobs["cutlass-sm90.shared_split"] = 2;
+  Genome b_warp = b_coop;
+  b_warp.knobs["cutlass-sm90.shared_split"] = 2;
+  Genome warp_pingpong = pingpong;
+  warp_pingpong.knobs["cutlass-sm90.shared_split"] = 2;
+  Genome warp_split = b_split;
+  warp_split.knobs["cutlass-sm90.shared_split"] = 2;
   std::vector<std::pair<std::string, NamedGenomes>> problems;
   for (const char* problem :
        {"kb1-1-square-matmul", "kb1-2-matmul", "kb1-3-batched-matmul", "kb1-6-matmul-large-k",
@@ -855,7 +865,11 @@ TEST(EvolveGpu, MatmulSm90SharedSplitIsJudged) {
                          {"shared-split-b", b_coop},
                          {"shared-split-a-split-k", a_split},
                          {"shared-split-b-split-k", b_split},
-                         {"shared-split-ping-pong", pingpong}}});
+                         {"shared-split-ping-pong", pingpong},
+                         {"transform-warp-a", a_warp},
+                         {"transform-warp-b", b_warp},
+                         {"transform-warp-ping-pong", warp_pingpong},
+                         {"transform-warp-split-k", warp_split}}});
   expect_all_accepted("small", problems);
 }
 
