@@ -2,8 +2,9 @@
 # The next session's first device call, planned at the end of 2026-11-30f (nothing here has run):
 # shared_split 2 (the transform warp, 97677d0) has never run on a GPU. First its GPU test (13
 # products; the transform-warp genomes of EvolveGpu.MatmulSm90SharedSplitIsJudged, compiled on
-# the device), memcheck and racecheck-free synccheck on one transform-warp kernel, then the
-# probes of transform-warp-probes.txt at size small and at KernelBench's size beside the set.
+# the device), memcheck and synccheck on one transform-warp kernel, then the
+# probes of transform-warp-probes.txt at KernelBench's size beside the set (the GPU test judges
+# the small size). If it runs out of time, the probes go to a second call.
 # Here first: tar -xJf docs/results/2026-11-30f-set-after-rb/call3/set-after.tar.xz (the state);
 #   ninja -C build -j2 kiln kiln_gpu_tests && bash scripts/pack_carry.sh build/kiln \
 #   build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
@@ -27,11 +28,11 @@ for tool in memcheck synccheck; do
     --build-dir evolve-set/probe/build --build-cache evolve-set/unit-cache -w 1 -n 2 --trials 1 --timeout 45 > "$OUT/$tool-tw.txt" 2>&1
   echo "$tool kb1-17 tw-r0: exit $? $(grep -h 'ERROR SUMMARY' "$OUT/$tool-tw.txt" | sort | uniq -c | tr '\n' ' ')"
 done
-SIZE=small PROBE_BUILD_CACHE=evolve-set/unit-cache PROBE_LIMIT=60 \
-  bash scripts/device_probe_genomes.sh run "$list" > /dev/null
-mv "$OUT/probe-summary.txt" "$OUT/probe-small.txt"; mv "$OUT/probe.tar.gz" "$OUT/probe-small.tar.gz"
-grep -E "correct=" "$OUT/probe-small.txt" | awk '{print $1, $4, $5}'
-echo "kb from ${SECONDS}s"
+# The set's kernels of these problems built beside the probes (their units too: on every core).
+for p in $(grep -v '^#' "$list" | awk '{print $1}' | sort -u); do
+  cp evolve-set/versus-state/set/$p/best.cu evolve-set/probe/src/$p--set.cu; echo "$p evolve-set/probe/src/$p--set.cu"
+done | xargs -P 8 -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir evolve-set/probe/build --build-cache evolve-set/unit-cache > /dev/null 2>&1 || echo "not built: $1"'
+echo "kb from ${SECONDS}s (the GPU test judged the small size)"
 PROBE_VS_SET=evolve-set/versus-state PROBE_BUILD_CACHE=evolve-set/unit-cache PROBE_LIMIT=60 \
   bash scripts/device_probe_genomes.sh run "$list" > /dev/null
 grep -E "correct=|stays|replaces" "$OUT/probe-summary.txt" | awk '{print $1, $4, $5, $6, $7, $8, $9, $10}'
