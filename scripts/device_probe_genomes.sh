@@ -6,7 +6,8 @@
 # (git-ignored, carried):
 #   bash scripts/device_probe_genomes.sh prepare LIST   here (no GPU): generates and compiles,
 #                                                       PROBE_JOBS (2) at a time (the judge reuses
-#                                                       each library; on the device, PROBE_JOBS=16)
+#                                                       each library; on the device, PROBE_JOBS=16),
+#                                                       with PROBE_VS_SET the set's kernels too
 #   bash scripts/device_probe_genomes.sh run LIST       on the device (carry ["carry",
 #                                                       "evolve-set"]): each problem's genomes in
 #                                                       one `kiln bench candidate` launch at SIZE
@@ -37,11 +38,20 @@ SIZE=${SIZE:-kb}
 entries() { grep -vE '^[[:space:]]*(#|$)' "$list"; }
 cache=(); [ -n "${PROBE_BUILD_CACHE:-}" ] && cache=(--build-cache "$PROBE_BUILD_CACHE")
 if [ "$step" = prepare ]; then
-  entries | while read -r problem name genome; do
-    build/kiln evolve generate --problem "$problem" --genome "$genome" \
-      --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
-    echo "$problem $w/src/$problem--$name.cu"
-  done | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" '"${cache[*]}"' 2>&1 | grep -E "^kiln: |error: --source" | cut -c1-300'
+  {
+    entries | while read -r problem name genome; do
+      build/kiln evolve generate --problem "$problem" --genome "$genome" \
+        --out "$w/src/$problem--$name.cu" > /dev/null || { echo "# $problem $name: not generated" >&2; continue; }
+      echo "$problem $w/src/$problem--$name.cu"
+    done
+    # With PROBE_VS_SET, the set's kernels of the list's problems too (run judges them beside).
+    if [ -n "${PROBE_VS_SET:-}" ]; then
+      for p in $(entries | awk '{print $1}' | sort -u); do
+        [ -f "$PROBE_VS_SET/set/$p/best.cu" ] || continue
+        cp "$PROBE_VS_SET/set/$p/best.cu" "$w/src/$p--set.cu" && echo "$p $w/src/$p--set.cu"
+      done
+    fi
+  } | xargs -P "${PROBE_JOBS:-2}" -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir "'"$w/build"'" '"${cache[*]}"' 2>&1 | grep -E "^kiln: |error: --source" | cut -c1-300'
   echo "# prepared: $(ls "$w/build"/*.so 2>/dev/null | wc -l) libraries in $w/build"
   exit 0
 fi

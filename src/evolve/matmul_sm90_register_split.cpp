@@ -34,6 +34,20 @@ CUTLASS_DEVICE void load_split_a(CopyA const& copy_a, SmemA const& smem_a, ViewA
   }
 }
 
+// Four consecutive words of B's raw tile split as A is: big part in place, small part to `small`.
+CUTLASS_DEVICE void split_four(uint32_t* big, uint32_t* small) {
+  const uint4 v = *reinterpret_cast<const uint4*>(big);
+  uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
+  CUTLASS_PRAGMA_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const float f = __uint_as_float(x[j]);
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi[j]) : "f"(f));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo[j]) : "f"(f - __uint_as_float(hi[j])));
+  }
+  *reinterpret_cast<uint4*>(big) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+  *reinterpret_cast<uint4*>(small) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+}
+
 // With B read as stored (kSplitB): one stage's tile of B split in place in shared memory, big
 // part (rounded to TF32) where it was, small part into the stage's Bs, by the kThreads consumer
 // threads that share the stage, 16 bytes a thread at a time (the two tiles have one layout, so
@@ -45,16 +59,7 @@ CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, in
   static_assert(kElements % (4 * kThreads) == 0, "a stage of B is whole 16-byte vectors a thread");
   CUTLASS_PRAGMA_UNROLL
   for (int i = 4 * thread; i < kElements; i += 4 * kThreads) {
-    const uint4 v = *reinterpret_cast<const uint4*>(big + i);
-    uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
-    CUTLASS_PRAGMA_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      const float f = __uint_as_float(x[j]);
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi[j]) : "f"(f));
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo[j]) : "f"(f - __uint_as_float(hi[j])));
-    }
-    *reinterpret_cast<uint4*>(big + i) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
-    *reinterpret_cast<uint4*>(small + i) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+    split_four(big + i, small + i);
   }
   cutlass::arch::fence_view_async_shared();
   cutlass::arch::NamedBarrier::sync(kThreads, barrier);
@@ -67,16 +72,7 @@ CUTLASS_DEVICE void split_b_stage_by_warp(uint32_t* big, uint32_t* small, int la
   static_assert(kElements % 128 == 0, "a stage of B is whole 16-byte vectors a lane");
   CUTLASS_PRAGMA_NO_UNROLL
   for (int i = 4 * lane; i < kElements; i += 128) {
-    const uint4 v = *reinterpret_cast<const uint4*>(big + i);
-    uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
-    CUTLASS_PRAGMA_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      const float f = __uint_as_float(x[j]);
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi[j]) : "f"(f));
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo[j]) : "f"(f - __uint_as_float(hi[j])));
-    }
-    *reinterpret_cast<uint4*>(big + i) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
-    *reinterpret_cast<uint4*>(small + i) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+    split_four(big + i, small + i);
   }
 }
 

@@ -19,7 +19,8 @@ head -1 carry/MANIFEST
 timeout 240 build/kiln_gpu_tests --gtest_filter='EvolveGpu.MatmulSm90SharedSplitIsJudged' > "$OUT/gpu-test.txt" 2>&1
 echo "gpu test exit $? at ${SECONDS}s"; grep -E "^\[ +(OK|FAILED) \]|Failure|returned|timed out" "$OUT/gpu-test.txt" | head -20
 mkdir -p evolve-set/unit-cache
-PROBE_JOBS=16 PROBE_BUILD_CACHE=evolve-set/unit-cache bash scripts/device_probe_genomes.sh prepare "$list" 2>&1 | tail -1
+PROBE_JOBS=16 PROBE_VS_SET=evolve-set/versus-state PROBE_BUILD_CACHE=evolve-set/unit-cache \
+  bash scripts/device_probe_genomes.sh prepare "$list" 2>&1 | tail -1
 echo "built at ${SECONDS}s"
 s=evolve-set/probe/src/kb1-17-matmul-transposed-b--tw-r0.cu
 for tool in memcheck synccheck; do
@@ -28,10 +29,6 @@ for tool in memcheck synccheck; do
     --build-dir evolve-set/probe/build --build-cache evolve-set/unit-cache -w 1 -n 2 --trials 1 --timeout 45 > "$OUT/$tool-tw.txt" 2>&1
   echo "$tool kb1-17 tw-r0: exit $? $(grep -h 'ERROR SUMMARY' "$OUT/$tool-tw.txt" | sort | uniq -c | tr '\n' ' ')"
 done
-# The set's kernels of these problems built beside the probes (their units too: on every core).
-for p in $(grep -v '^#' "$list" | awk '{print $1}' | sort -u); do
-  cp evolve-set/versus-state/set/$p/best.cu evolve-set/probe/src/$p--set.cu; echo "$p evolve-set/probe/src/$p--set.cu"
-done | xargs -P 8 -L 1 sh -c 'build/kiln bench candidate --compile-only --reuse-builds --problem "$0" --source "$1" --build-dir evolve-set/probe/build --build-cache evolve-set/unit-cache > /dev/null 2>&1 || echo "not built: $1"'
 echo "kb from ${SECONDS}s (the GPU test judged the small size)"
 PROBE_VS_SET=evolve-set/versus-state PROBE_BUILD_CACHE=evolve-set/unit-cache PROBE_LIMIT=60 \
   bash scripts/device_probe_genomes.sh run "$list" > /dev/null
