@@ -34,9 +34,9 @@ CUTLASS_DEVICE void load_split_a(CopyA const& copy_a, SmemA const& smem_a, ViewA
   }
 }
 
-// Four consecutive words of B's raw tile split as A is: big part in place, small part to `small`.
-CUTLASS_DEVICE void split_four(uint32_t* big, uint32_t* small) {
-  const uint4 v = *reinterpret_cast<const uint4*>(big);
+// Four consecutive words v of B's raw tile (loaded from `big`) split as A is: big part back to
+// `big`, small part to `small`.
+CUTLASS_DEVICE void split_four(uint4 v, uint32_t* big, uint32_t* small) {
   uint32_t x[4] = {v.x, v.y, v.z, v.w}, hi[4], lo[4];
   CUTLASS_PRAGMA_UNROLL
   for (int j = 0; j < 4; ++j) {
@@ -59,7 +59,7 @@ CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, in
   static_assert(kElements % (4 * kThreads) == 0, "a stage of B is whole 16-byte vectors a thread");
   CUTLASS_PRAGMA_UNROLL
   for (int i = 4 * thread; i < kElements; i += 4 * kThreads) {
-    split_four(big + i, small + i);
+    split_four(*reinterpret_cast<const uint4*>(big + i), big + i, small + i);
   }
   cutlass::arch::fence_view_async_shared();
   cutlass::arch::NamedBarrier::sync(kThreads, barrier);
@@ -69,10 +69,15 @@ CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, in
 // publishes it.
 template <int kElements>
 CUTLASS_DEVICE void split_b_stage_by_warp(uint32_t* big, uint32_t* small, int lane) {
-  static_assert(kElements % 128 == 0, "a stage of B is whole 16-byte vectors a lane");
+  // Two vectors a lane in flight: one at a time the loop waits out every shared-memory load
+  // (32 of them a 128 x 32 tile), about as long as the stage's products.
+  static_assert(kElements % 256 == 0, "a stage of B is whole pairs of 16-byte vectors a lane");
   CUTLASS_PRAGMA_NO_UNROLL
-  for (int i = 4 * lane; i < kElements; i += 128) {
-    split_four(big + i, small + i);
+  for (int i = 4 * lane; i < kElements; i += 256) {
+    const uint4 first = *reinterpret_cast<const uint4*>(big + i);
+    const uint4 second = *reinterpret_cast<const uint4*>(big + i + 128);
+    split_four(first, big + i, small + i);
+    split_four(second, big + i + 128, small + i + 128);
   }
 }
 
@@ -164,7 +169,7 @@ struct RegisterSplitMainloop : Base {
         Base::to_underlying_arguments(cute::make_shape(m, n, args.b_k, l), args, workspace)
             .tma_load_b;
     params.tma_transaction_bytes = TmaTransactionBytes;
-    params.tma_transaction_bytes_nk = kTransformWarp ? 0 : kLoadsB * Base::TmaTransactionBytesNK;
+    params.tma_transaction_bytes_nk = kLoadsB * Base::TmaTransactionBytesNK;  // B's a stage
     params.b_k = args.b_k;
     params.b_small_tiles = args.b_small_tiles;
     return params;
@@ -489,6 +494,10 @@ using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, i
                                                     RegisterSplitMainloop<Base, $SPLIT_B>, Epilogue,
                                                     cutlass::gemm::PersistentScheduler>;
 // Without the auxiliary warp the stage's full barrier would wait for an arrival that never comes.
+// The stage count leaves the kernel's storage at most the SM's (CUTLASS 4.2's kernels do not
+// check; an overflow would only fail `initialize`).
+static_assert(Kernel::SharedStorageSize <= detail::sm90_smem_capacity_bytes,
+              "the kernel's shared storage exceeds the SM's");
 static_assert(($SPLIT_B == 2) == Kernel::IsMainloopAuxiliaryLoadNeeded,
               "the transform warp runs exactly when B is split by it");
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
