@@ -10,7 +10,7 @@
 #   build/kiln_gpu_tests .deps/cutlass-4.2.0.0/include
 #   (the CUTLASS units are compiled on the device: carry/ with kiln_gpu_tests, the state and a
 #   unit cache do not fit 64 MiB together).
-# Device, carry ["carry", "evolve-set/versus-state"]:
+# Device, carry ["carry", "evolve-set/versus-state"] (+ "evolve-set/tw-cache.tar.xz" if present):
 #   bash docs/results/2026-11-30f-set-after-rb/scripts/next-calls.sh
 cd "$(dirname "$0")/../../../.." || exit 2
 list=docs/results/2026-11-30f-set-after-rb/scripts/transform-warp-probes.txt
@@ -19,6 +19,10 @@ head -1 carry/MANIFEST
 timeout 240 build/kiln_gpu_tests --gtest_filter='EvolveGpu.MatmulSm90SharedSplitIsJudged' > "$OUT/gpu-test.txt" 2>&1
 echo "gpu test exit $? at ${SECONDS}s"; grep -E "^\[ +(OK|FAILED) \]|Failure|returned|timed out" "$OUT/gpu-test.txt" | head -20
 mkdir -p evolve-set/unit-cache
+# A warm checkout may hold the six transform-warp units built here at the end of 2026-11-30f
+# (evolve-set/tw-cache.tar.xz, 1 MB, git-ignored): carry it too and they are not rebuilt.
+[ -f evolve-set/tw-cache.tar.xz ] && tar -xJf evolve-set/tw-cache.tar.xz -C evolve-set &&
+  cp -r evolve-set/tw-cache/. evolve-set/unit-cache/
 PROBE_JOBS=16 PROBE_VS_SET=evolve-set/versus-state PROBE_BUILD_CACHE=evolve-set/unit-cache \
   bash scripts/device_probe_genomes.sh prepare "$list" 2>&1 | tail -1
 echo "built at ${SECONDS}s"
