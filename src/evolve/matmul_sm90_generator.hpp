@@ -40,6 +40,11 @@ struct Sm90MatmulConfig {
   int shared_split;        // copies 1: 0 the other operand's two copies read from memory, else that
                      // operand read as stored too (one raw K-major copy where it is not K-major)
                      // and split in shared memory, 1 by the consumers, 2 by a transform warp
+  // copies 1, square tiles, one block a cluster: a triangular product (exploit-structure's
+  // ranged form), whose tile scheduler gives output tile (m, n) only the K range where both
+  // operands are non-zero: 1 from m's block to n's (kTriangleKFromM), 2 from n's to m's; 0: a
+  // plain product.
+  int triangle = 0;
 };
 Sm90MatmulConfig sm90_matmul_config_of(const Genome& genome);
 
@@ -62,5 +67,8 @@ std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);
 // The whole candidate for `problem` of `kind`.
 std::string generate_sm90_matmul_candidate(const Genome& genome, const std::string& problem,
                                            const MatmulKind& kind);
+// The same with the configuration given (the triangle generator's ranged form adjusts it).
+std::string generate_sm90_matmul_candidate(const Genome& genome, const std::string& problem,
+                                           const MatmulKind& kind, Sm90MatmulConfig config);
 
 }  // namespace kiln::evolve

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+#include "evolve/matmul_triangle_scheduler.hpp"
 #include "evolve/source_text.hpp"
 
 namespace kiln::evolve {
@@ -197,10 +199,13 @@ struct RegisterSplitMainloop : Base {
                            BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
                            int, uint32_t block_rank_in_cluster, TensorStorage& shared_tensors) {
     using namespace cute;
-    // The whole warp, once: the transform warp has initialised raw_full.
+    // The whole warp, once: the transform warp has initialised raw_full. barrier.sync without
+    // .aligned (on both sides): compute-sanitizer's synccheck found the aligned form reached by
+    // a diverged transform warp (2026-11-30g call 1: 128 errors on kb1-17).
     if constexpr (kTransformWarp)
       if (smem_pipe_write.count() == 0)
-        cutlass::arch::NamedBarrier::sync(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier);
+        cutlass::arch::NamedBarrier(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier)
+            .arrive_and_wait_unaligned();
     if (!cute::elect_one_sync()) return;
     Tensor sA = as_position_independent_swizzle_tensor(
         make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{}));
@@ -273,7 +278,8 @@ struct RegisterSplitMainloop : Base {
           cutlass::arch::fence_barrier_init();
         }
         __syncwarp();
-        cutlass::arch::NamedBarrier::sync(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier);
+        cutlass::arch::NamedBarrier(2 * cutlass::NumThreadsPerWarp, kTransformInitBarrier)
+            .arrive_and_wait_unaligned();
       }
       constexpr int kStageElements = cute::size<0>(SmemLayoutB{}) * cute::size<1>(SmemLayoutB{});
       auto* b_words = reinterpret_cast<uint32_t*>(shared_tensors.smem_B.data());
@@ -323,6 +329,10 @@ struct RegisterSplitMainloop : Base {
     Tensor smem_a = thread_copy_a.partition_S(sA);
     constexpr int kBlocks = size<2>(tCrA);
     static_assert(kBlocks > 2, "the k-block pipeline needs more than two k-blocks a tile");
+    if (k_tile_count == 0) {  // a tile with no K range (a triangle's scheduler): zeros
+      cute::clear(accum);
+      return;
+    }
     // kSplitB 1: a stage's B split by the threads that consume it (both warp groups of a
     // cooperative tile, on barrier 0; a ping-pong warp group alone, on its own barrier 1 or 2),
     // as soon as the stage has arrived and before any product reads it.
@@ -438,6 +448,12 @@ struct RegisterSplitMainloop : Base {
 #undef KILN_THREE_PRODUCTS
 #undef KILN_SPLIT_B
   }
+
+  // CUTLASS's tail releases the tile's last stage; a tile with no K range acquired none.
+  CUTLASS_DEVICE void mma_tail(MainloopPipeline pipeline, PipelineState smem_pipe_release,
+                               int k_tile_count) {
+    if (k_tile_count > 0) Base::mma_tail(pipeline, smem_pipe_release, k_tile_count);
+  }
 };
 // kiln-register-split: end
 )";
@@ -489,10 +505,10 @@ using Base = cutlass::gemm::collective::CollectiveMma<
     cute::Copy_Atom<cute::AutoVectorizingCopy, cute::tfloat32_t>, cute::identity,
     decltype(detail::sm90_cluster_shape_to_tma_atom(cute::Int<$CM>{})), SmemAtomB, void,
     cute::identity>;
-$MAINLOOP$TRANSFORM_WARP_TRAIT
+$MAINLOOP$TRANSFORM_WARP_TRAIT$TRIANGLE_SCHEDULER
 using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,
                                                     RegisterSplitMainloop<Base, $SPLIT_B>, Epilogue,
-                                                    cutlass::gemm::PersistentScheduler>;
+                                                    $SCHEDULER_TAG>;
 // Without the auxiliary warp the stage's full barrier would wait for an arrival that never comes.
 // The stage count leaves the kernel's storage at most the SM's (CUTLASS 4.2's kernels do not
 // check; an overflow would only fail `initialize`).
@@ -526,6 +542,11 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
                                        b_pointer + ", stride_b}, b_k, b_small_tiles}",
                                    mn || c.register_b));
   replace_all(unit, "$SPLIT_B", std::to_string(c.shared_split));
+  // A triangle's ranged form: the scheduler that gives each tile its K range.
+  KILN_REQUIRE(c.triangle == 0 || c.shared_split < 2,
+               "sm90 config: a triangle's scheduler with the transform warp is not generated");
+  replace_all(unit, "$TRIANGLE_SCHEDULER", c.triangle ? sm90_triangle_scheduler_text() : "");
+  replace_all(unit, "$SCHEDULER_TAG", sm90_scheduler_tag(c));
   // shared_split 2: the kernel runs its auxiliary load warp (the transform warp), which needs a
   // barrier a stage.
   replace_all(unit, "$TRANSFORM_STAGE_BYTES", c.shared_split == 2 ? " + 8" : "");

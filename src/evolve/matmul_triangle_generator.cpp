@@ -31,6 +31,27 @@ Sm90MatmulConfig triangle_config_of(const Genome& g) {
   return c;
 }
 
+// The ranged form's configuration (matmul_triangle_scheduler.hpp): the genome's sm90 knobs with
+// the register split (copies 1), square tiles (cooperative 128 x 128, ping-pong 64 x 64: the
+// register split's largest), one block a cluster (a peer's multicast tiles would be of another
+// K range), no split-K and plain accumulation (a tile's range is of the one product, at most K
+// = 4096 deep at 3 x K terms: the candidate refuses deeper ones), the transform warp (shared_split
+// 2) replaced by the consumers' split (1).
+Sm90MatmulConfig ranged_config_of(const Genome& g, const MatmulKind& kind) {
+  Genome one = g;
+  one.knobs["cutlass-sm90.copies"] = 1;
+  Sm90MatmulConfig c = sm90_matmul_config_of(one);
+  c.tile_m = c.tile_n = c.pingpong ? 64 : 128;
+  c.cluster_m = 1;
+  c.split_k = 1;
+  c.promote = 0;
+  c.shared_split = std::min(c.shared_split, 1);
+  // The K range starts on the side of the row index i for an upper product (k from i to j) and
+  // of the column index j for a lower one; the register split of B computes C^T (rows j).
+  c.triangle = (kind.triangle == 'U') != c.register_b ? 1 : 2;
+  return c;
+}
+
 }  // namespace
 
 std::string sm90_tf32_grouped_unit(const Genome& genome) {
@@ -515,6 +536,8 @@ std::string generate_triangle_matmul_candidate(const Genome& g, const std::strin
         "exploit-structure: {} has no triangular operands (kb1-14 and kb1-15 have)", problem));
   if (!g.has("cutlass-sm90") || !g.has("tf32x3") || !g.has("exploit-structure"))
     throw UsageError("exploit-structure: a triangle candidate needs cutlass-sm90 and tf32x3");
+  if (g.knob("exploit-structure", "ranged") == 1)
+    return generate_sm90_matmul_candidate(g, problem, kind, ranged_config_of(g, kind));
   const Sm90MatmulConfig c = triangle_config_of(g);
   std::string source = kSource;
   replace_all(source, "$UNIT", sm90_tf32_grouped_unit(g));

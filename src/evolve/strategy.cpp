@@ -462,10 +462,15 @@ std::vector<Strategy> build_catalog() {
        "one grouped GEMM (K ranges of more than slice_blocks blocks split into slices summed "
        "after, which also balances the SMs; group_blocks neighbouring blocks of a row in one "
        "group, fewer and larger GEMMs for a few zero terms); the operands are split only where "
-       "they are read.",
+       "they are read. With ranged, instead one plain GEMM (cutlass-sm90's with one operand split "
+       "in registers) whose tile scheduler hands each output tile only its K range, the longest "
+       "first, and the tiles off the triangle none (the block knobs then unused).",
        {F::kMatmul},
        R::kCompute,
-       {{"block", {256, 512, 128}}, {"slice_blocks", {4, 8, 2, 16}}, {"group_blocks", {1, 2, 4}}},
+       {{"block", {256, 512, 128}},
+        {"slice_blocks", {4, 8, 2, 16}},
+        {"group_blocks", {1, 2, 4}},
+        {"ranged", {0, 1}}},
        // kiln generates it on the sm90 path only (a grouped GEMM).
        {"cutlass-sm80-mma"}},
   };

@@ -62,6 +62,24 @@ TEST(EvolveMatmulSplitEmulation, TwoCopyLoadsAreTheThreeProductsOnce) {
   EXPECT_NE(output.find("phase-runs: 0 bad of"), std::string::npos) << output;
 }
 
+// The ranged triangle's scheduler (exploit-structure ranged = 1; its unit's kiln-triangle-tiles
+// text, as TriangleScheduler calls it): every tile once, the ranged ones longest first, and
+// each tile's K range exactly the k-tiles holding a non-zero term, for tiles of 32, 64 and 128
+// and sizes that are not multiples of them.
+TEST(EvolveMatmulSplitEmulation, RangedTriangleTilesAndKRangesAreExact) {
+  if (const std::string missing = missing_host_compiler(); !missing.empty())
+    GTEST_SKIP() << missing;
+  const Genome g = genome_of(Family::kMatmul, {"cutlass-sm90", "tf32x3", "exploit-structure"},
+                             {{"exploit-structure.ranged", 1}});
+  const std::string tiles = between(generate_matmul_candidate(g, "kb1-15-lower-triangular-matmul"),
+                                    "// kiln-triangle-tiles: begin", "// kiln-triangle-tiles: end");
+  ASSERT_NE(tiles.find("triangle_k_count"), std::string::npos)
+      << "the unit's triangle tile order was not found";
+  const std::string output = run_emulation("triangle_tiles_harness.cpp", tiles, "triangle-tiles",
+                                           fresh_emulation_dir("kiln_triangle_tiles_emulation"));
+  EXPECT_NE(output.find("triangle-tiles: 0 bad of"), std::string::npos) << output;
+}
+
 TEST(EvolveMatmulSplitEmulation, TriangleSplitsAndSlicesSumsAreExactOnTheCpu) {
   if (const std::string missing = missing_host_compiler(); !missing.empty())
     GTEST_SKIP() << missing;

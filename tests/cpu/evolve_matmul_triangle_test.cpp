@@ -86,6 +86,55 @@ TEST(EvolveMatmulTriangle, SourceFollowsTheTriangleAndTheKnobs) {
                                            "kb1-14-upper-triangular-matmul")));
 }
 
+// The ranged form: the plain register-split unit with the triangle's scheduler, whose K range
+// starts on the side of the product's row index for an upper product (k from i to j) and of
+// its column index for a lower one, the GEMM's M being B's columns where B is split in
+// registers (C^T = B^T A^T); square tiles, clusters of one block, no split-K, whatever the
+// sm90 knobs ask; the grouped unit is gone.
+TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
+  for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"})
+    for (const int register_b : {0, 1})
+      for (const int schedule : {0, 1}) {
+        const bool upper = std::string(problem).find("upper") != std::string::npos;
+        const std::string source = generate_matmul_candidate(
+            triangle_genome({{"exploit-structure.ranged", 1},
+                             {"cutlass-sm90.register_operand", register_b},
+                             {"cutlass-sm90.schedule", schedule},
+                             {"cutlass-sm90.tile_n", 256},
+                             {"cutlass-sm90.cluster_m", 2},
+                             {"cutlass-sm90.split_k", 4},
+                             {"cutlass-sm90.copies", 3},
+                             {"cutlass-sm90.shared_split", 2}}),
+            problem);
+        const int tile = schedule == 1 ? 64 : 128;
+        const std::string what =
+            fmt::format("{} register_b {} schedule {}", problem, register_b, schedule);
+        EXPECT_NE(source.find(fmt::format("TriangleSchedulerTag<{}, {}>>;",
+                                          upper != (register_b == 1) ? "true" : "false", tile)),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(source.find(fmt::format("cute::Int<{}>, cute::Int<{}>, cute::_32", tile, tile)),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(source.find("using Cluster = cute::Shape<cute::Int<1>"), std::string::npos)
+            << what;
+        EXPECT_NE(source.find("RegisterSplitMainloop<Base, 1>"), std::string::npos)
+            << what << ": the transform warp is the consumers' split here";
+        EXPECT_NE(source.find("constexpr bool kTriangleRanges = true;"), std::string::npos) << what;
+        EXPECT_NE(source.find("long long want = batch > 1 ? 1 : 1;"), std::string::npos) << what;
+        EXPECT_EQ(source.find("kiln_sm90_tf32_grouped_gemm"), std::string::npos) << what;
+      }
+  // Without ranged: the grouped form, and a plain product's unit has CUTLASS's scheduler.
+  EXPECT_EQ(generate_matmul_candidate(triangle_genome(), "kb1-14-upper-triangular-matmul")
+                .find("TriangleScheduler"),
+            std::string::npos);
+  Genome plain = triangle_genome({{"cutlass-sm90.copies", 1}});
+  plain.strategies.erase("exploit-structure");
+  const std::string square = generate_matmul_candidate(plain, "kb1-1-square-matmul");
+  EXPECT_NE(square.find("cutlass::gemm::PersistentScheduler>;"), std::string::npos);
+  EXPECT_NE(square.find("constexpr bool kTriangleRanges = false;"), std::string::npos);
+}
+
 // The candidate's host plan (its groups: output blocks, K ranges, slices) and its predicates for
 // the operand blocks the split kernels write, cut out of the generated source and run on the CPU
 // for both triangles, every group width and several block counts and slice lengths: every block

@@ -904,7 +904,8 @@ TEST(EvolveGpu, MatmulWarpMmaTilesIsJudged) {
   expect_all_accepted("small", problems);
 }
 
-// exploit-structure on the triangular products: a grouped GEMM of the triangle's blocks. At the
+// exploit-structure on the triangular products: a grouped GEMM of the triangle's blocks, or
+// (ranged) one GEMM whose scheduler gives each tile its K range. At the
 // small size (n = 256): blocks of 128 (a 2 x 2 block grid) and of 512 (padded: the GEMM writes
 // a padded target copied into C); at KernelBench's (n = 4096) the defaults, whose long K ranges
 // are cut into slices summed afterwards (two GEMM units in all: compiling one takes a minute).
@@ -921,12 +922,26 @@ TEST(EvolveGpu, MatmulTriangleIsJudged) {
   padded.knobs = {{"exploit-structure.block", 512}};
   Genome defaults = blocks;
   defaults.knobs = {};
+  // The ranged form (one GEMM, the triangle's tile scheduler): B split in registers with A's
+  // two copies (cooperative, 128 x 128 tiles: 2 x 2 at the small size), and A split in registers
+  // with B split in shared memory by the consumers (ping-pong, 64 x 64: 4 x 4).
+  Genome ranged = blocks;
+  ranged.knobs = {{"exploit-structure.ranged", 1}, {"cutlass-sm90.register_operand", 1}};
+  Genome ranged_pingpong = blocks;
+  ranged_pingpong.knobs = {{"exploit-structure.ranged", 1},
+                           {"cutlass-sm90.schedule", 1},
+                           {"cutlass-sm90.shared_split", 1}};
   for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"}) {
     expect_accepted(problem, "small",
-                    {{"blocks-128", blocks}, {"grouped-2", grouped}, {"padded-512", padded}});
+                    {{"blocks-128", blocks},
+                     {"grouped-2", grouped},
+                     {"padded-512", padded},
+                     {"ranged", ranged},
+                     {"ranged-ping-pong", ranged_pingpong}});
     Genome grouped_kb = blocks;
     grouped_kb.knobs = {{"exploit-structure.group_blocks", 2}};
-    expect_accepted(problem, "kb", {{"defaults", defaults}, {"grouped-2", grouped_kb}});
+    expect_accepted(problem, "kb",
+                    {{"defaults", defaults}, {"grouped-2", grouped_kb}, {"ranged", ranged}});
   }
 }
 
