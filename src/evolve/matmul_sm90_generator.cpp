@@ -215,7 +215,8 @@ __device__ __forceinline__ float tf32_big(float x) {
 }
 
 std::string sm90_gemm_entry_text(const std::string& extra_parameters,
-                                 const std::string& mainloop_arguments, bool column_strides) {
+                                 const std::string& mainloop_arguments, bool column_strides,
+                                 const std::string& before_run) {
   std::string text =
       R"(// 0 on success, else the step that failed: 5 CUTLASS cannot run it, 6 workspace, 7 initialise,
 // 8 launch.
@@ -260,7 +261,7 @@ $STRIDES
   }
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (gemm.initialize(args, workspace, s) != cutlass::Status::kSuccess) return 7;
-  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
+$BEFORE_RUN  if (gemm.run(s) != cutlass::Status::kSuccess) return 8;
   return 0;
 }
 )";
@@ -293,6 +294,7 @@ $STRIDES
   typename Kernel::StrideD stride_d{};
   cute::get<0>(stride_d) = ldd;
   cute::get<2>(stride_d) = batch_d;)");
+  replace_all(text, "$BEFORE_RUN", before_run);
   replace_all(text, "$EXTRA_PARAMETERS", extra_parameters);
   replace_all(text, "$MAINLOOP_ARGUMENTS", mainloop_arguments);
   return text;

@@ -56,10 +56,12 @@ std::string tf32_split_helpers();
 // ldb, ldd, batch_a, batch_b, batch_d, raster_n, swizzle, promote, stream...)`, for the unit's
 // kiln_unit::Gemm and kiln_unit::Kernel: `extra_parameters` end its parameter list and
 // `mainloop_arguments` is the expression of the main loop's arguments.
-// `column_strides`: A's and D's strides may be column-major (ld in the second mode).
+// `column_strides`: A's and D's strides may be column-major (ld in the second mode);
+// `before_run`: statements between the GEMM's initialisation and its launch (`gemm`, `m`, `s`
+// in scope; a non-zero status returned).
 std::string sm90_gemm_entry_text(const std::string& extra_parameters,
                                  const std::string& mainloop_arguments,
-                                 bool column_strides = false);
+                                 bool column_strides = false, const std::string& before_run = "");
 
 // The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);

@@ -540,7 +540,7 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
                                    "typename Kernel::CollectiveMainloop::Arguments{"
                                    "{reinterpret_cast<const uint32_t*>(A), stride_a, " +
                                        b_pointer + ", stride_b}, b_k, b_small_tiles}",
-                                   mn || c.register_b));
+                                   mn || c.register_b, sm90_triangle_before_run(c)));
   replace_all(unit, "$SPLIT_B", std::to_string(c.shared_split));
   // A triangle's ranged form: the scheduler that gives each tile its K range.
   KILN_REQUIRE(c.triangle == 0 || c.shared_split < 2,

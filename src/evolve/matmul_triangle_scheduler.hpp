@@ -23,6 +23,10 @@ namespace kiln::evolve {
 // ranges as plain functions (tests/emulation/triangle_tiles_harness.cpp runs them on the CPU).
 std::string sm90_triangle_scheduler_text();
 
+// The entry point's statements before the GEMM's launch for `c`: for a triangle, the table of
+// the tiles' assignment to the launch's grid (set_triangle_table); "" for a plain product.
+std::string sm90_triangle_before_run(const Sm90MatmulConfig& c);
+
 // The scheduler tag GemmUniversal takes for `c`: CUTLASS's persistent scheduler for a plain
 // product, the triangle's for c.triangle 1 or 2 (square tiles of c.tile_m).
 std::string sm90_scheduler_tag(const Sm90MatmulConfig& c);

@@ -59,6 +59,41 @@ int main() {
         std::printf("%s: n %d tile %d: the tiles or their K ranges are wrong\n", KNAME, n, p);
       bad += wrong;
     }
+  // The host's assignment to a persistent grid: a valid table, every tile once, each block's
+  // tiles in the order's sequence, and the busiest block within one tile's work of the mean
+  // (longest processing time first is within the largest tile of the mean).
+  for (const int t : {1, 2, 3, 7, 32, 33})
+    for (const int grid : {1, 5, 132, 2000}) {
+      ++runs;
+      const int block_k = 4, k_tiles = t * block_k - 1, overhead = 4;
+      const std::vector<int> table = triangle_assignment(t, block_k, k_tiles, grid, overhead);
+      bool wrong = static_cast<int>(table.size()) != grid + 1 + t * t || table[0] != grid + 1 ||
+                   table[grid] != grid + 1 + t * t;
+      std::vector<int> count(t * t, 0);
+      long long most = 0, total = 0, largest = 0;
+      for (int b = 0; b < grid && !wrong; ++b) {
+        if (table[b + 1] < table[b]) wrong = true;
+        long long load = 0;
+        for (int at = table[b]; at < table[b + 1] && !wrong; ++at) {
+          const int w = table[at];
+          if (w < 0 || w >= t * t || (at > table[b] && w <= table[at - 1])) wrong = true;
+          if (wrong) break;
+          ++count[w];
+          int lo, hi;
+          triangle_tile(w, t, lo, hi);
+          const long long cost = triangle_k_count(lo, hi, block_k, k_tiles) + overhead;
+          load += cost;
+          largest = cost > largest ? cost : largest;
+        }
+        most = load > most ? load : most;
+        total += load;
+      }
+      for (const int c : count) wrong = wrong || c != 1;
+      if (!wrong && most > (total + grid - 1) / grid + largest) wrong = true;
+      if (wrong)
+        std::printf("%s: assignment of %d x %d tiles to %d blocks is wrong\n", KNAME, t, t, grid);
+      bad += wrong;
+    }
   // The square root's correction on large indices (a grid of 4096 tiles a side).
   for (unsigned long long w : {0ull, 1ull, 2ull, 3ull, 8386560ull, 8386561ull, 8390655ull}) {
     ++runs;
