@@ -60,8 +60,8 @@ std::string tf32_split_helpers();
 // `before_run`: statements between the GEMM's initialisation and its launch (`gemm`, `m`, `s`
 // in scope; a non-zero status returned).
 std::string sm90_gemm_entry_text(const std::string& extra_parameters,
-                                 const std::string& mainloop_arguments,
-                                 bool column_strides = false, const std::string& before_run = "");
+                                 const std::string& mainloop_arguments, bool column_strides = false,
+                                 const std::string& before_run = "");
 
 // The configuration's GEMM unit: `kiln_sm90_tf32_gemm(...)` between the kiln-unit markers.
 std::string sm90_tf32_gemm_unit(const Sm90MatmulConfig& c);
