@@ -59,17 +59,9 @@ CUTLASS_DEVICE void split_four(uint4 v, uint32_t* big, uint32_t* small) {
 template <int kElements, int kThreads>
 CUTLASS_DEVICE void split_b_stage(uint32_t* big, uint32_t* small, int thread, int barrier) {
   static_assert(kElements % (4 * kThreads) == 0, "a stage of B is whole 16-byte vectors a thread");
-  // Every load before any store: the compiler cannot move a load above a store to `big` (it
-  // cannot tell them apart), and one vector at a time waits out each load's latency.
-  constexpr int kVectors = kElements / (4 * kThreads);
-  uint4 v[kVectors];
   CUTLASS_PRAGMA_UNROLL
-  for (int j = 0; j < kVectors; ++j)
-    v[j] = *reinterpret_cast<const uint4*>(big + 4 * thread + j * 4 * kThreads);
-  CUTLASS_PRAGMA_UNROLL
-  for (int j = 0; j < kVectors; ++j) {
-    const int i = 4 * thread + j * 4 * kThreads;
-    split_four(v[j], big + i, small + i);
+  for (int i = 4 * thread; i < kElements; i += 4 * kThreads) {
+    split_four(*reinterpret_cast<const uint4*>(big + i), big + i, small + i);
   }
   cutlass::arch::fence_view_async_shared();
   cutlass::arch::NamedBarrier::sync(kThreads, barrier);
@@ -415,18 +407,16 @@ struct RegisterSplitMainloop : Base {
       CUTLASS_PRAGMA_UNROLL
       for (int kb = 0; kb < kBlocks; ++kb) {
         if (kb == 0) token = pipeline.consumer_try_wait(smem_pipe_read);
-        if (kb < kBlocks - 1) load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
-        warpgroup_arrive();
-        KILN_THREE_PRODUCTS(kb, stage);
-        warpgroup_commit_batch();
         if (kb == kBlocks - 1) {
-          // The next stage (and, kSplitB 1, its split of B) while this k-block's products run:
-          // split before they were issued, the tensor cores waited out the split (the split
-          // form ran 14-20% behind the one reading B's copies; 2026-11-30f).
           pipeline.consumer_wait(smem_pipe_read, token);
           KILN_SPLIT_B(smem_pipe_read.index());
           load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, 0, smem_pipe_read.index());
+        } else {
+          load_split_a(copy_a, smem_a, view_a, tCrA, tCrAs, kb + 1, stage);
         }
+        warpgroup_arrive();
+        KILN_THREE_PRODUCTS(kb, stage);
+        warpgroup_commit_batch();
         warpgroup_wait<2>();
         if (kb == 1) {  // the previous k-tile's batches are done: its stage is free
           pipeline.consumer_release(smem_pipe_release);
