@@ -457,17 +457,22 @@ __device__ __forceinline__ void put3x4(float* row, long long kp, long long c, fl
 // 3 kp a batch in the output), every load before any store; read as 16-byte vectors where the
 // rows allow (`aligned`: k % 4 == 0, src 16-byte aligned), else element by element; written as
 // vectors (kp is a multiple of 4). On one H200 the element-per-thread form moved its bytes at
-// 65% of the DRAM peak (77 us of kb1-1's 1152), this one at 73-79%.
+// 65% of the DRAM peak (77 us of kb1-1's 1152), this one at 73-79%. With `band` > 0 (a
+// multiple of 4; a triangle's ranged GEMM, whose tiles of band rows read only their K range)
+// row r keeps the columns from its block's first on (band_from) or up to its block's last,
+// the block being r / band; the others are neither read nor written.
 constexpr int kSplitRows = 4;
 __global__ void split_k_contiguous(const float* __restrict__ src, float* __restrict__ dst,
                                    long long rows, long long k, long long kp, long long dst_rows,
-                                   int small_block, bool aligned, int copies = 3) {
+                                   int small_block, bool aligned, int copies = 3,
+                                   long long band = 0, bool band_from = true) {
   const long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   if (c >= kp) return;
   const float* s = src + static_cast<long long>(blockIdx.z) * rows * k;
   float* d = dst + static_cast<long long>(blockIdx.z) * dst_rows * copies * kp;
   for (long long r0 = static_cast<long long>(blockIdx.y) * kSplitRows; r0 < rows;
        r0 += static_cast<long long>(gridDim.y) * kSplitRows) {
+    if (band > 0 && (band_from ? c < r0 / band * band : c >= (r0 / band + 1) * band)) continue;
     float4 v[kSplitRows];
 #pragma unroll
     for (int j = 0; j < kSplitRows; ++j) {
@@ -608,7 +613,8 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
   // of whole vectors, a 16-byte aligned base), else element by element. `rows` are the rows of
   // the K-major result (A: m, B: n), `dst_rows` its rows a batch.
   const auto split = [&](const float* src, float* dst, long long rows, long long dst_rows,
-                         bool rows_contiguous, int small_block, int blocks) {
+                         bool rows_contiguous, int small_block, int blocks, long long band = 0,
+                         bool band_from = true) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
     const unsigned int z = static_cast<unsigned int>(batch);
     if (rows_contiguous) {
@@ -623,7 +629,7 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
       split_k_contiguous<<<dim3(static_cast<unsigned int>((kp / 4 + 255) / 256),
                                 static_cast<unsigned int>(groups < 65535 ? groups : 65535), z),
                            256, 0, stream>>>(src, dst, rows, k, kp, dst_rows, small_block,
-                                             aligned && k % 4 == 0, blocks);
+                                             aligned && k % 4 == 0, blocks, band, band_from);
     }
   };
   if (kRegisterSplit) {
@@ -647,9 +653,12 @@ $ENTRY  cudaStream_t stream = static_cast<cudaStream_t>(a->stream);
         cudaMemset2DAsync(b_cat + s_rows * row, b_rows * row * sizeof(float), 0,
                           (b_rows - s_rows) * row * sizeof(float), batch, stream) != cudaSuccess)
       return 1;
+    // A triangle's ranged GEMM reads S's rows (its N) only in their tiles' K ranges: split
+    // where it is K-major, only those (a band of the scheduler's tile rows; S's block starts
+    // the range or ends it).
     if (!s_direct)
       split(s_src, b_cat, s_rows, b_rows, kRegisterB ? $A_ROWS_CONTIGUOUS : $B_ROWS_CONTIGUOUS, 1,
-            kSharedSplit ? 1 : 2);
+            kSharedSplit ? 1 : 2, $TRIANGLE_BAND, $TRIANGLE_S_STARTS);
   } else {
     // A' = [Ab | Ab | As] (or [Ab | As]): m rows.
     split(A, a_cat, m, m, $A_ROWS_CONTIGUOUS, copies == 2 ? 1 : 2, copies);
@@ -769,6 +778,10 @@ std::string generate_sm90_matmul_candidate(const Genome& g, const std::string& p
   replace_all(source, "$A_LAYOUT", kind.a_t ? "stored k x m" : "m x k");
   replace_all(source, "$B_LAYOUT", kind.b_t ? "stored n x k" : "k x n");
   replace_all(source, "$TRIANGLE_RANGES", c.triangle ? "true" : "false");
+  // S is the GEMM's N side: its block starts a tile's K range where the range runs from N's
+  // block to M's (triangle 2).
+  replace_all(source, "$TRIANGLE_BAND", c.triangle ? std::to_string(c.tile_n) + "LL" : "0LL");
+  replace_all(source, "$TRIANGLE_S_STARTS", c.triangle == 2 ? "true" : "false");
   replace_all(source, "$TRIANGLE_NOTE",
               c.triangle
                   ? fmt::format("// Triangular operands ({}): the GEMM's tile scheduler gives "

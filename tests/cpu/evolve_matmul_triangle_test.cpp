@@ -121,6 +121,12 @@ TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
         EXPECT_NE(source.find("RegisterSplitMainloop<Base, 1>"), std::string::npos)
             << what << ": the transform warp is the consumers' split here";
         EXPECT_NE(source.find("constexpr bool kTriangleRanges = true;"), std::string::npos) << what;
+        // S (the GEMM's N side) split only in its band: from its block on where its block
+        // starts the K range (triangle 2), else up to its block's end.
+        EXPECT_NE(source.find(fmt::format("kSharedSplit ? 1 : 2, {}LL, {});", tile,
+                                          upper != (register_b == 1) ? "false" : "true")),
+                  std::string::npos)
+            << what;
         EXPECT_NE(source.find("long long want = batch > 1 ? 1 : 1;"), std::string::npos) << what;
         EXPECT_EQ(source.find("kiln_sm90_tf32_grouped_gemm"), std::string::npos) << what;
       }
@@ -133,6 +139,7 @@ TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
   const std::string square = generate_matmul_candidate(plain, "kb1-1-square-matmul");
   EXPECT_NE(square.find("cutlass::gemm::PersistentScheduler>;"), std::string::npos);
   EXPECT_NE(square.find("constexpr bool kTriangleRanges = false;"), std::string::npos);
+  EXPECT_NE(square.find("kSharedSplit ? 1 : 2, 0LL, false);"), std::string::npos);
 }
 
 // The candidate's host plan (its groups: output blocks, K ranges, slices) and its predicates for

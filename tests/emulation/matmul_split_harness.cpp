@@ -6,7 +6,8 @@
 // batches, 16-byte aligned sources and sources one float off (the element-by-element paths),
 // shapes not a multiple of any tile. Every element of the result is compared bit for bit with
 // the host's split (big part rounded to TF32, the remainder exact; the padding zeros), and the
-// result's slack is poisoned and must stay so. Prints "<name>: N bad of M runs"; exits 1 when
+// result's slack is poisoned and must stay so; a triangle's banded split leaves the columns
+// outside each row's band poisoned. Prints "<name>: N bad of M runs"; exits 1 when
 // any run is wrong. Built and run by tests/cpu/evolve_matmul_split_emulation_test.cpp (g++
 // with AddressSanitizer and UBSan).
 #include <cstdint>
@@ -121,6 +122,62 @@ int main() {
             for (long long i = dst_floats; i < dst_floats + 16 && !wrong; ++i)
               if (bits_of(dst[i]) != poison_bits) {
                 std::printf("%s: split wrote past its result at %lld\n", KNAME, i);
+                wrong = true;
+              }
+            bad += wrong;
+          }
+  // A triangle's band (split_k_contiguous's `band`): row r keeps the columns from its block's
+  // first on (band_from) or up to its block's last, block r / band; the rest stay poisoned. Two
+  // copies ([big | small]) and one (the raw copy a shared-memory split reads), any alignment.
+  for (const Shape& shape : shapes)
+    for (const long long band : {4LL, 8LL, 32LL})
+      for (int band_from = 0; band_from < 2; ++band_from)
+        for (int copies = 1; copies <= 2; ++copies)
+          for (int offset = 0; offset < 2; ++offset) {
+            const long long rows = shape.rows, k = shape.k, kp = (k + 31) / 32 * 32;
+            std::vector<float> src_store(rows * k + 8);
+            float* src = align16(src_store.data()) + offset;
+            for (long long i = 0; i < rows * k; ++i) src[i] = value(state);
+            const long long dst_floats = rows * copies * kp;
+            std::vector<float> dst_store(dst_floats + 8 + 16);
+            float* dst = align16(dst_store.data());
+            for (long long i = 0; i < dst_floats + 16; ++i) dst[i] = poison;
+            const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
+            const long long groups = (rows + kSplitRows - 1) / kSplitRows;
+            run_grid(
+                {static_cast<unsigned>((kp / 4 + 255) / 256), static_cast<unsigned>(groups), 1},
+                256, [&] {
+                  split_k_contiguous(src, dst, rows, k, kp, rows, 1, aligned && k % 4 == 0, copies,
+                                     band, band_from == 1);
+                });
+            ++runs;
+            bool wrong = false;
+            for (long long r = 0; r < rows && !wrong; ++r) {
+              const long long block = r / band;
+              for (long long c = 0; c < kp && !wrong; ++c) {
+                const bool kept = band_from ? c >= block * band : c < (block + 1) * band;
+                for (int j = 0; j < copies && !wrong; ++j) {
+                  float want = poison;
+                  if (kept) {
+                    const float v = c >= k ? 0.0f : src[r * k + c];
+                    const float big = tf32_big(v);
+                    want = copies == 1 ? v : j == 1 ? v - big : big;
+                  }
+                  const float got = dst[r * copies * kp + j * kp + c];
+                  if (bits_of(got) != bits_of(want)) {
+                    std::printf(
+                        "%s: band %lld %s copies %d rows %lld k %lld offset %d: row %lld "
+                        "col %lld block %d: got %08x want %08x\n",
+                        KNAME, band, band_from ? "from" : "up-to", copies, rows, k, offset, r, c, j,
+                        bits_of(got), bits_of(want));
+                    wrong = true;
+                  }
+                }
+              }
+            }
+            for (long long i = dst_floats; i < dst_floats + 16 && !wrong; ++i)
+              if (bits_of(dst[i]) != poison_bits) {
+                std::printf("%s: banded split wrote past its result at %lld\n", KNAME, i);
                 wrong = true;
               }
             bad += wrong;
