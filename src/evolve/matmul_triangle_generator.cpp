@@ -32,16 +32,19 @@ Sm90MatmulConfig triangle_config_of(const Genome& g) {
 }
 
 // The ranged form's configuration (matmul_triangle_scheduler.hpp): the genome's sm90 knobs with
-// the register split (copies 1), square tiles (cooperative 128 x 128, ping-pong 64 x 64: the
-// register split's largest), one block a cluster (a peer's multicast tiles would be of another
-// K range), no split-K and plain accumulation (a tile's range is of the one product, at most K
-// = 4096 deep at 3 x K terms: the candidate refuses deeper ones), the transform warp (shared_split
-// 2) replaced by the consumers' split (1).
+// the register split (copies 1), the cooperative kernel with square tiles of 128 (CUTLASS 4.2's
+// ping-pong kernel never asks the scheduler for a tile's K range: every tile would run all of
+// K, 6-7x slower in 2026-11-30g's call 2, and read the columns a banded split leaves
+// unwritten), one block a cluster (a peer's multicast tiles would be of another K range), no
+// split-K and plain accumulation (a tile's range is of the one product, at most K = 4096 deep
+// at 3 x K terms: the candidate refuses deeper ones), the transform warp (shared_split 2)
+// replaced by the consumers' split (1).
 Sm90MatmulConfig ranged_config_of(const Genome& g, const MatmulKind& kind) {
   Genome one = g;
   one.knobs["cutlass-sm90.copies"] = 1;
   Sm90MatmulConfig c = sm90_matmul_config_of(one);
-  c.tile_m = c.tile_n = c.pingpong ? 64 : 128;
+  c.pingpong = false;
+  c.tile_m = c.tile_n = 128;
   c.cluster_m = 1;
   c.swizzle = 1;  // CUTLASS rounds the tile counts up to the swizzle: the scheduler's T x T exact
   c.split_k = 1;

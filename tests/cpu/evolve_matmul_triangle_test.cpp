@@ -89,8 +89,8 @@ TEST(EvolveMatmulTriangle, SourceFollowsTheTriangleAndTheKnobs) {
 // The ranged form: the plain register-split unit with the triangle's scheduler, whose K range
 // starts on the side of the product's row index for an upper product (k from i to j) and of
 // its column index for a lower one, the GEMM's M being B's columns where B is split in
-// registers (C^T = B^T A^T); square tiles, clusters of one block, no split-K, whatever the
-// sm90 knobs ask; the grouped unit is gone.
+// registers (C^T = B^T A^T); the cooperative kernel with square tiles, clusters of one block,
+// no split-K, whatever the sm90 knobs ask; the grouped unit is gone.
 TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
   for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"})
     for (const int register_b : {0, 1})
@@ -106,7 +106,7 @@ TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
                              {"cutlass-sm90.copies", 3},
                              {"cutlass-sm90.shared_split", 2}}),
             problem);
-        const int tile = schedule == 1 ? 64 : 128;
+        const int tile = 128;  // cooperative whatever the schedule knob asks
         const std::string what =
             fmt::format("{} register_b {} schedule {}", problem, register_b, schedule);
         EXPECT_NE(source.find(fmt::format("TriangleSchedulerTag<{}, {}>>;",
@@ -118,6 +118,7 @@ TEST(EvolveMatmulTriangle, RangedFormSchedulesEachTileItsKRange) {
             << what;
         EXPECT_NE(source.find("using Cluster = cute::Shape<cute::Int<1>"), std::string::npos)
             << what;
+        EXPECT_NE(source.find("KernelTmaWarpSpecializedCooperative;"), std::string::npos) << what;
         EXPECT_NE(source.find("RegisterSplitMainloop<Base, 1>"), std::string::npos)
             << what << ": the transform warp is the consumers' split here";
         EXPECT_NE(source.find("constexpr bool kTriangleRanges = true;"), std::string::npos) << what;

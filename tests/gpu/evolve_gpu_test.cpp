@@ -922,22 +922,23 @@ TEST(EvolveGpu, MatmulTriangleIsJudged) {
   padded.knobs = {{"exploit-structure.block", 512}};
   Genome defaults = blocks;
   defaults.knobs = {};
-  // The ranged form (one GEMM, the triangle's tile scheduler): B split in registers with A's
-  // two copies (cooperative, 128 x 128 tiles: 2 x 2 at the small size), and A split in registers
-  // with B split in shared memory by the consumers (ping-pong, 64 x 64: 4 x 4).
+  // The ranged form (one GEMM, the triangle's tile scheduler; cooperative, 128 x 128 tiles: 2 x
+  // 2 at the small size): B split in registers with A's two copies split in its band, and A
+  // split in registers with B split in shared memory by the consumers (the ping-pong schedule
+  // asked, the cooperative kernel generated).
   Genome ranged = blocks;
   ranged.knobs = {{"exploit-structure.ranged", 1}, {"cutlass-sm90.register_operand", 1}};
-  Genome ranged_pingpong = blocks;
-  ranged_pingpong.knobs = {{"exploit-structure.ranged", 1},
-                           {"cutlass-sm90.schedule", 1},
-                           {"cutlass-sm90.shared_split", 1}};
+  Genome ranged_shared = blocks;
+  ranged_shared.knobs = {{"exploit-structure.ranged", 1},
+                         {"cutlass-sm90.schedule", 1},
+                         {"cutlass-sm90.shared_split", 1}};
   for (const char* problem : {"kb1-14-upper-triangular-matmul", "kb1-15-lower-triangular-matmul"}) {
     expect_accepted(problem, "small",
                     {{"blocks-128", blocks},
                      {"grouped-2", grouped},
                      {"padded-512", padded},
                      {"ranged", ranged},
-                     {"ranged-ping-pong", ranged_pingpong}});
+                     {"ranged-shared-split", ranged_shared}});
     Genome grouped_kb = blocks;
     grouped_kb.knobs = {{"exploit-structure.group_blocks", 2}};
     expect_accepted(problem, "kb",
