@@ -260,9 +260,22 @@ SearchResult search(Family family, const SearchOptions& o, const Evaluator& eval
         with.strategies.insert(structure->name);
         with = repair(with, rng, &o.allowed);
         if (!with.has(structure->name) || with == g) continue;
-        if (std::none_of(first.begin(), first.end(),
-                         [&](const Individual& i) { return i.genome == with; }))
-          first.push_back({with, {}, 0, "default"});
+        // The default form, then each other form of the structure (e.g. the triangle's grouped
+        // GEMM and its ranged one: different kernels, which knob mutation alone reaches late).
+        std::vector<Genome> forms = {with};
+        for (const Knob& k : structure->knobs)
+          if (k.form)
+            for (std::size_t v = 1; v < k.values.size(); ++v) {
+              Genome other = with;
+              other.knobs[structure->name + "." + k.name] = k.values[v];
+              forms.push_back(other);
+            }
+        for (const Genome& form : forms) {
+          if (static_cast<int>(first.size()) >= o.population) break;
+          if (std::none_of(first.begin(), first.end(),
+                           [&](const Individual& i) { return i.genome == form; }))
+            first.push_back({form, {}, 0, "default"});
+        }
       }
     }
   }

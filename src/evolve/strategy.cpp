@@ -470,7 +470,7 @@ std::vector<Strategy> build_catalog() {
        {{"block", {256, 512, 128}},
         {"slice_blocks", {4, 8, 2, 16}},
         {"group_blocks", {1, 2, 4}},
-        {"ranged", {0, 1}}},
+        {"ranged", {0, 1}, true}},
        // kiln generates it on the sm90 path only (a grouped GEMM).
        {"cutlass-sm80-mma"}},
   };

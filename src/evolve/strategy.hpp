@@ -25,6 +25,9 @@ std::string resource_name(Resource resource);
 struct Knob {
   std::string name;
   std::vector<int> values;  // the allowed values; the first is the default (not the smallest)
+  // The knob chooses between forms of its strategy (different kernels, not a tuning of one):
+  // a search's first population tries each value where it tries the strategy's default.
+  bool form = false;
 };
 
 struct Strategy {

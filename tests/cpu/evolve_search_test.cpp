@@ -278,23 +278,26 @@ TEST(EvolveSearch, EachWorkMappingStartsAtItsDefaults) {
 }
 
 // A problem whose allowed set has a structure strategy (the triangular matmuls) also starts with
-// each work mapping's default carrying it, where the two can go together.
+// each work mapping's default carrying it, where the two can go together, in each of the
+// structure's forms (exploit-structure's grouped and ranged GEMMs).
 TEST(EvolveSearch, StructureTheProblemHasIsTriedFromTheStart) {
   SearchOptions o;
   o.budget = 8;
   o.population = 8;
   o.allowed = {"cutlass-sm80-mma", "cutlass-sm90", "tf32x3", "exploit-structure"};
-  int structured = 0, defaults = 0;
+  int structured = 0, defaults = 0, ranged = 0;
   for (const Individual& i : search(Family::kMatmul, o, landscape).history) {
     if (i.origin != "default") continue;
     ++defaults;
     EXPECT_TRUE(violations(i.genome).empty()) << i.genome.describe();
     if (!i.genome.has("exploit-structure")) continue;
     ++structured;
+    ranged += i.genome.knob("exploit-structure", "ranged");
     EXPECT_TRUE(i.genome.has("cutlass-sm90")) << i.genome.describe();  // never with sm80
   }
-  EXPECT_EQ(defaults, 3);
-  EXPECT_EQ(structured, 1);
+  EXPECT_EQ(defaults, 4);
+  EXPECT_EQ(structured, 2);
+  EXPECT_EQ(ranged, 1);
   o.allowed.erase("exploit-structure");
   for (const Individual& i : search(Family::kMatmul, o, landscape).history)
     EXPECT_FALSE(i.genome.has("exploit-structure"));
