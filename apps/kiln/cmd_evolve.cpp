@@ -54,7 +54,8 @@ int list_strategies() {
     std::vector<std::string> families, knobs;
     for (const evolve::Family f : s.families) families.push_back(evolve::family_name(f));
     for (const evolve::Knob& k : s.knobs)
-      knobs.push_back(fmt::format("{}={}", k.name, fmt::join(k.values, "|")));
+      knobs.push_back(fmt::format("{}={}{}", k.name, fmt::join(k.values, "|"),
+                                  k.form ? " (form)" : ""));
     fmt::print("{:<24} {:<13} {:<10} {:<40} {}\n", s.name, s.group,
                evolve::resource_name(s.addresses), fmt::format("{}", fmt::join(families, ",")),
                fmt::format("{}", fmt::join(knobs, " ")));
