@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "evolve/matmul_triangle_scheduler.hpp"
 #include "evolve/source_text.hpp"
 
@@ -542,9 +541,8 @@ std::string sm90_register_split_gemm_unit(const Sm90MatmulConfig& c) {
                                        b_pointer + ", stride_b}, b_k, b_small_tiles}",
                                    mn || c.register_b, sm90_triangle_before_run(c)));
   replace_all(unit, "$SPLIT_B", std::to_string(c.shared_split));
-  // A triangle's ranged form: the scheduler that gives each tile its K range.
-  KILN_REQUIRE(c.triangle == 0 || c.shared_split < 2,
-               "sm90 config: a triangle's scheduler with the transform warp is not generated");
+  // A triangle's ranged form: the scheduler that gives each tile its K range (sm90_scheduler_tag
+  // checks that the configuration is one it runs on).
   replace_all(unit, "$TRIANGLE_SCHEDULER", c.triangle ? sm90_triangle_scheduler_text() : "");
   replace_all(unit, "$SCHEDULER_TAG", sm90_scheduler_tag(c));
   // shared_split 2: the kernel runs its auxiliary load warp (the transform warp), which needs a

@@ -218,10 +218,11 @@ std::string sm90_scheduler_tag(const Sm90MatmulConfig& c) {
   if (c.triangle == 0) return "cutlass::gemm::PersistentScheduler";
   KILN_REQUIRE(c.triangle == 1 || c.triangle == 2,
                fmt::format("sm90 config: triangle {} is not 0, 1 or 2", c.triangle));
-  KILN_REQUIRE(c.tile_m == c.tile_n && c.cluster_m == 1 && c.copies == 1 && !c.pingpong,
+  KILN_REQUIRE(c.tile_m == c.tile_n && c.cluster_m == 1 && c.copies == 1 && !c.pingpong &&
+                   c.shared_split < 2,
                "sm90 config: a triangle's scheduler needs square tiles, clusters of one block, "
-               "the register split and the cooperative kernel (CUTLASS's ping-pong kernel gives "
-               "every tile all of K)");
+               "the register split without the transform warp and the cooperative kernel "
+               "(CUTLASS's ping-pong kernel gives every tile all of K)");
   return fmt::format("TriangleSchedulerTag<{}, {}>", c.triangle == 1 ? "true" : "false", c.tile_m);
 }
 
