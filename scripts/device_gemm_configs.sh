@@ -19,7 +19,7 @@
 # Writes /tmp/kiln-gemm-configs/c/ and packs it as $OUT/gemm-configs.tar.gz.
 # Usage: bash scripts/device_gemm_configs.sh [tests] [same] [gemm] [sanitizer] [names] [tune] [power] [ncu]
 #        (env DTYPES="bf16 fp16", OVERLAP_TESTS=gtest filter of the multi-rank tests,
-#         SANITIZER_TOOLS="memcheck racecheck")
+#         SANITIZER_TOOLS="memcheck racecheck", SANITIZER_CONFIG_MATCH=regex of configurations)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/device_env.sh >/dev/null
@@ -56,7 +56,9 @@ if step gemm; then
 fi
 
 if step sanitizer; then
-  configs=(); while IFS= read -r c; do configs+=(--config "$c"); done < <(build/kiln overlap gemm --help | sed -n 's/^ *"\(tile=.*\)"$/\1/p')
+  # SANITIZER_CONFIG_MATCH: an extended regex choosing configurations (default: all of them).
+  configs=(); while IFS= read -r c; do configs+=(--config "$c"); done < <(build/kiln overlap gemm --help |
+    sed -n 's/^ *"\(tile=.*\)"$/\1/p' | grep -E "${SANITIZER_CONFIG_MATCH:-.}")
   note "configurations: $(( ${#configs[@]} / 2 ))"
   # memcheck instruments only CUTLASS's device_kernel (kiln's signaling GEMMs and the plain twin;
   # cuBLAS's candidates were checked in docs/results/2026-11-24-gemm-baseline/ run 5). racecheck

@@ -93,7 +93,9 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // spills too but is not built: the slot layout needs power-of-two tile heights (slot_geometry).
   // Ping-pong 128x192 (192 accumulators per thread in each warp group, near cuBLAS's 5-stage
   // 128x176 kernel at K = 2048) spilled 408 B until the epilogue stopped reading per-element
-  // coordinates from a CuTe tensor; 116 B remain.
+  // coordinates from a CuTe tensor; 116 B remain. Ping-pong 128x160 and 128x176 are cuBLAS's
+  // ping-pong-style widths (160 and 176 accumulators per thread; their GMMA instructions named
+  // in sm90_gemm_parts.cuh), stored in 32- and 16-column boxes.
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -102,7 +104,9 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{128, 128}, {1, 2}, kPingpong},          {{64, 256}, {1, 1}, kPingpong},
       {{256, 192}, {2, 1}, kCooperative},       {{256, 192}, {1, 2}, kCooperative},
       {{128, 320}, {2, 1}, kCooperativeSplitN}, {{128, 192}, {1, 2}, kPingpong},
-      {{128, 192}, {2, 1}, kPingpong},
+      {{128, 192}, {2, 1}, kPingpong},          {{128, 160}, {2, 1}, kPingpong},
+      {{128, 160}, {1, 2}, kPingpong},          {{128, 176}, {2, 1}, kPingpong},
+      {{128, 176}, {1, 2}, kPingpong},
   };
   return configs;
 }

@@ -82,8 +82,8 @@ struct SignalingEpilogueParams {
 // and running their epilogues one after the other (the kernel orders them and calls store_tail
 // after every tile). Otherwise the cooperative kernel's: 8 consumer warps share every tile, their
 // two warp groups stacked along M (kGroupsN = 1) or side by side along N (kGroupsN = 2, each
-// holding half the tile's columns; halves that are not a multiple of 64 columns are stored in
-// 32-column boxes with a 64-byte swizzle).
+// holding half the tile's columns). A warp group's columns that are not a multiple of 64 are
+// stored in 32-column boxes with a 64-byte swizzle, or 16-column ones with a 32-byte swizzle.
 template <class ElementD_, class TileShapeMNK, bool kPingpong = false, int kGroupsN = 1>
 class SignalingEpilogue {
  public:
@@ -112,13 +112,14 @@ class SignalingEpilogue {
   static constexpr int kGroupsM = kWarps / 4 / kGroupsN;  // warp groups stacked along M
   static_assert(kGroupsM >= 1 && kTileM % (kGroupsM * 64) == 0, "whole 64-row GMMA atoms");
   static constexpr int kGroupCols = kTileN / kGroupsN;  // columns one warp group holds
-  static constexpr int kBoxCols =
-      kGroupCols % kStoreBoxCols == 0 ? kStoreBoxCols : kNarrowStoreBoxCols;
-  static_assert(kGroupCols % kBoxCols == 0);
+  static constexpr int kBoxCols = store_box_cols(kGroupCols);
+  static_assert(kBoxCols > 0 && kGroupCols % kBoxCols == 0, "whole 16-column store boxes");
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
-  static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128 or 64 bytes
-  static constexpr int kBuffersPerWarp = 2;
+  static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64 or 32 bytes
+  // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
+  // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often.
+  static constexpr int kBuffersPerWarp = kRowBytes == 32 ? 4 : 2;
 
   // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
   // row within the box (checked on the device).
@@ -321,9 +322,9 @@ class SignalingEpilogue {
     using namespace cute;
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
-      const std::uint32_t buffer = staging + buffer_parity_ * kBoxBytes;
-      buffer_parity_ ^= 1;
-      // The box stored from this buffer two boxes ago must have been read.
+      const std::uint32_t buffer = staging + buffer_index_ * kBoxBytes;
+      buffer_index_ = buffer_index_ + 1 == kBuffersPerWarp ? 0 : buffer_index_ + 1;
+      // The box stored from this buffer kBuffersPerWarp boxes ago must have been read.
       if (lane == 0) cute::tma_store_wait<kBuffersPerWarp - 1>();
       __syncwarp();
       CUTLASS_PRAGMA_UNROLL
@@ -343,11 +344,16 @@ class SignalingEpilogue {
           pair[1] = accumulators(i + 1, atom, 0);
           const cutlass::Array<ElementD, 2> out = convert(pair);
           // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
-          // row within 8 rows; 64-byte rows: bits 1-2 of the row).
+          // row within 8 rows; 64-byte rows: bits 1-2 of the row; 32-byte rows: bit 2).
           // (With 128-byte rows, row & 7 is lane / 4 and only the low 7 bits change.)
-          const std::uint32_t byte = kRowBytes == 128
-                                         ? row * 128 + ((col * 2) ^ ((lane / 4) << 4))
-                                         : (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
+          std::uint32_t byte;
+          if constexpr (kRowBytes == 128) {
+            byte = row * 128 + ((col * 2) ^ ((lane / 4) << 4));
+          } else if constexpr (kRowBytes == 64) {
+            byte = (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
+          } else {
+            byte = (row * 32 + col * 2) ^ (((row >> 2) & 1) << 4);
+          }
           asm volatile("st.shared.b32 [%0], %1;"
                        :
                        : "r"(buffer + byte), "r"(reinterpret_cast<const std::uint32_t&>(out))
@@ -415,7 +421,7 @@ class SignalingEpilogue {
   const CUtensorMap* store_map_;
   int tiles_done_ = 0;
   std::uint32_t staging_base_ = 0;  // shared address of the staging buffers (alignment check)
-  int buffer_parity_ = 0;
+  int buffer_index_ = 0;            // the staging buffer the warp fills next
   int thread_idx_ = 0;
   int consumer_threads_ = 0;
   // The wave group of the CTA's next tile and its slot range (prefetch_group).

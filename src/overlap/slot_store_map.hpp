@@ -24,9 +24,20 @@ KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_fi
 // The narrower box of the epilogues whose warp groups hold a width that is not a multiple of 64
 // columns (a 128x320 tile split along N: 160 columns each): 64 bytes wide, 64-byte swizzle.
 inline constexpr int kNarrowStoreBoxCols = 32;
+// The narrowest, for warp groups 176 columns wide (ping-pong 128x176): 32 bytes, 32-byte swizzle.
+inline constexpr int kNarrowestStoreBoxCols = 16;
+
+// The widest of the three boxes that divides `group_cols`, a warp group's columns; 0 if none does.
+constexpr int store_box_cols(int group_cols) {
+  for (const int cols : {kStoreBoxCols, kNarrowStoreBoxCols, kNarrowestStoreBoxCols}) {
+    if (group_cols % cols == 0) return cols;
+  }
+  return 0;
+}
 
 // Encodes the descriptor for `slots` (2-byte elements of `dtype`) with boxes of kStoreBoxRows x
-// `box_cols` (kStoreBoxCols: 128-byte swizzle; kNarrowStoreBoxCols: 64-byte swizzle). Throws
+// `box_cols` (kStoreBoxCols: 128-byte swizzle; kNarrowStoreBoxCols: 64-byte swizzle;
+// kNarrowestStoreBoxCols: 32-byte swizzle: the box's row width in every case). Throws
 // kiln::UsageError when the geometry cannot be stored in such boxes (BN not a multiple of the box
 // width, subtiles of fewer than 16 rows) and kiln::Error when the buffer is misaligned or the
 // driver refuses the encoding.

@@ -6,7 +6,7 @@
 
 #include <cutlass/cutlass.h>
 #include <cute/tensor.hpp>
-// The GMMA instructions whose widths are not powers of two (64x160 for the split-N kernel).
+// The GMMA instructions whose widths are not powers of two (64x160, 64x176).
 #include <cute/arch/mma_sm90_gmma_ext.hpp>
 #include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
@@ -19,7 +19,7 @@ namespace kiln::overlap::device {
 // CUTLASS's collective builder for a kTileM x kTileN (x64) tile, cluster kClusterM x kClusterN,
 // cooperative or ping-pong, with as many stages as fit beside `kCarveout` bytes of epilogue
 // storage. Named as the builder (not its CollectiveOp) so that a kernel choosing between it and
-// SplitNCooperativeMainloop instantiates only the one it picks.
+// ExplicitGmmaMainloop instantiates only the one it picks.
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
           int kClusterN, KernelSchedule kKernel, int kCarveout>
 using Sm90MainloopBuilder = cutlass::gemm::collective::CollectiveBuilder<
@@ -31,65 +31,88 @@ using Sm90MainloopBuilder = cutlass::gemm::collective::CollectiveBuilder<
                        cutlass::gemm::KernelTmaWarpSpecializedPingpong,
                        cutlass::gemm::KernelTmaWarpSpecializedCooperative>>;
 
-// CUTLASS's sm90 cooperative main loop with its two consumer warp groups side by side along N
-// (a 1x2 warp-group layout) instead of the collective builder's 2x1: each warp group multiplies
-// the whole CTA tile's rows by half its columns, so a CTA tile may be wider than one GMMA
-// instruction (128x320 = 2 x 128x160, the tile cuBLAS runs for several of kiln's shapes). The
-// pieces are the ones CUTLASS's builder assembles (cutlass/gemm/collective/builders/
-// sm90_gmma_builder.inl): the GMMA op for the warp group's half, TMA (multicast) loads per cluster
+// CUTLASS's sm90 main loop with the GMMA instruction named here instead of chosen by the
+// collective builder, for the tiles whose warp-group width is not one of the builder's (CUTLASS's
+// ss_op_selector offers widths that are not powers of two only under
+// CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which would widen its choices for every other kernel too):
+//  - kernel=coop-n: the cooperative kernel with its two consumer warp groups side by side along N
+//    (a 1x2 warp-group layout) instead of the builder's 2x1: each warp group multiplies the whole
+//    CTA tile's rows by half its columns, so a CTA tile may be wider than one GMMA instruction
+//    (128x320 = 2 x 128x160, the tile cuBLAS runs for several of kiln's shapes);
+//  - ping-pong 128x160 and 128x176: one warp group per tile, as the builder makes it, with the
+//    widths of cuBLAS's 5-stage ping-pong-style kernels (176x128 and 160x128 in cuBLAS's
+//    column-major terms; run 7's Nsight Compute profile, docs/results/2026-11-24-gemm-configs/).
+// The pieces are the ones CUTLASS's builder assembles (cutlass/gemm/collective/builders/
+// sm90_gmma_builder.inl): the GMMA op for one warp group's width, TMA (multicast) loads per cluster
 // shape, swizzled shared-memory atoms, the largest stage count that fits beside `kCarveout` bytes.
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
-          int kClusterN, int kCarveout>
-struct SplitNCooperativeMainloop {
+          int kClusterN, KernelSchedule kKernel, int kCarveout>
+struct ExplicitGmmaMainloop {
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
   using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
+  static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
+  static_assert(kSplitN || kKernel == KernelSchedule::kPingpong,
+                "explicit GMMA widths for coop-n and ping-pong only");
+  static constexpr int kGroupN = kSplitN ? kTileN / 2 : kTileN;  // one warp group's columns
   static constexpr cute::GMMA::Major kMajorA =
       cutlass::gemm::collective::detail::gmma_ss_tag_to_major_A<Element, LayoutA>();
   static constexpr cute::GMMA::Major kMajorB =
       cutlass::gemm::collective::detail::gmma_ss_tag_to_major_B<Element, LayoutB>();
-  // The GMMA instruction as wide as the warp group's half, named here: CUTLASS's ss_op_selector
-  // offers widths that are not powers of two only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED,
-  // which would widen its choices for every other kernel too. kiln builds halves of 160 columns
-  // (128x320 tiles) and 96 (192x192), cuBLAS's tiles that the builder does not offer.
   static constexpr bool kHalf = std::is_same_v<Element, cutlass::half_t>;
-  static_assert(kTileN / 2 == 160 || kTileN / 2 == 96, "split-N halves of 160 or 96 columns");
-  // (96: 192x192 tiles, which compile without spills but need a slot layout for 192-row tiles.)
+  // (96: coop-n 192x192, which compiles without spills but needs a slot layout for 192-row tiles.)
+  static_assert(kGroupN == 160 || kGroupN == 96 || kGroupN == 176,
+                "explicit GMMA widths of 96, 160 or 176 columns");
+  template <class Half, class Bf16>
+  using ByType = std::conditional_t<kHalf, Half, Bf16>;
   using GroupMma = std::conditional_t<
-      kTileN / 2 == 160,
-      std::conditional_t<kHalf, cute::SM90::GMMA::MMA_64x160x16_F32F16F16_SS<kMajorA, kMajorB>,
-                         cute::SM90::GMMA::MMA_64x160x16_F32BF16BF16_SS<kMajorA, kMajorB>>,
-      std::conditional_t<kHalf, cute::SM90::GMMA::MMA_64x96x16_F32F16F16_SS<kMajorA, kMajorB>,
-                         cute::SM90::GMMA::MMA_64x96x16_F32BF16BF16_SS<kMajorA, kMajorB>>>;
-  using TiledMma = decltype(cute::make_tiled_mma(
-      GroupMma{}, cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
+      kGroupN == 160,
+      ByType<cute::SM90::GMMA::MMA_64x160x16_F32F16F16_SS<kMajorA, kMajorB>,
+             cute::SM90::GMMA::MMA_64x160x16_F32BF16BF16_SS<kMajorA, kMajorB>>,
+      std::conditional_t<kGroupN == 176,
+                         ByType<cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<kMajorA, kMajorB>,
+                                cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<kMajorA, kMajorB>>,
+                         ByType<cute::SM90::GMMA::MMA_64x96x16_F32F16F16_SS<kMajorA, kMajorB>,
+                                cute::SM90::GMMA::MMA_64x96x16_F32BF16BF16_SS<kMajorA, kMajorB>>>>;
+  // Ping-pong: one warp group covers the tile (its rows in 64-row atoms, as the builder's 1x1x1).
+  using WarpGroups = cute::Layout<cute::Shape<cute::_1, cute::Int<kSplitN ? 2 : 1>, cute::_1>>;
+  using TiledMma = decltype(cute::make_tiled_mma(GroupMma{}, WarpGroups{}));
   using CopyA = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(
       cute::Int<kClusterN>{}));
   using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(
       cute::Int<kClusterM>{}));
   using SmemAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                              kMajorA, Element, cute::Int<kTileM>, cute::Int<64>>());
-  // B's atom chosen for one warp group's half, so that each half is whole atoms (with B stored
-  // K x N, a 160-column half takes 64-byte swizzled atoms where the whole width would take 128).
+  // B's atom chosen for one warp group's width, so that each group's columns are whole atoms
+  // (with B stored K x N, a 160-column half takes 64-byte swizzled atoms where the whole width
+  // would take 128; 176 columns take 32-byte ones).
   using SmemAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                             kMajorB, Element, cute::Int<kTileN / 2>, cute::Int<64>>());
+                             kMajorB, Element, cute::Int<kGroupN>, cute::Int<64>>());
   static constexpr int kStages = cutlass::gemm::collective::detail::compute_stage_count_or_override<
       cutlass::gemm::collective::detail::sm90_smem_capacity_bytes, Element, Element, CtaTile>(
       cutlass::gemm::collective::StageCountAutoCarveout<kCarveout>{});
+  using Schedule = std::conditional_t<kSplitN, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                                      cutlass::gemm::KernelTmaWarpSpecializedPingpong>;
   using CollectiveOp = cutlass::gemm::collective::CollectiveMma<
-      cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<
-          kStages, Cluster, cutlass::gemm::KernelTmaWarpSpecializedCooperative>,
-      CtaTile, Element, cutlass::detail::TagToStrideA_t<LayoutA>, Element,
+      cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<kStages, Cluster, Schedule>, CtaTile,
+      Element, cutlass::detail::TagToStrideA_t<LayoutA>, Element,
       cutlass::detail::TagToStrideB_t<LayoutB>, TiledMma, CopyA, SmemAtomA, void, cute::identity,
       CopyB, SmemAtomB, void, cute::identity>;
 };
 
-// The main loop of a configuration: the builder's, or the split-N one for kernel=coop-n.
+// Whether a configuration's main loop names its GMMA instruction (ExplicitGmmaMainloop) rather
+// than taking the collective builder's.
+constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
+  return kernel == KernelSchedule::kCooperativeSplitN ||
+         (kernel == KernelSchedule::kPingpong && (tile_n == 160 || tile_n == 176));
+}
+
+// The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
           int kClusterN, KernelSchedule kKernel, int kCarveout>
 using Sm90Mainloop = typename std::conditional_t<
-    kKernel == KernelSchedule::kCooperativeSplitN,
-    SplitNCooperativeMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN,
-                              kCarveout>,
+    uses_explicit_gmma(kTileN, kKernel),
+    ExplicitGmmaMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
+                         kCarveout>,
     Sm90MainloopBuilder<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                         kCarveout>>::CollectiveOp;
 
@@ -126,6 +149,10 @@ auto dispatch_built_config(const GemmConfig& c, const std::string& what, Make&& 
   if (is(128, 320, 2, 1, kCooperativeSplitN)) return make(ConfigTag<128, 320, 2, 1, kCooperativeSplitN>{});
   if (is(128, 192, 1, 2, kPingpong))    return make(ConfigTag<128, 192, 1, 2, kPingpong>{});
   if (is(128, 192, 2, 1, kPingpong))    return make(ConfigTag<128, 192, 2, 1, kPingpong>{});
+  if (is(128, 160, 2, 1, kPingpong))    return make(ConfigTag<128, 160, 2, 1, kPingpong>{});
+  if (is(128, 160, 1, 2, kPingpong))    return make(ConfigTag<128, 160, 1, 2, kPingpong>{});
+  if (is(128, 176, 2, 1, kPingpong))    return make(ConfigTag<128, 176, 2, 1, kPingpong>{});
+  if (is(128, 176, 1, 2, kPingpong))    return make(ConfigTag<128, 176, 1, 2, kPingpong>{});
   // clang-format on
   throw UsageError(what + " " + gemm_config_name(c) + ": no kernel compiled for it");
 }

@@ -134,10 +134,13 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     int low;
   };
   int max_swizzle = overlap::kMaxSwizzle;
+  int without_tile_n = 0;  // the last value read; each is collected into `without` below
+  std::vector<int> without;
   const Key keys[] = {
       {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
-      {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1}};
+      {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
+      {"without-tile-n", &without_tile_n, 8}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -152,7 +155,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     if (key == nullptr) {
       throw UsageError(
           fmt::format("search option '{}': accepted max-swizzle, finalists, "
-                      "screen-rounds, final-rounds, sustained, sustained-rounds",
+                      "screen-rounds, final-rounds, sustained, sustained-rounds, without-tile-n",
                       name));
     }
     int value = -1;
@@ -165,9 +168,17 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
                                    key->name, key->low));
     }
     *key->field = value;
+    if (key->field == &without_tile_n) without.push_back(value);
   }
   std::erase_if(o.swizzles, [&](int s) { return s > max_swizzle; });
   if (o.swizzles.empty()) throw UsageError("search option max-swizzle: no swizzle left");
+  if (!without.empty()) {  // the A/B of a set of tile widths (e.g. the ping-pong 160/176 ones)
+    o.configs = overlap::built_gemm_configs();
+    std::erase_if(o.configs, [&](const overlap::GemmConfig& c) {
+      return std::find(without.begin(), without.end(), c.tile.n) != without.end();
+    });
+    if (o.configs.empty()) throw UsageError("search option without-tile-n: no configuration left");
+  }
   return o;
 }
 

@@ -72,7 +72,8 @@ struct GemmSearchOptions {
 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
 // settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
-// sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds.
+// sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds,
+// without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);
 

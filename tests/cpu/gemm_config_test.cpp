@@ -2,6 +2,7 @@
 // for every dtype and layout, plans carry a configuration through their text form (the default one
 // printed as before, so older plans and profiles still match), and bad configurations and caps
 // are refused with the accepted values.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -147,6 +148,32 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_NE(message("sustained").find("expected sustained=N"), std::string::npos);
   EXPECT_NE(message("max-swizzle=0").find("1 <= N"), std::string::npos);
   EXPECT_EQ(message("sustained=0"), "no error");
+}
+
+// without-tile-n leaves out every built configuration of that width, and only those: the A/B of
+// the ping-pong 128x160 / 128x176 kernels against the set without them.
+TEST(GemmSearchOptionsText, WithoutTileNLeavesOutThoseWidthsOnly) {
+  EXPECT_TRUE(parse_gemm_search_options("finalists=4").configs.empty());  // all built ones
+  const auto& built = overlap::built_gemm_configs();
+  const GemmSearchOptions o = parse_gemm_search_options("without-tile-n=160,without-tile-n=176");
+  std::size_t wide = 0;
+  for (const overlap::GemmConfig& c : built) wide += c.tile.n == 160 || c.tile.n == 176;
+  EXPECT_GE(wide, 4u);
+  EXPECT_EQ(o.configs.size(), built.size() - wide);
+  for (const overlap::GemmConfig& c : o.configs) {
+    EXPECT_NE(c.tile.n, 160);
+    EXPECT_NE(c.tile.n, 176);
+  }
+  try {
+    std::string all;
+    for (int n : {128, 160, 176, 192, 256, 320}) all += fmt::format("without-tile-n={},", n);
+    all.pop_back();
+    (void)parse_gemm_search_options(all);
+    FAIL() << "a search with no configuration left was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no configuration left"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)parse_gemm_search_options("without-tile-n=4"), UsageError);
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST(SlotLayout, OffsetsAreABijectionForEveryPartition) {
 // The epilogue stores 16-row boxes through a 2-D view of the slot buffer (slot_store_map.hpp):
 // every box must land exactly where slot_offset puts its elements.
 TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
-  for (int tile_n : {64, 128, 256})
+  for (int tile_n : {64, 128, 160, 176, 256})
     for (int world : {1, 2, 4, 8}) {
       Case c{300, 3 * tile_n - 8, 128, tile_n, world, 1, true};
       const int slots = scheduler_slots(model_for(c));
@@ -138,6 +138,48 @@ TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
         }
       }
     }
+}
+
+// The epilogue stores a warp group's columns in the widest box that divides them: 64 columns
+// (128-byte swizzle), 32 (64-byte) or 16 (32-byte); nothing narrower.
+TEST(SlotStoreMap, EachWarpGroupWidthTakesTheWidestBoxThatDividesIt) {
+  EXPECT_EQ(store_box_cols(256), 64);
+  EXPECT_EQ(store_box_cols(192), 64);
+  EXPECT_EQ(store_box_cols(160), 32);  // coop-n 128x320's halves, ping-pong 128x160
+  EXPECT_EQ(store_box_cols(96), 32);
+  EXPECT_EQ(store_box_cols(176), 16);  // ping-pong 128x176
+  EXPECT_EQ(store_box_cols(144), 16);
+  EXPECT_EQ(store_box_cols(168), 0);  // 8-column remainder: no box
+  EXPECT_EQ(store_box_cols(40), 0);
+  for (int cols = 8; cols <= 512; cols += 8) {
+    const int box = store_box_cols(cols);
+    if (box == 0) {
+      EXPECT_NE(cols % 16, 0) << cols;
+      continue;
+    }
+    EXPECT_EQ(cols % box, 0) << cols;
+    EXPECT_TRUE(box == 64 || cols % (2 * box) != 0) << cols << " could take a wider box";
+  }
+}
+
+TEST(SlotStoreMap, AcceptsEachBoxWidthOnlyWhereItDividesTheTile) {
+  Case wide{256, 520, 128, 176, 2, 1, true};
+  const SlotGeometry g = geometry_for(wide, 8);
+  for (int box : {16, 32, 64}) {
+    if (176 % box == 0) continue;
+    try {
+      make_slot_store_map(nullptr, core::DType::kBf16, g, box);
+      FAIL() << "a 176-column tile was accepted with " << box << "-column boxes";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("tile width 176"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    make_slot_store_map(nullptr, core::DType::kBf16, g, 8);
+    FAIL() << "an 8-column box was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("accepted 64, 32, 16"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SlotStoreMap, RejectsGeometriesItCannotStoreNamingWhy) {
