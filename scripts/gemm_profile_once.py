@@ -1,5 +1,5 @@
-"""One launch each of kiln's cuBLAS baseline, kiln's signaling GEMM and torch.matmul inside an
-NVTX range "profile", for Nsight Compute (issue 17: where do kiln's extra cycles go?).
+"""One launch each of kiln's cuBLAS baseline, kiln's signaling GEMM and torch.matmul (and, with
+--plain, the signaling GEMM's CUTLASS twin) inside an NVTX range "profile", for Nsight Compute (issue 17: where do kiln's extra cycles go?).
 
 Run on a GPU machine from the repository root, under ncu:
     ncu --clock-control none --nvtx --nvtx-include "profile/" --section SpeedOfLight \
@@ -25,6 +25,8 @@ def main():
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
     parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search)")
+    parser.add_argument("--plain", action="store_true",
+                        help="also profile the CUTLASS twin of kiln's configuration (bf16 only)")
     args = parser.parse_args()
     parts = args.shape.split("x")
     if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
@@ -51,6 +53,13 @@ def main():
                           "signaling GEMM"),
             lambda: torch.matmul(a, b.t(), out=c),
         ]
+        if args.plain:
+            if args.dtype != "bf16":
+                parser.error("--plain: the CUTLASS twin is built for bf16 only")
+            lib.kiln_gemm_run_plain.argtypes = [ctypes.c_void_p] * 5
+            calls.append(lambda: check(lib, lib.kiln_gemm_run_plain(handle, a.data_ptr(),
+                                                                    b.data_ptr(), c.data_ptr(), s),
+                                       "CUTLASS twin"))
         for _ in range(3):
             for call in calls:
                 call()

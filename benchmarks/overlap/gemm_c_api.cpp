@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "overlap/plain_gemm.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -28,6 +29,7 @@ struct GemmPair {
   kiln::overlap::GemmShape shape;
   kiln::overlap::CublasGemm cublas;
   std::unique_ptr<kiln::overlap::SignalingGemm> gemm;
+  std::unique_ptr<kiln::overlap::PlainCutlassGemm> plain;  // made on first use (bf16, nk only)
   kiln::overlap::ScheduleOptions schedule;
   std::unique_ptr<kiln::tune::StandaloneTargets> targets;
   kiln::overlap::EpilogueTargets signalled;
@@ -113,6 +115,20 @@ KILN_CAPI int kiln_gemm_run_baseline(void* handle, const void* a, const void* b,
     auto* p = static_cast<GemmPair*>(handle);
     p->cublas.run(p->shape.m, p->shape.n, p->shape.k, p->dtype, p->layout, a, b, c,
                   static_cast<cudaStream_t>(stream));
+  });
+}
+
+// c (row-major) = a·op(b) by the signaling GEMM's CUTLASS twin: the same configuration and
+// schedule with CUTLASS's own epilogue (overlap/plain_gemm.hpp), so that a profile splits kiln's
+// gap to cuBLAS into the main loop's part and the epilogue's. bf16 with B stored N×K only.
+KILN_CAPI int kiln_gemm_run_plain(void* handle, const void* a, const void* b, void* c,
+                                  void* stream) {
+  return guarded([&] {
+    auto* p = static_cast<GemmPair*>(handle);
+    if (!p->plain) {
+      p->plain = kiln::overlap::make_plain_cutlass_gemm(p->dtype, p->layout, p->gemm->config());
+    }
+    p->plain->run(p->shape, a, b, c, p->schedule, p->sms, static_cast<cudaStream_t>(stream));
   });
 }
 
