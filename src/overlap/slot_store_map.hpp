@@ -15,10 +15,19 @@ namespace kiln::overlap {
 inline constexpr int kStoreBoxRows = 16;
 inline constexpr int kStoreBoxCols = 64;  // 128 bytes of a 2-byte type
 
-// The 2-D row of the slot-buffer matrix that holds (row, column 0) of the tile in `slot`.
+// The 2-D row of the slot-buffer matrix that holds (row, column 0) of the tile in `slot`:
+// slot_offset(..., row, 0) / BN, term by term (each term but the column's is a multiple of BN).
+// No division: a 64-bit one is a called subroutine on the GPU, and that call in the signaling
+// epilogue made ptxas keep the main loop's pipeline state in vector registers and move every
+// GMMA descriptor to uniform ones (R2UR) in the k-loop: 1.5x the twin's instructions, 2-3% of
+// the cycles (docs/results/2026-11-30h-pingpong-widths/, calls 6-7).
 KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_first_slot,
                                    int group_slots, int row) {
-  return static_cast<int>(slot_offset(g, slot, group_first_slot, group_slots, row, 0) / g.tile_n);
+  const int rows_per_subtile = g.rows_per_subtile();
+  const int subtile = row >> g.log2_rows_per_subtile;
+  const int row_in_subtile = row & (rows_per_subtile - 1);
+  return group_first_slot * g.tile_m + subtile * group_slots * rows_per_subtile +
+         (slot - group_first_slot) * rows_per_subtile + row_in_subtile;
 }
 
 // The narrower box of the epilogues whose warp groups hold a width that is not a multiple of 64
