@@ -7,6 +7,11 @@
 #   EPILOGUE_EDIT=file.py: a Python script that edits a copy of overlap/signaling_epilogue.cuh
 #   (argv[1]) before compiling, to try a change without touching the tree.
 #   NVCC_EXTRA="...": more nvcc flags (e.g. -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED for N > 256).
+# Where cuobjdump and nvdisasm are found (PATH; the CPU image has neither: `pip download
+# nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and unzip, then put their bin/ on PATH), it also
+# counts in each GEMM kernel's SASS the R2UR moves and CALLs: kiln's kernel with 132 R2UR against
+# its twin's 20 builds the k-loop's GMMA descriptors in vector registers, 1.5x the instructions
+# (docs/results/2026-11-30h-pingpong-widths/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ $# -lt 5 ]; then
@@ -53,4 +58,17 @@ PY
   echo "CUTLASS's own epilogue, same configuration:"
   nvcc "${nvcc_flags[@]}" -x cu -c "$work/plain.cu" -o "$work/plain.o" 2>&1 |
     grep -E "error|stack frame" | sort | uniq -c
+fi
+if command -v cuobjdump > /dev/null && command -v nvdisasm > /dev/null; then
+  for object in "$work/probe.o" ${plain:+"$work/plain.o"}; do
+    echo "SASS of $(basename "$object") (kernels with HGMMA: R2UR, CALL, instructions):"
+    cuobjdump -sass "$object" | python3 -c '
+import re, sys
+for fn in re.split(r"\n\s*Function : ", sys.stdin.read())[1:]:
+    if "HGMMA" not in fn: continue
+    lines = re.findall(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", fn)
+    r2ur = sum("R2UR" in l for l in lines)
+    calls = sum("CALL" in l for l in lines)
+    print("  R2UR %4d  CALL %d  instructions %d" % (r2ur, calls, len(lines)))'
+  done
 fi
