@@ -19,8 +19,7 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
 
 CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
                                 int box_cols) {
-  if (box_cols != kStoreBoxCols && box_cols != kNarrowStoreBoxCols &&
-      box_cols != kNarrowestStoreBoxCols) {
+  if (store_box_cols(box_cols) != box_cols) {  // one of the three widths
     throw UsageError("store box width " + std::to_string(box_cols) + ": accepted " +
                      std::to_string(kStoreBoxCols) + ", " + std::to_string(kNarrowStoreBoxCols) +
                      ", " + std::to_string(kNarrowestStoreBoxCols));
