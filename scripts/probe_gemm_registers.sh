@@ -9,9 +9,11 @@
 #   NVCC_EXTRA="...": more nvcc flags (e.g. -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED for N > 256).
 # Where cuobjdump and nvdisasm are found (PATH; the CPU image has neither: `pip download
 # nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and unzip, then put their bin/ on PATH), it also
-# counts in each GEMM kernel's SASS the R2UR moves and CALLs: kiln's kernel with 132 R2UR against
-# its twin's 20 builds the k-loop's GMMA descriptors in vector registers, 1.5x the instructions
-# (docs/results/2026-11-30h-pingpong-widths/).
+# counts in each GEMM kernel's SASS the R2UR moves, the HGMMAs whose descriptors were just moved
+# from vector registers by R2UR (0 when the k-loop keeps them in uniform registers, as CUTLASS's
+# own kernels do; 14 of 16 in the ping-pong kernels before 2026-11-30i, 1.5x the instructions),
+# the loops ptxas wraps around an instruction whose uniform operands it could not prove uniform
+# (BRA.U.ANY) and the CALLs (docs/results/2026-11-30h-pingpong-widths/, 2026-11-30i-uniform-epilogue/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ $# -lt 5 ]; then
@@ -61,14 +63,19 @@ PY
 fi
 if command -v cuobjdump > /dev/null && command -v nvdisasm > /dev/null; then
   for object in "$work/probe.o" ${plain:+"$work/plain.o"}; do
-    echo "SASS of $(basename "$object") (kernels with HGMMA: R2UR, CALL, instructions):"
+    echo "SASS of $(basename "$object") (kernels with HGMMA):"
     cuobjdump -sass "$object" | python3 -c '
 import re, sys
 for fn in re.split(r"\n\s*Function : ", sys.stdin.read())[1:]:
     if "HGMMA" not in fn: continue
     lines = re.findall(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", fn)
-    r2ur = sum("R2UR" in l for l in lines)
-    calls = sum("CALL" in l for l in lines)
-    print("  R2UR %4d  CALL %d  instructions %d" % (r2ur, calls, len(lines)))'
+    hgmma = [i for i, l in enumerate(lines) if "HGMMA" in l]
+    # an HGMMA with an R2UR among the three instructions before it takes its descriptors from
+    # vector registers
+    moved = sum(any("R2UR" in l for l in lines[max(0, i - 3):i]) for i in hgmma)
+    print("  R2UR %4d  HGMMA %d (descriptors moved by R2UR: %d)  uniformity loops %d  CALL %d"
+          "  instructions %d" % (sum("R2UR" in l for l in lines), len(hgmma), moved,
+                                 sum("BRA.U.ANY" in l for l in lines),
+                                 sum("CALL" in l for l in lines), len(lines)))'
   done
 fi

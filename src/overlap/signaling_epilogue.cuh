@@ -187,13 +187,11 @@ class SignalingEpilogue {
     const int warp = thread_idx / 32;
     const std::uint32_t staging =
         cute::cast_smem_ptr_to_uint(smem) + warp * kBuffersPerWarp * kBoxBytes;
-    if (tiles_done_ == 0) {
-      // Checked in finish_stores, not here: a trap in the per-tile path made ptxas spill a
-      // 256x192 tile's accumulators (640-byte stack; none with the check in the tail:
-      // scripts/probe_gemm_registers.sh, docs/results/2026-11-24-gemm-configs/).
-      staging_base_ = cute::cast_smem_ptr_to_uint(smem);
-      if (thread_idx == 0) cute::prefetch_tma_descriptor(store_map_);
-    }
+    // The staging buffers' alignment is checked once, in SignalingAdapter's constructor: a trap
+    // inside the tile loop made ptxas spill a 256x192 tile's accumulators, and in ping-pong
+    // kernels (whose store_tail runs every tile) it moved the k-loop's GMMA descriptors out of
+    // uniform registers (see finish_stores).
+    if (tiles_done_ == 0 && thread_idx == 0) cute::prefetch_tma_descriptor(store_map_);
 
     // Deferred signalling: the previous tile's stores were issued before this tile's main loop.
     if (args_.deferred_signal) signal_pending();
@@ -289,15 +287,16 @@ class SignalingEpilogue {
   // Called on the consumer threads after the CTA's last tile (SignalingAdapter::store_tail; the
   // ping-pong kernel calls it after every tile): counts a deferred tile, and keeps the warps until
   // the TMA engine has read their staging buffers (which ping-pong's other warp group reuses).
+  //
+  // Written as two ifs, with no trap: the ping-pong kernel runs this inside its tile loop, and an
+  // if/else around the signal's named barrier (or a trap here) made ptxas build the k-loop's GMMA
+  // descriptors in vector registers and move each with R2UR before every wgmma (132 R2UR against
+  // 67; CUTLASS's own epilogue on the same main loop has 20). The wait after a signal is a no-op:
+  // signal_pending has waited for every bulk group already.
+  // (scripts/probe_gemm_registers.sh counts the R2UR moves next to each HGMMA.)
   CUTLASS_DEVICE void finish_stores() {
-    // The TMA's 128-byte swizzle needs 1024-byte aligned staging (a misaligned buffer would have
-    // stored scrambled tiles: fail the kernel rather than leave them).
-    if ((staging_base_ & 1023u) != 0) __trap();
-    if (pending_group_ >= 0) {
-      signal_pending();
-    } else if (thread_idx_ % 32 == 0) {
-      cute::tma_store_wait<0>();
-    }
+    if (pending_group_ >= 0) signal_pending();
+    if (thread_idx_ % 32 == 0) cute::tma_store_wait<0>();
   }
 
  private:
@@ -310,7 +309,12 @@ class SignalingEpilogue {
   }
 
   // Ping-pong: which consumer warp group runs this epilogue (0 or 1; warp group 0 is the producer).
-  CUTLASS_DEVICE static int warp_group() { return static_cast<int>(threadIdx.x) / 128 - 1; }
+  // Broadcast from lane 0, as CUTLASS's canonical_warp_group_idx does, so that ptxas knows the
+  // value is warp-uniform (computed from threadIdx.x alone, it kept the GMMA descriptors out of
+  // uniform registers together with finish_stores' old form).
+  CUTLASS_DEVICE static int warp_group() {
+    return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0) - 1;
+  }
 
   // One warp's 16-row band of GMMA atom `atom` (its warp group's columns from `band_col`):
   // converted to 16-bit, staged and stored by TMA, kBoxCols columns per box, at `matrix_row` of
@@ -320,6 +324,13 @@ class SignalingEpilogue {
                                  int matrix_row, std::uint32_t staging, int lane,
                                  Convert& convert) {
     using namespace cute;
+    // The values are the same on every lane of the warp, but ptxas cannot tell (they come from
+    // the thread index): broadcast from lane 0 so that the TMA store takes them from uniform
+    // registers, instead of a loop that ptxas wraps around every store, one trip per distinct value
+    // (44 such loops in a 128x176 ping-pong tile's epilogue; probe_gemm_registers.sh).
+    band_col = __shfl_sync(0xffffffffu, band_col, 0);
+    matrix_row = __shfl_sync(0xffffffffu, matrix_row, 0);
+    staging = __shfl_sync(0xffffffffu, staging, 0);
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       const std::uint32_t buffer = staging + buffer_index_ * kBoxBytes;
@@ -420,7 +431,6 @@ class SignalingEpilogue {
   Arguments const& args_;
   const CUtensorMap* store_map_;
   int tiles_done_ = 0;
-  std::uint32_t staging_base_ = 0;  // shared address of the staging buffers (alignment check)
   int buffer_index_ = 0;            // the staging buffer the warp fills next
   int thread_idx_ = 0;
   int consumer_threads_ = 0;
@@ -442,7 +452,14 @@ class SignalingAdapter
   using Base = cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<Epilogue>;
 
  public:
-  using Base::Base;
+  // The TMA's 128-byte swizzle needs 1024-byte aligned staging (a misaligned buffer would store
+  // scrambled tiles): fail the kernel rather than leave them. Checked here, once, outside the
+  // tile loop (see SignalingEpilogue::finish_stores for why not per tile).
+  CUTLASS_DEVICE SignalingAdapter(typename Epilogue::Params const& params,
+                                  typename Base::TensorStorage& shared_tensors)
+      : Base(params, shared_tensors) {
+    if ((cute::cast_smem_ptr_to_uint(&shared_tensors) & 1023u) != 0) __trap();
+  }
 
   template <class... Pipelines>
   CUTLASS_DEVICE auto store_tail(Pipelines... pipelines) {
