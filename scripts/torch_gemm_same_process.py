@@ -39,6 +39,7 @@ def load(path):
     lib.kiln_gemm_run_baseline.argtypes = [p, p, p, p, p]
     lib.kiln_gemm_run_signaling.argtypes = [p, p, p, p]
     lib.kiln_gemm_restore.argtypes = [p, p, p]
+    lib.kiln_gemm_run_plain.argtypes = [p, p, p, p, p]
     lib.kiln_gemm_destroy.argtypes = [p]
     return lib
 
@@ -165,9 +166,21 @@ def run_shape(lib, text, dtype_name, args):
             check(lib, lib.kiln_gemm_run_signaling(second, a[i % sets].data_ptr(),
                                                    b[i % sets].data_ptr(), s), "second GEMM")
 
+        def twin_call(i):
+            check(lib, lib.kiln_gemm_run_plain(handle, a[i % sets].data_ptr(),
+                                               b[i % sets].data_ptr(), c_base.data_ptr(), s),
+                  "CUTLASS twin")
+
         variants = [("torch", torch_call), ("baseline", base_call), ("kiln", kiln_call)]
         if second:
             variants.append(("kiln_second", second_call))
+        twin_missing = ""
+        if args.twin:
+            try:  # no twin for some configurations (kernel=coop-n): the row says so
+                twin_call(0)
+                variants.append(("twin", twin_call))
+            except RuntimeError as e:
+                twin_missing = str(e)
         end = time.monotonic() + args.settle
         i = 0
         while time.monotonic() < end:  # settle: the sustained-load clock, all three in turn
@@ -193,8 +206,19 @@ def run_shape(lib, text, dtype_name, args):
                                               args.layout)
             row["kiln_second"] = lib.kiln_gemm_describe(second).decode()
             row["kiln_second_error_vs_torch"] = second_error
+        if twin_missing:
+            row["twin_missing"] = twin_missing
+        elif args.twin:
+            # The twin writes row-major C into c_base: checked against torch.matmul like the rest.
+            c_base.fill_(float("nan"))
+            twin_call(0)
+            torch.cuda.synchronize()
+            row["twin_error_vs_torch"] = rel_error(c_base, c_torch)
         for name, us in times.items():
             row[f"{name}_us"] = stats(us)
+        if "twin_us" in row:
+            row["kiln_over_twin"] = row["kiln_us"]["median"] / row["twin_us"]["median"]
+            row["twin_over_baseline"] = row["twin_us"]["median"] / row["baseline_us"]["median"]
         if second:
             row["kiln_second_over_baseline"] = (row["kiln_second_us"]["median"] /
                                                 row["baseline_us"]["median"])
@@ -234,6 +258,9 @@ def main():
                              "max-swizzle=8 or sustained=0 (tune/gemm_config_search.hpp: parse_gemm_search_options)")
     parser.add_argument("--narrow-swizzle", type=int, default=0, choices=[0, 1, 2, 4, 8, 16],
                         help="shorthand for --second-search max-swizzle=N (0: off)")
+    parser.add_argument("--twin", action="store_true",
+                        help="also time CUTLASS's twin of kiln's chosen configuration (same main "
+                             "loop, CUTLASS's own epilogue, no signal): the epilogue's cost; bf16, nk")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0)):
@@ -243,6 +270,8 @@ def main():
         parser.error("--settle must be >= 0")
     if args.narrow_swizzle and not args.second_search:
         args.second_search = f"max-swizzle={args.narrow_swizzle}"
+    if args.twin and (args.dtype != "bf16" or args.layout != "nk"):
+        parser.error("--twin: the CUTLASS twin is built for bf16 with B N×K only")
     if not os.path.exists(args.lib):
         parser.error(f"--lib {args.lib}: not found (build the kiln_gemm_capi target)")
     lib = load(os.path.abspath(args.lib))
@@ -256,7 +285,8 @@ def main():
         row = run_shape(lib, text, args.dtype, args)
         rows.append(row)
         good = (row["baseline_error_vs_torch"] <= 1e-2 and row["kiln_error_vs_torch"] <= 1e-2
-                and row.get("kiln_second_error_vs_torch", 0.0) <= 1e-2)
+                and row.get("kiln_second_error_vs_torch", 0.0) <= 1e-2
+                and row.get("twin_error_vs_torch", 0.0) <= 1e-2)
         ok = ok and good
         print(f"{text:>18} {row['torch_us']['median']:8.1f} {row['baseline_us']['median']:8.1f} "
               f"{row['kiln_us']['median']:8.1f} {row['baseline_over_torch']:10.3f} "
@@ -267,11 +297,17 @@ def main():
             print(f"{'':>18} search {args.second_search}: {row['kiln_second_us']['median']:8.1f} us, "
                   f"kiln/second {row['kiln_over_kiln_second']:.3f}, second/base "
                   f"{row['kiln_second_over_baseline']:.3f}  {row['kiln_second']}", flush=True)
+        if "twin_missing" in row:
+            print(f"{'':>18} CUTLASS twin: {row['twin_missing']}", flush=True)
+        if "twin_us" in row:
+            print(f"{'':>18} CUTLASS twin (same configuration): {row['twin_us']['median']:8.1f} us, "
+                  f"kiln/twin {row['kiln_over_twin']:.3f}, twin/base {row['twin_over_baseline']:.3f}",
+                  flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
                        "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "iterations": args.iters,
-                       "settle_s": args.settle, "second_search": args.second_search,
+                       "settle_s": args.settle, "second_search": args.second_search, "twin": args.twin,
                        "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1

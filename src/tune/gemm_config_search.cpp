@@ -241,7 +241,10 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   for (Contender& c : contenders) all.push_back(&c);
   const auto screened =
       time_contenders(all, shape, sets, sms, 1, o.screen_per_round, o.screen_rounds, stream);
-  for (std::size_t i = 0; i < all.size(); ++i) all[i]->candidate.us = screened[i];
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    all[i]->candidate.us = screened[i];
+    all[i]->candidate.stage = 1;
+  }
   const auto faster = [](const Contender* x, const Contender* y) {
     return x->candidate.us.median < y->candidate.us.median;
   };
@@ -255,6 +258,7 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   for (std::size_t i = 0; i < leaders.size(); ++i) {
     leaders[i]->candidate.us = finals[i];
     leaders[i]->candidate.finalist = true;
+    leaders[i]->candidate.stage = 2;
   }
   std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), faster);
 
@@ -272,7 +276,10 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
                  static_cast<int>(std::min(5000.0, 1000.0 * o.sustained_warmup_ms / launch_us)));
     const auto sustained = time_contenders(best, shape, sets, sms, warmup, o.sustained_per_round,
                                            o.sustained_rounds, stream);
-    for (std::size_t i = 0; i < best.size(); ++i) best[i]->candidate.us = sustained[i];
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      best[i]->candidate.us = sustained[i];
+      best[i]->candidate.stage = 3;
+    }
     std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(kept), faster);
   }
   std::vector<GemmCandidate> ranked;

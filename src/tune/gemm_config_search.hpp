@@ -48,6 +48,10 @@ struct GemmCandidate {
   overlap::ScheduleOptions schedule;
   core::TimingStats us;  // GEMM with eager signal (the last stage's that timed it)
   bool finalist = false;
+  // The stage whose timing `us` is: 1 screening, 2 finalists, 3 sustained load. The ranking is
+  // stage 3's candidates, then the other finalists, then the rest, each part fastest first; times
+  // of different stages are not comparable (stage 3 runs at the power-capped clock).
+  int stage = 0;
 };
 // "tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=8".
 std::string candidate_name(const GemmCandidate& candidate);

@@ -146,6 +146,7 @@ std::vector<std::vector<Plan>> shape_base_plans(comm::Communicator& comm,
       profile.provenance["gemm_search"].push_back({{"shape", overlap::shape_name(shape)},
                                                    {"chosen", candidate_name(ranked.front())},
                                                    {"us", ranked.front().us.median},
+                                                   {"us_stage", ranked.front().stage},
                                                    {"candidates", ranked.size()}});
     }
     chosen = comm::broadcast_text(comm, chosen, "GEMM configuration");
