@@ -141,11 +141,13 @@ def run_shape(lib, text, dtype_name, args):
     try:
         describe = lib.kiln_gemm_describe(handle).decode()
         s = ctypes.c_void_p(stream)
-        if args.second_search:
-            # A second kiln GEMM searched with other options (--second-search), timed in the
-            # same rounds: the A/B of a search setting (issue 17).
+        if args.second_search or args.second_plan:
+            # A second kiln GEMM searched with other options (--second-search) or with a given
+            # plan (--second-plan), timed in the same rounds: the A/B of a search setting or of
+            # the search's pick against another candidate (issue 17).
+            second_plan = args.second_plan or f"search:{args.second_search}"
             check(lib, lib.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
-                                            f"search:{args.second_search}".encode(),
+                                            second_plan.encode(),
                                             a[0].data_ptr(), b[0].data_ptr(), stream,
                                             ctypes.byref(second)), "kiln_gemm_create (second search)")
 
@@ -256,6 +258,9 @@ def main():
     parser.add_argument("--second-search", default="",
                         help="also time kiln's GEMM searched with these options, e.g. "
                              "max-swizzle=8 or sustained=0 (tune/gemm_config_search.hpp: parse_gemm_search_options)")
+    parser.add_argument("--second-plan", default="",
+                        help="also time kiln's GEMM with this plan (e.g. 'tile=128x192 cluster=2x1 "
+                             "kernel=pingpong raster=n swizzle=16'), in the same rounds")
     parser.add_argument("--narrow-swizzle", type=int, default=0, choices=[0, 1, 2, 4, 8, 16],
                         help="shorthand for --second-search max-swizzle=N (0: off)")
     parser.add_argument("--twin", action="store_true",
@@ -268,6 +273,8 @@ def main():
             parser.error(f"{name} must be >= {low}")
     if args.settle < 0:
         parser.error("--settle must be >= 0")
+    if args.second_plan and (args.second_search or args.narrow_swizzle):
+        parser.error("--second-plan: give it or --second-search / --narrow-swizzle, not both")
     if args.narrow_swizzle and not args.second_search:
         args.second_search = f"max-swizzle={args.narrow_swizzle}"
     if args.twin and (args.dtype != "bf16" or args.layout != "nk"):
@@ -294,7 +301,8 @@ def main():
               f"{row['kiln_over_torch']:10.3f}  {row['kiln']}{'' if good else '  WRONG RESULT'}",
               flush=True)
         if "kiln_second" in row:
-            print(f"{'':>18} search {args.second_search}: {row['kiln_second_us']['median']:8.1f} us, "
+            what = f"plan {args.second_plan}" if args.second_plan else f"search {args.second_search}"
+            print(f"{'':>18} {what}: {row['kiln_second_us']['median']:8.1f} us, "
                   f"kiln/second {row['kiln_over_kiln_second']:.3f}, second/base "
                   f"{row['kiln_second_over_baseline']:.3f}  {row['kiln_second']}", flush=True)
         if "twin_missing" in row:
@@ -307,7 +315,8 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
                        "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "iterations": args.iters,
-                       "settle_s": args.settle, "second_search": args.second_search, "twin": args.twin,
+                       "settle_s": args.settle, "second_search": args.second_search,
+                       "second_plan": args.second_plan, "twin": args.twin,
                        "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1

@@ -98,7 +98,7 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     const std::vector<tune::GemmCandidate> ranked =
         tune::search_gemm_configs(shape, o.dtype, o.layout, a.data(), b.data(), search, stream);
     for (const tune::GemmCandidate& c : ranked) {
-      row.schedules.push_back({tune::candidate_name(c), c.us.median, c.finalist});
+      row.schedules.push_back({tune::candidate_name(c), c.us.median, c.finalist, c.stage});
     }
     const overlap::GemmConfig best_config = ranked.front().config;
     const overlap::ScheduleOptions best_schedule = ranked.front().schedule;
@@ -281,7 +281,8 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
     j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", core::to_json(c.us)}});
   j["schedules"] = nlohmann::json::array();
   for (const ScheduleTime& s : r.schedules)
-    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}, {"finalist", s.finalist}});
+    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}, {"finalist", s.finalist},
+                                {"stage", s.stage}});
   return j;
 }
 

@@ -31,7 +31,8 @@ struct OverlapGemmOptions {
 struct ScheduleTime {
   std::string schedule;   // "tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=2"
   double us = 0.0;        // median with eager signal
-  bool finalist = false;  // timed again in the search's second stage (us is that stage's)
+  bool finalist = false;  // timed again in the search's second stage
+  int stage = 0;          // the search stage `us` is from (3: sustained load; not comparable)
 };
 
 struct CapTime {
