@@ -158,14 +158,19 @@ CublasGemm::ShapePlan& CublasGemm::plan_for(int m, int n, int k, core::DType dty
     std::vector<int> order(runnable.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::sort(order.begin(), order.end(), [&](int x, int y) { return medians[x] < medians[y]; });
-    // Stage 2: the best few (within 10% of the fastest) again, each after about 300 ms of
-    // back-to-back launches. Short bursts run at the boost clock; under sustained load the 700 W
-    // cap lowers it, more for the candidates that read more DRAM, and the order can change
-    // (2026-11-30i: one 16384x16384x2048 baseline was 10% slower than another run's pick). The
-    // search for kiln's own GEMM has the same stage (tune/gemm_config_search.cpp).
+    // Stage 2: the best few (within 10% of the fastest) and the heuristic's first (torch.matmul's
+    // choice) again, each after about 300 ms of back-to-back launches. Short bursts run at the
+    // boost clock; under sustained load the 700 W cap lowers it, more for the candidates that read
+    // more DRAM, and the order can change (2026-11-30i: one 16384x16384x2048 baseline was 10%
+    // slower than another run's pick; at 4096x8192x8192 the first, over 10% behind in the bursts,
+    // ran 3% faster in the same-process table than the pick made without it). The search for kiln's own GEMM has the same stage
+    // (tune/gemm_config_search.cpp).
     std::vector<int> kept;
     for (const int i : order) {
       if (kept.size() < 3 && medians[i] <= 1.10 * medians[order.front()]) kept.push_back(i);
+    }
+    if (runnable.front() == 0 && std::find(kept.begin(), kept.end(), 0) == kept.end()) {
+      kept.push_back(0);
     }
     if (kept.size() > 1) {
       std::vector<int> kept_candidates;
