@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 bash scripts/unpack_carry.sh > /dev/null
 source scripts/device_env.sh > /dev/null 2>&1
 out=/tmp/kiln-call5/c; rm -rf "$out"; mkdir -p "$out"; archive=call5
-steps="tests same"; DEADLINE=575
+steps="tests same"; DEADLINE=430
 source scripts/device_steps.sh
 note "binary: $(head -1 carry/MANIFEST)"
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader)"
