@@ -281,8 +281,8 @@ nlohmann::json overlap_gemm_row_to_json(const OverlapGemmRow& r) {
     j["caps"].push_back({{"cap", c.cap}, {"waves", c.waves}, {"us", core::to_json(c.us)}});
   j["schedules"] = nlohmann::json::array();
   for (const ScheduleTime& s : r.schedules)
-    j["schedules"].push_back({{"schedule", s.schedule}, {"us", s.us}, {"finalist", s.finalist},
-                                {"stage", s.stage}});
+    j["schedules"].push_back(
+        {{"schedule", s.schedule}, {"us", s.us}, {"finalist", s.finalist}, {"stage", s.stage}});
   return j;
 }
 

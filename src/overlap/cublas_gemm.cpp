@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/event_timer.hpp"
 #include "core/stream.hpp"
+#include "overlap/baseline_choice.hpp"
 
 namespace kiln::overlap {
 namespace {
@@ -155,45 +156,32 @@ CublasGemm::ShapePlan& CublasGemm::plan_for(int m, int n, int k, core::DType dty
     };
     // Stage 1: every candidate, briefly.
     std::vector<double> medians = time_candidates(runnable, {2, 3, 3});
-    std::vector<int> order(runnable.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    std::sort(order.begin(), order.end(), [&](int x, int y) { return medians[x] < medians[y]; });
     // Stage 2: the best few (within 10% of the fastest) and the heuristic's first (torch.matmul's
     // choice) again, each after about 300 ms of back-to-back launches. Short bursts run at the
     // boost clock; under sustained load the 700 W cap lowers it, more for the candidates that read
     // more DRAM, and the order can change (2026-11-30i: one 16384x16384x2048 baseline was 10%
     // slower than another run's pick; at 4096x8192x8192 the first, over 10% behind in the bursts,
-    // ran 3% faster in the same-process table than the pick made without it). The search for kiln's own GEMM has the same stage
-    // (tune/gemm_config_search.cpp).
-    std::vector<int> kept;
-    for (const int i : order) {
-      if (kept.size() < 3 && medians[i] <= 1.10 * medians[order.front()]) kept.push_back(i);
-    }
-    if (runnable.front() == 0 && std::find(kept.begin(), kept.end(), 0) == kept.end()) {
-      kept.push_back(0);
-    }
+    // ran 3% faster in the same-process table than the pick made without it). The search for
+    // kiln's own GEMM has the same stage (tune/gemm_config_search.cpp). Positions in `runnable`
+    // stand for candidates; position 0 is the heuristic's first only if it ran.
+    const bool first_ran = runnable.front() == 0;
+    std::vector<int> kept = sustained_candidates(medians, first_ran);
     if (kept.size() > 1) {
       std::vector<int> kept_candidates;
       for (const int i : kept) kept_candidates.push_back(runnable[i]);
-      const int warmup = static_cast<int>(
-          std::clamp(300e3 / std::max(1.0, medians[order.front()]), 20.0, 5000.0));
+      const double fastest_screened = *std::min_element(medians.begin(), medians.end());
+      const int warmup =
+          static_cast<int>(std::clamp(300e3 / std::max(1.0, fastest_screened), 20.0, 5000.0));
       const std::vector<double> again = time_candidates(kept_candidates, {warmup, 10, 6});
       for (std::size_t j = 0; j < kept.size(); ++j) medians[kept[j]] = again[j];
       sustained = static_cast<int>(kept.size());
-    } else {
-      kept = {order.front()};
-    }
+      first_sustained = first_ran;  // sustained_candidates keeps the first whenever it ran
+    }  // else `kept` is the one candidate: the fastest, and the first if that ran
     // The fastest of the candidates timed last; a tie (within 1%) goes to the heuristic's first.
-    const int fastest =
-        *std::min_element(kept.begin(), kept.end(),
-                          [&](int x, int y) { return medians[x] < medians[y]; });
-    first_sustained = sustained > 1 && runnable.front() == 0 &&
-                      std::find(kept.begin(), kept.end(), 0) != kept.end();
-    first_us = runnable.front() == 0 ? medians.front() : -1.0;  // its last stage's time
-    const bool tie = (sustained <= 1 || first_sustained) && first_us > 0 &&
-                     first_us <= 1.01 * medians[fastest];
-    best = tie ? 0 : runnable[fastest];
-    best_us = tie ? first_us : medians[fastest];
+    const int picked = pick_candidate(medians, kept, first_ran ? 0.01 : 0.0);
+    first_us = first_ran ? medians.front() : -1.0;  // its last stage's time
+    best = runnable[picked];
+    best_us = medians[picked];
   } else if (!runnable.empty()) {
     best = runnable.front();
   }

@@ -431,7 +431,7 @@ class SignalingEpilogue {
   Arguments const& args_;
   const CUtensorMap* store_map_;
   int tiles_done_ = 0;
-  int buffer_index_ = 0;            // the staging buffer the warp fills next
+  int buffer_index_ = 0;  // the staging buffer the warp fills next
   int thread_idx_ = 0;
   int consumer_threads_ = 0;
   // The wave group of the CTA's next tile and its slot range (prefetch_group).
