@@ -2,8 +2,9 @@
 // fp32 accumulation): the baseline the signaling GEMM is held to, and the serial baseline of
 // every overlap speedup. It is the best cuBLAS kiln can find, as PyTorch calls it: cublasLt with
 // a workspace, the heuristic's top candidates timed once per shape, interleaved (PyTorch's
-// TunableOp does the same), and the fastest kept for the object's life; within 1% the heuristic's
-// first, which is what torch.matmul runs.
+// TunableOp does the same), the best few and the heuristic's first timed again under sustained
+// load (overlap/baseline_choice.hpp), and the fastest kept for the object's life; within 1% the
+// heuristic's first, which is what torch.matmul runs.
 #pragma once
 
 #include <cublasLt.h>
