@@ -7,8 +7,8 @@
 #   EPILOGUE_EDIT=file.py: a Python script that edits a copy of overlap/signaling_epilogue.cuh
 #   (argv[1]) before compiling, to try a change without touching the tree.
 #   NVCC_EXTRA="...": more nvcc flags (e.g. -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED for N > 256).
-# Where cuobjdump and nvdisasm are found (PATH; the CPU image has neither: `pip download
-# nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and unzip, then put their bin/ on PATH), it also
+# Where cuobjdump and nvdisasm are found (PATH or .deps/cuda-sass-tools/bin, which
+# `KILN_SASS_TOOLS=1 bash scripts/setup.sh` fills from NVIDIA's PyPI wheels), it also
 # counts in each GEMM kernel's SASS the R2UR moves, the HGMMAs whose descriptors were just moved
 # from vector registers by R2UR (0 when the k-loop keeps them in uniform registers, as CUTLASS's
 # own kernels do; 14 of 16 in the ping-pong kernels before 2026-11-30i, 1.5x the instructions),
@@ -61,6 +61,7 @@ PY
   nvcc "${nvcc_flags[@]}" -x cu -c "$work/plain.cu" -o "$work/plain.o" 2>&1 |
     grep -E "error|stack frame" | sort | uniq -c
 fi
+[ -x .deps/cuda-sass-tools/bin/cuobjdump ] && PATH="$PWD/.deps/cuda-sass-tools/bin:$PATH"
 if command -v cuobjdump > /dev/null && command -v nvdisasm > /dev/null; then
   for object in "$work/probe.o" ${plain:+"$work/plain.o"}; do
     echo "SASS of $(basename "$object") (kernels with HGMMA):"

@@ -35,6 +35,21 @@ if [ ! -f "$cutlass_dir/include/cutlass/cutlass.h" ]; then
   rm -rf "$download"
 fi
 
+# Optional (KILN_SASS_TOOLS=1): cuobjdump and nvdisasm, which this toolkit install may lack, from
+# NVIDIA's CUDA 13 PyPI wheels. scripts/probe_gemm_registers.sh reads the GEMM kernels' SASS with
+# them (uniform-register use of the k-loop, docs/results/2026-11-30i-uniform-epilogue/).
+sass_dir=".deps/cuda-sass-tools"
+if [ "${KILN_SASS_TOOLS:-0}" = 1 ] && [ ! -x "$sass_dir/bin/nvdisasm" ]; then
+  echo "setup: fetching cuobjdump and nvdisasm (PyPI nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)"
+  download=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$download" \
+    "nvidia-cuda-cuobjdump==13.*" "nvidia-cuda-nvdisasm==13.*"
+  for wheel in "$download"/*.whl; do unzip -qo "$wheel" 'nvidia/cu13/bin/*' -d "$download/x"; done
+  rm -rf "$sass_dir" && mkdir -p "$sass_dir"
+  mv "$download/x/nvidia/cu13/bin" "$sass_dir/bin" && chmod +x "$sass_dir"/bin/*
+  rm -rf "$download"
+fi
+
 build_dir="${KILN_BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build_dir" -j "${KILN_BUILD_JOBS:-2}"
