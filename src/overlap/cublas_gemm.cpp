@@ -12,6 +12,7 @@
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/event_timer.hpp"
+#include "core/stats.hpp"
 #include "core/stream.hpp"
 #include "overlap/baseline_choice.hpp"
 
@@ -33,13 +34,10 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
                      attribute(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
 }
 
-// The median of each variant's timings.
+// The median of each variant's timings (core::summarize, as every kiln table reports it).
 std::vector<double> medians_of(const std::vector<std::vector<float>>& pooled) {
   std::vector<double> medians;
-  for (std::vector<float> us : pooled) {
-    std::sort(us.begin(), us.end());
-    medians.push_back(us[us.size() / 2]);
-  }
+  for (const std::vector<float>& us : pooled) medians.push_back(core::summarize(us).median);
   return medians;
 }
 
