@@ -95,7 +95,8 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // 128x176 kernel at K = 2048) spilled 408 B until the epilogue stopped reading per-element
   // coordinates from a CuTe tensor; 116 B remain. Ping-pong 128x160 and 128x176 are cuBLAS's
   // ping-pong-style widths (160 and 176 accumulators per thread; their GMMA instructions named
-  // in sm90_gemm_parts.cuh), stored in 32- and 16-column boxes.
+  // in sm90_gemm_parts.cuh), stored in 32- and 16-column boxes. Ping-pong 128x144 (16-column
+  // boxes) fits N = 8192 at M = 4096 into waves as evenly as cuBLAS's 128x168 (sm90_gemm_parts.cuh).
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -106,7 +107,8 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{128, 320}, {2, 1}, kCooperativeSplitN}, {{128, 192}, {1, 2}, kPingpong},
       {{128, 192}, {2, 1}, kPingpong},          {{128, 160}, {2, 1}, kPingpong},
       {{128, 160}, {1, 2}, kPingpong},          {{128, 176}, {2, 1}, kPingpong},
-      {{128, 176}, {1, 2}, kPingpong},
+      {{128, 176}, {1, 2}, kPingpong},          {{128, 144}, {2, 1}, kPingpong},
+      {{128, 144}, {1, 2}, kPingpong},
   };
   return configs;
 }

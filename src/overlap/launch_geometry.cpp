@@ -38,4 +38,23 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& co
   return g;
 }
 
+int balanced_cta_cap(const GemmShape& shape, const GemmConfig& config,
+                     const ScheduleOptions& schedule, int device_sms) {
+  ScheduleOptions uncapped = schedule;
+  uncapped.cta_cap = 0;
+  const LaunchGeometry full = host_launch_geometry(shape, config, uncapped, device_sms);
+  const int waves = full.waves();
+  const int cluster = config.cluster.size();
+  // ceil(slots / waves) CTAs would do in a plain grid; the cluster's rounding and the scheduler's
+  // own arithmetic are checked by asking for the geometry of each cap tried.
+  const int least = (full.slots + waves - 1) / waves;
+  for (int cap = (least + cluster - 1) / cluster * cluster; cap < full.grid_ctas; cap += cluster) {
+    ScheduleOptions capped = schedule;
+    capped.cta_cap = cap;
+    const LaunchGeometry g = host_launch_geometry(shape, config, capped, device_sms);
+    if (g.grid_ctas == cap && g.waves() == waves) return cap;
+  }
+  return 0;
+}
+
 }  // namespace kiln::overlap

@@ -16,4 +16,12 @@ namespace kiln::overlap {
 LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& config,
                                     const ScheduleOptions& schedule, int device_sms);
 
+// The fewest CTAs (a multiple of the cluster size) with which the kernel of `config` still runs
+// `shape` in as many waves as on every SM (`schedule`'s raster and swizzle, its cap ignored);
+// 0 when that is every CTA the uncapped launch has. The SMs left idle then were idle in the last
+// wave anyway, and under the power cap their share of the power raises the clock of the others
+// (DeepGEMM's sm90 heuristics choose fewer SMs than the chip has for that reason).
+int balanced_cta_cap(const GemmShape& shape, const GemmConfig& config,
+                     const ScheduleOptions& schedule, int device_sms);
+
 }  // namespace kiln::overlap

@@ -6,7 +6,7 @@
 
 #include <cutlass/cutlass.h>
 #include <cute/tensor.hpp>
-// The GMMA instructions whose widths are not powers of two (64x160, 64x176).
+// The GMMA instructions whose widths are not powers of two (64x144, 64x160, 64x176).
 #include <cute/arch/mma_sm90_gmma_ext.hpp>
 #include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
@@ -31,6 +31,26 @@ using Sm90MainloopBuilder = cutlass::gemm::collective::CollectiveBuilder<
                        cutlass::gemm::KernelTmaWarpSpecializedPingpong,
                        cutlass::gemm::KernelTmaWarpSpecializedCooperative>>;
 
+// The GMMA instruction of an explicit warp-group width (one 64-row atom by kGroupN columns, fp32
+// accumulators, both operands in shared memory), for ExplicitGmmaMainloop. Only the widths below
+// are built; any other fails to compile here.
+template <int kGroupN, class Element, cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>
+struct ExplicitGmmaOp;
+#define KILN_EXPLICIT_GMMA_OP(N)                                                    \
+  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                   \
+  struct ExplicitGmmaOp<N, cutlass::half_t, kMajorA, kMajorB> {                     \
+    using type = cute::SM90::GMMA::MMA_64x##N##x16_F32F16F16_SS<kMajorA, kMajorB>;   \
+  };                                                                                \
+  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                   \
+  struct ExplicitGmmaOp<N, cutlass::bfloat16_t, kMajorA, kMajorB> {                 \
+    using type = cute::SM90::GMMA::MMA_64x##N##x16_F32BF16BF16_SS<kMajorA, kMajorB>; \
+  };
+KILN_EXPLICIT_GMMA_OP(96)
+KILN_EXPLICIT_GMMA_OP(144)
+KILN_EXPLICIT_GMMA_OP(160)
+KILN_EXPLICIT_GMMA_OP(176)
+#undef KILN_EXPLICIT_GMMA_OP
+
 // CUTLASS's sm90 main loop with the GMMA instruction named here instead of chosen by the
 // collective builder, for the tiles whose warp-group width is not one of the builder's (CUTLASS's
 // ss_op_selector offers widths that are not powers of two only under
@@ -41,7 +61,11 @@ using Sm90MainloopBuilder = cutlass::gemm::collective::CollectiveBuilder<
 //    (128x320 = 2 x 128x160, the tile cuBLAS runs for several of kiln's shapes);
 //  - ping-pong 128x160 and 128x176: one warp group per tile, as the builder makes it, with the
 //    widths of cuBLAS's 5-stage ping-pong-style kernels (176x128 and 160x128 in cuBLAS's
-//    column-major terms; run 7's Nsight Compute profile, docs/results/2026-11-24-gemm-configs/).
+//    column-major terms; run 7's Nsight Compute profile, docs/results/2026-11-24-gemm-configs/);
+//  - ping-pong 128x144: at N = 8192 and M = 4096 its 57 column tiles fill 14 waves of 132 SMs
+//    as evenly as cuBLAS's 128x168 (nvjet_sm90_tst_168x128_64x5) fills 12: the same SM-tile area
+//    per SM, where 128x192 takes 4.7% more and 128x128 1.6% more
+//    (docs/results/2026-11-30j-wave-fit/).
 // The pieces are the ones CUTLASS's builder assembles (cutlass/gemm/collective/builders/
 // sm90_gmma_builder.inl): the GMMA op for one warp group's width, TMA (multicast) loads per cluster
 // shape, swizzled shared-memory atoms, the largest stage count that fits beside `kCarveout` bytes.
@@ -58,21 +82,8 @@ struct ExplicitGmmaMainloop {
       cutlass::gemm::collective::detail::gmma_ss_tag_to_major_A<Element, LayoutA>();
   static constexpr cute::GMMA::Major kMajorB =
       cutlass::gemm::collective::detail::gmma_ss_tag_to_major_B<Element, LayoutB>();
-  static constexpr bool kHalf = std::is_same_v<Element, cutlass::half_t>;
   // (96: coop-n 192x192, which compiles without spills but needs a slot layout for 192-row tiles.)
-  static_assert(kGroupN == 160 || kGroupN == 96 || kGroupN == 176,
-                "explicit GMMA widths of 96, 160 or 176 columns");
-  template <class Half, class Bf16>
-  using ByType = std::conditional_t<kHalf, Half, Bf16>;
-  using GroupMma = std::conditional_t<
-      kGroupN == 160,
-      ByType<cute::SM90::GMMA::MMA_64x160x16_F32F16F16_SS<kMajorA, kMajorB>,
-             cute::SM90::GMMA::MMA_64x160x16_F32BF16BF16_SS<kMajorA, kMajorB>>,
-      std::conditional_t<kGroupN == 176,
-                         ByType<cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<kMajorA, kMajorB>,
-                                cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<kMajorA, kMajorB>>,
-                         ByType<cute::SM90::GMMA::MMA_64x96x16_F32F16F16_SS<kMajorA, kMajorB>,
-                                cute::SM90::GMMA::MMA_64x96x16_F32BF16BF16_SS<kMajorA, kMajorB>>>>;
+  using GroupMma = typename ExplicitGmmaOp<kGroupN, Element, kMajorA, kMajorB>::type;
   // Ping-pong: one warp group covers the tile (its rows in 64-row atoms, as the builder's 1x1x1).
   using WarpGroups = cute::Layout<cute::Shape<cute::_1, cute::Int<kSplitN ? 2 : 1>, cute::_1>>;
   using TiledMma = decltype(cute::make_tiled_mma(GroupMma{}, WarpGroups{}));
@@ -84,7 +95,10 @@ struct ExplicitGmmaMainloop {
                              kMajorA, Element, cute::Int<kTileM>, cute::Int<64>>());
   // B's atom chosen for one warp group's width, so that each group's columns are whole atoms
   // (with B stored K x N, a 160-column half takes 64-byte swizzled atoms where the whole width
-  // would take 128; 176 columns take 32-byte ones).
+  // would take 128; 144 and 176 columns take 32-byte ones). Widths that are not a multiple of 16
+  // (168, 200) do not compile: with B stored N x K, CuTe cannot slice one pipeline stage out of
+  // a swizzled buffer whose stage is not a whole number of the swizzle's 16-row repeats (tried on
+  // the CPU machine, 2026-11-30j).
   using SmemAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                              kMajorB, Element, cute::Int<kGroupN>, cute::Int<64>>());
   static constexpr int kStages = cutlass::gemm::collective::detail::compute_stage_count_or_override<
@@ -103,7 +117,8 @@ struct ExplicitGmmaMainloop {
 // than taking the collective builder's.
 constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
   return kernel == KernelSchedule::kCooperativeSplitN ||
-         (kernel == KernelSchedule::kPingpong && (tile_n == 160 || tile_n == 176));
+         (kernel == KernelSchedule::kPingpong &&
+          (tile_n == 144 || tile_n == 160 || tile_n == 176));
 }
 
 // The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).
@@ -153,6 +168,8 @@ auto dispatch_built_config(const GemmConfig& c, const std::string& what, Make&& 
   if (is(128, 160, 1, 2, kPingpong))    return make(ConfigTag<128, 160, 1, 2, kPingpong>{});
   if (is(128, 176, 2, 1, kPingpong))    return make(ConfigTag<128, 176, 2, 1, kPingpong>{});
   if (is(128, 176, 1, 2, kPingpong))    return make(ConfigTag<128, 176, 1, 2, kPingpong>{});
+  if (is(128, 144, 2, 1, kPingpong))    return make(ConfigTag<128, 144, 2, 1, kPingpong>{});
+  if (is(128, 144, 1, 2, kPingpong))    return make(ConfigTag<128, 144, 1, 2, kPingpong>{});
   // clang-format on
   throw UsageError(what + " " + gemm_config_name(c) + ": no kernel compiled for it");
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <memory>
 #include <span>
 
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/event_timer.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "overlap/launch_geometry.hpp"
 #include "overlap/tile_order.hpp"
 
 namespace kiln::tune {
@@ -51,8 +53,10 @@ overlap::EpilogueTargets StandaloneTargets::signalling(bool deferred) const {
 }
 
 std::string candidate_name(const GemmCandidate& c) {
-  return fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
-                     c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
+  std::string name = fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
+                                 c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
+  if (c.schedule.cta_cap > 0) name += fmt::format(" cap={}", c.schedule.cta_cap);
+  return name;
 }
 
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes) {
@@ -140,7 +144,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
-      {"without-tile-n", &without_tile_n, 8}};
+      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -155,7 +159,8 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     if (key == nullptr) {
       throw UsageError(
           fmt::format("search option '{}': accepted max-swizzle, finalists, "
-                      "screen-rounds, final-rounds, sustained, sustained-rounds, without-tile-n",
+                      "screen-rounds, final-rounds, sustained, sustained-rounds, without-tile-n, "
+                      "balanced-cap",
                       name));
     }
     int value = -1;
@@ -166,6 +171,9 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
         value > 1000) {
       throw UsageError(fmt::format("search option '{}': expected {}=N with {} <= N <= 1000", item,
                                    key->name, key->low));
+    }
+    if (key->field == &o.balanced_cap && value > 1) {
+      throw UsageError(fmt::format("search option '{}': balanced-cap is 0 or 1", item));
     }
     *key->field = value;
     if (key->field == &without_tile_n) without.push_back(value);
@@ -268,9 +276,27 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   // bursts' order, not the power-capped one.
   const std::size_t kept =
       std::min<std::size_t>(count, static_cast<std::size_t>(std::max(0, o.sustained)));
+  std::deque<Contender> capped;  // stage 3's balanced-cap variants (stable addresses)
   if (kept > 1) {
     std::vector<Contender*> best(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(kept));
     const double launch_us = std::max(1.0, best.front()->candidate.us.median);
+    if (o.balanced_cap != 0 && o.cta_cap == 0) {
+      for (std::size_t i = 0; i < kept; ++i) {
+        const Contender& from = *best[i];
+        const int cap =
+            overlap::balanced_cta_cap(shape, from.candidate.config, from.candidate.schedule, sms);
+        if (cap == 0) continue;
+        Contender& c = capped.emplace_back();
+        c.candidate = from.candidate;
+        c.candidate.schedule.cta_cap = cap;
+        c.gemm = from.gemm;
+        // Its own slot buffer: the shared one is sized for the uncapped geometries.
+        c.targets = std::make_unique<StandaloneTargets>(*c.gemm, shape, c.candidate.schedule, sms,
+                                                        element, nullptr);
+        c.signalled = c.targets->signalling(false);
+        best.push_back(&c);
+      }
+    }
     const int warmup =
         std::max(2 * o.sustained_per_round,
                  static_cast<int>(std::min(5000.0, 1000.0 * o.sustained_warmup_ms / launch_us)));
@@ -279,8 +305,12 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
     for (std::size_t i = 0; i < best.size(); ++i) {
       best[i]->candidate.us = sustained[i];
       best[i]->candidate.stage = 3;
+      best[i]->candidate.finalist = true;
     }
-    std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(kept), faster);
+    std::sort(best.begin(), best.end(), faster);
+    // Stage 3's candidates (the capped variants among them) first, then the rest as ranked.
+    best.insert(best.end(), all.begin() + static_cast<std::ptrdiff_t>(kept), all.end());
+    all = std::move(best);
   }
   std::vector<GemmCandidate> ranked;
   for (const Contender* c : all) ranked.push_back(c->candidate);

@@ -71,12 +71,17 @@ struct GemmSearchOptions {
   // `sustained_per_round` launches each (`sustained` 0 or 1: no third stage).
   int sustained = 3, sustained_per_round = 10, sustained_rounds = 6;
   double sustained_warmup_ms = 300.0;
+  // Stage 3 also times each of its candidates with the balanced CTA cap (as many waves on fewer
+  // SMs: overlap::balanced_cta_cap) where that leaves at least one cluster idle and `cta_cap` is
+  // 0; 0: not.
+  int balanced_cap = 1;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
 // settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
 // sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds,
+// balanced-cap (0: stage 3 does not also try each candidate on fewer SMs),
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);

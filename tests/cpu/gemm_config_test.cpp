@@ -147,6 +147,9 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_NE(message("finalists=3x").find("finalists=3x"), std::string::npos);
   EXPECT_NE(message("sustained").find("expected sustained=N"), std::string::npos);
   EXPECT_NE(message("max-swizzle=0").find("1 <= N"), std::string::npos);
+  EXPECT_NE(message("balanced-cap=2").find("0 or 1"), std::string::npos);
+  EXPECT_EQ(parse_gemm_search_options("balanced-cap=0").balanced_cap, 0);
+  EXPECT_EQ(defaults.balanced_cap, 1);
   EXPECT_EQ(message("sustained=0"), "no error");
 }
 
@@ -166,7 +169,7 @@ TEST(GemmSearchOptionsText, WithoutTileNLeavesOutThoseWidthsOnly) {
   }
   try {
     std::string all;
-    for (int n : {128, 160, 176, 192, 256, 320}) all += fmt::format("without-tile-n={},", n);
+    for (const overlap::GemmConfig& c : built) all += fmt::format("without-tile-n={},", c.tile.n);
     all.pop_back();
     (void)parse_gemm_search_options(all);
     FAIL() << "a search with no configuration left was accepted";

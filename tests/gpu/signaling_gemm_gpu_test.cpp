@@ -23,6 +23,7 @@
 #include "gpu_availability.hpp"
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
+#include "overlap/launch_geometry.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "overlap/tile_order.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -210,6 +211,64 @@ int check_search(const comm::RankInfo&) {
 TEST(SignalingGemmGpu, SearchRanksEveryCandidateAndRunsTheBest) {
   KILN_SKIP_UNLESS_GPUS(1);
   EXPECT_EQ(comm::launch_local_ranks(1, check_search), 0);
+}
+
+// Stage 3 also times each of its candidates on fewer SMs (overlap::balanced_cta_cap): 2048x2048
+// in 128x128 tiles is 256 tiles, two waves on 132 SMs, as two on 128 CTAs. The capped variants
+// are ranked with stage 3's, and each computes the product that cuBLAS does.
+int check_balanced_cap_search(const comm::RankInfo&) {
+  const overlap::GemmShape shape{2048, 2048, 512};
+  const int sms = overlap::current_device_sms();
+  core::Stream stream;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2);
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 7, stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 8, stream);
+  using enum overlap::KernelSchedule;
+  tune::GemmSearchOptions o;
+  o.configs = {{{128, 128}, {2, 1}, kPingpong}, {{128, 128}, {2, 1}, kCooperative}};
+  o.swizzles = {1};
+  o.rasters_along_n = {true};
+  o.finalists = 2;
+  o.sustained = 2;
+  o.sustained_warmup_ms = 20.0;
+  const auto ranked = tune::search_gemm_configs(
+      shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
+  int failed = 0;
+  const auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::fprintf(stderr, "%s\n", what.c_str());
+      ++failed;
+    }
+  };
+  std::size_t variants = 0;
+  for (const overlap::GemmConfig& config : o.configs) {
+    const int cap = overlap::balanced_cta_cap(shape, config, {0, true, 1}, sms);
+    if (cap == 0) continue;
+    ++variants;
+    const auto found = std::find_if(ranked.begin(), ranked.end(), [&](const auto& c) {
+      return c.config == config && c.schedule.cta_cap == cap;
+    });
+    expect(found != ranked.end(),
+           overlap::gemm_config_name(config) + fmt::format(": no candidate with cap {}", cap));
+    if (found == ranked.end()) continue;
+    expect(found->stage == 3 && found->us.median > 0.0,
+           tune::candidate_name(*found) + fmt::format(": stage {}", found->stage));
+    const std::string wrong = check_config(config, core::DType::kBf16, overlap::WeightLayout::kNK,
+                                           {1000, 2048, 264}, found->schedule, 11);
+    expect(wrong.empty(), tune::candidate_name(*found) + ": " + wrong);
+  }
+  expect(sms != 132 || variants == 2, fmt::format("{} capped variants on 132 SMs", variants));
+  expect(ranked.size() == 2 + variants, fmt::format("{} candidates ranked", ranked.size()));
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    expect(ranked[i].stage == 3, tune::candidate_name(ranked[i]) + ": not timed by stage 3");
+    if (i > 0) expect(ranked[i - 1].us.median <= ranked[i].us.median, "stage 3 out of order");
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+TEST(SignalingGemmGpu, SearchTimesTheBalancedCapUnderSustainedLoad) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_balanced_cap_search), 0);
 }
 
 }  // namespace
