@@ -6,7 +6,8 @@ C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weig
 and C = A · B, what PyTorch's async-TP op and `a @ b` take), random inputs
 rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
 contenders run on the same stream, inputs and clock state. They are interleaved round by round
-(the order rotating each round, as kiln's core::time_rounds does) with CUDA events between
+(the order rotating each round, as kiln's core::time_rounds does, or shuffled with --order
+shuffle) with CUDA events between
 iterations, after a settle period of back-to-back products that brings the chip to the clock it
 holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
 --plan) before timing, and its cuBLAS baseline picks its algorithm then. Prints a table and one
@@ -17,6 +18,7 @@ import ctypes
 import json
 import os
 import statistics
+import random
 import subprocess
 import sys
 import time
@@ -57,12 +59,20 @@ def quantile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
-def time_rounds(variants, rounds, per_round, warmup):
-    """variants: list of (name, call(i)). Returns {name: [us...]}, each round in rotated order."""
+def time_rounds(variants, rounds, per_round, warmup, order_rule="rotate"):
+    """variants: list of (name, call(i)). Returns {name: [us...]}. Each round runs them in an
+    order that rotates (every variant always follows the same one) or, with order_rule
+    "shuffle", in a permutation drawn with a fixed seed, so that no variant always runs right
+    after the same one (2026-11-30j: with the rotation a second kiln GEMM, always run right after
+    the first, timed 1-2% slower with the same kernel)."""
     times = {name: [] for name, _ in variants}
     n = len(variants)
+    shuffler = random.Random(20261130)
     for r in range(rounds):
-        order = [variants[(r + j) % n] for j in range(n)]
+        if order_rule == "shuffle":
+            order = shuffler.sample(variants, n)
+        else:
+            order = [variants[(r + j) % n] for j in range(n)]
         events = []
         for name, call in order:
             for w in range(warmup if r == 0 else 2):
@@ -192,7 +202,7 @@ def run_shape(lib, text, dtype_name, args):
                     i += 1
             torch.cuda.synchronize()
         clock_before = sm_clock()
-        times = time_rounds(variants, args.rounds, args.iters, args.warmup)
+        times = time_rounds(variants, args.rounds, args.iters, args.warmup, args.order)
         clock_after = sm_clock()
 
         # Correctness on set 0 against torch.matmul.
@@ -249,6 +259,9 @@ def main():
     parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
     parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search per shape)")
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--order", default="rotate", choices=["rotate", "shuffle"],
+                        help="each round's order of the contenders: rotated (each always after "
+                             "the same one) or a seeded shuffle")
     parser.add_argument("--iters", type=int, default=10, help="timed iterations per round")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--settle", type=float, default=2.0, help="seconds of products first")
@@ -314,7 +327,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
-                       "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "iterations": args.iters,
+                       "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "order": args.order, "iterations": args.iters,
                        "settle_s": args.settle, "second_search": args.second_search,
                        "second_plan": args.second_plan, "twin": args.twin,
                        "rows": rows}, f, indent=1)
