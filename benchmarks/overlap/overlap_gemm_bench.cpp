@@ -92,7 +92,8 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     row.cublas_algorithm = cublas.chosen(shape.m, shape.n, shape.k, o.dtype, o.layout);
 
     // 1. Search: every compiled configuration under every scheduler order, with its signal,
-    // every SM (tune/gemm_config_search.hpp).
+    // every SM, and stage 3's candidates also on their balanced CTA cap (`cap=N` in the schedule's
+    // name; tune/gemm_config_search.hpp).
     tune::GemmSearchOptions search;
     search.configs = o.configs;
     const std::vector<tune::GemmCandidate> ranked =

@@ -52,7 +52,7 @@ int balanced_cta_cap(const GemmShape& shape, const GemmConfig& config,
     ScheduleOptions capped = schedule;
     capped.cta_cap = cap;
     const LaunchGeometry g = host_launch_geometry(shape, config, capped, device_sms);
-    if (g.grid_ctas == cap && g.waves() == waves) return cap;
+    if (g.grid_ctas == cap && g.waves() == waves && g.slots == full.slots) return cap;
   }
   return 0;
 }

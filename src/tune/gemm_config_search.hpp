@@ -90,9 +90,12 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec);
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);
 
 // Times the candidates for C = A·op(B) of `shape` (A and B device matrices of `dtype` in
-// `layout`) and returns them fastest first (finalists first, by the median of the last stage that
-// timed them). Throws kiln::UsageError when no candidate can run the shape, naming each one's
-// reason.
+// `layout`) and returns them fastest first: stage 3's first, then the other finalists, then the
+// rest, each part by the median of the stage that timed it. Stage 3 adds a copy of each of its
+// candidates with the balanced CTA cap (options.balanced_cap, `cap=N` in candidate_name), so the
+// list can hold more entries than enumerated candidates and more finalists than
+// options.finalists. Throws kiln::UsageError when no candidate can run the shape, naming each
+// one's reason.
 std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
                                                overlap::WeightLayout layout, const void* a,
                                                const void* b, const GemmSearchOptions& options,

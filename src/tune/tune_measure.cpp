@@ -137,8 +137,12 @@ std::vector<std::vector<Plan>> shape_base_plans(comm::Communicator& comm,
                          stream);
       core::fill_uniform(b.data(), o.dtype, static_cast<std::size_t>(shape.n) * shape.k, 22,
                          stream);
-      const std::vector<GemmCandidate> ranked = search_gemm_configs(
-          shape, o.dtype, o.layout, a.data(), b.data(), GemmSearchOptions{}, stream);
+      // The profile keeps the configuration only (the plans' caps come from the base plans):
+      // no balanced-cap variants, whose timing would be of a cap the plans do not run.
+      GemmSearchOptions search;
+      search.balanced_cap = 0;
+      const std::vector<GemmCandidate> ranked =
+          search_gemm_configs(shape, o.dtype, o.layout, a.data(), b.data(), search, stream);
       Plan best;
       best.gemm = ranked.front().config;
       best.schedule = ranked.front().schedule;

@@ -172,7 +172,8 @@ int check_search(const comm::RankInfo&) {
   core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 6, stream);
   tune::GemmSearchOptions o;
   o.swizzles = {1, 4};
-  o.cta_cap = 7;  // only the 1x1-cluster kernels can take it
+  o.cta_cap = 7;      // only the 1x1-cluster kernels can take it
+  o.balanced_cap = 0;  // one entry per candidate (a given cap turns it off too)
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int one_by_one = 0, failed = 0;
