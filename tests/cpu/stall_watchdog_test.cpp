@@ -29,8 +29,10 @@ TEST(StallWatchdogDeathTest, ProgressKeepsTheProcessAlive) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        StallWatchdog watchdog(0.5, 0);
-        for (int i = 0; i < 15; ++i) {
+        // A 1 s limit over 3 s of 100 ms steps: without progress() it would fire at 1 s; with it,
+        // a step may overrun 10x on a loaded 2-core machine (0.5 s failed once beside a build).
+        StallWatchdog watchdog(1.0, 0);
+        for (int i = 0; i < 30; ++i) {
           watchdog.progress("step");
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
