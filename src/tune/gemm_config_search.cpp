@@ -136,6 +136,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     const char* name;
     int* field;
     int low;
+    int high = 1000;
   };
   int max_swizzle = overlap::kMaxSwizzle;
   int without_tile_n = 0;  // the last value read; each is collected into `without` below
@@ -144,7 +145,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
-      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0}};
+      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -168,12 +169,9 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     const char* last = item.data() + item.size();
     const auto [ptr, error] = std::from_chars(first, last, value);
     if (eq == std::string::npos || error != std::errc{} || ptr != last || value < key->low ||
-        value > 1000) {
-      throw UsageError(fmt::format("search option '{}': expected {}=N with {} <= N <= 1000", item,
-                                   key->name, key->low));
-    }
-    if (key->field == &o.balanced_cap && value > 1) {
-      throw UsageError(fmt::format("search option '{}': balanced-cap is 0 or 1", item));
+        value > key->high) {
+      throw UsageError(fmt::format("search option '{}': expected {}=N with {} <= N <= {}", item,
+                                   key->name, key->low, key->high));
     }
     *key->field = value;
     if (key->field == &without_tile_n) without.push_back(value);
