@@ -36,6 +36,8 @@ def load(path):
     lib.kiln_gemm_last_error.restype = ctypes.c_char_p
     lib.kiln_gemm_describe.restype = ctypes.c_char_p
     lib.kiln_gemm_describe.argtypes = [p]
+    lib.kiln_gemm_ranking.restype = ctypes.c_char_p
+    lib.kiln_gemm_ranking.argtypes = [p]
     lib.kiln_gemm_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_int, ctypes.c_char_p, p, p, p, ctypes.POINTER(p)]
     lib.kiln_gemm_run_baseline.argtypes = [p, p, p, p, p]
@@ -116,6 +118,16 @@ def errors_vs_torch(lib, handle, a, b, c_torch, c_base, stream, layout="nk"):
     return rel_error(c_base, c_torch), rel_error(c_kiln, c_torch)
 
 
+def parse_ranking(text):
+    """kiln_gemm_ranking's lines ("STAGE MEDIAN_US MIN_US CV PLAN") as dicts, best first."""
+    ranking = []
+    for line in text.splitlines():
+        stage, median, low, cv, plan = line.split(" ", 4)
+        ranking.append({"stage": int(stage), "median_us": float(median), "min_us": float(low),
+                        "cv": float(cv), "plan": plan})
+    return ranking
+
+
 def sm_clock():
     try:
         return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"],
@@ -148,8 +160,20 @@ def run_shape(lib, text, dtype_name, args):
                                     a[0].data_ptr(), b[0].data_ptr(), stream,
                                     ctypes.byref(handle)), "kiln_gemm_create")
     second = ctypes.c_void_p()
+    extras = []  # (plan text, search line or None, handle): --extra-plan and --race-top
     try:
         describe = lib.kiln_gemm_describe(handle).decode()
+        ranking = parse_ranking(lib.kiln_gemm_ranking(handle).decode())
+        if args.race_top and not ranking:
+            raise RuntimeError("--race-top: kiln's plan was given, there is no search to race")
+        wanted = [(plan, None) for plan in args.extra_plan]
+        wanted += [(line["plan"], line) for line in ranking[:args.race_top]]
+        for plan, line in wanted:
+            h = ctypes.c_void_p()
+            check(lib, lib.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
+                                            plan.encode(), a[0].data_ptr(), b[0].data_ptr(),
+                                            stream, ctypes.byref(h)), f"kiln_gemm_create ({plan})")
+            extras.append((plan, line, h))
         s = ctypes.c_void_p(stream)
         if args.second_search or args.second_plan:
             # A second kiln GEMM searched with other options (--second-search) or with a given
@@ -183,9 +207,17 @@ def run_shape(lib, text, dtype_name, args):
                                                b[i % sets].data_ptr(), c_base.data_ptr(), s),
                   "CUTLASS twin")
 
+        def extra_call(h):
+            def call(i):
+                check(lib, lib.kiln_gemm_run_signaling(h, a[i % sets].data_ptr(),
+                                                       b[i % sets].data_ptr(), s), "extra GEMM")
+            return call
+
         variants = [("torch", torch_call), ("baseline", base_call), ("kiln", kiln_call)]
         if second:
             variants.append(("kiln_second", second_call))
+        for j, (_, _, h) in enumerate(extras):
+            variants.append((f"extra{j}", extra_call(h)))
         twin_missing = ""
         if args.twin:
             try:  # no twin for some configurations (kernel=coop-n): the row says so
@@ -218,6 +250,16 @@ def run_shape(lib, text, dtype_name, args):
                                               args.layout)
             row["kiln_second"] = lib.kiln_gemm_describe(second).decode()
             row["kiln_second_error_vs_torch"] = second_error
+        if ranking:
+            row["search_ranking"] = ranking[:40]
+        row["extras"] = []
+        for j, (plan, line, h) in enumerate(extras):
+            _, extra_error = errors_vs_torch(lib, h, a[0], b[0], c_torch, c_base, s, args.layout)
+            us = stats(times.pop(f"extra{j}"))
+            row["extras"].append({"plan": plan, "search": line, "us": us,
+                                  "over_baseline": us["median"] / stats(times["baseline"])["median"],
+                                  "over_kiln": us["median"] / stats(times["kiln"])["median"],
+                                  "error_vs_torch": extra_error})
         if twin_missing:
             row["twin_missing"] = twin_missing
         elif args.twin:
@@ -248,6 +290,8 @@ def run_shape(lib, text, dtype_name, args):
         lib.kiln_gemm_destroy(handle)
         if second:
             lib.kiln_gemm_destroy(second)
+        for _, _, h in extras:
+            lib.kiln_gemm_destroy(h)
 
 
 def main():
@@ -274,6 +318,11 @@ def main():
     parser.add_argument("--second-plan", default="",
                         help="also time kiln's GEMM with this plan (e.g. 'tile=128x192 cluster=2x1 "
                              "kernel=pingpong raster=n swizzle=16'), in the same rounds")
+    parser.add_argument("--extra-plan", action="append", default=[],
+                        help="also time kiln's GEMM with this plan in the same rounds (repeatable)")
+    parser.add_argument("--race-top", type=int, default=0,
+                        help="also time the search's N best candidates as given plans in the same "
+                             "rounds: whether the search's ranking holds in the table (0: off)")
     parser.add_argument("--narrow-swizzle", type=int, default=0, choices=[0, 1, 2, 4, 8, 16],
                         help="shorthand for --second-search max-swizzle=N (0: off)")
     parser.add_argument("--twin", action="store_true",
@@ -281,7 +330,7 @@ def main():
                              "loop, CUTLASS's own epilogue, no signal): the epilogue's cost; bf16, nk")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
-    for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0)):
+    for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0), ("--race-top", 0)):
         if getattr(args, name[2:]) < low:
             parser.error(f"{name} must be >= {low}")
     if args.settle < 0:
@@ -306,7 +355,8 @@ def main():
         rows.append(row)
         good = (row["baseline_error_vs_torch"] <= 1e-2 and row["kiln_error_vs_torch"] <= 1e-2
                 and row.get("kiln_second_error_vs_torch", 0.0) <= 1e-2
-                and row.get("twin_error_vs_torch", 0.0) <= 1e-2)
+                and row.get("twin_error_vs_torch", 0.0) <= 1e-2
+                and all(x["error_vs_torch"] <= 1e-2 for x in row["extras"]))
         ok = ok and good
         print(f"{text:>18} {row['torch_us']['median']:8.1f} {row['baseline_us']['median']:8.1f} "
               f"{row['kiln_us']['median']:8.1f} {row['baseline_over_torch']:10.3f} "
@@ -318,6 +368,11 @@ def main():
             print(f"{'':>18} {what}: {row['kiln_second_us']['median']:8.1f} us, "
                   f"kiln/second {row['kiln_over_kiln_second']:.3f}, second/base "
                   f"{row['kiln_second_over_baseline']:.3f}  {row['kiln_second']}", flush=True)
+        for x in row["extras"]:
+            searched = (f"search stage {x['search']['stage']} {x['search']['median_us']:.1f} us"
+                        if x["search"] else "given")
+            print(f"{'':>18} {x['us']['median']:8.1f} us, /base {x['over_baseline']:.3f}, "
+                  f"/kiln {x['over_kiln']:.3f} ({searched})  {x['plan']}", flush=True)
         if "twin_missing" in row:
             print(f"{'':>18} CUTLASS twin: {row['twin_missing']}", flush=True)
         if "twin_us" in row:
@@ -330,6 +385,7 @@ def main():
                        "dtype": args.dtype, "layout": args.layout, "rounds": args.rounds, "order": args.order, "iterations": args.iters,
                        "settle_s": args.settle, "second_search": args.second_search,
                        "second_plan": args.second_plan, "twin": args.twin,
+                       "extra_plans": args.extra_plan, "race_top": args.race_top,
                        "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1

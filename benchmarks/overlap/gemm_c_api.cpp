@@ -6,6 +6,8 @@
 // otherwise kiln_gemm_last_error() says why. Pointers are device pointers; `stream` a cudaStream_t.
 #include <cuda_runtime.h>
 
+#include <fmt/format.h>
+
 #include <exception>
 #include <memory>
 #include <string>
@@ -35,6 +37,7 @@ struct GemmPair {
   kiln::overlap::EpilogueTargets signalled;
   int sms = 0;
   std::string description;
+  std::string ranking;  // the search's ranking, one candidate per line (empty for a given plan)
 };
 
 template <class Body>
@@ -85,6 +88,10 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
       config = ranked.front().config;
       p->schedule = ranked.front().schedule;
       chosen = kiln::tune::candidate_name(ranked.front()) + " (searched)";
+      for (const kiln::tune::GemmCandidate& c : ranked) {
+        p->ranking += fmt::format("{} {:.1f} {:.1f} {:.4f} {}\n", c.stage, c.us.median, c.us.min,
+                                  c.us.cv, kiln::tune::candidate_name(c));
+      }
     } else {
       const kiln::overlap::Plan given = kiln::overlap::parse_plan(plan, "plan");
       config = given.gemm;
@@ -106,6 +113,13 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
 
 KILN_CAPI const char* kiln_gemm_describe(void* handle) {
   return static_cast<GemmPair*>(handle)->description.c_str();
+}
+
+// The search's ranking, best first, one line per candidate: "STAGE MEDIAN_US MIN_US CV NAME"
+// (STAGE 3: timed under sustained load, 2: finalist, 1: screened; times of different stages are
+// not comparable); NAME is a plan text kiln_gemm_create accepts. Empty when the plan was given.
+KILN_CAPI const char* kiln_gemm_ranking(void* handle) {
+  return static_cast<GemmPair*>(handle)->ranking.c_str();
 }
 
 // c = a·op(b) by kiln's cuBLAS baseline (row-major c).
