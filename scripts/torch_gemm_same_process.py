@@ -331,7 +331,7 @@ def main():
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0), ("--race-top", 0)):
-        if getattr(args, name[2:]) < low:
+        if getattr(args, name[2:].replace("-", "_")) < low:
             parser.error(f"{name} must be >= {low}")
     if args.settle < 0:
         parser.error("--settle must be >= 0")
