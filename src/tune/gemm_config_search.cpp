@@ -59,6 +59,24 @@ std::string candidate_name(const GemmCandidate& c) {
   return name;
 }
 
+std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig>& screened,
+                                           std::size_t count) {
+  count = std::min(count, screened.size());
+  std::vector<std::size_t> chosen;
+  std::vector<bool> taken(screened.size(), false);
+  for (std::size_t i = 0; i < screened.size() && chosen.size() < count; ++i) {
+    const bool config_seen = std::any_of(chosen.begin(), chosen.end(),
+                                         [&](std::size_t j) { return screened[j] == screened[i]; });
+    if (config_seen) continue;
+    chosen.push_back(i);
+    taken[i] = true;
+  }
+  for (std::size_t i = 0; i < screened.size() && chosen.size() < count; ++i) {
+    if (!taken[i]) chosen.push_back(i);
+  }
+  return chosen;
+}
+
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes) {
   if (operand_bytes == 0) return 1;
   return static_cast<int>(std::clamp<std::size_t>(2 * l2_bytes / operand_bytes + 1, 1, 8));
@@ -256,8 +274,25 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   };
   std::sort(all.begin(), all.end(), faster);
 
-  // Stage 2: the leaders, longer, again interleaved.
-  const std::size_t count = std::min<std::size_t>(all.size(), std::max(1, o.finalists));
+  // Stage 2: the fastest of each configuration (diverse_finalists), longer, again interleaved;
+  // they move to the front, the rest keep stage 1's order.
+  std::vector<overlap::GemmConfig> screened_configs;
+  for (const Contender* c : all) screened_configs.push_back(c->candidate.config);
+  const std::vector<std::size_t> picked =
+      diverse_finalists(screened_configs, static_cast<std::size_t>(std::max(1, o.finalists)));
+  const std::size_t count = picked.size();
+  {
+    std::vector<Contender*> reordered;
+    std::vector<bool> moved(all.size(), false);
+    for (const std::size_t i : picked) {
+      reordered.push_back(all[i]);
+      moved[i] = true;
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!moved[i]) reordered.push_back(all[i]);
+    }
+    all = std::move(reordered);
+  }
   std::vector<Contender*> leaders(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
   const auto finals =
       time_contenders(leaders, shape, sets, sms, 2, o.final_per_round, o.final_rounds, stream);
@@ -270,8 +305,8 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
 
   // Stage 3: the best few, back to back at the sustained-load clock (a round of each is about
   // per_round launches with no idle gap; the rotation order keeps any one from owning the coolest
-  // moment). Ties within a few percent in stage 2 are common, and the order there is the short
-  // bursts' order, not the power-capped one.
+  // moment). Ties within a few percent in stage 2 are common; stage 3's long warm-up puts each
+  // candidate at the clock its own draw allows, and adds the balanced-cap variants.
   const std::size_t kept =
       std::min<std::size_t>(count, static_cast<std::size_t>(std::max(0, o.sustained)));
   std::deque<Contender> capped;  // stage 3's balanced-cap variants (stable addresses)

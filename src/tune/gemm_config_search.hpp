@@ -4,8 +4,9 @@
 // profiler and PyTorch's TunableOp pick a GEMM: measure the candidates once per shape, keep the
 // fastest. All candidates are interleaved over rounds (core::time_rounds), because the chip's clock
 // moves by 10-20% over seconds of sustained load and candidates timed one after another would
-// differ by the moment as much as by the kernel. A second stage times the leaders again, longer,
-// and a third the best few under sustained load (the state a training step runs in: the chip at
+// differ by the moment as much as by the kernel. A second stage times the fastest candidate of each
+// of the fastest configurations again (diverse_finalists), in blocks of launches long enough for a
+// kernel's own power draw to set its clock, and a third the best few under sustained load (the state a training step runs in: the chip at
 // its power cap, where a kernel's DRAM traffic costs clock). Operands smaller than twice the L2
 // are rotated over copies, as a model's consecutive GEMMs would find them: timed on one resident
 // pair, a candidate's tile order (its L2 reuse) would not count.
@@ -63,13 +64,15 @@ struct GemmSearchOptions {
   // that the shape reduces to one already listed (too few tiles for it) is not timed twice.
   std::vector<int> swizzles = {1, 2, 4, 8, 16, 32};
   int cta_cap = 0;  // 0: every SM; candidates whose cluster does not divide it are skipped
-  // Stage 1: every candidate, short; stage 2: the `finalists` fastest, longer.
+  // Stage 1: every candidate, short; stage 2: `finalists` of them (diverse_finalists: the fastest
+  // of each configuration first), in blocks of `final_per_round` launches as long as the
+  // same-process table's, where a kernel's own power draw sets its clock.
   int screen_per_round = 2, screen_rounds = 3;
-  int finalists = 6, final_per_round = 5, final_rounds = 4;
+  int finalists = 8, final_per_round = 10, final_rounds = 4;
   // Stage 3: the `sustained` fastest of stage 2, after `sustained_warmup_ms` of back-to-back
   // launches of each (the power-capped clock), for `sustained_rounds` rounds of
   // `sustained_per_round` launches each (`sustained` 0 or 1: no third stage).
-  int sustained = 3, sustained_per_round = 10, sustained_rounds = 6;
+  int sustained = 4, sustained_per_round = 10, sustained_rounds = 6;
   double sustained_warmup_ms = 300.0;
   // Stage 3 also times each of its candidates with the balanced CTA cap (as many waves on fewer
   // SMs: overlap::balanced_cta_cap) where that leaves at least one cluster idle and `cta_cap` is
@@ -85,6 +88,18 @@ struct GemmSearchOptions {
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);
+
+// Stage 2's candidates, as indices into stage 1's ranking (`screened`, the candidates' configurations
+// fastest first): the fastest candidate of each configuration (tile, cluster, kernel), fastest
+// configuration first, until `count` are chosen; when there are fewer configurations than
+// `count`, then the fastest of the others. Why: stage 1's bursts of 2 launches share one clock
+// among ~250 candidates, so a kernel's own power draw does not cost it there; on 8192^3 its top 6
+// were 6 schedules of two power-hungry configurations (128x320 coop-n, 256x192 coop 1x2) and the
+// configuration that the table timed 5% faster (128x192 2x1 ping-pong) never reached stage 2
+// (docs/results/2026-12-01-search-race/). Every configuration the table found best was among stage
+// 1's 6 fastest configurations.
+std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig>& screened,
+                                           std::size_t count);
 
 // How many operand sets rotate so that their bytes exceed twice the L2 (at most 8, at least 1).
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.hpp"
@@ -151,6 +152,27 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_EQ(parse_gemm_search_options("balanced-cap=0").balanced_cap, 0);
   EXPECT_EQ(defaults.balanced_cap, 1);
   EXPECT_EQ(message("sustained=0"), "no error");
+}
+
+// Stage 2 takes the fastest schedule of each configuration first (stage 1's fastest six can all be
+// schedules of one or two configurations), then fills up in stage 1's order.
+TEST(DiverseFinalists, TheFastestOfEachConfigurationFirstThenTheRestInOrder) {
+  using enum overlap::KernelSchedule;
+  const overlap::GemmConfig a{{128, 320}, {2, 1}, kCooperativeSplitN};
+  const overlap::GemmConfig b{{256, 192}, {1, 2}, kCooperative};
+  const overlap::GemmConfig c{{128, 192}, {2, 1}, kPingpong};
+  const overlap::GemmConfig d{{128, 192}, {1, 2}, kPingpong};  // c's tile, another cluster
+  const std::vector<overlap::GemmConfig> screened{a, a, b, a, b, c, a, d};
+  EXPECT_EQ(diverse_finalists(screened, 3), (std::vector<std::size_t>{0, 2, 5}));
+  EXPECT_EQ(diverse_finalists(screened, 4), (std::vector<std::size_t>{0, 2, 5, 7}));
+  EXPECT_EQ(diverse_finalists(screened, 6), (std::vector<std::size_t>{0, 2, 5, 7, 1, 3}));
+  EXPECT_EQ(diverse_finalists(screened, 100).size(), screened.size());  // every one, once
+  std::vector<std::size_t> all = diverse_finalists(screened, 100);
+  std::sort(all.begin(), all.end());
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], i);
+  EXPECT_EQ(diverse_finalists(screened, 1), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(diverse_finalists({}, 4).empty());
+  EXPECT_TRUE(diverse_finalists(screened, 0).empty());
 }
 
 // without-tile-n leaves out every built configuration of that width, and only those: the A/B of

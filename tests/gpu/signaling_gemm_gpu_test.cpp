@@ -186,6 +186,17 @@ int check_search(const comm::RankInfo&) {
   };
   expect(ranked.size() == static_cast<std::size_t>(one_by_one * 2 * 2),
          fmt::format("{} candidates ranked, expected {}", ranked.size(), one_by_one * 4));
+  // The finalists are the fastest of as many configurations as there are (diverse_finalists).
+  std::vector<overlap::GemmConfig> final_configs;
+  for (std::size_t i = 0; i < ranked.size() && ranked[i].finalist; ++i) {
+    if (std::find(final_configs.begin(), final_configs.end(), ranked[i].config) ==
+        final_configs.end())
+      final_configs.push_back(ranked[i].config);
+  }
+  expect(final_configs.size() ==
+             static_cast<std::size_t>(std::min(o.finalists, one_by_one)),
+         fmt::format("the finalists cover {} configurations of {}", final_configs.size(),
+                     one_by_one));
   const int sustained = std::min(o.finalists, o.sustained);
   const std::size_t kept = sustained > 1 ? static_cast<std::size_t>(sustained) : 0;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
