@@ -90,7 +90,8 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // run 4 because of the epilogue's alignment trap in the per-tile path; with the check in the
   // tail (and the tests' signal delay taken by every consumer thread) it compiles without spills
   // (scripts/probe_gemm_registers.sh). cuBLAS's 192x192 tile (split along N) compiles without
-  // spills too but is not built: the slot layout needs power-of-two tile heights (slot_geometry).
+  // spills too but is not built: the slot layout took only power-of-two tile heights until
+  // 2026-12-01 (slot_geometry now splits other heights by division; no such kernel is built yet).
   // Ping-pong 128x192 (192 accumulators per thread in each warp group, near cuBLAS's 5-stage
   // 128x176 kernel at K = 2048) spilled 408 B until the epilogue stopped reading per-element
   // coordinates from a CuTe tensor; 116 B remain. Ping-pong 128x160 and 128x176 are cuBLAS's
@@ -98,6 +99,10 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // in sm90_gemm_parts.cuh), stored in 32- and 16-column boxes. Ping-pong 128x144 (16-column
   // boxes) fits N = 8192 at M = 4096 into waves as evenly as cuBLAS's 128x168 (sm90_gemm_parts.cuh);
   // the search picked it on 3 of 60 rows of issue 17's table (docs/results/2026-11-30j-wave-fit/).
+  // Ping-pong 192x128 (three 64-row atoms per warp group, 192 accumulators per thread, 0 spills)
+  // fills 16384x4096 in 21 waves at 98.5% where every 128-row tile reaches 97%
+  // (docs/research/gemm-tile-heights-for-the-last-wave.md); its rows are split by division in the
+  // slot layout.
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -109,7 +114,8 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{128, 192}, {2, 1}, kPingpong},          {{128, 160}, {2, 1}, kPingpong},
       {{128, 160}, {1, 2}, kPingpong},          {{128, 176}, {2, 1}, kPingpong},
       {{128, 176}, {1, 2}, kPingpong},          {{128, 144}, {2, 1}, kPingpong},
-      {{128, 144}, {1, 2}, kPingpong},
+      {{128, 144}, {1, 2}, kPingpong},          {{192, 128}, {2, 1}, kPingpong},
+      {{192, 128}, {1, 2}, kPingpong},
   };
   return configs;
 }

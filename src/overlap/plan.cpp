@@ -185,19 +185,21 @@ SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchG
   g.tiles_n = launch.tiles_n;
   g.slots = launch.slots;
   g.subtiles = subtiles;
-  // The slot layout addresses rows within a subtile by shift and mask (slot_layout.hpp): a tile
-  // height that is not a power of two per subtile would be stored to the wrong rows, silently
-  // (192-row tiles did, on an H100).
+  // Whole rows per subtile. A power of two is addressed by shift and mask, any other height by
+  // division (slot_layout.hpp: subtile_of_row). Before 2026-12 only the shift existed, and a
+  // 192-row tile was stored to the wrong rows (on an H100) until this check refused it.
   const int rows = subtiles >= 1 ? tile.m / subtiles : 0;
-  if (subtiles < 1 || rows < 1 || rows * subtiles != tile.m || (rows & (rows - 1)) != 0) {
+  if (subtiles < 1 || rows < 1 || rows * subtiles != tile.m) {
     throw UsageError(fmt::format(
-        "tile height {} over {} subtiles: the slot layout needs a power-of-two number of rows per "
-        "subtile",
+        "tile height {} over {} subtiles: the slot layout needs a whole number of rows per subtile",
         tile.m, subtiles));
   }
-  int log2_rows = 0;
-  while ((1 << log2_rows) < rows) ++log2_rows;
-  g.log2_rows_per_subtile = log2_rows;
+  g.subtile_rows = rows;
+  g.log2_rows_per_subtile = -1;
+  if ((rows & (rows - 1)) == 0) {
+    g.log2_rows_per_subtile = 0;
+    while ((1 << g.log2_rows_per_subtile) < rows) ++g.log2_rows_per_subtile;
+  }
   return g;
 }
 

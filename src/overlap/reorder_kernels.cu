@@ -48,11 +48,11 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
     const int tm = row / g.tile_m;
     const int in_tile = row - tm * g.tile_m;
     const int slot = __ldg(in.slot_of_tile + tm * g.tiles_n + col / g.tile_n);
-    at.owner = in_tile >> g.log2_rows_per_subtile;
-    at.received = received_offset(g, slot, in_tile & (g.rows_per_subtile() - 1), col % g.tile_n);
+    at.owner = subtile_of_row(g, in_tile);
+    at.received = received_offset(g, slot, row_in_subtile(g, in_tile), col % g.tile_n);
     return at;
   }
-  const int tile_row = row >> g.log2_rows_per_subtile;
+  const int tile_row = subtile_of_row(g, row);
   const int slot = __ldg(in.slot_of_tile + tile_row * g.tiles_n + col / g.tile_n);
   at.received = received_offset_of(g, slot, row, col);
   if (in.own_slots != nullptr && g.contiguous_rows) {
@@ -68,8 +68,7 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
     at.own = slot_offset(g, own_slot, first, count, row & (g.tile_m - 1), col % g.tile_n);
   } else if (in.own_slots != nullptr) {
     const int group = __ldg(in.wave_group + slot / in.grid_ctas);
-    const int row_in_tile =
-        (in.rank << g.log2_rows_per_subtile) + (row & (g.rows_per_subtile() - 1));
+    const int row_in_tile = in.rank * g.rows_per_subtile() + row_in_subtile(g, row);
     at.own = slot_offset(g, slot, __ldg(in.group_first_slot + group),
                          __ldg(in.group_slot_count + group), row_in_tile, col % g.tile_n);
   }

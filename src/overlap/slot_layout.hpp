@@ -52,11 +52,15 @@ struct SlotGeometry {
   int tiles_m = 0, tiles_n = 0;   // ceil(m / BM), ceil(n / BN)
   int slots = 0;                  // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
   int subtiles = 1;               // world size for ReduceScatter, 1 for AllReduce
-  int log2_rows_per_subtile = 0;  // log2(BM / subtiles), or log2(BM) with contiguous_rows
-  int contiguous_rows = 0;        // 1: rank j owns rows [j*q, (j+1)*q) (see above)
-  int tiles_per_rank = 0;         // contiguous_rows: tpr = tiles_m / subtiles
+  // log2(rps) where rps is a power of two (every tile height built before 2026-12), else -1:
+  // the rows then split by division (subtile_of_row, row_in_subtile).
+  int log2_rows_per_subtile = 0;
+  int contiguous_rows = 0;  // 1: rank j owns rows [j*q, (j+1)*q) (see above)
+  int tiles_per_rank = 0;   // contiguous_rows: tpr = tiles_m / subtiles
+  int subtile_rows = 0;     // rps = BM / subtiles, or BM with contiguous_rows (last: the layout
+                            // of the fields before it is the one the kernels were tuned with)
 
-  KILN_LAYOUT_FN int rows_per_subtile() const { return 1 << log2_rows_per_subtile; }
+  KILN_LAYOUT_FN int rows_per_subtile() const { return subtile_rows; }
   KILN_LAYOUT_FN std::int64_t tile_elements() const {
     return static_cast<std::int64_t>(tile_m) * tile_n;
   }
@@ -77,16 +81,26 @@ struct SlotGeometry {
   }
 };
 
+// Which subtile of its tile a row within the tile (or a rank's local row: which tile row) falls
+// in, and its row within that subtile: shift and mask for power-of-two subtiles, else division
+// (a 32-bit one, inlined; the tile heights that need it are 144, 160 and 192).
+KILN_LAYOUT_FN int subtile_of_row(const SlotGeometry& g, int row) {
+  return g.log2_rows_per_subtile >= 0 ? row >> g.log2_rows_per_subtile : row / g.subtile_rows;
+}
+KILN_LAYOUT_FN int row_in_subtile(const SlotGeometry& g, int row) {
+  return g.log2_rows_per_subtile >= 0 ? row & (g.subtile_rows - 1) : row % g.subtile_rows;
+}
+
 // Offset in the slot buffer of (row, col) of the tile in `slot`, whose group starts at
 // `group_first_slot` and has `group_slots` slots.
 KILN_LAYOUT_FN std::int64_t slot_offset(const SlotGeometry& g, int slot, int group_first_slot,
                                         int group_slots, int row, int col) {
-  const int subtile = row >> g.log2_rows_per_subtile;
-  const int row_in_subtile = row & (g.rows_per_subtile() - 1);
+  const int subtile = subtile_of_row(g, row);
+  const int row_within = row_in_subtile(g, row);
   return static_cast<std::int64_t>(group_first_slot) * g.tile_elements() +
          static_cast<std::int64_t>(subtile) * group_slots * g.subtile_elements() +
          static_cast<std::int64_t>(slot - group_first_slot) * g.subtile_elements() +
-         static_cast<std::int64_t>(row_in_subtile) * g.tile_n + col;
+         static_cast<std::int64_t>(row_within) * g.tile_n + col;
 }
 
 // Offset, in what a ReduceScatter delivers to a rank (or, for AllReduce, in the slot buffer
@@ -110,17 +124,15 @@ KILN_LAYOUT_FN int owned_rows(const SlotGeometry& g, int rank) {
 // Global row of local row `local_row` on `rank` (see the permutation above).
 KILN_LAYOUT_FN int global_row(const SlotGeometry& g, int rank, int local_row) {
   if (g.contiguous_rows) return rank * g.tiles_per_rank * g.tile_m + local_row;
-  const int tile_row = local_row >> g.log2_rows_per_subtile;
-  const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
-  return tile_row * g.tile_m + rank * g.rows_per_subtile() + row_in_subtile;
+  return subtile_of_row(g, local_row) * g.tile_m + rank * g.rows_per_subtile() +
+         row_in_subtile(g, local_row);
 }
 
 // Offset in the received buffer of element (local_row, col) of `rank`'s row-major result, given
 // the slot that holds tile (local_row's tile row, col / BN).
 KILN_LAYOUT_FN std::int64_t received_offset_of(const SlotGeometry& g, int slot, int local_row,
                                                int col) {
-  const int row_in_subtile = local_row & (g.rows_per_subtile() - 1);
-  return received_offset(g, slot, row_in_subtile, col % g.tile_n);
+  return received_offset(g, slot, row_in_subtile(g, local_row), col % g.tile_n);
 }
 
 // contiguous_rows: the groups as tile-column ranges, for the epilogue. Kept in the kernel's

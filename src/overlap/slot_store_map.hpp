@@ -21,13 +21,23 @@ inline constexpr int kStoreBoxCols = 64;  // 128 bytes of a 2-byte type
 // epilogue made ptxas keep the main loop's pipeline state in vector registers and move every
 // GMMA descriptor to uniform ones (R2UR) in the k-loop: 1.5x the twin's instructions, 2-3% of
 // the cycles (docs/results/2026-11-30h-pingpong-widths/, calls 6-7).
+// kPowerOfTwoRows: the tile height is a power of two, so every subtile's is too (the world sizes
+// are powers of two): shift and mask, the form every power-of-two kernel was tuned with. Otherwise
+// (144, 160, 192 rows) subtile_of_row's 32-bit division.
+template <bool kPowerOfTwoRows = true>
 KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_first_slot,
                                    int group_slots, int row) {
   const int rows_per_subtile = g.rows_per_subtile();
-  const int subtile = row >> g.log2_rows_per_subtile;
-  const int row_in_subtile = row & (rows_per_subtile - 1);
+  int subtile, within;
+  if constexpr (kPowerOfTwoRows) {
+    subtile = row >> g.log2_rows_per_subtile;
+    within = row & (rows_per_subtile - 1);
+  } else {
+    subtile = row / rows_per_subtile;
+    within = row - subtile * rows_per_subtile;
+  }
   return group_first_slot * g.tile_m + subtile * group_slots * rows_per_subtile +
-         (slot - group_first_slot) * rows_per_subtile + row_in_subtile;
+         (slot - group_first_slot) * rows_per_subtile + within;
 }
 
 // The narrower box of the epilogues whose warp groups hold a width that is not a multiple of 64

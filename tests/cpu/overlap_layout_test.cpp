@@ -33,6 +33,12 @@ std::vector<Case> cases() {
           for (int swizzle : {1, 2, 4})
             for (bool along_n : {true, false})
               all.push_back({m, n, 16, tile_n, world, swizzle, along_n});
+  // Tile heights that are not powers of two (144/160/192-row tiles, scaled down): the slot
+  // layout splits their rows by division (slot_layout.hpp: subtile_of_row).
+  for (int m : {1, 200, 520})
+    for (int tile_m : {48, 80})
+      for (int world : {1, 2, 4})
+        for (bool along_n : {true, false}) all.push_back({m, 264, tile_m, 32, world, 2, along_n});
   return all;
 }
 
@@ -46,9 +52,10 @@ SlotGeometry geometry_for(const Case& c, int slots) {
   g.tiles_n = (c.n + c.tile_n - 1) / c.tile_n;
   g.slots = slots;
   g.subtiles = c.world;
+  g.subtile_rows = c.tile_m / c.world;
   int log = 0;
-  while ((1 << log) < c.tile_m / c.world) ++log;
-  g.log2_rows_per_subtile = log;
+  while ((1 << log) < g.subtile_rows) ++log;
+  g.log2_rows_per_subtile = (1 << log) == g.subtile_rows ? log : -1;
   return g;
 }
 
@@ -113,6 +120,35 @@ TEST(SlotLayout, OffsetsAreABijectionForEveryPartition) {
 
 // The epilogue stores 16-row boxes through a 2-D view of the slot buffer (slot_store_map.hpp):
 // every box must land exactly where slot_offset puts its elements.
+// Tile heights that are not powers of two take slot_matrix_row's division form; for powers of
+// two both forms agree. Every subtile is whole 16-row boxes (144 rows: one rank only).
+TEST(SlotStoreMap, BoxRowsOfAnyTileHeightAreConsecutiveRowsOfTheSlotMatrix) {
+  for (int tile_m : {128, 144, 160, 192, 256})
+    for (int world : {1, 2, 4}) {
+      if (tile_m % (world * kStoreBoxRows) != 0) continue;
+      Case c{2 * tile_m + 40, 3 * 128 - 8, tile_m, 128, world, 1, true};
+      const int slots = scheduler_slots(model_for(c));
+      const SlotGeometry g = geometry_for(c, slots);
+      const LaunchGeometry launch{3, slots, g.tiles_m, g.tiles_n};
+      const WaveGroups groups = make_wave_groups({}, launch);
+      for (int s = 0; s < slots; ++s) {
+        const int group = groups.wave_group[s / 3];
+        const int first = groups.group_first_slot[group];
+        const int count = groups.group_slot_count[group];
+        for (int band = 0; band < g.tile_m; band += kStoreBoxRows) {
+          const int row0 = slot_matrix_row<false>(g, s, first, count, band);
+          if ((tile_m & (tile_m - 1)) == 0)
+            ASSERT_EQ(row0, slot_matrix_row<true>(g, s, first, count, band));
+          for (int r = 0; r < kStoreBoxRows; ++r)
+            for (int col = 0; col < g.tile_n; col += 13)
+              ASSERT_EQ(slot_offset(g, s, first, count, band + r, col),
+                        static_cast<std::int64_t>(row0 + r) * g.tile_n + col)
+                  << "tile_m " << tile_m << " world " << world << " slot " << s;
+        }
+      }
+    }
+}
+
 TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
   for (int tile_n : {64, 128, 160, 176, 256})
     for (int world : {1, 2, 4, 8}) {
@@ -270,7 +306,7 @@ TEST(SlotLayout, CollectiveThenRestoreIsTheIdentity) {
       for (int lr = 0; lr < owned_rows(g, rank); ++lr) {
         const int row = global_row(g, rank, lr);
         for (int col = 0; col < c.n; ++col) {
-          const int tile_row = lr >> g.log2_rows_per_subtile;
+          const int tile_row = subtile_of_row(g, lr);
           const int slot = slot_of_tile[tile_row * g.tiles_n + col / g.tile_n];
           ASSERT_EQ(received[received_offset_of(g, slot, lr, col)],
                     static_cast<long long>(row) * c.n + col)
@@ -304,11 +340,21 @@ TEST(Plan, SlotGeometryOfALaunch) {
   EXPECT_EQ(rs.slots, 8);
   EXPECT_EQ(rs.tiles_m, 3);
   EXPECT_EQ(rs.m, 300);
+  EXPECT_EQ(rs.log2_rows_per_subtile, 5);
   EXPECT_EQ(slot_geometry({300, 264, 136}, {128, 128}, launch, 1).rows_per_subtile(), 128);
-  // Rows within a subtile are addressed by shift and mask: other heights are refused, not
-  // stored to the wrong rows (192-row tiles were, on an H100).
-  EXPECT_THROW(slot_geometry({300, 264, 136}, {192, 192}, launch, 1), UsageError);
-  EXPECT_THROW(slot_geometry({300, 264, 136}, {128, 256}, launch, 3), UsageError);
+  // Heights that are not a power of two are split by division (log2 -1), not by a shift that
+  // would store them to the wrong rows (192-row tiles were, on an H100, before either existed).
+  const SlotGeometry tall = slot_geometry({300, 264, 136}, {192, 192}, launch, 1);
+  EXPECT_EQ(tall.rows_per_subtile(), 192);
+  EXPECT_EQ(tall.log2_rows_per_subtile, -1);
+  EXPECT_EQ(subtile_of_row(tall, 191), 0);
+  EXPECT_EQ(subtile_of_row(tall, 192), 1);
+  EXPECT_EQ(row_in_subtile(tall, 200), 8);
+  const SlotGeometry halves = slot_geometry({300, 264, 136}, {160, 128}, launch, 2);
+  EXPECT_EQ(halves.rows_per_subtile(), 80);
+  EXPECT_EQ(subtile_of_row(halves, 159), 1);
+  EXPECT_EQ(row_in_subtile(halves, 159), 79);
+  EXPECT_THROW(slot_geometry({300, 264, 136}, {128, 256}, launch, 3), UsageError);  // 42.67 rows
   const WaveGroups groups = make_wave_groups({1, 1}, launch);
   EXPECT_EQ(groups.concatenated(), (std::vector<int>{0, 1, 0, 4, 4, 4}));
 }
@@ -374,6 +420,7 @@ TEST(ContiguousScatter, ReorderedRowsLandInContiguousBlocks) {
         g.tile_m = tile_m;
         g.tiles_m = c.padded_m / tile_m;
         g.subtiles = world;
+        g.subtile_rows = tile_m / world;
         g.log2_rows_per_subtile = 0;
         while ((1 << g.log2_rows_per_subtile) < tile_m / world) ++g.log2_rows_per_subtile;
         std::vector<int> used(m, 0);
