@@ -120,6 +120,12 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   return configs;
 }
 
+bool awaits_gpu_check(const GemmConfig& config) {
+  // Ping-pong 192x128: built and probed on the CPU machine on 2026-12-01, when that session's
+  // device time was spent (docs/results/2026-12-01-search-race/scripts/next-call.sh checks it).
+  return config.tile == TileShape{192, 128};
+}
+
 void check_gemm_config_built(const GemmConfig& config, const std::string& argument) {
   const auto& built = built_gemm_configs();
   if (std::find(built.begin(), built.end(), config) != built.end()) return;

@@ -163,7 +163,8 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
-      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1}};
+      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1},
+      {"unchecked", &o.unchecked, 0, 1}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -179,7 +180,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       throw UsageError(
           fmt::format("search option '{}': accepted max-swizzle, finalists, "
                       "screen-rounds, final-rounds, sustained, sustained-rounds, without-tile-n, "
-                      "balanced-cap",
+                      "balanced-cap, unchecked",
                       name));
     }
     int value = -1;
@@ -206,14 +207,26 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
   return o;
 }
 
+std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& o) {
+  std::vector<overlap::GemmConfig> configs =
+      o.configs.empty() ? overlap::built_gemm_configs() : o.configs;
+  const std::size_t given = configs.size();
+  if (o.unchecked == 0) std::erase_if(configs, overlap::awaits_gpu_check);
+  if (configs.empty() && given > 0) {
+    throw UsageError(
+        "GEMM search: every configuration asked for awaits its GPU check (search option "
+        "unchecked=1 times them anyway)");
+  }
+  return configs;
+}
+
 std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, core::DType dtype,
                                                overlap::WeightLayout layout, const void* a,
                                                const void* b, const GemmSearchOptions& o,
                                                cudaStream_t stream) {
   const int sms = overlap::current_device_sms();
   const std::size_t element = core::dtype_size(dtype);
-  const std::vector<overlap::GemmConfig>& configs =
-      o.configs.empty() ? overlap::built_gemm_configs() : o.configs;
+  const std::vector<overlap::GemmConfig> configs = searched_gemm_configs(o);
   std::vector<std::unique_ptr<overlap::SignalingGemm>> kernels;
   std::vector<GemmCandidate> plans;
   std::string reasons;

@@ -78,13 +78,21 @@ struct GemmSearchOptions {
   // SMs: overlap::balanced_cta_cap) where that leaves at least one cluster idle and `cta_cap` is
   // 0; 0: not.
   int balanced_cap = 1;
+  // 1: also time the configurations built but not yet checked on a GPU
+  // (overlap::awaits_gpu_check); 0: leave them out.
+  int unchecked = 0;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
+
+// The configurations a search with `options` times: options.configs (or every built one), less
+// those that await their GPU check unless options.unchecked.
+std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& options);
 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
 // settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
 // sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds,
-// balanced-cap (0: stage 3 does not also try each candidate on fewer SMs),
+// balanced-cap (0: stage 3 does not also try each candidate on fewer SMs), unchecked (1: also
+// the configurations that await their GPU check),
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);

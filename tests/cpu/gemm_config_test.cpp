@@ -175,6 +175,32 @@ TEST(DiverseFinalists, TheFastestOfEachConfigurationFirstThenTheRestInOrder) {
   EXPECT_TRUE(diverse_finalists(screened, 0).empty());
 }
 
+// Configurations built but not yet checked on a GPU (overlap::awaits_gpu_check) are searched only
+// when asked; a plan may still name them.
+TEST(GemmSearchOptionsText, UncheckedConfigurationsAreSearchedOnlyWhenAsked) {
+  const auto& built = overlap::built_gemm_configs();
+  const auto awaiting = std::count_if(built.begin(), built.end(), overlap::awaits_gpu_check);
+  const std::vector<overlap::GemmConfig> searched = searched_gemm_configs({});
+  EXPECT_EQ(searched.size(), built.size() - static_cast<std::size_t>(awaiting));
+  EXPECT_TRUE(std::none_of(searched.begin(), searched.end(), overlap::awaits_gpu_check));
+  const GemmSearchOptions all = parse_gemm_search_options("unchecked=1");
+  EXPECT_EQ(all.unchecked, 1);
+  EXPECT_EQ(searched_gemm_configs(all).size(), built.size());
+  EXPECT_THROW(parse_gemm_search_options("unchecked=2"), UsageError);
+  if (awaiting > 0) {
+    GemmSearchOptions only;
+    only.configs = {*std::find_if(built.begin(), built.end(), overlap::awaits_gpu_check)};
+    try {
+      (void)searched_gemm_configs(only);
+      FAIL() << "a search of unchecked configurations only was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("unchecked=1"), std::string::npos) << e.what();
+    }
+    only.unchecked = 1;
+    EXPECT_EQ(searched_gemm_configs(only).size(), 1u);
+  }
+}
+
 // without-tile-n leaves out every built configuration of that width, and only those: the A/B of
 // the ping-pong 128x160 / 128x176 kernels against the set without them.
 TEST(GemmSearchOptionsText, WithoutTileNLeavesOutThoseWidthsOnly) {

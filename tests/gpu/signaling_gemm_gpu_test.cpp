@@ -193,7 +193,7 @@ int check_search(const comm::RankInfo&) {
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int one_by_one = 0, failed = 0;
-  for (const auto& c : overlap::built_gemm_configs()) one_by_one += c.cluster.size() == 1;
+  for (const auto& c : tune::searched_gemm_configs(o)) one_by_one += c.cluster.size() == 1;
   const auto expect = [&](bool ok, const std::string& what) {
     if (!ok) {
       std::fprintf(stderr, "%s\n", what.c_str());

@@ -7,7 +7,10 @@
 #    geometry, the overlap runtime with a 192x128 plan at 1, 2 and 4 ranks (ReduceScatter splits
 #    each tile into 96 or 48 rows per rank; 4 ranks share the GPU);
 # 2. memcheck and racecheck on both 192x128 kernels;
-# 3. issue 17's table, bf16 with 192x128 raced on every shape, then fp16.
+# 3. only if step 1 passed: issue 17's table, bf16, the default search (which leaves 192x128 out
+#    until overlap::awaits_gpu_check says otherwise) with 192x128 raced as a given plan on every
+#    shape, then fp16 with the search including it (search:unchecked=1).
+# After it passes: empty overlap::awaits_gpu_check (src/overlap/gemm_shape.cpp).
 # Prepared on the CPU machine:
 #   ninja -C build -j2 kiln kiln_gpu_tests kiln_gemm_capi
 #   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests build/libkiln_gemm_capi.so
@@ -41,14 +44,19 @@ if step sanitizers; then
   grep -E "RACECHECK SUMMARY|correctness" "$out/sanitizer-racecheck.txt" | tee -a "$out/summary.txt"
 fi
 if step tables; then
-  capped 200 race-bf16.txt python3 scripts/torch_gemm_same_process.py --dtype bf16 \
-    --order shuffle --rounds 8 --race-top 3 \
-    --extra-plan "tile=192x128 cluster=2x1 kernel=pingpong raster=n swizzle=1" \
-    --json "$out/race-bf16.json"
-  cut -c1-150 "$out/race-bf16.txt" >> "$out/summary.txt"
-  capped 130 same-process-fp16.txt python3 scripts/torch_gemm_same_process.py --dtype fp16 \
-    --order shuffle --rounds 12 --json "$out/same-process-fp16.json"
-  cut -c1-150 "$out/same-process-fp16.txt" >> "$out/summary.txt"
-  python3 docs/results/2026-11-30j-wave-fit/scripts/summarize.py "$out"/*.json 2>&1 | tee -a "$out/summary.txt"
+  if ! grep -q "^\[  PASSED  \]" "$out/tests-192.txt" 2>/dev/null ||
+     grep -q "^\[  FAILED  \]" "$out/tests-192.txt"; then
+    note "tables: skipped, the 192x128 tests did not all pass (tests-192.txt)"
+  else
+    capped 200 race-bf16.txt python3 scripts/torch_gemm_same_process.py --dtype bf16 \
+      --order shuffle --rounds 8 --race-top 3 \
+      --extra-plan "tile=192x128 cluster=2x1 kernel=pingpong raster=n swizzle=1" \
+      --json "$out/race-bf16.json"
+    cut -c1-150 "$out/race-bf16.txt" >> "$out/summary.txt"
+    capped 130 same-process-fp16.txt python3 scripts/torch_gemm_same_process.py --dtype fp16 \
+      --order shuffle --rounds 12 --plan search:unchecked=1 --json "$out/same-process-fp16.json"
+    cut -c1-150 "$out/same-process-fp16.txt" >> "$out/summary.txt"
+    python3 docs/results/2026-11-30j-wave-fit/scripts/summarize.py "$out"/*.json 2>&1 | tee -a "$out/summary.txt"
+  fi
 fi
 pack
