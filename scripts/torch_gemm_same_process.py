@@ -227,7 +227,7 @@ def run_shape(lib, text, dtype_name, args):
                 twin_missing = str(e)
         end = time.monotonic() + args.settle
         i = 0
-        while time.monotonic() < end:  # settle: the sustained-load clock, all three in turn
+        while time.monotonic() < end:  # settle: the sustained-load clock, every variant in turn
             for _, call in variants:
                 for _ in range(5):
                     call(i)

@@ -97,12 +97,12 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // coordinates from a CuTe tensor; 116 B remain. Ping-pong 128x160 and 128x176 are cuBLAS's
   // ping-pong-style widths (160 and 176 accumulators per thread; their GMMA instructions named
   // in sm90_gemm_parts.cuh), stored in 32- and 16-column boxes. Ping-pong 128x144 (16-column
-  // boxes) fits N = 8192 at M = 4096 into waves as evenly as cuBLAS's 128x168 (sm90_gemm_parts.cuh);
-  // the search picked it on 3 of 60 rows of issue 17's table (docs/results/2026-11-30j-wave-fit/).
-  // Ping-pong 192x128 (three 64-row atoms per warp group, 192 accumulators per thread, 0 spills)
-  // fills 16384x4096 in 21 waves at 98.5% where every 128-row tile reaches 97%
-  // (docs/research/gemm-tile-heights-for-the-last-wave.md); its rows are split by division in the
-  // slot layout.
+  // boxes) fits N = 8192 at M = 4096 into waves as evenly as cuBLAS's 128x168
+  // (sm90_gemm_parts.cuh); the search picked it on 3 of 60 rows of issue 17's table
+  // (docs/results/2026-11-30j-wave-fit/). Ping-pong 192x128 (three 64-row atoms per warp group, 192
+  // accumulators per thread, 0 spills) fills 16384x4096 in 21 waves at 98.5% where every 128-row
+  // tile reaches 97% (docs/research/gemm-tile-heights-for-the-last-wave.md); its rows are split by
+  // division in the slot layout.
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -122,7 +122,7 @@ const std::vector<GemmConfig>& built_gemm_configs() {
 
 bool awaits_gpu_check(const GemmConfig& config) {
   // Ping-pong 192x128: built and probed on the CPU machine on 2026-12-01, when that session's
-  // device time was spent (docs/results/2026-12-01-search-race/scripts/next-call.sh checks it).
+  // device time was spent (docs/results/2026-12-01-search-race/scripts/next-call-1.sh checks it).
   return config.tile == TileShape{192, 128};
 }
 

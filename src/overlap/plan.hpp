@@ -60,7 +60,8 @@ struct WaveGroups {
 WaveGroups make_wave_groups(const std::vector<int>& partition, const LaunchGeometry& launch);
 
 // Where a launch's output lives (slot_layout.hpp): `subtiles` = world size for ReduceScatter,
-// 1 for AllReduce; it must be a power of two dividing the tile's rows. With `contiguous_rows`
+// 1 for AllReduce; it must divide the tile's rows (GemmCollective::can_implement also asks for a
+// power-of-two world and subtiles of whole 16-row store boxes). With `contiguous_rows`
 // (ReduceScatter to contiguous row blocks) the tile height must be a power of two and M a multiple
 // of subtiles x tile height; every slot is then a real tile. Throws kiln::UsageError saying which.
 SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,

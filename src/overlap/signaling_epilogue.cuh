@@ -232,8 +232,8 @@ class SignalingEpilogue {
     for (int atom = 0; atom < kAtomsM; ++atom) {
       const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
       const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
-      const int matrix_row = slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(
-          geo, slot, group_first, group_slots, band_row);
+      const int matrix_row = slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
+                                                                           group_slots, band_row);
       store_band(accumulators, atom, band_col, matrix_row, staging, lane, convert);
     }
 

@@ -47,17 +47,17 @@ namespace kiln::overlap {
 
 // The geometry the kernels need; plain data, passed by value to kernels.
 struct SlotGeometry {
-  int m = 0, n = 0;               // problem rows and columns (the real output)
-  int tile_m = 0, tile_n = 0;     // BM, BN
-  int tiles_m = 0, tiles_n = 0;   // ceil(m / BM), ceil(n / BN)
-  int slots = 0;                  // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
-  int subtiles = 1;               // world size for ReduceScatter, 1 for AllReduce
+  int m = 0, n = 0;              // problem rows and columns (the real output)
+  int tile_m = 0, tile_n = 0;    // BM, BN
+  int tiles_m = 0, tiles_n = 0;  // ceil(m / BM), ceil(n / BN)
+  int slots = 0;                 // scheduler tiles, >= tiles_m * tiles_n (cluster/swizzle padding)
+  int subtiles = 1;              // world size for ReduceScatter, 1 for AllReduce
   // log2(rps) where rps is a power of two (every tile height built before 2026-12), else -1:
   // the rows then split by division (subtile_of_row, row_in_subtile).
   int log2_rows_per_subtile = 0;
   int contiguous_rows = 0;  // 1: rank j owns rows [j*q, (j+1)*q) (see above)
   int tiles_per_rank = 0;   // contiguous_rows: tpr = tiles_m / subtiles
-  int subtile_rows = 0;     // rps = BM / subtiles, or BM with contiguous_rows (last: the layout
+  int subtile_rows = 1;     // rps = BM / subtiles, or BM with contiguous_rows (last: the layout
                             // of the fields before it is the one the kernels were tuned with)
 
   KILN_LAYOUT_FN int rows_per_subtile() const { return subtile_rows; }

@@ -24,7 +24,7 @@ inline constexpr int kStoreBoxCols = 64;  // 128 bytes of a 2-byte type
 // kPowerOfTwoRows: the tile height is a power of two, so every subtile's is too (the world sizes
 // are powers of two): shift and mask, the form every power-of-two kernel was tuned with. Otherwise
 // (144, 160, 192 rows) subtile_of_row's 32-bit division.
-template <bool kPowerOfTwoRows = true>
+template <bool kPowerOfTwoRows>
 KILN_LAYOUT_FN int slot_matrix_row(const SlotGeometry& g, int slot, int group_first_slot,
                                    int group_slots, int row) {
   const int rows_per_subtile = g.rows_per_subtile();

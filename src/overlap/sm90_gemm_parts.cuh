@@ -36,13 +36,13 @@ using Sm90MainloopBuilder = cutlass::gemm::collective::CollectiveBuilder<
 // are built; any other fails to compile here.
 template <int kGroupN, class Element, cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>
 struct ExplicitGmmaOp;
-#define KILN_EXPLICIT_GMMA_OP(N)                                                    \
-  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                   \
-  struct ExplicitGmmaOp<N, cutlass::half_t, kMajorA, kMajorB> {                     \
+#define KILN_EXPLICIT_GMMA_OP(N)                                                     \
+  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                    \
+  struct ExplicitGmmaOp<N, cutlass::half_t, kMajorA, kMajorB> {                      \
     using type = cute::SM90::GMMA::MMA_64x##N##x16_F32F16F16_SS<kMajorA, kMajorB>;   \
-  };                                                                                \
-  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                   \
-  struct ExplicitGmmaOp<N, cutlass::bfloat16_t, kMajorA, kMajorB> {                 \
+  };                                                                                 \
+  template <cute::GMMA::Major kMajorA, cute::GMMA::Major kMajorB>                    \
+  struct ExplicitGmmaOp<N, cutlass::bfloat16_t, kMajorA, kMajorB> {                  \
     using type = cute::SM90::GMMA::MMA_64x##N##x16_F32BF16BF16_SS<kMajorA, kMajorB>; \
   };
 KILN_EXPLICIT_GMMA_OP(96)
@@ -117,8 +117,7 @@ struct ExplicitGmmaMainloop {
 // than taking the collective builder's.
 constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
   return kernel == KernelSchedule::kCooperativeSplitN ||
-         (kernel == KernelSchedule::kPingpong &&
-          (tile_n == 144 || tile_n == 160 || tile_n == 176));
+         (kernel == KernelSchedule::kPingpong && (tile_n == 144 || tile_n == 160 || tile_n == 176));
 }
 
 // The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).

@@ -6,10 +6,11 @@
 // moves by 10-20% over seconds of sustained load and candidates timed one after another would
 // differ by the moment as much as by the kernel. A second stage times the fastest candidate of each
 // of the fastest configurations again (diverse_finalists), in blocks of launches long enough for a
-// kernel's own power draw to set its clock, and a third the best few under sustained load (the state a training step runs in: the chip at
-// its power cap, where a kernel's DRAM traffic costs clock). Operands smaller than twice the L2
-// are rotated over copies, as a model's consecutive GEMMs would find them: timed on one resident
-// pair, a candidate's tile order (its L2 reuse) would not count.
+// kernel's own power draw to set its clock, and a third the best few under sustained load (the
+// state a training step runs in: the chip at its power cap, where a kernel's DRAM traffic costs
+// clock). Operands smaller than twice the L2 are rotated over copies, as a model's consecutive
+// GEMMs would find them: timed on one resident pair, a candidate's tile order (its L2 reuse) would
+// not count.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -79,13 +80,14 @@ struct GemmSearchOptions {
   // 0; 0: not.
   int balanced_cap = 1;
   // 1: also time the configurations built but not yet checked on a GPU
-  // (overlap::awaits_gpu_check); 0: leave them out.
+  // (overlap::awaits_gpu_check); 0: leave them out of the built list (a caller's `configs` are
+  // timed as given).
   int unchecked = 0;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
-// The configurations a search with `options` times: options.configs (or every built one), less
-// those that await their GPU check unless options.unchecked.
+// The configurations a search with `options` times: options.configs when given (as given), else
+// every built one less those that await their GPU check unless options.unchecked.
 std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& options);
 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
@@ -97,15 +99,15 @@ std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& 
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);
 
-// Stage 2's candidates, as indices into stage 1's ranking (`screened`, the candidates' configurations
-// fastest first): the fastest candidate of each configuration (tile, cluster, kernel), fastest
-// configuration first, until `count` are chosen; when there are fewer configurations than
-// `count`, then the fastest of the others. Why: stage 1's bursts of 2 launches share one clock
-// among ~250 candidates, so a kernel's own power draw does not cost it there; on 8192^3 its top 6
-// were 6 schedules of two power-hungry configurations (128x320 coop-n, 256x192 coop 1x2) and the
-// configuration that the table timed 5% faster (128x192 2x1 ping-pong) never reached stage 2
-// (docs/results/2026-12-01-search-race/). Every configuration the table found best was among stage
-// 1's 6 fastest configurations.
+// Stage 2's candidates, as indices into stage 1's ranking (`screened`, the candidates'
+// configurations fastest first): the fastest candidate of each configuration (tile, cluster,
+// kernel), fastest configuration first, until `count` are chosen; when there are fewer
+// configurations than `count`, then the fastest of the others. Why: stage 1's bursts of 2 launches
+// share one clock among ~250 candidates, so a kernel's own power draw does not cost it there; on
+// 8192^3 its top 6 were 6 schedules of two power-hungry configurations (128x320 coop-n, 256x192
+// coop 1x2) and the configuration that the table timed 5% faster (128x192 2x1 ping-pong) never
+// reached stage 2 (docs/results/2026-12-01-search-race/). Every configuration the table found best
+// was among stage 1's 6 fastest configurations.
 std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig>& screened,
                                            std::size_t count);
 

@@ -145,7 +145,7 @@ TEST(ContiguousRows, EveryTileIsWholeRowsOfTheSlotMatrix) {
   for (int slot = 0; slot < g.slots; ++slot) {
     for (int row : {0, 17, 127}) {
       EXPECT_EQ(slot_offset(g, slot, 0, g.slots, row, 0), (std::int64_t(slot) * 128 + row) * 128);
-      EXPECT_EQ(slot_matrix_row(g, slot, 0, g.slots, row), slot * 128 + row);
+      EXPECT_EQ(slot_matrix_row<true>(g, slot, 0, g.slots, row), slot * 128 + row);
     }
   }
 }

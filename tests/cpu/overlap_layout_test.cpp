@@ -118,8 +118,6 @@ TEST(SlotLayout, OffsetsAreABijectionForEveryPartition) {
   }
 }
 
-// The epilogue stores 16-row boxes through a 2-D view of the slot buffer (slot_store_map.hpp):
-// every box must land exactly where slot_offset puts its elements.
 // Tile heights that are not powers of two take slot_matrix_row's division form; for powers of
 // two both forms agree. Every subtile is whole 16-row boxes (144 rows: one rank only).
 TEST(SlotStoreMap, BoxRowsOfAnyTileHeightAreConsecutiveRowsOfTheSlotMatrix) {
@@ -149,6 +147,8 @@ TEST(SlotStoreMap, BoxRowsOfAnyTileHeightAreConsecutiveRowsOfTheSlotMatrix) {
     }
 }
 
+// The epilogue stores 16-row boxes through a 2-D view of the slot buffer (slot_store_map.hpp):
+// every box must land exactly where slot_offset puts its elements.
 TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
   for (int tile_n : {64, 128, 160, 176, 256})
     for (int world : {1, 2, 4, 8}) {
@@ -163,7 +163,7 @@ TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
           const int first = groups.group_first_slot[group];
           const int count = groups.group_slot_count[group];
           for (int band = 0; band < g.tile_m; band += kStoreBoxRows) {
-            const int row0 = slot_matrix_row(g, s, first, count, band);
+            const int row0 = slot_matrix_row<true>(g, s, first, count, band);
             ASSERT_LT(row0 + kStoreBoxRows - 1, g.slots * g.tile_m);
             for (int r = 0; r < kStoreBoxRows; ++r)
               for (int col = 0; col < g.tile_n; col += 7)

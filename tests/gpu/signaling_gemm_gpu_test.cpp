@@ -188,8 +188,11 @@ int check_search(const comm::RankInfo&) {
   core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 6, stream);
   tune::GemmSearchOptions o;
   o.swizzles = {1, 4};
-  o.cta_cap = 7;      // only the 1x1-cluster kernels can take it
+  o.cta_cap = 7;       // only the 1x1-cluster kernels can take it
   o.balanced_cap = 0;  // one entry per candidate (a given cap turns it off too)
+  // As many finalists as 1x1 configurations (three): diverse_finalists must take one of each,
+  // where the fastest three candidates overall could be schedules of one.
+  o.finalists = 3;
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int one_by_one = 0, failed = 0;
@@ -209,10 +212,9 @@ int check_search(const comm::RankInfo&) {
         final_configs.end())
       final_configs.push_back(ranked[i].config);
   }
-  expect(final_configs.size() ==
-             static_cast<std::size_t>(std::min(o.finalists, one_by_one)),
-         fmt::format("the finalists cover {} configurations of {}", final_configs.size(),
-                     one_by_one));
+  expect(
+      final_configs.size() == static_cast<std::size_t>(std::min(o.finalists, one_by_one)),
+      fmt::format("the finalists cover {} configurations of {}", final_configs.size(), one_by_one));
   const int sustained = std::min(o.finalists, o.sustained);
   const std::size_t kept = sustained > 1 ? static_cast<std::size_t>(sustained) : 0;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
