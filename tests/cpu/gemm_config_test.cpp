@@ -211,7 +211,11 @@ TEST(GemmSearchOptionsText, WithoutTileNLeavesOutThoseWidthsOnly) {
   std::size_t wide = 0;
   for (const overlap::GemmConfig& c : built) wide += c.tile.n == 160 || c.tile.n == 176;
   EXPECT_GE(wide, 4u);
-  EXPECT_EQ(o.configs.size(), built.size() - wide);
+  // (Configurations awaiting their GPU check are left out too: UncheckedConfigurations...)
+  std::size_t awaiting_other_widths = 0;
+  for (const overlap::GemmConfig& c : built)
+    awaiting_other_widths += overlap::awaits_gpu_check(c) && c.tile.n != 160 && c.tile.n != 176;
+  EXPECT_EQ(o.configs.size(), built.size() - wide - awaiting_other_widths);
   for (const overlap::GemmConfig& c : o.configs) {
     EXPECT_NE(c.tile.n, 160);
     EXPECT_NE(c.tile.n, 176);
