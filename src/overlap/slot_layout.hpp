@@ -83,7 +83,7 @@ struct SlotGeometry {
 
 // Which subtile of its tile a row within the tile (or a rank's local row: which tile row) falls
 // in, and its row within that subtile: shift and mask for power-of-two subtiles, else division
-// (a 32-bit one, inlined; the tile heights that need it are 144, 160 and 192).
+// (a 32-bit one, inlined; 192-row tiles need it, and the planned 144/160-row ones would).
 KILN_LAYOUT_FN int subtile_of_row(const SlotGeometry& g, int row) {
   return g.log2_rows_per_subtile >= 0 ? row >> g.log2_rows_per_subtile : row / g.subtile_rows;
 }
