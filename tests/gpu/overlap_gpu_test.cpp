@@ -3,7 +3,8 @@
 // multiples, several plans, three runs each (the counters' epochs), the device's tile order
 // against the host scheduler model, and the API's errors on bad input; copy-engine plans; a run
 // whose GEMM launch throws; runs on alternating streams; copy-engine AllReduce bits identical on
-// every rank (issue 18); the serial form of AllReduce run as the baseline.
+// every rank (issue 18); the serial form of AllReduce run as the baseline. KILN_TEST_OVERLAP_PLAN
+// narrows the plans (see plans_to_check).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <thread>
@@ -43,6 +46,21 @@ std::vector<float> download(const void* data, std::size_t count) {
   return kiln::testing::download_floats(data, count);
 }
 
+// KILN_TEST_OVERLAP_PLAN=TEXT runs only the plans whose text contains TEXT (e.g. "tile=192x128"):
+// a new kernel's check at four ranks sharing one GPU in seconds, where every plan takes minutes.
+// A filter that matches nothing fails, so a typo cannot pass.
+std::vector<std::string> plans_to_check(const std::vector<std::string>& plans,
+                                        kiln::testing::RankFailures& fail) {
+  const char* only = std::getenv("KILN_TEST_OVERLAP_PLAN");
+  if (only == nullptr) return plans;
+  std::vector<std::string> kept;
+  for (const std::string& text : plans)
+    if (text.find(only) != std::string::npos) kept.push_back(text);
+  std::fprintf(stderr, "checking %zu of %zu plans matching %s\n", kept.size(), plans.size(), only);
+  if (kept.empty()) fail(fmt::format("KILN_TEST_OVERLAP_PLAN={} matches no plan", only));
+  return kept;
+}
+
 int check_overlap(const comm::RankInfo& info) {
   comm::Communicator comm(info, 60.0);
   core::Stream stream;
@@ -71,6 +89,7 @@ int check_overlap(const comm::RankInfo& info) {
     all_plans.push_back("tile=128x256 cap=0 comm=ce groups=each");
     all_plans.push_back("tile=128x128 cap=16 swizzle=2 signal=deferred comm=ce");
   }
+  all_plans = plans_to_check(all_plans, fail);
   std::uint64_t seed = 1000 * info.world_size + 7;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
