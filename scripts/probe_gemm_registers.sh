@@ -3,7 +3,7 @@
 # sm_90a with ptxas -v and prints each kernel's stack frame and spills: a CPU-only check that a
 # tile fits the consumer warps' registers before any GPU time is spent on it (issue 17: a 256x192
 # cooperative tile spills with kiln's epilogue, not with CUTLASS's).
-# Usage: bash scripts/probe_gemm_registers.sh TILE_M TILE_N CLUSTER_M CLUSTER_N coop|coop-n|pingpong [--plain]
+# Usage: bash scripts/probe_gemm_registers.sh TILE_M TILE_N CLUSTER_M CLUSTER_N coop|coop-n|pingpong|pingpong-swap [--plain]
 #   EPILOGUE_EDIT=file.py: a Python script that edits a copy of overlap/signaling_epilogue.cuh
 #   (argv[1]) before compiling, to try a change without touching the tree.
 #   NVCC_EXTRA="...": more nvcc flags (e.g. -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED for N > 256).
@@ -21,7 +21,8 @@ if [ $# -lt 5 ]; then
 fi
 tm=$1 tn=$2 cm=$3 cn=$4 kind=$5 plain=${6:-}
 case $kind in coop) schedule=kCooperative ;; coop-n) schedule=kCooperativeSplitN ;; pingpong) schedule=kPingpong ;;
-  *) echo "kind '$kind': accepted coop, coop-n, pingpong" >&2; exit 2 ;; esac
+  pingpong-swap) schedule=kPingpongSwapAB ;;
+  *) echo "kind '$kind': accepted coop, coop-n, pingpong, pingpong-swap" >&2; exit 2 ;; esac
 for v in "$tm" "$tn" "$cm" "$cn"; do
   [[ $v =~ ^[0-9]+$ ]] || { echo "'$v': tile and cluster sizes are positive integers" >&2; exit 2; }
 done

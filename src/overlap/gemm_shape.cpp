@@ -65,6 +65,8 @@ std::string kernel_schedule_name(KernelSchedule schedule) {
       return "pingpong";
     case KernelSchedule::kCooperativeSplitN:
       return "coop-n";
+    case KernelSchedule::kPingpongSwapAB:
+      return "pingpong-swap";
     default:
       return "coop";
   }
@@ -72,15 +74,25 @@ std::string kernel_schedule_name(KernelSchedule schedule) {
 
 KernelSchedule parse_kernel_schedule(const std::string& text, const std::string& argument) {
   for (const KernelSchedule k : {KernelSchedule::kCooperative, KernelSchedule::kCooperativeSplitN,
-                                 KernelSchedule::kPingpong}) {
+                                 KernelSchedule::kPingpong, KernelSchedule::kPingpongSwapAB}) {
     if (text == kernel_schedule_name(k)) return k;
   }
-  throw UsageError(fmt::format("{} kernel={}: accepted coop, coop-n, pingpong", argument, text));
+  throw UsageError(
+      fmt::format("{} kernel={}: accepted coop, coop-n, pingpong, pingpong-swap", argument, text));
 }
 
 std::string gemm_config_name(const GemmConfig& config) {
   return fmt::format("tile={} cluster={}x{} kernel={}", tile_name(config.tile), config.cluster.m,
                      config.cluster.n, kernel_schedule_name(config.kernel));
+}
+
+SchedulerFrame scheduler_frame(const GemmShape& shape, const GemmConfig& config) {
+  if (config.kernel != KernelSchedule::kPingpongSwapAB)
+    return {shape, config.tile, config.cluster, false};
+  return {{shape.n, shape.m, shape.k},
+          {config.tile.n, config.tile.m},
+          {config.cluster.n, config.cluster.m},
+          true};
 }
 
 const std::vector<GemmConfig>& built_gemm_configs() {
@@ -102,7 +114,11 @@ const std::vector<GemmConfig>& built_gemm_configs() {
   // (docs/results/2026-11-30j-wave-fit/). Ping-pong 192x128 (three 64-row atoms per warp group, 192
   // accumulators per thread, 0 spills) fills 16384x4096 in 21 waves at 98.5% where every 128-row
   // tile reaches 97% (docs/research/gemm-tile-heights-for-the-last-wave.md); its rows are split by
-  // division in the slot layout.
+  // division in the slot layout. Ping-pong-swap 144x128 and 160x128 (the kernel's 128x144 and
+  // 128x160 ping-pong main loops on Cᵀ) are the tile heights of cuBLAS's swapped kernels: M = 5000
+  // in 35 row tiles of 144 fills 17 waves at 99% where every 128-row tile reaches 95%, and
+  // 16384x4096 in 160-row tiles 99.3% (the research note). Clusters 1x2 only: both shapes have an
+  // odd number of row tiles, which a 2x1 cluster would pad.
   static const std::vector<GemmConfig> configs = {
       {{128, 256}, {2, 1}, kCooperative},       {{128, 128}, {2, 1}, kCooperative},
       {{256, 128}, {2, 1}, kCooperative},       {{256, 128}, {1, 2}, kCooperative},
@@ -115,16 +131,18 @@ const std::vector<GemmConfig>& built_gemm_configs() {
       {{128, 160}, {1, 2}, kPingpong},          {{128, 176}, {2, 1}, kPingpong},
       {{128, 176}, {1, 2}, kPingpong},          {{128, 144}, {2, 1}, kPingpong},
       {{128, 144}, {1, 2}, kPingpong},          {{192, 128}, {2, 1}, kPingpong},
-      {{192, 128}, {1, 2}, kPingpong},
+      {{192, 128}, {1, 2}, kPingpong},          {{144, 128}, {1, 2}, kPingpongSwapAB},
+      {{160, 128}, {1, 2}, kPingpongSwapAB},
   };
   return configs;
 }
 
-bool awaits_gpu_check(const GemmConfig&) {
-  // None now. Ping-pong 192x128 waited here from 2026-12-01 until its checks passed on an H200
+bool awaits_gpu_check(const GemmConfig& config) {
+  // Ping-pong 192x128 waited here from 2026-12-01 until its checks passed on an H200
   // (docs/results/2026-12-01b-tile-192/): against cuBLAS, in the overlap runtime at 1, 2 and 4
-  // ranks, and under memcheck and racecheck. A new kernel is listed here until it has done the same.
-  return false;
+  // ranks, and under memcheck and racecheck. A new kernel is listed here until it has done the
+  // same: ping-pong-swap, built on the CPU machine on 2026-12-01.
+  return config.kernel == KernelSchedule::kPingpongSwapAB;
 }
 
 void check_gemm_config_built(const GemmConfig& config, const std::string& argument) {

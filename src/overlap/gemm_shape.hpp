@@ -58,8 +58,15 @@ struct ClusterShape {
 // Ping-pong: each consumer warp group owns a whole tile and the two alternate, so one group's
 // epilogue hides behind the other's main loop (CUTLASS's
 // sm90_gemm_tma_warpspecialized_pingpong.hpp).
-enum class KernelSchedule { kCooperative, kCooperativeSplitN, kPingpong };
-std::string kernel_schedule_name(KernelSchedule schedule);  // "coop", "coop-n", "pingpong"
+// Ping-pong with A and B swapped: the kernel computes Cᵀ = B·Aᵀ, so that kiln's tile height is
+// the GMMA instruction's width (any multiple of 8 up to 256, e.g. 144 or 160 rows, where a
+// 64-row GMMA atom allows only multiples of 64) and its tile width is a whole number of 64-row
+// atoms; the epilogue stores the transposed fragments back as rows of C (stmatrix .trans). Its
+// tile and cluster are given in C's terms like every other schedule's
+// (docs/research/gemm-tile-heights-for-the-last-wave.md).
+enum class KernelSchedule { kCooperative, kCooperativeSplitN, kPingpong, kPingpongSwapAB };
+// "coop", "coop-n", "pingpong", "pingpong-swap"
+std::string kernel_schedule_name(KernelSchedule schedule);
 // Parses those names; throws kiln::UsageError naming `argument` and the accepted ones.
 KernelSchedule parse_kernel_schedule(const std::string& text, const std::string& argument);
 
@@ -72,6 +79,18 @@ struct GemmConfig {
 };
 // "tile=128x256 cluster=2x1 kernel=coop": the same key=value words a plan uses.
 std::string gemm_config_name(const GemmConfig& config);
+
+// The problem as CUTLASS's kernel and its tile scheduler see it: C's own for every schedule
+// except ping-pong-swap, whose kernel computes Cᵀ (M and N exchanged, in the shape, the tile
+// and the cluster). The scheduler's tile grid, its swizzle, its raster order (raster=n walks
+// this problem's N, which for a swapped kernel is C's M) and its slot order are this problem's.
+struct SchedulerFrame {
+  GemmShape problem;
+  TileShape tile;
+  ClusterShape cluster;
+  bool swapped = false;  // problem.m is C's N
+};
+SchedulerFrame scheduler_frame(const GemmShape& shape, const GemmConfig& config);
 // The configurations kiln compiles, for every dtype and weight layout; the first is the default.
 // Chosen after CUTLASS's profiler space for sm90 16-bit GEMMs: cooperative 128x256 / 256x128 /
 // 128x128 tiles and ping-pong 128x128 / 64x256 tiles (a ping-pong warp group holds a whole tile's

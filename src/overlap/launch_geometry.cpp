@@ -20,21 +20,22 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& co
   cutlass::KernelHardwareInfo hw;
   hw.sm_count =
       schedule.cta_cap > 0 && schedule.cta_cap < device_sms ? schedule.cta_cap : device_sms;
-  const cutlass::gemm::BatchedGemmCoord problem(shape.m, shape.n, shape.k, 1);
-  const TileShape tile = config.tile;
-  const cutlass::gemm::GemmCoord cta(tile.m, tile.n, 1);
-  const cutlass::gemm::GemmCoord cluster(config.cluster.m, config.cluster.n, 1);
+  // The scheduler's own problem (Cᵀ for a swapped kernel); the tile counts stay C's.
+  const SchedulerFrame frame = scheduler_frame(shape, config);
+  const cutlass::gemm::BatchedGemmCoord problem(frame.problem.m, frame.problem.n, shape.k, 1);
+  const cutlass::gemm::GemmCoord cta(frame.tile.m, frame.tile.n, 1);
+  const cutlass::gemm::GemmCoord cluster(frame.cluster.m, frame.cluster.n, 1);
   const auto raster = schedule.raster_along_n ? Params::RasterOrderOptions::AlongN
                                               : Params::RasterOrderOptions::AlongM;
   Params params;
   params.initialize(problem, cta, cluster, hw, schedule.swizzle, raster);
-  widen_scheduler_swizzle(params, shape, tile, config.cluster, schedule, hw.sm_count);
+  widen_scheduler_swizzle(params, frame.problem, frame.tile, frame.cluster, schedule, hw.sm_count);
   const dim3 grid = Params::get_grid_shape(problem, cta, cluster, hw, schedule.swizzle, raster);
   LaunchGeometry g;
   g.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
   g.slots = static_cast<int>(params.blocks_per_problem_);
-  g.tiles_m = (shape.m + tile.m - 1) / tile.m;
-  g.tiles_n = (shape.n + tile.n - 1) / tile.n;
+  g.tiles_m = (shape.m + config.tile.m - 1) / config.tile.m;
+  g.tiles_n = (shape.n + config.tile.n - 1) / config.tile.n;
   return g;
 }
 
@@ -55,6 +56,25 @@ int balanced_cta_cap(const GemmShape& shape, const GemmConfig& config,
     if (g.grid_ctas == cap && g.waves() == waves && g.slots == full.slots) return cap;
   }
   return 0;
+}
+
+SchedulerModel scheduler_model(const GemmShape& shape, const GemmConfig& config,
+                               const ScheduleOptions& schedule) {
+  const SchedulerFrame frame = scheduler_frame(shape, config);
+  SchedulerModel model;
+  model.tiles_m = (frame.problem.m + frame.tile.m - 1) / frame.tile.m;
+  model.tiles_n = (frame.problem.n + frame.tile.n - 1) / frame.tile.n;
+  model.cluster_m = frame.cluster.m;
+  model.cluster_n = frame.cluster.n;
+  model.swizzle = schedule.swizzle;
+  model.raster_along_n = schedule.raster_along_n;
+  return model;
+}
+
+TileCoord c_tile_at(const GemmShape& shape, const GemmConfig& config,
+                    const ScheduleOptions& schedule, int slot) {
+  const TileCoord t = scheduler_tile(scheduler_model(shape, config, schedule), slot);
+  return scheduler_frame(shape, config).swapped ? TileCoord{t.n, t.m} : t;
 }
 
 }  // namespace kiln::overlap

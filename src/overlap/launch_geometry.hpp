@@ -5,6 +5,7 @@
 #pragma once
 
 #include "overlap/gemm_shape.hpp"
+#include "overlap/tile_order.hpp"
 
 namespace kiln::overlap {
 
@@ -23,5 +24,15 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& co
 // (DeepGEMM's sm90 heuristics choose fewer SMs than the chip has for that reason).
 int balanced_cta_cap(const GemmShape& shape, const GemmConfig& config,
                      const ScheduleOptions& schedule, int device_sms);
+
+// The host model of the kernel's tile order (tile_order.hpp) for `config` on `shape`: the model of
+// the scheduler's own problem (scheduler_frame), whose tiles are Cᵀ's for a swapped kernel.
+SchedulerModel scheduler_model(const GemmShape& shape, const GemmConfig& config,
+                               const ScheduleOptions& schedule);
+// The tile of C (row and column tile indices) that the kernel of `config` computes at linear
+// index `slot`: scheduler_tile of that model, transposed back for a swapped kernel. It may lie in
+// the padding (indices past C's tile counts).
+TileCoord c_tile_at(const GemmShape& shape, const GemmConfig& config,
+                    const ScheduleOptions& schedule, int slot);
 
 }  // namespace kiln::overlap

@@ -25,7 +25,7 @@ class PlainCutlassGemm {
 };
 
 // Throws kiln::UsageError unless dtype is bf16, layout nk and `config` one of built_gemm_configs()
-// other than kernel=coop-n (see plain_gemm_bf16_nk.cu).
+// other than kernel=coop-n and kernel=pingpong-swap (see plain_gemm_bf16_nk.cu).
 std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, WeightLayout layout,
                                                           const GemmConfig& config);
 

@@ -120,6 +120,10 @@ std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, Wei
           throw UsageError(
               "the plain CUTLASS GEMM has no kernel=coop-n twin (CUTLASS's epilogue "
               "builder assumes warp groups stacked along M)");
+        } else if constexpr (T::kKernel == KernelSchedule::kPingpongSwapAB) {
+          throw UsageError(
+              "the plain CUTLASS GEMM has no kernel=pingpong-swap twin (it would need a "
+              "column-major D)");
         } else {
           return std::make_unique<
               PlainImpl<T::kTileM, T::kTileN, T::kClusterM, T::kClusterN, T::kKernel>>();

@@ -84,7 +84,10 @@ struct SignalingEpilogueParams {
 // two warp groups stacked along M (kGroupsN = 1) or side by side along N (kGroupsN = 2, each
 // holding half the tile's columns). A warp group's columns that are not a multiple of 64 are
 // stored in 32-column boxes with a 64-byte swizzle, or 16-column ones with a 32-byte swizzle.
-template <class ElementD_, class TileShapeMNK, bool kPingpong = false, int kGroupsN = 1>
+// kSwapAB: the ping-pong kernel run on Cᵀ (kernel=pingpong-swap). TileShapeMNK is still C's tile;
+// the accumulators hold its transpose, which store_transposed writes back as rows of C.
+template <class ElementD_, class TileShapeMNK, bool kPingpong = false, int kGroupsN = 1,
+          bool kSwapAB = false>
 class SignalingEpilogue {
  public:
   using ElementD = ElementD_;
@@ -110,9 +113,15 @@ class SignalingEpilogue {
   // computes, across the warp group's columns.
   static constexpr int kWarps = kPingpong ? 4 : 8;
   static constexpr int kGroupsM = kWarps / 4 / kGroupsN;  // warp groups stacked along M
-  static_assert(kGroupsM >= 1 && kTileM % (kGroupsM * 64) == 0, "whole 64-row GMMA atoms");
+  static_assert(kSwapAB || (kGroupsM >= 1 && kTileM % (kGroupsM * 64) == 0),
+                "whole 64-row GMMA atoms");
+  // Swapped: the GMMA atoms run along C's columns (whole 64-column atoms), the instruction's
+  // width along C's rows (16-row bands: one stmatrix box per band and warp).
+  static_assert(!kSwapAB || (kPingpong && kGroupsN == 1 && kTileN % 64 == 0 && kTileM % 16 == 0),
+                "ping-pong-swap: C's columns in whole 64-column atoms, its rows in 16-row bands");
   static constexpr int kGroupCols = kTileN / kGroupsN;  // columns one warp group holds
-  static constexpr int kBoxCols = store_box_cols(kGroupCols);
+  // Swapped: 16x16 boxes, a warp's 16 columns of an atom by a 16-row band.
+  static constexpr int kBoxCols = kSwapAB ? kNarrowestStoreBoxCols : store_box_cols(kGroupCols);
   static_assert(kBoxCols > 0 && kGroupCols % kBoxCols == 0, "whole 16-column store boxes");
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
@@ -170,16 +179,19 @@ class SignalingEpilogue {
                                  cute::Tensor<FrgEngine, FrgLayout> const& accumulators,
                                  TiledMma tiled_mma, ResidueMNK, int thread_idx, char* smem) {
     using namespace cute;
-    static_assert(size<0>(BlockShapeMNK{}) == kTileM && size<1>(BlockShapeMNK{}) == kTileN);
+    // The kernel's tile: Cᵀ's for a swapped kernel.
+    static_assert(size<0>(BlockShapeMNK{}) == (kSwapAB ? kTileN : kTileM) &&
+                  size<1>(BlockShapeMNK{}) == (kSwapAB ? kTileM : kTileN));
     static_assert(decltype(size(tiled_mma))::value == kWarps * 32,
                   "the consumer warps that store a tile (8 cooperative, 4 ping-pong)");
     // The fragment: per 64xN GMMA atom (MMA_M of them along the tile's rows), values (2 columns,
     // 2 row halves, N/8 column groups), i.e. linear index 4*column_group + 2*row_half +
     // column_pair; the atom spans the warp group's columns (MMA_N = 1).
+    // (Swapped: the same with C's columns as the atoms' rows and C's rows as their columns.)
     constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
-    static_assert(kAtomsM * kGroupsM * 64 == kTileM &&
+    static_assert(kAtomsM * kGroupsM * 64 == (kSwapAB ? kTileN : kTileM) &&
                   decltype(size<2>(accumulators))::value == 1 &&
-                  decltype(size<0>(accumulators))::value == kGroupCols / 2);
+                  decltype(size<0>(accumulators))::value == (kSwapAB ? kTileM : kGroupCols) / 2);
     const SlotGeometry& geo = args_.geometry;
     thread_idx_ = thread_idx;
     consumer_threads_ = static_cast<int>(size(tiled_mma));
@@ -196,8 +208,8 @@ class SignalingEpilogue {
     // Deferred signalling: the previous tile's stores were issued before this tile's main loop.
     if (args_.deferred_signal) signal_pending();
 
-    const int tile_m_index = static_cast<int>(get<0>(blk_coord_mnkl));
-    const int tile_n_index = static_cast<int>(get<1>(blk_coord_mnkl));
+    const int tile_m_index = static_cast<int>(get < kSwapAB ? 1 : 0 > (blk_coord_mnkl));
+    const int tile_n_index = static_cast<int>(get < kSwapAB ? 0 : 1 > (blk_coord_mnkl));
     if (geo.contiguous_rows) {
       ++tiles_done_;
       store_contiguous(accumulators, tiled_mma, blk_shape_mnk, tile_m_index, tile_n_index,
@@ -225,16 +237,26 @@ class SignalingEpilogue {
     const int group_slots = next_group_slots_;
 
     // 2. Stage and store, 16 rows x 64 columns per box, a band of 16 rows per GMMA atom.
-    auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
-    Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-    cutlass::NumericArrayConverter<ElementD, float, 2> convert;
-    CUTLASS_PRAGMA_UNROLL
-    for (int atom = 0; atom < kAtomsM; ++atom) {
-      const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
-      const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
-      const int matrix_row = slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
-                                                                           group_slots, band_row);
-      store_band(accumulators, atom, band_col, matrix_row, staging, lane, convert);
+    if constexpr (kSwapAB) {
+      store_transposed(
+          accumulators,
+          [&](int band_row) {
+            return slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
+                                                                 group_slots, band_row);
+          },
+          staging, lane, warp);
+    } else {
+      auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
+      Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
+      cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+      CUTLASS_PRAGMA_UNROLL
+      for (int atom = 0; atom < kAtomsM; ++atom) {
+        const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+        const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
+        const int matrix_row = slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
+                                                                             group_slots, band_row);
+        store_band(accumulators, atom, band_col, matrix_row, staging, lane, convert);
+      }
     }
 
     // The reorder after communication reads where each real tile went (padding tiles that the
@@ -268,16 +290,22 @@ class SignalingEpilogue {
     const int c0 = columns.first_column(group);
     const int cols = columns.end[group] - c0;
     const int slot = contiguous_slot(geo, tm, tn, c0, cols);
-    constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
-    auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
-    Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-    cutlass::NumericArrayConverter<ElementD, float, 2> convert;
-    CUTLASS_PRAGMA_UNROLL
-    for (int atom = 0; atom < kAtomsM; ++atom) {
-      const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
-      const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
-      // A whole tile per slot: its rows are consecutive rows of the slot-buffer matrix.
-      store_band(accumulators, atom, band_col, slot * kTileM + band_row, staging, lane, convert);
+    // A whole tile per slot: its rows are consecutive rows of the slot-buffer matrix.
+    if constexpr (kSwapAB) {
+      store_transposed(
+          accumulators, [&](int band_row) { return slot * kTileM + band_row; }, staging, lane,
+          thread_idx / 32);
+    } else {
+      constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
+      auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
+      Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
+      cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+      CUTLASS_PRAGMA_UNROLL
+      for (int atom = 0; atom < kAtomsM; ++atom) {
+        const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+        const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
+        store_band(accumulators, atom, band_col, slot * kTileM + band_row, staging, lane, convert);
+      }
     }
     if (args_.group_counters == nullptr) return;
     pending_group_ = group;
@@ -381,6 +409,65 @@ class SignalingEpilogue {
                        "r"(matrix_row)
                      : "memory");
         cute::tma_store_arrive();
+      }
+    }
+  }
+
+  // Ping-pong-swap: the accumulators are Cᵀ's. GMMA atom `atom` holds C's columns
+  // [64 atom, 64 atom + 64); in it warp w (of the warp group) holds columns [16w, 16w + 16) over
+  // all kTileM rows of C, each thread value (4 g + 2 h + p) at C's row 8g + 2 (lane % 4) + p and
+  // column 16w + lane / 4 + 8h. A 16-row band of C (g = 2 band, 2 band + 1) by the warp's 16
+  // columns is four 8x8 fragments whose transposes are the box's quarters: one
+  // stmatrix.m8n8.x4.trans writes the whole 16x16 box (32-byte rows, 32-byte swizzle), and one
+  // TMA store sends it to `row_of(16 band)` of the slot-buffer matrix, as store_band does.
+  template <class Accumulators, class RowOf>
+  CUTLASS_DEVICE void store_transposed(Accumulators const& accumulators, RowOf const& row_of,
+                                       std::uint32_t staging, int lane, int warp) {
+    static_assert(kBoxCols == 16 && kRowBytes == 32);
+    cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+    // This lane's row address: fragment j = lane / 8 is the box's rows 8 (j / 2) .. + 7 and
+    // columns 8 (j % 2) .. + 7; the lane gives its row lane % 8. 32-byte swizzle: the 16-byte
+    // chunk's bit 4 XOR the row's bit 2 (as store_band's kRowBytes == 32 case).
+    const int box_row = 8 * (lane / 16) + lane % 8;
+    const std::uint32_t lane_byte = static_cast<std::uint32_t>(
+        (box_row * 32 + ((lane / 8) % 2) * 16) ^ (((box_row >> 2) & 1) << 4));
+    // Warp-uniform values broadcast from lane 0 (see store_band).
+    staging = __shfl_sync(0xffffffffu, staging, 0);
+    const int warp_col = __shfl_sync(0xffffffffu, (warp % 4) * 16, 0);
+    CUTLASS_PRAGMA_UNROLL
+    for (int atom = 0; atom < kTileN / 64; ++atom) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int band = 0; band < kTileM / 16; ++band) {
+        const int matrix_row = __shfl_sync(0xffffffffu, row_of(16 * band), 0);
+        const std::uint32_t buffer = staging + buffer_index_ * kBoxBytes;
+        buffer_index_ = buffer_index_ + 1 == kBuffersPerWarp ? 0 : buffer_index_ + 1;
+        // The box stored from this buffer kBuffersPerWarp boxes ago must have been read.
+        if (lane == 0) cute::tma_store_wait<kBuffersPerWarp - 1>();
+        __syncwarp();
+        std::uint32_t fragment[4];
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          const int i = 4 * (2 * band + j / 2) + 2 * (j % 2);
+          cutlass::Array<float, 2> pair;
+          pair[0] = accumulators(i, atom, 0);
+          pair[1] = accumulators(i + 1, atom, 0);
+          const cutlass::Array<ElementD, 2> out = convert(pair);
+          fragment[j] = reinterpret_cast<const std::uint32_t&>(out);
+        }
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                     :
+                     : "r"(buffer + lane_byte), "r"(fragment[0]), "r"(fragment[1]),
+                       "r"(fragment[2]), "r"(fragment[3])
+                     : "memory");
+        cute::tma_store_fence();  // the generic-proxy writes, before the TMA engine reads them
+        __syncwarp();
+        if (lane == 0) {
+          asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                       :
+                       : "l"(store_map_), "r"(buffer), "r"(64 * atom + warp_col), "r"(matrix_row)
+                       : "memory");
+          cute::tma_store_arrive();
+        }
       }
     }
   }

@@ -44,17 +44,34 @@ Stride packed_stride(int mode0, int mode1) {
 template <class Element, WeightLayout kLayout, int kTileM, int kTileN, int kClusterM, int kClusterN,
           KernelSchedule kKernel>
 class SignalingGemmImpl final : public SignalingGemm {
-  using LayoutA = cutlass::layout::RowMajor;
-  // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
-  using LayoutB = std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
-                                     cutlass::layout::RowMajor>;
-  using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;
-  static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong;
+  // Ping-pong-swap: CUTLASS's ping-pong kernel on Cᵀ = B·Aᵀ (scheduler_frame in gemm_shape.hpp):
+  // its A operand is kiln's B, its B operand kiln's A, and its tile and cluster are kiln's
+  // transposed. kTileM x kTileN and the cluster are C's, as in the configuration's name.
+  static constexpr bool kSwap = kKernel == KernelSchedule::kPingpongSwapAB;
+  static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong || kSwap;
   static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
+  // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
+  using LayoutWeightKN =
+      std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
+                         cutlass::layout::RowMajor>;
+  // Swapped: kiln's B as an (N×K) A operand is row-major when stored N×K, column-major when
+  // stored K×N; kiln's A (M×K row-major) as a K×M B operand is column-major.
+  using LayoutA =
+      std::conditional_t<kSwap,
+                         std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::RowMajor,
+                                            cutlass::layout::ColumnMajor>,
+                         cutlass::layout::RowMajor>;
+  using LayoutB = std::conditional_t<kSwap, cutlass::layout::ColumnMajor, LayoutWeightKN>;
+  static constexpr int kKernelTileM = kSwap ? kTileN : kTileM;
+  static constexpr int kKernelTileN = kSwap ? kTileM : kTileN;
+  static constexpr int kKernelClusterM = kSwap ? kClusterN : kClusterM;
+  static constexpr int kKernelClusterN = kSwap ? kClusterM : kClusterN;
+  using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;  // C's
   using Epilogue =
-      SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1>>;
+      SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap>>;
   using Mainloop =
-      Sm90Mainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
+      Sm90Mainloop<Element, LayoutA, LayoutB, kKernelTileM, kKernelTileN, kKernelClusterM,
+                   kKernelClusterN, kSwap ? KernelSchedule::kPingpong : kKernel,
                    static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
                                                       Epilogue, cutlass::gemm::PersistentScheduler>;
@@ -106,16 +123,16 @@ class SignalingGemmImpl final : public SignalingGemm {
     const typename Kernel::Params params =
         widened(gemm_.params(), shape, schedule, args.hw_info.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
-    if (grid.x % kClusterM != 0 || grid.y % kClusterN != 0) {
+    if (grid.x % kKernelClusterM != 0 || grid.y % kKernelClusterN != 0) {
       throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) +
-                  " is not a multiple of the " + std::to_string(kClusterM) + "x" +
-                  std::to_string(kClusterN) + " cluster (CTA cap " +
+                  " is not a multiple of the " + std::to_string(kKernelClusterM) + "x" +
+                  std::to_string(kKernelClusterN) + " cluster (CTA cap " +
                   std::to_string(schedule.cta_cap) + ")");
     }
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kClusterM;
-    cluster.val.clusterDim.y = kClusterN;
+    cluster.val.clusterDim.x = kKernelClusterM;
+    cluster.val.clusterDim.y = kKernelClusterN;
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
@@ -141,8 +158,10 @@ class SignalingGemmImpl final : public SignalingGemm {
   // (overlap/wide_swizzle.hpp); every launch, geometry and slot count goes through this.
   static typename Kernel::Params widened(typename Kernel::Params params, const GemmShape& shape,
                                          const ScheduleOptions& schedule, int sm_count) {
-    widen_scheduler_swizzle(params.scheduler, shape, {kTileM, kTileN}, {kClusterM, kClusterN},
-                            schedule, sm_count);
+    const SchedulerFrame frame =
+        scheduler_frame(shape, GemmConfig{{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel});
+    widen_scheduler_swizzle(params.scheduler, frame.problem, frame.tile, frame.cluster, schedule,
+                            sm_count);
     return params;
   }
 
@@ -151,8 +170,12 @@ class SignalingGemmImpl final : public SignalingGemm {
                                      const ScheduleOptions& schedule, int device_sms) const {
     using StrideA = typename Kernel::StrideA;
     using StrideB = typename Kernel::StrideB;
-    const StrideA stride_a = packed_stride<StrideA>(shape.m, shape.k);  // A indexed (M, K)
-    const StrideB stride_b = packed_stride<StrideB>(shape.n, shape.k);  // B indexed (N, K)
+    // The kernel's own problem: C's, or Cᵀ's with the operands exchanged.
+    const int kernel_m = kSwap ? shape.n : shape.m, kernel_n = kSwap ? shape.m : shape.n;
+    const void* kernel_a = kSwap ? b : a;
+    const void* kernel_b = kSwap ? a : b;
+    const StrideA stride_a = packed_stride<StrideA>(kernel_m, shape.k);  // A indexed (M, K)
+    const StrideB stride_b = packed_stride<StrideB>(kernel_n, shape.k);  // B indexed (N, K)
     typename Epilogue::Arguments epilogue;
     epilogue.slots = static_cast<Element*>(targets.slots);
     epilogue.slot_of_tile = targets.slot_of_tile;
@@ -176,13 +199,13 @@ class SignalingGemmImpl final : public SignalingGemm {
     scheduler.raster_order =
         schedule.raster_along_n ? RasterOptions::AlongN : RasterOptions::AlongM;
 
-    typename Gemm::Arguments args{
-        cutlass::gemm::GemmUniversalMode::kGemm,
-        {shape.m, shape.n, shape.k, 1},
-        {static_cast<const Element*>(a), stride_a, static_cast<const Element*>(b), stride_b},
-        epilogue,
-        hw,
-        scheduler};
+    typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                                  {kernel_m, kernel_n, shape.k, 1},
+                                  {static_cast<const Element*>(kernel_a), stride_a,
+                                   static_cast<const Element*>(kernel_b), stride_b},
+                                  epilogue,
+                                  hw,
+                                  scheduler};
     // The epilogue's slot is the scheduler's linear index; it needs the grid size the kernel
     // will launch with, which CUTLASS derives from these same arguments.
     const typename Kernel::Params params =

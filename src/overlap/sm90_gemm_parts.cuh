@@ -171,6 +171,8 @@ auto dispatch_built_config(const GemmConfig& c, const std::string& what, Make&& 
   if (is(128, 144, 1, 2, kPingpong))    return make(ConfigTag<128, 144, 1, 2, kPingpong>{});
   if (is(192, 128, 2, 1, kPingpong))    return make(ConfigTag<192, 128, 2, 1, kPingpong>{});
   if (is(192, 128, 1, 2, kPingpong))    return make(ConfigTag<192, 128, 1, 2, kPingpong>{});
+  if (is(144, 128, 1, 2, kPingpongSwapAB)) return make(ConfigTag<144, 128, 1, 2, kPingpongSwapAB>{});
+  if (is(160, 128, 1, 2, kPingpongSwapAB)) return make(ConfigTag<160, 128, 1, 2, kPingpongSwapAB>{});
   // clang-format on
   throw UsageError(what + " " + gemm_config_name(c) + ": no kernel compiled for it");
 }

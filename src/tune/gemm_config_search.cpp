@@ -229,8 +229,10 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   for (const overlap::GemmConfig& config : configs) {
     if (o.cta_cap % config.cluster.size() != 0) continue;
     kernels.push_back(overlap::make_signaling_gemm(dtype, layout, config));
-    const int blocks_m = overlap::scheduler_blocks(shape.m, config.tile.m, config.cluster.m);
-    const int blocks_n = overlap::scheduler_blocks(shape.n, config.tile.n, config.cluster.n);
+    // The swizzles that differ on this shape, counted in the scheduler's own problem.
+    const overlap::SchedulerFrame frame = overlap::scheduler_frame(shape, config);
+    const int blocks_m = overlap::scheduler_blocks(frame.problem.m, frame.tile.m, frame.cluster.m);
+    const int blocks_n = overlap::scheduler_blocks(frame.problem.n, frame.tile.n, frame.cluster.n);
     for (const bool along_n : o.rasters_along_n) {
       std::vector<int> applied;  // log2 of the swizzles this shape really gets
       for (const int swizzle : o.swizzles) {

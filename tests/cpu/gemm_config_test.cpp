@@ -65,6 +65,57 @@ TEST(GemmConfigs, PlansCarryTheConfigurationInTheirText) {
   EXPECT_EQ(parse_plan(to_string(split), "--plan").gemm, split.gemm);
 }
 
+// Ping-pong-swap runs CUTLASS's ping-pong kernel on Cᵀ: its name and plan text are C's tile and
+// cluster, its scheduler sees the transposed problem (the same grid and slot count as the
+// unswapped kernel of the transposed tile on the transposed shape), and the tile counts kiln keeps
+// (slot_of_tile, the slot layout) are C's.
+TEST(GemmConfigs, SwappedKernelsScheduleTheTransposedProblem) {
+  using enum KernelSchedule;
+  const GemmConfig swapped{{144, 128}, {1, 2}, kPingpongSwapAB};
+  const Plan plan = parse_plan("tile=144x128 cluster=1x2 kernel=pingpong-swap cap=8", "--plan");
+  EXPECT_EQ(plan.gemm, swapped);
+  EXPECT_NE(to_string(plan).find("kernel=pingpong-swap"), std::string::npos) << to_string(plan);
+  EXPECT_EQ(parse_plan(to_string(plan), "--plan").gemm, swapped);
+  EXPECT_EQ(gemm_config_name(swapped), "tile=144x128 cluster=1x2 kernel=pingpong-swap");
+
+  const SchedulerFrame f = scheduler_frame({5000, 8192, 4096}, swapped);
+  EXPECT_TRUE(f.swapped);
+  EXPECT_EQ(f.problem.m, 8192);
+  EXPECT_EQ(f.problem.n, 5000);
+  EXPECT_EQ(f.problem.k, 4096);
+  EXPECT_EQ(f.tile, (TileShape{128, 144}));
+  EXPECT_EQ(f.cluster, (ClusterShape{2, 1}));
+  const GemmConfig transposed{{128, 144}, {2, 1}, kPingpong};
+  const SchedulerFrame same = scheduler_frame({5000, 8192, 4096}, transposed);
+  EXPECT_FALSE(same.swapped);
+  EXPECT_EQ(same.problem.m, 5000);
+  EXPECT_EQ(same.tile, transposed.tile);
+  EXPECT_EQ(same.cluster, transposed.cluster);
+
+  for (const GemmShape shape :
+       {GemmShape{5000, 8192, 8192}, {16384, 4096, 3584}, {300, 264, 136}, {1000, 8192, 8192}}) {
+    for (const int cap : {0, 128, 8}) {
+      for (const int swizzle : {1, 4, 16}) {
+        for (const bool along_n : {true, false}) {
+          const ScheduleOptions s{cap, along_n, swizzle};
+          const LaunchGeometry g = host_launch_geometry(shape, swapped, s, 132);
+          const LaunchGeometry t =
+              host_launch_geometry({shape.n, shape.m, shape.k}, transposed, s, 132);
+          EXPECT_EQ(g.grid_ctas, t.grid_ctas) << shape_name(shape);
+          EXPECT_EQ(g.slots, t.slots) << shape_name(shape);
+          EXPECT_EQ(g.tiles_m, (shape.m + 143) / 144);
+          EXPECT_EQ(g.tiles_n, (shape.n + 127) / 128);
+        }
+      }
+    }
+  }
+  // The shape the tile is for: 35 x 64 tiles in 17 waves of 132 (every 128-row tile takes 16 at
+  // 95% busy; docs/research/gemm-tile-heights-for-the-last-wave.md).
+  const LaunchGeometry m5000 = host_launch_geometry({5000, 8192, 8192}, swapped, {}, 132);
+  EXPECT_EQ(m5000.tiles_m * m5000.tiles_n, 35 * 64);
+  EXPECT_EQ(m5000.waves(), 17);
+}
+
 TEST(GemmConfigs, BadConfigurationsAndCapsNameTheField) {
   const auto message = [](const std::string& text) {
     try {

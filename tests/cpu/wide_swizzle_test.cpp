@@ -96,8 +96,7 @@ TEST(WideSwizzle, HostGeometryAgreesWithTheModel) {
           for (const int cap : {0, 120}) {
             const ScheduleOptions schedule{cap, along_n, swizzle};
             const LaunchGeometry g = host_launch_geometry(shape, config, schedule, 132);
-            SchedulerModel model{g.tiles_m,        g.tiles_n, config.cluster.m,
-                                 config.cluster.n, swizzle,   along_n};
+            const SchedulerModel model = scheduler_model(shape, config, schedule);
             EXPECT_EQ(g.slots, scheduler_slots(model))
                 << gemm_config_name(config) << " " << shape_name(shape) << " swizzle " << swizzle
                 << (along_n ? " raster n" : " raster m");

@@ -94,18 +94,16 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
       }
     }
     // The kernel's order is the host model's (the reorder and the tuner rely on it), wide
-    // swizzles included.
-    const overlap::SchedulerModel model{t.launch.tiles_m, t.launch.tiles_n,
-                                        config.cluster.m, config.cluster.n,
-                                        schedule.swizzle, schedule.raster_along_n};
+    // swizzles included; a swapped kernel's is the model of Cᵀ, transposed back.
+    const overlap::SchedulerModel model = overlap::scheduler_model(shape, config, schedule);
     if (overlap::scheduler_slots(model) != t.launch.slots) {
       failures += fmt::format("\n{}{}: {} slots, the model says {}", label, mode, t.launch.slots,
                               overlap::scheduler_slots(model));
     } else {
       for (int s = 0; s < t.launch.slots; ++s) {
-        const overlap::TileCoord tile = overlap::scheduler_tile(model, s);
-        if (tile.m >= model.tiles_m || tile.n >= model.tiles_n) continue;
-        const int got = slot_of_tile[std::size_t(tile.m) * model.tiles_n + tile.n];
+        const overlap::TileCoord tile = overlap::c_tile_at(shape, config, schedule, s);
+        if (tile.m >= t.launch.tiles_m || tile.n >= t.launch.tiles_n) continue;
+        const int got = slot_of_tile[std::size_t(tile.m) * t.launch.tiles_n + tile.n];
         if (got != s) {
           failures += fmt::format("\n{}{}: tile ({}, {}) ran in slot {}, the model says {}", label,
                                   mode, tile.m, tile.n, got, s);

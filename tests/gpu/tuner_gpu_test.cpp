@@ -31,7 +31,8 @@ int check_geometry(const comm::RankInfo&) {
                                            {6144, 8192, 4096},
                                            {1280, 2560, 64},
                                            {8192, 4096, 14336},
-                                           {128, 256, 64}}) {
+                                           {128, 256, 64},
+                                           {5000, 8192, 8192}}) {
       for (const int cap : {0, 128, 124, 120, 8, 2, 131, 7}) {
         if (cap % config.cluster.size() != 0) continue;
         for (const int swizzle : {1, 2, 4, 8, 16, 32}) {
