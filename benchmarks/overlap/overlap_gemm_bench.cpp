@@ -122,11 +122,10 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
         {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
          &row.kiln_deferred_us}};
     // CUTLASS's own epilogue on the same kernel (plain_gemm.hpp), where it is built (bf16 nk, not
-    // coop-n; "-" in the table otherwise): the part of a gap to cuBLAS that is CUTLASS's, not
-    // kiln's epilogue's.
+    // coop-n or pingpong-swap; "-" in the table otherwise): the part of a gap to cuBLAS that is
+    // CUTLASS's, not kiln's epilogue's.
     std::unique_ptr<overlap::PlainCutlassGemm> plain_cutlass;
-    if (o.dtype == core::DType::kBf16 && o.layout == overlap::WeightLayout::kNK &&
-        best_config.kernel != overlap::KernelSchedule::kCooperativeSplitN) {
+    if (overlap::has_plain_cutlass_twin(o.dtype, o.layout, best_config)) {
       plain_cutlass = overlap::make_plain_cutlass_gemm(o.dtype, o.layout, best_config);
       variants.push_back({[&](int) {
                             plain_cutlass->run(shape, a.data(), b.data(), restored.data(),

@@ -24,8 +24,11 @@ class PlainCutlassGemm {
                    const ScheduleOptions& schedule, int device_sms, cudaStream_t stream) = 0;
 };
 
-// Throws kiln::UsageError unless dtype is bf16, layout nk and `config` one of built_gemm_configs()
-// other than kernel=coop-n and kernel=pingpong-swap (see plain_gemm_bf16_nk.cu).
+// Whether make_plain_cutlass_gemm builds a twin for these: bf16, layout nk, and `config` one of
+// built_gemm_configs() other than kernel=coop-n and kernel=pingpong-swap (see
+// plain_gemm_bf16_nk.cu).
+bool has_plain_cutlass_twin(core::DType dtype, WeightLayout layout, const GemmConfig& config);
+// Throws kiln::UsageError unless has_plain_cutlass_twin.
 std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, WeightLayout layout,
                                                           const GemmConfig& config);
 

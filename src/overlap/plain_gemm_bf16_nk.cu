@@ -7,6 +7,7 @@
 #include <cutlass/gemm/collective/collective_builder.hpp>
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "core/cuda_check.hpp"
@@ -106,6 +107,14 @@ class PlainImpl final : public PlainCutlassGemm {
 };
 
 }  // namespace
+
+bool has_plain_cutlass_twin(core::DType dtype, WeightLayout layout, const GemmConfig& config) {
+  const auto& built = built_gemm_configs();
+  return dtype == core::DType::kBf16 && layout == WeightLayout::kNK &&
+         std::find(built.begin(), built.end(), config) != built.end() &&
+         config.kernel != KernelSchedule::kCooperativeSplitN &&
+         config.kernel != KernelSchedule::kPingpongSwapAB;
+}
 
 std::unique_ptr<PlainCutlassGemm> make_plain_cutlass_gemm(core::DType dtype, WeightLayout layout,
                                                           const GemmConfig& c) {

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "overlap/plain_gemm.hpp"
 #include "overlap/plan.hpp"
 #include "overlap/signaling_gemm.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -114,6 +115,27 @@ TEST(GemmConfigs, SwappedKernelsScheduleTheTransposedProblem) {
   const LaunchGeometry m5000 = host_launch_geometry({5000, 8192, 8192}, swapped, {}, 132);
   EXPECT_EQ(m5000.tiles_m * m5000.tiles_n, 35 * 64);
   EXPECT_EQ(m5000.waves(), 17);
+}
+
+// `kiln overlap gemm` times the CUTLASS-epilogue twin only where one is built; asking for another
+// is a usage error (the swapped kernel's twin would need a column-major D).
+TEST(GemmConfigs, PlainTwinsExistWhereTheBenchAsksForThem) {
+  using enum KernelSchedule;
+  for (const GemmConfig& config : built_gemm_configs()) {
+    const bool twin = has_plain_cutlass_twin(core::DType::kBf16, WeightLayout::kNK, config);
+    EXPECT_EQ(twin, config.kernel != kCooperativeSplitN && config.kernel != kPingpongSwapAB)
+        << gemm_config_name(config);
+    if (twin) {
+      EXPECT_NO_THROW((void)make_plain_cutlass_gemm(core::DType::kBf16, WeightLayout::kNK, config));
+    } else {
+      EXPECT_THROW((void)make_plain_cutlass_gemm(core::DType::kBf16, WeightLayout::kNK, config),
+                   UsageError);
+    }
+    EXPECT_FALSE(has_plain_cutlass_twin(core::DType::kFp16, WeightLayout::kNK, config));
+    EXPECT_FALSE(has_plain_cutlass_twin(core::DType::kBf16, WeightLayout::kKN, config));
+  }
+  EXPECT_FALSE(has_plain_cutlass_twin(core::DType::kBf16, WeightLayout::kNK,
+                                      GemmConfig{{128, 256}, {2, 1}, kPingpong}));  // not built
 }
 
 TEST(GemmConfigs, BadConfigurationsAndCapsNameTheField) {

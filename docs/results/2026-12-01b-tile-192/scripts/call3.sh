@@ -13,6 +13,11 @@
 #   bash scripts/pack_carry.sh build/kiln build/kiln_gpu_tests build/libkiln_gemm_capi.so
 # Device: run(command="bash docs/results/2026-12-01b-tile-192/scripts/call3.sh", carry=["carry"],
 #             timeout_s=600)
+# Run on 2026-12-01 in two calls, the three binaries being over the carry limit together:
+#   call 3: STEPS="tests sanitizers" (carry kiln, kiln_gpu_tests; binary 42448f1). Its sanitizer
+#           runs stopped at `kiln overlap gemm`'s CUTLASS-twin column, which has no swapped twin
+#           (fixed: overlap::has_plain_cutlass_twin);
+#   call 4: STEPS="sanitizers tables" (carry kiln, libkiln_gemm_capi.so; the fixed binary).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 bash scripts/unpack_carry.sh > /dev/null
