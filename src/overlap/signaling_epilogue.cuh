@@ -237,27 +237,11 @@ class SignalingEpilogue {
     const int group_slots = next_group_slots_;
 
     // 2. Stage and store, 16 rows x 64 columns per box, a band of 16 rows per GMMA atom.
-    if constexpr (kSwapAB) {
-      store_transposed(
-          accumulators,
-          [&](int band_row) {
-            return slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
-                                                                 group_slots, band_row);
-          },
-          staging, lane, warp);
-    } else {
-      auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
-      Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-      cutlass::NumericArrayConverter<ElementD, float, 2> convert;
-      CUTLASS_PRAGMA_UNROLL
-      for (int atom = 0; atom < kAtomsM; ++atom) {
-        const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
-        const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
-        const int matrix_row = slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
-                                                                             group_slots, band_row);
-        store_band(accumulators, atom, band_col, matrix_row, staging, lane, convert);
-      }
-    }
+    store_tile(accumulators, tiled_mma, blk_shape_mnk, thread_idx, staging, lane,
+               [&](int band_row) {
+                 return slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
+                                                                      group_slots, band_row);
+               });
 
     // The reorder after communication reads where each real tile went (padding tiles that the
     // scheduler rounds up to cluster/swizzle multiples have no place in the result).
@@ -291,22 +275,8 @@ class SignalingEpilogue {
     const int cols = columns.end[group] - c0;
     const int slot = contiguous_slot(geo, tm, tn, c0, cols);
     // A whole tile per slot: its rows are consecutive rows of the slot-buffer matrix.
-    if constexpr (kSwapAB) {
-      store_transposed(
-          accumulators, [&](int band_row) { return slot * kTileM + band_row; }, staging, lane,
-          thread_idx / 32);
-    } else {
-      constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
-      auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
-      Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
-      cutlass::NumericArrayConverter<ElementD, float, 2> convert;
-      CUTLASS_PRAGMA_UNROLL
-      for (int atom = 0; atom < kAtomsM; ++atom) {
-        const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
-        const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
-        store_band(accumulators, atom, band_col, slot * kTileM + band_row, staging, lane, convert);
-      }
-    }
+    store_tile(accumulators, tiled_mma, blk_shape_mnk, thread_idx, staging, lane,
+               [&](int band_row) { return slot * kTileM + band_row; });
     if (args_.group_counters == nullptr) return;
     pending_group_ = group;
     pending_slot_ = slot;
@@ -409,6 +379,30 @@ class SignalingEpilogue {
                        "r"(matrix_row)
                      : "memory");
         cute::tma_store_arrive();
+      }
+    }
+  }
+
+  // Stages and stores the tile, each 16-row band of it at row_of(band's first row) of the
+  // slot-buffer matrix: by store_band, 16 rows x kBoxCols columns per box and a band per GMMA atom
+  // and warp, or for a swapped kernel by store_transposed.
+  template <class Accumulators, class TiledMma, class BlockShapeMNK, class RowOf>
+  CUTLASS_DEVICE void store_tile(Accumulators const& accumulators, TiledMma tiled_mma,
+                                 BlockShapeMNK blk_shape_mnk, int thread_idx, std::uint32_t staging,
+                                 int lane, RowOf const& row_of) {
+    using namespace cute;
+    if constexpr (kSwapAB) {
+      store_transposed(accumulators, row_of, staging, lane, thread_idx / 32);
+    } else {
+      constexpr int kAtomsM = decltype(size<1>(accumulators))::value;
+      auto thr_mma = tiled_mma.get_thread_slice(thread_idx);
+      Tensor coords = thr_mma.partition_C(make_identity_tensor(take<0, 2>(blk_shape_mnk)));
+      cutlass::NumericArrayConverter<ElementD, float, 2> convert;
+      CUTLASS_PRAGMA_UNROLL
+      for (int atom = 0; atom < kAtomsM; ++atom) {
+        const int band_row = get<0>(coords(0, atom, 0)) & ~(kStoreBoxRows - 1);
+        const int band_col = get<1>(coords(0, atom, 0)) / kGroupCols * kGroupCols;
+        store_band(accumulators, atom, band_col, row_of(band_row), staging, lane, convert);
       }
     }
   }
