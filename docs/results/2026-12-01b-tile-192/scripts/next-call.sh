@@ -28,4 +28,12 @@ if step tables; then
   done
   python3 docs/results/2026-11-30j-wave-fit/scripts/summarize.py "$out"/*.json 2>&1 | tee -a "$out/summary.txt"
 fi
+# Not in the default steps (STEPS="ab", a call of its own): the search with 16 stage-3 rounds
+# against the default 6, timed in the same rounds. At K = 2048 stage 3's top candidates are within
+# 1-2% with a CV of 1.3-3.6% (README section 5), so its pick among them is close to chance.
+if step ab; then
+  capped 400 ab-sustained-rounds.txt python3 scripts/torch_gemm_same_process.py --dtype bf16 \
+    --order shuffle --rounds 8 --second-search sustained-rounds=16 --json "$out/ab-sustained-rounds.json"
+  cut -c1-150 "$out/ab-sustained-rounds.txt" >> "$out/summary.txt"
+fi
 pack
