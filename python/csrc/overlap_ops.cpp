@@ -87,8 +87,12 @@ PreparedPlan prepare_plan(const tune::PlanLookup& lookup, overlap::OverlapOp op,
                op, shape, dtype, overlap::contiguous_rows_plan(plan), world, sms, true)
                .empty();
   };
+  // (Rastered along C's M already: the layout's plan keeps the raster; for a kernel run on Cᵀ
+  // that is the scheduler's N, overlap::contiguous_rows_plan.)
   const auto contiguous = [&](const overlap::Plan& plan) {
-    return (!plan.schedule.raster_along_n || m <= n) && contiguous_runs(plan);
+    const bool along_m =
+        overlap::contiguous_rows_plan(plan).schedule.raster_along_n == plan.schedule.raster_along_n;
+    return (along_m || m <= n) && contiguous_runs(plan);
   };
   // The copy path: A's rows reordered (padded to whole tiles) for the block-cyclic layout.
   const auto copy_rows = [&](const overlap::Plan& plan) {

@@ -272,7 +272,8 @@ ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& la
 }
 
 Plan contiguous_rows_plan(Plan plan) {
-  plan.schedule.raster_along_n = false;
+  // Along C's M: the scheduler's M, or its N for a kernel run on Cᵀ.
+  plan.schedule.raster_along_n = plan.gemm.kernel == KernelSchedule::kPingpongSwapAB;
   return plan;
 }
 

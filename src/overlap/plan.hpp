@@ -82,7 +82,9 @@ ColumnGroups column_groups_of(const WaveGroups& groups, const LaunchGeometry& la
 // plan was rastered along M already, and not otherwise: 16384x8192x4096 (ping-pong 128x192, H100)
 // ran its GEMM at 1567 us rastered along N and 2024-2075 us along M, swizzle 8 or 1
 // (docs/results/2026-11-25-contiguous-rows/). Callers that can reorder A instead (the torch ops)
-// take contiguous row blocks only for plans rastered along M.
+// take contiguous row blocks only for plans rastered along M. A plan's raster names the scheduler's
+// own problem (scheduler_frame), which for kernel=pingpong-swap is Cᵀ: C's M is that problem's N,
+// so such a plan is rastered along N here.
 Plan contiguous_rows_plan(Plan plan);
 
 // Whether a plan is the serial form: comm=nccl, cap=0 (the GEMM on every SM) and exactly one

@@ -158,6 +158,10 @@ TEST(ContiguousRows, PlansAreRasteredAlongM) {
   EXPECT_EQ(from_n.gemm, along_n.gemm);
   const Plan along_m = parse_plan("tile=128x128 raster=m swizzle=2 groups=1,2", "plan");
   EXPECT_EQ(to_string(contiguous_rows_plan(along_m)), to_string(along_m));
+  // A swapped kernel's scheduler walks Cᵀ: C's M is its N.
+  const Plan swapped = parse_plan("tile=160x128 cluster=1x2 kernel=pingpong-swap raster=m", "plan");
+  EXPECT_TRUE(contiguous_rows_plan(swapped).schedule.raster_along_n);
+  EXPECT_EQ(contiguous_rows_plan(swapped).gemm, swapped.gemm);
 }
 
 }  // namespace
