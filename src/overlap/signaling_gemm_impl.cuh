@@ -67,6 +67,7 @@ class SignalingGemmImpl final : public SignalingGemm {
   static constexpr int kKernelClusterM = kSwap ? kClusterN : kClusterM;
   static constexpr int kKernelClusterN = kSwap ? kClusterM : kClusterN;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;  // C's
+  static constexpr GemmConfig kConfig{{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel};
   using Epilogue =
       SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap>>;
   using Mainloop =
@@ -81,7 +82,7 @@ class SignalingGemmImpl final : public SignalingGemm {
  public:
   core::DType dtype() const override { return kDTypeOf<Element>; }
   WeightLayout weight_layout() const override { return kLayout; }
-  GemmConfig config() const override { return {{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel}; }
+  GemmConfig config() const override { return kConfig; }
 
   LaunchGeometry geometry(const GemmShape& shape, const ScheduleOptions& schedule,
                           int device_sms) const override {
@@ -158,8 +159,7 @@ class SignalingGemmImpl final : public SignalingGemm {
   // (overlap/wide_swizzle.hpp); every launch, geometry and slot count goes through this.
   static typename Kernel::Params widened(typename Kernel::Params params, const GemmShape& shape,
                                          const ScheduleOptions& schedule, int sm_count) {
-    const SchedulerFrame frame =
-        scheduler_frame(shape, GemmConfig{{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel});
+    const SchedulerFrame frame = scheduler_frame(shape, kConfig);
     widen_scheduler_swizzle(params.scheduler, frame.problem, frame.tile, frame.cluster, schedule,
                             sm_count);
     return params;
@@ -171,7 +171,8 @@ class SignalingGemmImpl final : public SignalingGemm {
     using StrideA = typename Kernel::StrideA;
     using StrideB = typename Kernel::StrideB;
     // The kernel's own problem: C's, or Cᵀ's with the operands exchanged.
-    const int kernel_m = kSwap ? shape.n : shape.m, kernel_n = kSwap ? shape.m : shape.n;
+    const GemmShape problem = scheduler_frame(shape, kConfig).problem;
+    const int kernel_m = problem.m, kernel_n = problem.n;
     const void* kernel_a = kSwap ? b : a;
     const void* kernel_b = kSwap ? a : b;
     const StrideA stride_a = packed_stride<StrideA>(kernel_m, shape.k);  // A indexed (M, K)
