@@ -162,11 +162,12 @@ std::vector<int> WaveGroups::concatenated() const {
 SlotGeometry slot_geometry(const GemmShape& shape, TileShape tile, const LaunchGeometry& launch,
                            int subtiles, bool contiguous_rows) {
   if (contiguous_rows) {
-    if (subtiles < 1 || tile.m < 1 || (tile.m & (tile.m - 1)) != 0 ||
-        shape.m % (subtiles * tile.m) != 0) {
+    // Any tile height: a tile is one subtile of BM rows, split by shift and mask where BM is a
+    // power of two and by division otherwise (subtile_of_row, row_in_subtile).
+    if (subtiles < 1 || tile.m < 1 || shape.m % (subtiles * tile.m) != 0) {
       throw UsageError(fmt::format(
-          "contiguous row blocks: M = {} must be a multiple of {} ranks x the {}-row tile (a "
-          "power of two), so that every rank owns whole tiles",
+          "contiguous row blocks: M = {} must be a multiple of {} ranks x the {}-row tile, so "
+          "that every rank owns whole tiles",
           shape.m, subtiles, tile.m));
     }
     SlotGeometry g = slot_geometry(shape, tile, launch, 1);

@@ -65,7 +65,7 @@ __device__ __forceinline__ Location locate(const ReorderSource& in, int row, int
     const int c0 = first / g.tiles_m;
     const int own_slot =
         contiguous_slot(g, in.rank * g.tiles_per_rank + tile_row, tn, c0, count / g.tiles_m);
-    at.own = slot_offset(g, own_slot, first, count, row & (g.tile_m - 1), col % g.tile_n);
+    at.own = slot_offset(g, own_slot, first, count, row_in_subtile(g, row), col % g.tile_n);
   } else if (in.own_slots != nullptr) {
     const int group = __ldg(in.wave_group + slot / in.grid_ctas);
     const int row_in_tile = in.rank * g.rows_per_subtile() + row_in_subtile(g, row);

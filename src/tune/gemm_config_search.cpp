@@ -157,6 +157,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     int high = 1000;
   };
   int max_swizzle = overlap::kMaxSwizzle;
+  int warmup_ms = static_cast<int>(o.sustained_warmup_ms);
   int without_tile_n = 0;  // the last value read; each is collected into `without` below
   std::vector<int> without;
   const Key keys[] = {
@@ -164,7 +165,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
       {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1},
-      {"unchecked", &o.unchecked, 0, 1}};
+      {"unchecked", &o.unchecked, 0, 1},      {"sustained-warmup-ms", &warmup_ms, 0, 5000}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -177,11 +178,11 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       if (name == k.name) key = &k;
     }
     if (key == nullptr) {
-      throw UsageError(
-          fmt::format("search option '{}': accepted max-swizzle, finalists, "
-                      "screen-rounds, final-rounds, sustained, sustained-rounds, without-tile-n, "
-                      "balanced-cap, unchecked",
-                      name));
+      throw UsageError(fmt::format(
+          "search option '{}': accepted max-swizzle, finalists, "
+          "screen-rounds, final-rounds, sustained, sustained-rounds, sustained-warmup-ms, "
+          "without-tile-n, balanced-cap, unchecked",
+          name));
     }
     int value = -1;
     const char* first = eq == std::string::npos ? item.data() + item.size() : item.data() + eq + 1;
@@ -195,6 +196,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
     *key->field = value;
     if (key->field == &without_tile_n) without.push_back(value);
   }
+  o.sustained_warmup_ms = warmup_ms;
   std::erase_if(o.swizzles, [&](int s) { return s > max_swizzle; });
   if (o.swizzles.empty()) throw UsageError("search option max-swizzle: no swizzle left");
   if (!without.empty()) {  // the A/B of a set of tile widths (e.g. the ping-pong 160/176 ones)

@@ -93,6 +93,8 @@ std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
 // settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
 // sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds,
+// sustained-warmup-ms (stage 3's launches of each candidate before its first round, in ms; 0:
+// two rounds' worth, as stage 2 takes),
 // balanced-cap (0: stage 3 does not also try each candidate on fewer SMs), unchecked (1: also
 // the configurations that await their GPU check),
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).

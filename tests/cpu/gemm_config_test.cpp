@@ -225,6 +225,10 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_EQ(parse_gemm_search_options("balanced-cap=0").balanced_cap, 0);
   EXPECT_EQ(defaults.balanced_cap, 1);
   EXPECT_EQ(message("sustained=0"), "no error");
+  EXPECT_EQ(defaults.sustained_warmup_ms, 300.0);
+  EXPECT_EQ(parse_gemm_search_options("sustained-warmup-ms=0").sustained_warmup_ms, 0.0);
+  EXPECT_EQ(parse_gemm_search_options("finalists=9").sustained_warmup_ms, 300.0);
+  EXPECT_NE(message("sustained-warmup-ms=5001").find("0 <= N <= 5000"), std::string::npos);
 }
 
 // Stage 2 takes the fastest schedule of each configuration first (stage 1's fastest six can all be

@@ -1,6 +1,7 @@
 // ReduceScatter to contiguous row blocks (OverlapOptions::contiguous_rows, slot_layout.hpp): rank
 // j's output must be rows [j*M/world, (j+1)*M/world) of the summed product, for every kernel kind
-// (cooperative, ping-pong, split-N, 256-row tiles), eager and deferred signals, several groupings,
+// (cooperative, ping-pong, split-N, ping-pong on Cᵀ, 256-row tiles and tile heights that are not
+// powers of two), eager and deferred signals, several groupings,
 // NCCL and copy engines, and both weight layouts, checked against cuBLAS + NCCL AllReduce on fresh
 // random inputs, with restore and fused RMSNorm over three runs (the counters' epochs). The
 // placement must not depend on the grouping, so the same inputs run under every plan. Also the
@@ -37,24 +38,32 @@ int check_contiguous_rows(const comm::RankInfo& info) {
   overlap::CublasGemm cublas;
   kiln::testing::RankFailures fail(comm.rank());
   const int world = comm.size();
-  // M a multiple of world x 256 (every plan's tile height); N not a multiple of any tile width.
-  const std::vector<GemmShape> shapes = {{256 * world, 264, 136}, {1024 * world, 1000, 256}};
+  // M a multiple of world x 256 (every power-of-two tile height), or of world x 2880 (the 144-,
+  // 160- and 192-row tiles); N not a multiple of any tile width. A plan runs on the shapes whose M
+  // splits into its whole tiles per rank, and must run on at least one.
+  const std::vector<GemmShape> shapes = {
+      {256 * world, 264, 136}, {1024 * world, 1000, 256}, {2880 * world, 264, 136}};
   const std::vector<std::string> plans = {
       "tile=128x256 raster=m swizzle=1 groups=each",
       "tile=128x128 cap=6 raster=m swizzle=2 signal=deferred groups=each",
-      "tile=128x128 cap=16 swizzle=4",
-      "tile=256x128 cluster=1x2 raster=m swizzle=2 groups=each",
+      "tile=128x128 cap=16 swizzle=4", "tile=256x128 cluster=1x2 raster=m swizzle=2 groups=each",
       "tile=128x128 cluster=2x1 kernel=pingpong cap=6 raster=m swizzle=2 groups=each",
       "tile=128x192 cluster=2x1 kernel=pingpong raster=m signal=deferred",
       "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 groups=each",
-      "tile=128x320 kernel=coop-n cap=10 raster=m swizzle=2 groups=each"};
+      "tile=128x320 kernel=coop-n cap=10 raster=m swizzle=2 groups=each",
+      // Tile heights that are not powers of two (subtile_of_row's division form).
+      "tile=192x128 cluster=2x1 kernel=pingpong raster=m swizzle=2 groups=each",
+      "tile=144x128 cluster=1x2 kernel=pingpong-swap raster=n signal=deferred groups=each",
+      "tile=160x128 cluster=1x2 kernel=pingpong-swap cap=10 raster=n swizzle=2"};
   std::vector<std::string> all_plans = plans;
   if (world >= 2) {
     // Copy engines instead of NCCL (the reorder adds the peers' parts to this rank's own tiles,
     // read from the slot buffer through the column groups).
     all_plans.push_back("tile=128x256 cap=0 raster=m comm=ce groups=each");
     all_plans.push_back("tile=128x128 cap=16 raster=m swizzle=2 signal=deferred comm=ce");
+    all_plans.push_back("tile=144x128 cluster=1x2 kernel=pingpong-swap raster=n comm=ce");
   }
+  std::vector<int> shapes_run(all_plans.size(), 0);
   std::uint64_t seed = 5000 * world + 3;
   for (const GemmShape& shape : shapes) {
     for (overlap::WeightLayout layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
@@ -62,8 +71,11 @@ int check_contiguous_rows(const comm::RankInfo& info) {
       core::DeviceBuffer& out = c.out;
       const overlap::MatrixRef a_ref = c.a_ref, b_ref = c.b_ref, w_ref = c.w_ref;
       const int q = shape.m / world;
-      for (const std::string& text : all_plans) {
+      for (std::size_t p = 0; p < all_plans.size(); ++p) {
+        const std::string& text = all_plans[p];
         const overlap::Plan plan = overlap::parse_plan(text, "plan");
+        if (shape.m % (world * plan.gemm.tile.m) != 0) continue;
+        ++shapes_run[p];
         const std::string label = fmt::format("contiguous rs {}x{}x{} {} [{}]", shape.m, shape.n,
                                               shape.k, overlap::weight_layout_name(layout), text);
         overlap::OverlapOptions options;
@@ -98,6 +110,9 @@ int check_contiguous_rows(const comm::RankInfo& info) {
         }
       }
     }
+  }
+  for (std::size_t p = 0; p < all_plans.size(); ++p) {
+    if (shapes_run[p] == 0) fail(all_plans[p] + ": no shape of whole tiles per rank ran it");
   }
   return fail.exit_code();
 }
