@@ -6,9 +6,8 @@ C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weig
 and C = A · B, what PyTorch's async-TP op and `a @ b` take), random inputs
 rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
 contenders run on the same stream, inputs and clock state. They are interleaved round by round
-(the order rotating each round, as kiln's core::time_rounds does, or shuffled with --order
-shuffle) with CUDA events between
-iterations, after a settle period of back-to-back products that brings the chip to the clock it
+(32 rounds by default, each in a seeded shuffled order, or rotating as kiln's core::time_rounds
+does with --order rotate) with CUDA events between iterations, after a settle period of back-to-back products that brings the chip to the clock it
 holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
 --plan) before timing, and its cuBLAS baseline picks its algorithm then. Prints a table and one
 JSON object per shape; exits 1 if a result is wrong.
@@ -302,8 +301,11 @@ def main():
                         help="B stored N×K (nk, C = A·Bᵀ) or K×N (kn, C = A·B)")
     parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
     parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search per shape)")
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--order", default="rotate", choices=["rotate", "shuffle"],
+    # 32 rounds: two copies of one plan timed in the same rounds agreed within 0.8% (median 0.1%)
+    # on 12 shapes, where 8 rounds left them up to 4% apart (docs/results/2026-12-01c-medians/,
+    # calls 2-3 and 5); the rounds cost ~1 s of a shape's ~13 s, the search being the rest.
+    parser.add_argument("--rounds", type=int, default=32)
+    parser.add_argument("--order", default="shuffle", choices=["rotate", "shuffle"],
                         help="each round's order of the contenders: rotated (each always after "
                              "the same one) or a seeded shuffle")
     parser.add_argument("--iters", type=int, default=10, help="timed iterations per round")
