@@ -7,8 +7,8 @@ and C = A · B, what PyTorch's async-TP op and `a @ b` take), random inputs
 rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
 contenders run on the same stream, inputs and clock state. They are interleaved round by round
 (32 rounds by default, each in a seeded shuffled order, or rotating as kiln's core::time_rounds
-does with --order rotate) with CUDA events between iterations, after a settle period of back-to-back products that brings the chip to the clock it
-holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
+does with --order rotate) with CUDA events between iterations, after a settle period of
+back-to-back products that brings the chip to the clock it holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
 --plan) before timing, and its cuBLAS baseline picks its algorithm then. Prints a table and one
 JSON object per shape; exits 1 if a result is wrong.
 """

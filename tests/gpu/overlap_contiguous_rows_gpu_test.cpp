@@ -46,7 +46,8 @@ int check_contiguous_rows(const comm::RankInfo& info) {
   const std::vector<std::string> plans = {
       "tile=128x256 raster=m swizzle=1 groups=each",
       "tile=128x128 cap=6 raster=m swizzle=2 signal=deferred groups=each",
-      "tile=128x128 cap=16 swizzle=4", "tile=256x128 cluster=1x2 raster=m swizzle=2 groups=each",
+      "tile=128x128 cap=16 swizzle=4",
+      "tile=256x128 cluster=1x2 raster=m swizzle=2 groups=each",
       "tile=128x128 cluster=2x1 kernel=pingpong cap=6 raster=m swizzle=2 groups=each",
       "tile=128x192 cluster=2x1 kernel=pingpong raster=m signal=deferred",
       "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 groups=each",
@@ -54,7 +55,8 @@ int check_contiguous_rows(const comm::RankInfo& info) {
       // Tile heights that are not powers of two (subtile_of_row's division form).
       "tile=192x128 cluster=2x1 kernel=pingpong raster=m swizzle=2 groups=each",
       "tile=144x128 cluster=1x2 kernel=pingpong-swap raster=n signal=deferred groups=each",
-      "tile=160x128 cluster=1x2 kernel=pingpong-swap cap=10 raster=n swizzle=2"};
+      "tile=160x128 cluster=1x2 kernel=pingpong-swap cap=10 raster=n swizzle=2",
+  };
   std::vector<std::string> all_plans = plans;
   if (world >= 2) {
     // Copy engines instead of NCCL (the reorder adds the peers' parts to this rank's own tiles,
