@@ -6,8 +6,8 @@ C = A · Bᵀ, A M×K and B N×K row-major (kiln's "nk" layout, nn.Linear's weig
 and C = A · B, what PyTorch's async-TP op and `a @ b` take), random inputs
 rotated over several sets when they fit in L2. kiln's library is loaded with ctypes, so the three
 contenders run on the same stream, inputs and clock state. They are interleaved round by round
-(32 rounds by default, each in a seeded shuffled order, or rotating as kiln's core::time_rounds
-does with --order rotate) with CUDA events between iterations, after a settle period of
+(32 rounds by default, rounded up to whole balanced designs: every contender in every position
+and after every other equally often; --order rotate or shuffle for the older orders) with CUDA events between iterations, after a settle period of
 back-to-back products that brings the chip to the clock it holds under sustained load. kiln's GEMM configuration is searched per shape (or given with
 --plan) before timing, and its cuBLAS baseline picks its algorithm then. Prints a table and one
 JSON object per shape; exits 1 if a result is wrong.
@@ -60,18 +60,48 @@ def quantile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
-def time_rounds(variants, rounds, per_round, warmup, order_rule="rotate"):
+def williams_orders(n):
+    """A balanced crossover design (Williams 1949): n orders of 0..n-1 (2n when n is odd) in
+    which every contender takes every position equally often and follows every other one equally
+    often. Needed because the position in a round matters: the first contender after the round's
+    host sync runs on a chip that idled and reads faster (2026-12-02: with a seeded shuffle of 5
+    contenders over 32 rounds the searched plan led 4 rounds and its copy 10, and the copy read
+    up to 3.5% faster with the same kernel)."""
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    orders = [[(v + r) % n for v in first] for r in range(n)]
+    if n % 2 == 1:
+        orders += [list(reversed(o)) for o in orders]
+    return orders
+
+
+def balanced_rounds(rounds, n):
+    """`rounds` rounded up to a whole number of Williams designs for n contenders."""
+    period = len(williams_orders(n))
+    return -(-rounds // period) * period
+
+
+def time_rounds(variants, rounds, per_round, warmup, order_rule="balanced"):
     """variants: list of (name, call(i)). Returns {name: [us...]}. Each round runs them in an
-    order that rotates (every variant always follows the same one) or, with order_rule
-    "shuffle", in a permutation drawn with a fixed seed, so that no variant always runs right
-    after the same one (2026-11-30j: with the rotation a second kiln GEMM, always run right after
-    the first, timed 1-2% slower with the same kernel)."""
+    order from a balanced design (williams_orders: every position and predecessor equally often;
+    `rounds` should be a multiple of its period, balanced_rounds), rotating (every variant always
+    follows the same one) or, with "shuffle", a permutation drawn with a fixed seed (no balance:
+    2026-11-30j found a second kiln GEMM always run right after the first timed 1-2% slower with
+    the same kernel under the rotation, and 2026-12-02 the shuffle's unequal first places)."""
     times = {name: [] for name, _ in variants}
     n = len(variants)
     shuffler = random.Random(20261130)
+    design = williams_orders(n)
     for r in range(rounds):
         if order_rule == "shuffle":
             order = shuffler.sample(variants, n)
+        elif order_rule == "balanced":
+            order = [variants[j] for j in design[r % len(design)]]
         else:
             order = [variants[(r + j) % n] for j in range(n)]
         events = []
@@ -233,14 +263,15 @@ def run_shape(lib, text, dtype_name, args):
                     i += 1
             torch.cuda.synchronize()
         clock_before = sm_clock()
-        times = time_rounds(variants, args.rounds, args.iters, args.warmup, args.order)
+        rounds = balanced_rounds(args.rounds, len(variants)) if args.order == "balanced" else args.rounds
+        times = time_rounds(variants, rounds, args.iters, args.warmup, args.order)
         clock_after = sm_clock()
 
         # Correctness on set 0 against torch.matmul.
         base_error, kiln_error = errors_vs_torch(lib, handle, a[0], b[0], c_torch, c_base, s,
                                                  args.layout)
         row = {"shape": text, "dtype": dtype_name, "layout": args.layout, "inputs": args.inputs,
-               "input_sets": sets,
+               "rounds_run": rounds, "input_sets": sets,
                "kiln": describe,
                "sm_clock_mhz_before_after": [clock_before, clock_after],
                "baseline_error_vs_torch": base_error, "kiln_error_vs_torch": kiln_error}
@@ -305,9 +336,11 @@ def main():
     # on 12 shapes, where 8 rounds left them up to 4% apart (docs/results/2026-12-01c-medians/,
     # calls 2-3 and 5); the rounds cost ~1 s of a shape's ~13 s, the search being the rest.
     parser.add_argument("--rounds", type=int, default=32)
-    parser.add_argument("--order", default="shuffle", choices=["rotate", "shuffle"],
-                        help="each round's order of the contenders: rotated (each always after "
-                             "the same one) or a seeded shuffle")
+    parser.add_argument("--order", default="balanced", choices=["balanced", "rotate", "shuffle"],
+                        help="each round's order of the contenders: a balanced design (each in "
+                             "every position and after every other equally often; --rounds is "
+                             "rounded up to whole designs), rotated (each always after the same "
+                             "one) or a seeded shuffle")
     parser.add_argument("--iters", type=int, default=10, help="timed iterations per round")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--settle", type=float, default=2.0, help="seconds of products first")
