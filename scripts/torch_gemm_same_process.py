@@ -165,7 +165,7 @@ def sm_clock():
         return "?"
 
 
-def run_shape(lib, text, dtype_name, args):
+def run_shape(lib, text, dtype_name, args, lib_b=None):
     m, n, k = (int(v) for v in text.split("x"))
     dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float16
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -190,6 +190,7 @@ def run_shape(lib, text, dtype_name, args):
                                     ctypes.byref(handle)), "kiln_gemm_create")
     second = ctypes.c_void_p()
     extras = []  # (plan text, search line or None, handle): --extra-plan and --race-top
+    extras_b = []
     try:
         describe = lib.kiln_gemm_describe(handle).decode()
         ranking = parse_ranking(lib.kiln_gemm_ranking(handle).decode())
@@ -203,6 +204,14 @@ def run_shape(lib, text, dtype_name, args):
                                             plan.encode(), a[0].data_ptr(), b[0].data_ptr(),
                                             stream, ctypes.byref(h)), f"kiln_gemm_create ({plan})")
             extras.append((plan, line, h))
+        extras_b = []  # --extra-lib: the same plans built by the other library
+        for plan, line, _ in (extras if lib_b else []):
+            h = ctypes.c_void_p()
+            check(lib_b, lib_b.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
+                                                plan.encode(), a[0].data_ptr(), b[0].data_ptr(),
+                                                stream, ctypes.byref(h)),
+                  f"kiln_gemm_create ({plan}, --extra-lib)")
+            extras_b.append(h)
         s = ctypes.c_void_p(stream)
         if args.second_search or args.second_plan:
             # A second kiln GEMM searched with other options (--second-search) or with a given
@@ -236,10 +245,10 @@ def run_shape(lib, text, dtype_name, args):
                                                b[i % sets].data_ptr(), c_base.data_ptr(), s),
                   "CUTLASS twin")
 
-        def extra_call(h):
+        def extra_call(h, owner=lib):
             def call(i):
-                check(lib, lib.kiln_gemm_run_signaling(h, a[i % sets].data_ptr(),
-                                                       b[i % sets].data_ptr(), s), "extra GEMM")
+                check(owner, owner.kiln_gemm_run_signaling(h, a[i % sets].data_ptr(),
+                                                           b[i % sets].data_ptr(), s), "extra GEMM")
             return call
 
         variants = [("torch", torch_call), ("baseline", base_call), ("kiln", kiln_call)]
@@ -247,6 +256,8 @@ def run_shape(lib, text, dtype_name, args):
             variants.append(("kiln_second", second_call))
         for j, (_, _, h) in enumerate(extras):
             variants.append((f"extra{j}", extra_call(h)))
+        for j, h in enumerate(extras_b):
+            variants.append((f"extra_b{j}", extra_call(h, lib_b)))
         twin_missing = ""
         if args.twin:
             try:  # no twin for some configurations (kernel=coop-n): the row says so
@@ -290,6 +301,13 @@ def run_shape(lib, text, dtype_name, args):
                                   "over_baseline": us["median"] / stats(times["baseline"])["median"],
                                   "over_kiln": us["median"] / stats(times["kiln"])["median"],
                                   "error_vs_torch": extra_error})
+        for j, h in enumerate(extras_b):
+            _, error_b = errors_vs_torch(lib_b, h, a[0], b[0], c_torch, c_base, s, args.layout)
+            us = stats(times.pop(f"extra_b{j}"))
+            x = row["extras"][j]
+            x.update({"lib_b_us": us, "lib_b_error_vs_torch": error_b,
+                      "lib_b_over_baseline": us["median"] / stats(times["baseline"])["median"],
+                      "lib_b_over_extra": us["median"] / x["us"]["median"]})
         if twin_missing:
             row["twin_missing"] = twin_missing
         elif args.twin:
@@ -322,6 +340,8 @@ def run_shape(lib, text, dtype_name, args):
             lib.kiln_gemm_destroy(second)
         for _, _, h in extras:
             lib.kiln_gemm_destroy(h)
+        for h in extras_b:
+            lib_b.kiln_gemm_destroy(h)
 
 
 def main():
@@ -363,6 +383,10 @@ def main():
     parser.add_argument("--twin", action="store_true",
                         help="also time CUTLASS's twin of kiln's chosen configuration (same main "
                              "loop, CUTLASS's own epilogue, no signal): the epilogue's cost; bf16, nk")
+    parser.add_argument("--extra-lib", default="",
+                        help="a second build of the library (e.g. one compiled with another "
+                             "epilogue): each --extra-plan / --race-top plan is also timed from it, "
+                             "in the same rounds and process (an A/B of two builds of one kernel)")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     for name, low in (("--rounds", 1), ("--iters", 1), ("--warmup", 0), ("--race-top", 0)):
@@ -379,6 +403,13 @@ def main():
     if not os.path.exists(args.lib):
         parser.error(f"--lib {args.lib}: not found (build the kiln_gemm_capi target)")
     lib = load(os.path.abspath(args.lib))
+    lib_b = None
+    if args.extra_lib:
+        if not os.path.exists(args.extra_lib):
+            parser.error(f"--extra-lib {args.extra_lib}: not found")
+        if not (args.extra_plan or args.race_top):
+            parser.error("--extra-lib times the --extra-plan / --race-top plans: give one of them")
+        lib_b = load(os.path.abspath(args.extra_lib))
     rows, ok = [], True
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, "
           f"B {'N×K' if args.layout == 'nk' else 'K×N'}, "
@@ -386,12 +417,13 @@ def main():
     print(f"{'shape':>18} {'torch':>8} {'baseline':>8} {'kiln':>8} {'base/torch':>10} "
           f"{'spread':>7} {'kiln/base':>9} {'kiln/torch':>10}  kiln configuration")
     for text in args.shape or SHAPES:
-        row = run_shape(lib, text, args.dtype, args)
+        row = run_shape(lib, text, args.dtype, args, lib_b)
         rows.append(row)
         good = (row["baseline_error_vs_torch"] <= 1e-2 and row["kiln_error_vs_torch"] <= 1e-2
                 and row.get("kiln_second_error_vs_torch", 0.0) <= 1e-2
                 and row.get("twin_error_vs_torch", 0.0) <= 1e-2
-                and all(x["error_vs_torch"] <= 1e-2 for x in row["extras"]))
+                and all(x["error_vs_torch"] <= 1e-2 and x.get("lib_b_error_vs_torch", 0.0) <= 1e-2
+                        for x in row["extras"]))
         ok = ok and good
         print(f"{text:>18} {row['torch_us']['median']:8.1f} {row['baseline_us']['median']:8.1f} "
               f"{row['kiln_us']['median']:8.1f} {row['baseline_over_torch']:10.3f} "
@@ -408,6 +440,9 @@ def main():
                         if x["search"] else "given")
             print(f"{'':>18} {x['us']['median']:8.1f} us, /base {x['over_baseline']:.3f}, "
                   f"/kiln {x['over_kiln']:.3f} ({searched})  {x['plan']}", flush=True)
+            if "lib_b_us" in x:
+                print(f"{'':>18} {x['lib_b_us']['median']:8.1f} us, /base {x['lib_b_over_baseline']:.3f}, "
+                      f"/same plan {x['lib_b_over_extra']:.3f} (--extra-lib)", flush=True)
         if "twin_missing" in row:
             print(f"{'':>18} CUTLASS twin: {row['twin_missing']}", flush=True)
         if "twin_us" in row:
@@ -421,6 +456,7 @@ def main():
                        "settle_s": args.settle, "second_search": args.second_search,
                        "second_plan": args.second_plan, "twin": args.twin,
                        "extra_plans": args.extra_plan, "race_top": args.race_top,
+                       "extra_lib": args.extra_lib,
                        "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1
