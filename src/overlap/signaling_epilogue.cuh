@@ -43,11 +43,6 @@
 #include "overlap/slot_layout.hpp"
 #include "overlap/slot_store_map.hpp"
 
-// 1: the epilogue's direct-store experiment (kDirectStores below); 0 (default): staged TMA stores.
-#ifndef KILN_EPILOGUE_DIRECT_STORES
-#define KILN_EPILOGUE_DIRECT_STORES 0
-#endif
-
 namespace kiln::overlap::device {
 
 // Named barrier id for the signal (CUTLASS adds its reserved count to user ids).
@@ -134,15 +129,6 @@ class SignalingEpilogue {
   // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
   // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often.
   static constexpr int kBuffersPerWarp = kRowBytes == 32 ? 4 : 2;
-  // Direct stores (an experiment, 2026-12-02, built with -DKILN_EPILOGUE_DIRECT_STORES=1): each
-  // thread writes its converted pairs straight to the slot buffer with st.global instead of
-  // staging the band in shared memory for a TMA store. Why: kiln / cuBLAS falls from 1.045 at
-  // K = 1024 to 1.012 at K = 8192 (4096x8192, ping-pong 128x128 / 128x144), a cost paid per tile
-  // (~600 cycles), and the staged epilogue moves each tile through shared memory twice (the
-  // staging writes and the TMA's reads) while the other warp group's GMMAs read their operands
-  // from it. The slot-buffer matrix holds whole tiles (rows of geometry.tile_n == kTileN
-  // elements), so no store needs a bound. Swapped kernels keep the stmatrix + TMA path.
-  static constexpr bool kDirectStores = KILN_EPILOGUE_DIRECT_STORES != 0 && !kSwapAB;
 
   // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
   // row within the box (checked on the device).
@@ -343,30 +329,6 @@ class SignalingEpilogue {
     // (44 such loops in a 128x176 ping-pong tile's epilogue; probe_gemm_registers.sh).
     band_col = __shfl_sync(0xffffffffu, band_col, 0);
     matrix_row = __shfl_sync(0xffffffffu, matrix_row, 0);
-    if constexpr (kDirectStores) {
-      // Rows lane / 4 and lane / 4 + 8 of the band, two columns per pair: a warp's store covers
-      // 8 rows x 16 bytes. The slot buffer is 16-byte aligned and kTileN even: 4-byte aligned.
-      ElementD* band = args_.slots + static_cast<std::int64_t>(matrix_row) * kTileN + band_col;
-      CUTLASS_PRAGMA_UNROLL
-      for (int chunk = 0; chunk < kChunks; ++chunk) {
-        CUTLASS_PRAGMA_UNROLL
-        for (int group8 = 0; group8 < kBoxCols / 8; ++group8) {
-          CUTLASS_PRAGMA_UNROLL
-          for (int half = 0; half < 2; ++half) {
-            const int i = 4 * (chunk * (kBoxCols / 8) + group8) + 2 * half;
-            const int row = lane / 4 + 8 * half;
-            const int col = chunk * kBoxCols + 8 * group8 + (lane % 4) * 2;
-            cutlass::Array<float, 2> pair;
-            pair[0] = accumulators(i, atom, 0);
-            pair[1] = accumulators(i + 1, atom, 0);
-            const cutlass::Array<ElementD, 2> out = convert(pair);
-            *reinterpret_cast<std::uint32_t*>(band + row * kTileN + col) =
-                reinterpret_cast<const std::uint32_t&>(out);
-          }
-        }
-      }
-      return;
-    }
     staging = __shfl_sync(0xffffffffu, staging, 0);
     CUTLASS_PRAGMA_UNROLL
     for (int chunk = 0; chunk < kChunks; ++chunk) {
