@@ -198,6 +198,8 @@ def run_shape(lib, text, dtype_name, args, lib_b=None):
             raise RuntimeError("--race-top: kiln's plan was given, there is no search to race")
         wanted = [(plan, None) for plan in args.extra_plan]
         wanted += [(line["plan"], line) for line in ranking[:args.race_top]]
+        if args.race_deferred:  # the same plans with the signal deferred to the next epilogue
+            wanted += [(plan + " signal=deferred", line) for plan, line in wanted]
         for plan, line in wanted:
             h = ctypes.c_void_p()
             check(lib, lib.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
@@ -383,6 +385,10 @@ def main():
     parser.add_argument("--twin", action="store_true",
                         help="also time CUTLASS's twin of kiln's chosen configuration (same main "
                              "loop, CUTLASS's own epilogue, no signal): the epilogue's cost; bf16, nk")
+    parser.add_argument("--race-deferred", action="store_true",
+                        help="also time each --extra-plan / --race-top plan with signal=deferred "
+                             "(each tile counted at its CTA's next epilogue, so the wait for its "
+                             "stores leaves the epilogue), in the same rounds")
     parser.add_argument("--extra-lib", default="",
                         help="a second build of the library (e.g. one compiled with another "
                              "epilogue): each --extra-plan / --race-top plan is also timed from it, "
@@ -402,6 +408,8 @@ def main():
         parser.error("--twin: the CUTLASS twin is built for bf16 with B N×K only")
     if not os.path.exists(args.lib):
         parser.error(f"--lib {args.lib}: not found (build the kiln_gemm_capi target)")
+    if args.race_deferred and not (args.extra_plan or args.race_top):
+        parser.error("--race-deferred times the --extra-plan / --race-top plans: give one of them")
     lib = load(os.path.abspath(args.lib))
     lib_b = None
     if args.extra_lib:
@@ -456,7 +464,7 @@ def main():
                        "settle_s": args.settle, "second_search": args.second_search,
                        "second_plan": args.second_plan, "twin": args.twin,
                        "extra_plans": args.extra_plan, "race_top": args.race_top,
-                       "extra_lib": args.extra_lib,
+                       "extra_lib": args.extra_lib, "race_deferred": args.race_deferred,
                        "rows": rows}, f, indent=1)
     print(f"# correctness: {'OK' if ok else 'FAILED'}")
     return 0 if ok else 1

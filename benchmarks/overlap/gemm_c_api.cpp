@@ -63,7 +63,8 @@ KILN_CAPI const char* kiln_gemm_last_error() {
 // dtype: "bf16" | "fp16"; layout: "nk" | "kn"; plan: "" to search every configuration on a and b
 // (tune/gemm_config_search.hpp), "search:KEY=N,..." to search with other options
 // (parse_gemm_search_options; the same-process script's A/B of search settings), else a plan text
-// whose tile/cluster/kernel/raster/swizzle are used. The cuBLAS baseline picks its algorithm here
+// whose tile/cluster/kernel/raster/swizzle/cap and signal (eager or deferred) are used; a search
+// times eager signals. The cuBLAS baseline picks its algorithm here
 // too. *handle receives the pair.
 KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int n, int k,
                                const char* plan, const void* a, const void* b, void* stream,
@@ -77,6 +78,7 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
     const auto s = static_cast<cudaStream_t>(stream);
     kiln::overlap::GemmConfig config;
     std::string chosen;
+    bool deferred_signal = false;
     const std::string text = plan == nullptr ? "" : plan;
     const std::string search = "search:";
     if (text.empty() || text.starts_with(search)) {
@@ -96,12 +98,13 @@ KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int
       const kiln::overlap::Plan given = kiln::overlap::parse_plan(plan, "plan");
       config = given.gemm;
       p->schedule = given.schedule;
+      deferred_signal = given.deferred_signal;
       chosen = kiln::overlap::to_string(given) + " (given)";
     }
     p->gemm = kiln::overlap::make_signaling_gemm(p->dtype, p->layout, config);
     p->targets =
         std::make_unique<kiln::tune::StandaloneTargets>(*p->gemm, p->shape, p->schedule, p->sms, 2);
-    p->signalled = p->targets->signalling(false);
+    p->signalled = p->targets->signalling(deferred_signal);
     kiln::core::DeviceBuffer c(static_cast<std::size_t>(m) * n * 2);
     p->cublas.run(m, n, k, p->dtype, p->layout, a, b, c.data(), s);  // picks its algorithm
     KILN_CUDA_CHECK(cudaStreamSynchronize(s));
