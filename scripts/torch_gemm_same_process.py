@@ -190,7 +190,7 @@ def run_shape(lib, text, dtype_name, args, lib_b=None):
                                     ctypes.byref(handle)), "kiln_gemm_create")
     second = ctypes.c_void_p()
     extras = []  # (plan text, search line or None, handle): --extra-plan and --race-top
-    extras_b = []
+    extras_b = []  # --extra-lib: handles of the second library, one per extra
     try:
         describe = lib.kiln_gemm_describe(handle).decode()
         ranking = parse_ranking(lib.kiln_gemm_ranking(handle).decode())
@@ -206,7 +206,7 @@ def run_shape(lib, text, dtype_name, args, lib_b=None):
                                             plan.encode(), a[0].data_ptr(), b[0].data_ptr(),
                                             stream, ctypes.byref(h)), f"kiln_gemm_create ({plan})")
             extras.append((plan, line, h))
-        extras_b = []  # --extra-lib: the same plans built by the other library
+        # --extra-lib: the same plans built by the other library
         for plan, line, _ in (extras if lib_b else []):
             h = ctypes.c_void_p()
             check(lib_b, lib_b.kiln_gemm_create(dtype_name.encode(), args.layout.encode(), m, n, k,
@@ -408,15 +408,14 @@ def main():
         parser.error("--twin: the CUTLASS twin is built for bf16 with B N×K only")
     if not os.path.exists(args.lib):
         parser.error(f"--lib {args.lib}: not found (build the kiln_gemm_capi target)")
-    if args.race_deferred and not (args.extra_plan or args.race_top):
-        parser.error("--race-deferred times the --extra-plan / --race-top plans: give one of them")
+    for name, given in (("--race-deferred", args.race_deferred), ("--extra-lib", args.extra_lib)):
+        if given and not (args.extra_plan or args.race_top):
+            parser.error(f"{name} times the --extra-plan / --race-top plans: give one of them")
     lib = load(os.path.abspath(args.lib))
     lib_b = None
     if args.extra_lib:
         if not os.path.exists(args.extra_lib):
             parser.error(f"--extra-lib {args.extra_lib}: not found")
-        if not (args.extra_plan or args.race_top):
-            parser.error("--extra-lib times the --extra-plan / --race-top plans: give one of them")
         lib_b = load(os.path.abspath(args.extra_lib))
     rows, ok = [], True
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, "

@@ -64,8 +64,8 @@ KILN_CAPI const char* kiln_gemm_last_error() {
 // (tune/gemm_config_search.hpp), "search:KEY=N,..." to search with other options
 // (parse_gemm_search_options; the same-process script's A/B of search settings), else a plan text
 // whose tile/cluster/kernel/raster/swizzle/cap and signal (eager or deferred) are used; a search
-// times eager signals. The cuBLAS baseline picks its algorithm here
-// too. *handle receives the pair.
+// times eager signals. The cuBLAS baseline picks its algorithm here too. *handle receives the
+// pair.
 KILN_CAPI int kiln_gemm_create(const char* dtype, const char* layout, int m, int n, int k,
                                const char* plan, const void* a, const void* b, void* stream,
                                void** handle) {
