@@ -120,15 +120,22 @@ class SignalingEpilogue {
   static_assert(!kSwapAB || (kPingpong && kGroupsN == 1 && kTileN % 64 == 0 && kTileM % 16 == 0),
                 "ping-pong-swap: C's columns in whole 64-column atoms, its rows in 16-row bands");
   static constexpr int kGroupCols = kTileN / kGroupsN;  // columns one warp group holds
-  // Swapped: 16x16 boxes, a warp's 16 columns of an atom by a 16-row band.
-  static constexpr int kBoxCols = kSwapAB ? kNarrowestStoreBoxCols : store_box_cols(kGroupCols);
-  static_assert(kBoxCols > 0 && kGroupCols % kBoxCols == 0, "whole 16-column store boxes");
+  // Swapped: 16x16 boxes, a warp's 16 columns of an atom by a 16-row band. A warp group width
+  // that 64 does not divide (144, 160, 176) is stored as one unswizzled box of the whole width per
+  // 16-row band: one wait, fence and TMA store per band where 32- and 16-column boxes took 5-11
+  // (1.7-2.2% faster on ping-pong 128x144 at K = 1024 and 128x160 at 16384²x2048, one H200;
+  // docs/results/2026-12-02b-epilogue/).
+  static constexpr int kBoxCols = epilogue_box_cols(kGroupCols, kSwapAB);
+  static constexpr bool kWholeBandBox = !kSwapAB && kGroupCols % 64 != 0;
+  static_assert(kBoxCols > 0 && kBoxCols % 16 == 0 && kGroupCols % kBoxCols == 0,
+                "whole 16-column store boxes");
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
-  static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64 or 32 bytes
+  static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64, 32 or the band's
   // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
-  // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often.
-  static constexpr int kBuffersPerWarp = kRowBytes == 32 ? 4 : 2;
+  // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often;
+  // one whole-band box (4.5-5.5 KiB), since a second would cost the main loop a stage.
+  static constexpr int kBuffersPerWarp = kWholeBandBox ? 1 : kRowBytes == 32 ? 4 : 2;
 
   // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
   // row within the box (checked on the device).
@@ -337,38 +344,43 @@ class SignalingEpilogue {
       // The box stored from this buffer kBuffersPerWarp boxes ago must have been read.
       if (lane == 0) cute::tma_store_wait<kBuffersPerWarp - 1>();
       __syncwarp();
+      // One stmatrix.x4 per 16x16 block of the box: its four 8x8 matrices are (row half h,
+      // column group g) for j = 2 g + h, and each lane's register j is exactly the GMMA
+      // accumulator pair it holds there (row lane / 4 + 8 h, columns 2 (lane % 4) + 8 g), so no
+      // shuffles; lane l gives the address of row l % 8 of matrix l / 8. (A quarter of the shared
+      // stores of one st.shared.b32 per pair; the same speed on one H200, 2026-12-02b, and fewer
+      // instructions.) EveryConfigurationMatchesCublas checks the layout on every configuration.
       CUTLASS_PRAGMA_UNROLL
-      for (int group8 = 0; group8 < kBoxCols / 8; ++group8) {
+      for (int group16 = 0; group16 < kBoxCols / 16; ++group16) {
+        std::uint32_t fragment[4];
         CUTLASS_PRAGMA_UNROLL
-        for (int half = 0; half < 2; ++half) {
-          const int i = 4 * (chunk * (kBoxCols / 8) + group8) + 2 * half;
-          // Row within the warp's band and column within the box, from the GMMA accumulator
-          // layout (lane / 4 + 8 * row_half, 2 * (lane % 4) + 8 * column_group): written out
-          // rather than read from `coords`, whose per-element values ptxas hoisted out of the
-          // persistent tile loop and spilled with a 128x192 ping-pong tile (probe_gemm_registers).
-          // EveryConfigurationMatchesCublas checks the layout on every configuration.
-          const int row = lane / 4 + 8 * half;          // 0..15
-          const int col = (lane % 4) * 2 + 8 * group8;  // even, within the box
+        for (int j = 0; j < 4; ++j) {
+          const int i = 4 * (chunk * (kBoxCols / 8) + 2 * group16 + j / 2) + 2 * (j % 2);
           cutlass::Array<float, 2> pair;
           pair[0] = accumulators(i, atom, 0);
           pair[1] = accumulators(i + 1, atom, 0);
           const cutlass::Array<ElementD, 2> out = convert(pair);
-          // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
-          // row within 8 rows; 64-byte rows: bits 1-2 of the row; 32-byte rows: bit 2).
-          // (With 128-byte rows, row & 7 is lane / 4 and only the low 7 bits change.)
-          std::uint32_t byte;
-          if constexpr (kRowBytes == 128) {
-            byte = row * 128 + ((col * 2) ^ ((lane / 4) << 4));
-          } else if constexpr (kRowBytes == 64) {
-            byte = (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
-          } else {
-            byte = (row * 32 + col * 2) ^ (((row >> 2) & 1) << 4);
-          }
-          asm volatile("st.shared.b32 [%0], %1;"
-                       :
-                       : "r"(buffer + byte), "r"(reinterpret_cast<const std::uint32_t&>(out))
-                       : "memory");
+          fragment[j] = reinterpret_cast<const std::uint32_t&>(out);
         }
+        const int row = lane % 8 + 8 * ((lane / 8) % 2);  // 0..15
+        const int col = 16 * group16 + 8 * (lane / 16);   // the 8-column row's first column
+        // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
+        // row within 8 rows; 64-byte rows: bits 1-2 of the row; 32-byte rows: bit 2).
+        std::uint32_t byte;
+        if constexpr (kWholeBandBox) {
+          byte = row * kRowBytes + col * 2;  // no swizzle
+        } else if constexpr (kRowBytes == 128) {
+          byte = row * 128 + ((col * 2) ^ ((row & 7) << 4));
+        } else if constexpr (kRowBytes == 64) {
+          byte = (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
+        } else {
+          byte = (row * 32 + col * 2) ^ (((row >> 2) & 1) << 4);
+        }
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                     :
+                     : "r"(buffer + byte), "r"(fragment[0]), "r"(fragment[1]), "r"(fragment[2]),
+                       "r"(fragment[3])
+                     : "memory");
       }
       cute::tma_store_fence();  // the generic-proxy writes, before the TMA engine reads them
       __syncwarp();

@@ -19,10 +19,11 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
 
 CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
                                 int box_cols) {
-  if (store_box_cols(box_cols) != box_cols) {  // one of the three widths
+  if (box_cols <= 0 || box_cols % 8 != 0 || box_cols > 256) {
     throw UsageError("store box width " + std::to_string(box_cols) + ": accepted " +
                      std::to_string(kStoreBoxCols) + ", " + std::to_string(kNarrowStoreBoxCols) +
-                     ", " + std::to_string(kNarrowestStoreBoxCols));
+                     ", " + std::to_string(kNarrowestStoreBoxCols) +
+                     " (swizzled) or another multiple of 8 up to 256 (unswizzled)");
   }
   if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
     throw UsageError("the signaling epilogue stores bf16 or fp16, not " + core::dtype_name(dtype));
@@ -55,9 +56,10 @@ CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeomet
              dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
              2, slots, dims, row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             box_cols == kStoreBoxCols         ? CU_TENSOR_MAP_SWIZZLE_128B
-             : box_cols == kNarrowStoreBoxCols ? CU_TENSOR_MAP_SWIZZLE_64B
-                                               : CU_TENSOR_MAP_SWIZZLE_32B,
+             box_cols == kStoreBoxCols            ? CU_TENSOR_MAP_SWIZZLE_128B
+             : box_cols == kNarrowStoreBoxCols    ? CU_TENSOR_MAP_SWIZZLE_64B
+             : box_cols == kNarrowestStoreBoxCols ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                  : CU_TENSOR_MAP_SWIZZLE_NONE,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled (signaling epilogue store)");
   return map;

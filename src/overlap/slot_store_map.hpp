@@ -54,9 +54,21 @@ constexpr int store_box_cols(int group_cols) {
   return 0;
 }
 
+// The box the signaling epilogue stores a warp group's band in: 64
+// columns (128-byte swizzle) where they divide the group's width, else the whole width in one
+// unswizzled box (144, 160, 176 columns: one TMA store per 16-row band instead of 9, 5 or 11);
+// swapped kernels keep 16x16 boxes. At most 256 columns (a TMA box dimension), and whole 16-column
+// blocks (the epilogue writes 16x16 blocks with stmatrix); 0 where no box fits.
+constexpr int epilogue_box_cols(int group_cols, bool swap_ab) {
+  if (swap_ab) return kNarrowestStoreBoxCols;
+  if (group_cols % kStoreBoxCols == 0) return kStoreBoxCols;
+  return group_cols % 16 == 0 && group_cols <= 256 ? group_cols : 0;
+}
+
 // Encodes the descriptor for `slots` (2-byte elements of `dtype`) with boxes of kStoreBoxRows x
 // `box_cols` (kStoreBoxCols: 128-byte swizzle; kNarrowStoreBoxCols: 64-byte swizzle;
-// kNarrowestStoreBoxCols: 32-byte swizzle: the box's row width in every case). Throws
+// kNarrowestStoreBoxCols: 32-byte swizzle: the box's row width in every case; any other multiple of
+// 8 up to 256: no swizzle, the epilogue_box_cols of a width none of those divides). Throws
 // kiln::UsageError when the geometry cannot be stored in such boxes (BN not a multiple of the box
 // width, subtiles of fewer than 16 rows) and kiln::Error when the buffer is misaligned or the
 // driver refuses the encoding.

@@ -77,6 +77,20 @@ std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig
   return chosen;
 }
 
+std::vector<std::size_t> sustained_finalists(const std::vector<overlap::KernelSchedule>& kernels,
+                                             std::size_t kept) {
+  kept = std::min(kept, kernels.size());
+  if (kept < 2) return {};
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < kept; ++i) chosen.push_back(i);
+  for (std::size_t i = kept; i < kernels.size(); ++i) {
+    const bool schedule_seen = std::any_of(chosen.begin(), chosen.end(),
+                                           [&](std::size_t j) { return kernels[j] == kernels[i]; });
+    if (!schedule_seen) chosen.push_back(i);
+  }
+  return chosen;
+}
+
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes) {
   if (operand_bytes == 0) return 1;
   return static_cast<int>(std::clamp<std::size_t>(2 * l2_bytes / operand_bytes + 1, 1, 8));
@@ -319,14 +333,24 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
   // per_round launches with no idle gap; the rotation order keeps any one from owning the coolest
   // moment). Ties within a few percent in stage 2 are common; stage 3's long warm-up puts each
   // candidate at the clock its own draw allows, and adds the balanced-cap variants.
-  const std::size_t kept =
-      std::min<std::size_t>(count, static_cast<std::size_t>(std::max(0, o.sustained)));
+  // sustained_finalists adds the fastest finalist of each kernel schedule the best `sustained`
+  // lack.
+  std::vector<overlap::KernelSchedule> finalist_kernels;
+  for (std::size_t i = 0; i < count; ++i)
+    finalist_kernels.push_back(all[i]->candidate.config.kernel);
+  const std::vector<std::size_t> chosen =
+      sustained_finalists(finalist_kernels, static_cast<std::size_t>(std::max(0, o.sustained)));
   std::deque<Contender> capped;  // stage 3's balanced-cap variants (stable addresses)
-  if (kept > 1) {
-    std::vector<Contender*> best(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(kept));
+  if (!chosen.empty()) {
+    std::vector<Contender*> best;
+    std::vector<bool> in_stage3(all.size(), false);
+    for (const std::size_t i : chosen) {
+      best.push_back(all[i]);
+      in_stage3[i] = true;
+    }
     const double launch_us = std::max(1.0, best.front()->candidate.us.median);
     if (o.balanced_cap != 0 && o.cta_cap == 0) {
-      for (std::size_t i = 0; i < kept; ++i) {
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
         const Contender& from = *best[i];
         const int cap =
             overlap::balanced_cta_cap(shape, from.candidate.config, from.candidate.schedule, sms);
@@ -354,7 +378,9 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
     }
     std::sort(best.begin(), best.end(), faster);
     // Stage 3's candidates (the capped variants among them) first, then the rest as ranked.
-    best.insert(best.end(), all.begin() + static_cast<std::ptrdiff_t>(kept), all.end());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!in_stage3[i]) best.push_back(all[i]);
+    }
     all = std::move(best);
   }
   std::vector<GemmCandidate> ranked;

@@ -70,7 +70,8 @@ struct GemmSearchOptions {
   // same-process table's, where a kernel's own power draw sets its clock.
   int screen_per_round = 2, screen_rounds = 3;
   int finalists = 8, final_per_round = 10, final_rounds = 4;
-  // Stage 3: the `sustained` fastest of stage 2, after `sustained_warmup_ms` of back-to-back
+  // Stage 3: the `sustained` fastest of stage 2 and the fastest finalist of each kernel schedule
+  // they lack (sustained_finalists), after `sustained_warmup_ms` of back-to-back
   // launches of each (the power-capped clock), for `sustained_rounds` rounds of
   // `sustained_per_round` launches each (`sustained` 0 or 1: no third stage).
   int sustained = 4, sustained_per_round = 10, sustained_rounds = 6;
@@ -112,6 +113,16 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec);
 // was among stage 1's 6 fastest configurations.
 std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig>& screened,
                                            std::size_t count);
+
+// Stage 3's candidates among stage 2's finalists (`kernels`: their kernel schedules, fastest
+// first): the `kept` fastest, then the fastest of each kernel schedule that none of those has.
+// Why: stage 2's blocks spread by 4% on short kernels, while stage 3 orders schedules differently
+// under the sustained-load clock; at 1000x8192x8192 one run's stage 2 put only cooperative tiles
+// in its top 4, and the ping-pong 128x128 that earlier runs picked (1.6-1.9% behind cuBLAS,
+// against 3.5% for the cooperative pick) was never timed under sustained load
+// (docs/results/2026-12-02b-epilogue/). Fewer than 2 kept: none (no stage 3).
+std::vector<std::size_t> sustained_finalists(const std::vector<overlap::KernelSchedule>& kernels,
+                                             std::size_t kept);
 
 // How many operand sets rotate so that their bytes exceed twice the L2 (at most 8, at least 1).
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);

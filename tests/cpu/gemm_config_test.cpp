@@ -231,6 +231,30 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_NE(message("sustained-warmup-ms=5001").find("0 <= N <= 5000"), std::string::npos);
 }
 
+// Stage 3 takes stage 2's `kept` fastest and the fastest of each kernel schedule they lack, in
+// stage 2's order; nothing when fewer than 2 are kept (no stage 3).
+TEST(SustainedFinalists, TheFastestFewThenTheFastestOfEachMissingSchedule) {
+  using enum overlap::KernelSchedule;
+  const std::vector<overlap::KernelSchedule> kernels{kCooperative,    kCooperative, kCooperative,
+                                                     kCooperative,    kPingpong,    kCooperative,
+                                                     kPingpongSwapAB, kPingpong};
+  EXPECT_EQ(sustained_finalists(kernels, 4), (std::vector<std::size_t>{0, 1, 2, 3, 4, 6}));
+  EXPECT_EQ(sustained_finalists(kernels, 5), (std::vector<std::size_t>{0, 1, 2, 3, 4, 6}));
+  EXPECT_EQ(sustained_finalists(kernels, 2), (std::vector<std::size_t>{0, 1, 4, 6}));
+  EXPECT_EQ(sustained_finalists(kernels, 8), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(sustained_finalists(kernels, 100).size(), kernels.size());
+  EXPECT_TRUE(sustained_finalists(kernels, 1).empty());
+  EXPECT_TRUE(sustained_finalists(kernels, 0).empty());
+  EXPECT_TRUE(sustained_finalists({}, 4).empty());
+  // Every schedule already among the fastest: nothing added.
+  const std::vector<overlap::KernelSchedule> mixed{kPingpong, kCooperative, kPingpong,
+                                                   kCooperative};
+  EXPECT_EQ(sustained_finalists(mixed, 2), (std::vector<std::size_t>{0, 1}));
+  // A single finalist of two: kept is cut to the finalists.
+  EXPECT_EQ(sustained_finalists({kPingpong, kCooperative}, 4), (std::vector<std::size_t>{0, 1}));
+  EXPECT_TRUE(sustained_finalists({kPingpong}, 4).empty());
+}
+
 // Stage 2 takes the fastest schedule of each configuration first (stage 1's fastest six can all be
 // schedules of one or two configurations), then fills up in stage 1's order.
 TEST(DiverseFinalists, TheFastestOfEachConfigurationFirstThenTheRestInOrder) {

@@ -198,6 +198,31 @@ TEST(SlotStoreMap, EachWarpGroupWidthTakesTheWidestBoxThatDividesIt) {
   }
 }
 
+// The epilogue's box per warp-group width: 64 columns where they divide it, else the whole width
+// unswizzled (one TMA store per 16-row band); swapped kernels 16x16.
+TEST(SlotStoreMap, EpilogueStoresABandInOneBoxWhere64ColumnsDoNotDivideIt) {
+  EXPECT_EQ(epilogue_box_cols(256, false), 64);
+  EXPECT_EQ(epilogue_box_cols(192, false), 64);
+  EXPECT_EQ(epilogue_box_cols(128, false), 64);
+  EXPECT_EQ(epilogue_box_cols(144, false), 144);
+  EXPECT_EQ(epilogue_box_cols(160, false), 160);  // coop-n 128x320's halves, ping-pong 128x160
+  EXPECT_EQ(epilogue_box_cols(176, false), 176);
+  EXPECT_EQ(epilogue_box_cols(168, false), 0);  // not whole 16-column blocks (stmatrix)
+  EXPECT_EQ(epilogue_box_cols(128, true), 16);
+  EXPECT_EQ(epilogue_box_cols(264, false), 0);  // wider than a TMA box
+  EXPECT_EQ(epilogue_box_cols(148, false), 0);
+  for (int cols = 8; cols <= 512; cols += 8) {
+    const int box = epilogue_box_cols(cols, false);
+    if (box == 0) {
+      EXPECT_TRUE(cols > 256 || cols % 16 != 0) << cols;
+      continue;
+    }
+    EXPECT_EQ(box % 16, 0) << cols;
+    EXPECT_EQ(cols % box, 0) << cols;
+    EXPECT_TRUE(box == 64 || box == cols) << cols;
+  }
+}
+
 TEST(SlotStoreMap, AcceptsEachBoxWidthOnlyWhereItDividesTheTile) {
   Case wide{256, 520, 128, 176, 2, 1, true};
   const SlotGeometry g = geometry_for(wide, 8);
@@ -210,11 +235,19 @@ TEST(SlotStoreMap, AcceptsEachBoxWidthOnlyWhereItDividesTheTile) {
       EXPECT_NE(std::string(e.what()).find("tile width 176"), std::string::npos) << e.what();
     }
   }
-  try {
-    make_slot_store_map(nullptr, core::DType::kBf16, g, 8);
-    FAIL() << "an 8-column box was accepted";
+  for (int box : {12, 264, 0}) {  // not a multiple of 8, wider than a TMA box, none
+    try {
+      make_slot_store_map(nullptr, core::DType::kBf16, g, box);
+      FAIL() << "a " << box << "-column box was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("accepted 64, 32, 16"), std::string::npos) << e.what();
+    }
+  }
+  try {  // 48 divides neither 176 nor is a swizzled width: refused for the tile width
+    make_slot_store_map(nullptr, core::DType::kBf16, g, 48);
+    FAIL() << "a 176-column tile was accepted with 48-column boxes";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("accepted 64, 32, 16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tile width 176"), std::string::npos) << e.what();
   }
 }
 

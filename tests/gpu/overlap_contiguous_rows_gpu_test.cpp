@@ -52,6 +52,7 @@ int check_contiguous_rows(const comm::RankInfo& info) {
       "tile=128x192 cluster=2x1 kernel=pingpong raster=m signal=deferred",
       "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 groups=each",
       "tile=128x320 kernel=coop-n cap=10 raster=m swizzle=2 groups=each",
+      "tile=128x144 cluster=2x1 kernel=pingpong cap=6 swizzle=2 groups=each",
       // Tile heights that are not powers of two (subtile_of_row's division form).
       "tile=192x128 cluster=2x1 kernel=pingpong raster=m swizzle=2 groups=each",
       "tile=144x128 cluster=1x2 kernel=pingpong-swap raster=n signal=deferred groups=each",

@@ -80,6 +80,9 @@ int check_overlap(const comm::RankInfo& info) {
       "tile=64x256 cluster=1x1 kernel=pingpong cap=5 swizzle=4 signal=deferred groups=each",
       // Warp groups side by side along N, 32-column store boxes.
       "tile=128x320 kernel=coop-n cap=10 raster=m swizzle=2 groups=each",
+      // Warp-group widths that 64 columns do not divide (144, 176): a band per store box.
+      "tile=128x144 cluster=2x1 kernel=pingpong cap=6 swizzle=2 groups=each",
+      "tile=128x176 cluster=2x1 kernel=pingpong raster=m signal=deferred",
       // A tile height that is not a power of two (three GMMA atoms per warp group): the slot
       // layout splits its rows, and each rank's 192/W rows, by division.
       "tile=192x128 cluster=2x1 kernel=pingpong cap=6 swizzle=2 groups=each",
