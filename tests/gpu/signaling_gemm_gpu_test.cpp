@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +136,8 @@ int check_every_configuration(const comm::RankInfo&) {
   int checked = 0, failed = 0;
   const std::vector<overlap::GemmConfig> configs = configurations_to_check();
   for (const overlap::GemmConfig& config : configs) {
+    const auto started = std::chrono::steady_clock::now();
+    const int failed_before = failed, checked_before = checked;
     const int odd_cap = config.cluster.size() == 1 ? 7 : 6;
     for (const core::DType dtype : {core::DType::kBf16, core::DType::kFp16}) {
       for (const auto layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
@@ -166,6 +169,12 @@ int check_every_configuration(const comm::RankInfo&) {
         }
       }
     }
+    // A line per configuration: a run cut off by a time limit shows how far it got (the whole
+    // test takes minutes; 2026-12-02b call 2 hit a 150 s limit with nothing printed).
+    std::fprintf(stderr, "%s: %d cases, %d failed (%.1f s)\n",
+                 overlap::gemm_config_name(config).c_str(), checked - checked_before,
+                 failed - failed_before,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
   const int expected = static_cast<int>(configs.size()) * 24;
   if (checked != expected)
