@@ -126,12 +126,16 @@ class SignalingEpilogue {
   // (1.7-2.2% faster on ping-pong 128x144 at K = 1024 and 128x160 at 16384²x2048, one H200;
   // docs/results/2026-12-02b-epilogue/).
   static constexpr int kBoxCols = epilogue_box_cols(kGroupCols, kSwapAB);
-  static constexpr bool kWholeBandBox = !kSwapAB && kGroupCols % 64 != 0;
+  // The staging layout follows the descriptor's swizzle (store_box_swizzle_bytes): a whole-band
+  // box of 144, 160 or 176 columns is unswizzled.
+  static constexpr int kSwizzleBytes = store_box_swizzle_bytes(kBoxCols);
+  static constexpr bool kWholeBandBox = kSwizzleBytes == 0;
   static_assert(kBoxCols > 0 && kBoxCols % 16 == 0 && kGroupCols % kBoxCols == 0,
                 "whole 16-column store boxes");
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
   static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64, 32 or the band's
+  static_assert(kSwizzleBytes == 0 || kSwizzleBytes == kRowBytes, "a swizzled box's row is its span");
   // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
   // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often;
   // one whole-band box (4.5-5.5 KiB), since a second would cost the main loop a stage.

@@ -15,6 +15,15 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+CUtensorMapSwizzle swizzle_mode(int swizzle_bytes) {
+  switch (swizzle_bytes) {
+    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+
 }  // namespace
 
 CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
@@ -56,10 +65,7 @@ CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeomet
              dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
              2, slots, dims, row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             box_cols == kStoreBoxCols            ? CU_TENSOR_MAP_SWIZZLE_128B
-             : box_cols == kNarrowStoreBoxCols    ? CU_TENSOR_MAP_SWIZZLE_64B
-             : box_cols == kNarrowestStoreBoxCols ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                  : CU_TENSOR_MAP_SWIZZLE_NONE,
+             swizzle_mode(store_box_swizzle_bytes(box_cols)),
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled (signaling epilogue store)");
   return map;

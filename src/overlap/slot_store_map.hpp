@@ -46,12 +46,17 @@ inline constexpr int kNarrowStoreBoxCols = 32;
 // The narrowest, for warp groups 176 columns wide (ping-pong 128x176): 32 bytes, 32-byte swizzle.
 inline constexpr int kNarrowestStoreBoxCols = 16;
 
-// The widest of the three boxes that divides `group_cols`, a warp group's columns; 0 if none does.
-constexpr int store_box_cols(int group_cols) {
-  for (const int cols : {kStoreBoxCols, kNarrowStoreBoxCols, kNarrowestStoreBoxCols}) {
-    if (group_cols % cols == 0) return cols;
-  }
-  return 0;
+// The TMA swizzle of a store box `box_cols` wide, as the bytes of one swizzled row: 128, 64 and
+// 32 for the three swizzled widths (the box's row is the swizzle span), 0 for any other width
+// (stored unswizzled). The one rule both sides follow: make_slot_store_map encodes the descriptor
+// with it and the signaling epilogue stages its shared-memory box with it, so that the two cannot
+// disagree about where a column lands (a box staged unswizzled under a swizzled descriptor, or the
+// reverse, stores a permuted tile without any error).
+constexpr int store_box_swizzle_bytes(int box_cols) {
+  return box_cols == kStoreBoxCols || box_cols == kNarrowStoreBoxCols ||
+                 box_cols == kNarrowestStoreBoxCols
+             ? box_cols * 2
+             : 0;
 }
 
 // The box the signaling epilogue stores a warp group's band in: 64

@@ -176,25 +176,29 @@ TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
     }
 }
 
-// The epilogue stores a warp group's columns in the widest box that divides them: 64 columns
-// (128-byte swizzle), 32 (64-byte) or 16 (32-byte); nothing narrower.
-TEST(SlotStoreMap, EachWarpGroupWidthTakesTheWidestBoxThatDividesIt) {
-  EXPECT_EQ(store_box_cols(256), 64);
-  EXPECT_EQ(store_box_cols(192), 64);
-  EXPECT_EQ(store_box_cols(160), 32);  // coop-n 128x320's halves, ping-pong 128x160
-  EXPECT_EQ(store_box_cols(96), 32);
-  EXPECT_EQ(store_box_cols(176), 16);  // ping-pong 128x176
-  EXPECT_EQ(store_box_cols(144), 16);
-  EXPECT_EQ(store_box_cols(168), 0);  // 8-column remainder: no box
-  EXPECT_EQ(store_box_cols(40), 0);
-  for (int cols = 8; cols <= 512; cols += 8) {
-    const int box = store_box_cols(cols);
-    if (box == 0) {
-      EXPECT_NE(cols % 16, 0) << cols;
-      continue;
+// A store box is swizzled exactly when it is one of the three swizzled widths, by its own row
+// width; every other box is unswizzled. The descriptor and the epilogue's staging both take the
+// swizzle from here, so a whole-band box that happens to be 32 or 16 columns wide (a 32- or
+// 16-column warp group) is staged swizzled, as its descriptor stores it.
+TEST(SlotStoreMap, ABoxIsSwizzledByItsRowWidthOnlyAtTheThreeSwizzledWidths) {
+  EXPECT_EQ(store_box_swizzle_bytes(64), 128);
+  EXPECT_EQ(store_box_swizzle_bytes(32), 64);
+  EXPECT_EQ(store_box_swizzle_bytes(16), 32);
+  for (int cols = 8; cols <= 256; cols += 8) {
+    const int swizzle = store_box_swizzle_bytes(cols);
+    if (cols == 16 || cols == 32 || cols == 64) {
+      EXPECT_EQ(swizzle, 2 * cols) << cols;
+    } else {
+      EXPECT_EQ(swizzle, 0) << cols;
     }
-    EXPECT_EQ(cols % box, 0) << cols;
-    EXPECT_TRUE(box == 64 || cols % (2 * box) != 0) << cols << " could take a wider box";
+  }
+  for (int group = 16; group <= 256; group += 16) {
+    for (const bool swap : {false, true}) {
+      const int box = epilogue_box_cols(group, swap);
+      if (box == 0) continue;
+      const int swizzle = store_box_swizzle_bytes(box);
+      EXPECT_TRUE(swizzle == 0 || swizzle == 2 * box) << group << (swap ? " swapped" : "");
+    }
   }
 }
 
