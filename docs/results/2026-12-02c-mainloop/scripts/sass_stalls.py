@@ -1,14 +1,16 @@
 """Summarises Nsight Compute's SASS source page (ncu --page source --print-source sass --csv):
 per kernel, the warp-stall samples by reason and the instructions holding the most samples,
-with the opcode mix of the instructions executed. Usage: sass_stalls.py FILE.csv [--top N]"""
+with the opcode mix of the instructions executed. Usage: sass_stalls.py FILE.csv[.gz] [--top N]"""
 import argparse
 import collections
 import csv
+import gzip
 
 
 def kernels(path):
     name, header, rows = None, None, []
-    for r in csv.reader(open(path)):
+    opener = gzip.open if path.endswith(".gz") else open
+    for r in csv.reader(opener(path, "rt")):
         if not r:
             continue
         if r[0] == "Kernel Name":
