@@ -13,7 +13,6 @@
 
 #include "core/error.hpp"
 #include "overlap/gemm_shape.hpp"
-#include "overlap/sm90_consumer_loop.cuh"
 
 namespace kiln::overlap::device {
 
@@ -124,27 +123,12 @@ constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
 // The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
           int kClusterN, KernelSchedule kKernel, int kCarveout>
-using Sm90CutlassMainloop = typename std::conditional_t<
+using Sm90Mainloop = typename std::conditional_t<
     uses_explicit_gmma(kTileN, kKernel),
     ExplicitGmmaMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                          kCarveout>,
     Sm90MainloopBuilder<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                         kCarveout>>::CollectiveOp;
-
-#ifndef KILN_CONSUMER_LOOP
-#define KILN_CONSUMER_LOOP 0
-#endif
-// An A/B build (-DKILN_CONSUMER_LOOP=1 or 2) replaces the ping-pong kernels' consumer loop with
-// sm90_consumer_loop.cuh's; the default build is CUTLASS's main loop unchanged.
-template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
-          int kClusterN, KernelSchedule kKernel, int kCarveout>
-using Sm90Mainloop = std::conditional_t<
-    KILN_CONSUMER_LOOP != 0 && kKernel == KernelSchedule::kPingpong,
-    AtomMajorConsumerLoop<Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN,
-                                              kClusterM, kClusterN, kKernel, kCarveout>,
-                          KILN_CONSUMER_LOOP>,
-    Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
-                        kCarveout>>;
 
 // A configuration as types, for the `make` of dispatch_built_config.
 template <int kTileM_, int kTileN_, int kClusterM_, int kClusterN_, KernelSchedule kKernel_>

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Call 7 of 2026-12-02c (issue 17), one H200: the consumer-loop experiment. Three builds of the C
+# Call 7 of 2026-12-02c (issue 17), one H200: the consumer-loop experiment (the code:
+# ../consumer-loop.patch, commit bc96ca8; removed after this call refuted it). Three builds of the C
 # API library, the same sources but for -DKILN_CONSUMER_LOOP (src/overlap/sm90_consumer_loop.cuh):
 #   ab/base.so  0 (CUTLASS's consumer loop; the 0e698f7 build),
 #   ab/v1.so    1 (each k-block's GMMAs atom by atom, CUTLASS's wait),
