@@ -135,7 +135,8 @@ class SignalingEpilogue {
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
   static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64, 32 or the band's
-  static_assert(kSwizzleBytes == 0 || kSwizzleBytes == kRowBytes, "a swizzled box's row is its span");
+  static_assert(kSwizzleBytes == 0 || kSwizzleBytes == kRowBytes,
+                "a swizzled box's row is its span");
   // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
   // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often;
   // one whole-band box (4.5-5.5 KiB), since a second would cost the main loop a stage.

@@ -17,10 +17,14 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
 
 CUtensorMapSwizzle swizzle_mode(int swizzle_bytes) {
   switch (swizzle_bytes) {
-    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
-    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
-    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
-    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+    case 128:
+      return CU_TENSOR_MAP_SWIZZLE_128B;
+    case 64:
+      return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 32:
+      return CU_TENSOR_MAP_SWIZZLE_32B;
+    default:
+      return CU_TENSOR_MAP_SWIZZLE_NONE;
   }
 }
 
@@ -65,8 +69,8 @@ CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeomet
              dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
              2, slots, dims, row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             swizzle_mode(store_box_swizzle_bytes(box_cols)),
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+             swizzle_mode(store_box_swizzle_bytes(box_cols)), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled (signaling epilogue store)");
   return map;
 }
