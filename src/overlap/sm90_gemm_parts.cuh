@@ -13,7 +13,6 @@
 
 #include "core/error.hpp"
 #include "overlap/gemm_shape.hpp"
-#include "overlap/sm90_pingpong_handoff.cuh"
 
 namespace kiln::overlap::device {
 
@@ -121,31 +120,15 @@ constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
          (kernel == KernelSchedule::kPingpong && (tile_n == 144 || tile_n == 160 || tile_n == 176));
 }
 
-// CUTLASS's main loop of a configuration: the builder's, or the explicit one (coop-n, wide
-// ping-pong).
+// The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
           int kClusterN, KernelSchedule kKernel, int kCarveout>
-using Sm90CutlassMainloop = typename std::conditional_t<
+using Sm90Mainloop = typename std::conditional_t<
     uses_explicit_gmma(kTileN, kKernel),
     ExplicitGmmaMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                          kCarveout>,
     Sm90MainloopBuilder<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                         kCarveout>>::CollectiveOp;
-
-#ifndef KILN_PINGPONG_HANDOFF
-#define KILN_PINGPONG_HANDOFF 0
-#endif
-// An A/B build (-DKILN_PINGPONG_HANDOFF=1 or 2) gives the ping-pong kernels
-// sm90_pingpong_handoff.cuh's consumer loop; the default build is CUTLASS's main loop unchanged.
-template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
-          int kClusterN, KernelSchedule kKernel, int kCarveout>
-using Sm90Mainloop = std::conditional_t<
-    KILN_PINGPONG_HANDOFF != 0 && kKernel == KernelSchedule::kPingpong,
-    EarlyHandoffMainloop<Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN,
-                                             kClusterM, kClusterN, kKernel, kCarveout>,
-                         KILN_PINGPONG_HANDOFF>,
-    Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
-                        kCarveout>>;
 
 // A configuration as types, for the `make` of dispatch_built_config.
 template <int kTileM_, int kTileN_, int kClusterM_, int kClusterN_, KernelSchedule kKernel_>
