@@ -3,7 +3,9 @@
 # and keeps NVLink multicast off as the shared machines require.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 kiln_bin="${KILN_BUILD_DIR:-build}/kiln"
-if ldd "$kiln_bin" 2>/dev/null | grep -q "not found"; then
+# A call that carries only a library (e.g. the GEMM C API) has no kiln binary to ask: add the
+# paths then too (harmless where the libraries are found anyway).
+if [ ! -e "$kiln_bin" ] || ldd "$kiln_bin" 2>/dev/null | grep -q "not found"; then
   site=$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)
   for lib in cublas nccl cuda_runtime cuda_nvrtc; do
     [ -d "$site/nvidia/$lib/lib" ] && LD_LIBRARY_PATH="$site/nvidia/$lib/lib:${LD_LIBRARY_PATH:-}"
@@ -13,4 +15,4 @@ if ldd "$kiln_bin" 2>/dev/null | grep -q "not found"; then
   done
   export LD_LIBRARY_PATH
 fi
-ldd "$kiln_bin" | grep -E "cublas|nccl|not found" || true
+if [ -e "$kiln_bin" ]; then ldd "$kiln_bin" | grep -E "cublas|nccl|not found" || true; fi
