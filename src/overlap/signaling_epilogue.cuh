@@ -31,12 +31,14 @@
 
 #include <cutlass/arch/barrier.h>
 #include <cutlass/cutlass.h>
+#include <cutlass/gemm/kernel/tile_scheduler_params.h>
 #include <cutlass/numeric_conversion.h>
 #include <cutlass/numeric_types.h>
 #include <cstdint>
 #include <cute/arch/copy_sm90_tma.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/epilogue/collective/detail.hpp>
+#include <cutlass/gemm/kernel/sm90_tile_scheduler.hpp>
 #include <type_traits>
 
 #include "core/dtype.hpp"
@@ -63,6 +65,9 @@ struct SignalingEpilogueArguments {
   int grid_ctas = 0;             // CTAs the persistent kernel launches (slots per wave)
   int raster_along_n = 1;        // the scheduler's raster order (its first linear index)
   int deferred_signal = 0;       // 1: signal each tile at the CTA's next epilogue / store_tail
+  // Claimed tiles (sm90_claimed_tile_scheduler.cuh): the scheduler's parameters, from which the
+  // epilogue recovers a tile's linear index (its slot) from the tile's coordinates.
+  cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90Params tile_order{};
   // Tests only (issue 18's stress test): about one tile in four waits this long between its
   // completed stores and its signal, so that groups complete late and out of order. 0 in use.
   unsigned debug_signal_delay_ns = 0;
@@ -86,8 +91,10 @@ struct SignalingEpilogueParams {
 // stored in 32-column boxes with a 64-byte swizzle, or 16-column ones with a 32-byte swizzle.
 // kSwapAB: the ping-pong kernel run on Cᵀ (kernel=pingpong-swap). TileShapeMNK is still C's tile;
 // the accumulators hold its transpose, which store_transposed writes back as rows of C.
+// kClaimedTiles: the kernel's tiles are claimed at run time (ClaimedTileScheduler), so a tile's
+// slot is not this CTA's next static index: it is recovered from the tile's coordinates.
 template <class ElementD_, class TileShapeMNK, bool kPingpong = false, int kGroupsN = 1,
-          bool kSwapAB = false>
+          bool kSwapAB = false, bool kClaimedTiles = false>
 class SignalingEpilogue {
  public:
   using ElementD = ElementD_;
@@ -232,17 +239,30 @@ class SignalingEpilogue {
     // 1. The slot: CUTLASS's StaticPersistentTileScheduler starts this CTA at this linear index
     // and advances it by the grid size after every tile. Ping-pong: the second consumer warp group
     // (warp group 2) starts one step later and each group advances two steps per tile.
-    const int first_index = args_.raster_along_n
-                                ? static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x)
-                                : static_cast<int>(blockIdx.x * gridDim.y + blockIdx.y);
-    const int stride = kPingpong ? 2 * args_.grid_ctas : args_.grid_ctas;
-    const int slot =
-        first_index + (kPingpong ? warp_group() * args_.grid_ctas : 0) + tiles_done_ * stride;
-    // The slot's wave group and its slot range: loaded here for the CTA's first tile, otherwise by
-    // the previous epilogue (prefetch_group), so that their two dependent global loads complete
-    // during this tile's main loop instead of delaying its stores (~1 us of 18 per 128x256 tile
-    // at K = 2048).
-    if (tiles_done_ == 0) prefetch_group(slot);
+    // Claimed tiles: the same linear index, inverted from the tile's coordinates.
+    int slot;
+    int stride = 0;
+    if constexpr (kClaimedTiles) {
+      using Order = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
+      const auto& order = args_.tile_order;
+      slot = static_cast<int>(Order::get_linear_idx_from_m_and_n(
+          static_cast<int>(get<0>(blk_coord_mnkl)), static_cast<int>(get<1>(blk_coord_mnkl)),
+          order.divmod_cluster_shape_major_, order.divmod_cluster_shape_minor_,
+          order.divmod_cluster_blk_major_, order.log_swizzle_size_, order.raster_order_));
+      // The next tile is not known yet: the group is loaded now (its latency is the price).
+      prefetch_group(slot);
+    } else {
+      const int first_index = args_.raster_along_n
+                                  ? static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x)
+                                  : static_cast<int>(blockIdx.x * gridDim.y + blockIdx.y);
+      stride = kPingpong ? 2 * args_.grid_ctas : args_.grid_ctas;
+      slot = first_index + (kPingpong ? warp_group() * args_.grid_ctas : 0) + tiles_done_ * stride;
+      // The slot's wave group and its slot range: loaded here for the CTA's first tile, otherwise
+      // by the previous epilogue (prefetch_group), so that their two dependent global loads
+      // complete during this tile's main loop instead of delaying its stores (~1 us of 18 per
+      // 128x256 tile at K = 2048).
+      if (tiles_done_ == 0) prefetch_group(slot);
+    }
     ++tiles_done_;
     const int group = next_group_;
     const int group_first = next_group_first_;
@@ -262,7 +282,7 @@ class SignalingEpilogue {
     }
 
     // The next tile's group, read while its main loop runs.
-    prefetch_group(slot + stride);
+    if constexpr (!kClaimedTiles) prefetch_group(slot + stride);
 
     // 3. Signal.
     if (args_.group_counters == nullptr) return;

@@ -18,8 +18,15 @@
 #include "core/error.hpp"
 #include "overlap/signaling_epilogue.cuh"
 #include "overlap/signaling_gemm.hpp"
+#include "overlap/sm90_claimed_tile_scheduler.cuh"
 #include "overlap/sm90_gemm_parts.cuh"
 #include "overlap/wide_swizzle.hpp"
+
+// Ping-pong kernels with tiles claimed at run time (sm90_claimed_tile_scheduler.cuh) instead of
+// CUTLASS's static schedule: a build-time switch while the two are compared (issue 17).
+#ifndef KILN_CLAIMED_TILES
+#define KILN_CLAIMED_TILES 0
+#endif
 
 namespace kiln::overlap::device {
 
@@ -50,6 +57,7 @@ class SignalingGemmImpl final : public SignalingGemm {
   static constexpr bool kSwap = kKernel == KernelSchedule::kPingpongSwapAB;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong || kSwap;
   static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
+  static constexpr bool kClaimedTiles = kPingpong && KILN_CLAIMED_TILES != 0;
   // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
   using LayoutWeightKN =
       std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
@@ -68,18 +76,30 @@ class SignalingGemmImpl final : public SignalingGemm {
   static constexpr int kKernelClusterN = kSwap ? kClusterM : kClusterN;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;  // C's
   static constexpr GemmConfig kConfig{{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel};
-  using Epilogue =
-      SignalingAdapter<SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap>>;
+  using Epilogue = SignalingAdapter<
+      SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap, kClaimedTiles>>;
   using Mainloop =
       Sm90Mainloop<Element, LayoutA, LayoutB, kKernelTileM, kKernelTileN, kKernelClusterM,
                    kKernelClusterN, kSwap ? KernelSchedule::kPingpong : kKernel,
                    static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
+  using SchedulerTag = std::conditional_t<kClaimedTiles, ClaimedTileSchedulerTag,
+                                          cutlass::gemm::PersistentScheduler>;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
-                                                      Epilogue, cutlass::gemm::PersistentScheduler>;
+                                                      Epilogue, SchedulerTag>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
   using RasterOptions = typename Kernel::TileScheduler::RasterOrderOptions;
+  // The claimed scheduler's few hundred bytes of barriers and answers are not in the main loop's
+  // carve-out (its stage count stays the static kernel's): they must fit in what is left.
+  static_assert(Kernel::SharedStorageSize <= 232448, "over the 227 KiB of shared memory per CTA");
 
  public:
+  SignalingGemmImpl() = default;
+  SignalingGemmImpl(const SignalingGemmImpl&) = delete;
+  SignalingGemmImpl& operator=(const SignalingGemmImpl&) = delete;
+  ~SignalingGemmImpl() override {
+    if (claim_counter_ != nullptr) cudaFree(claim_counter_);  // no throw from a destructor
+  }
+
   core::DType dtype() const override { return kDTypeOf<Element>; }
   WeightLayout weight_layout() const override { return kLayout; }
   GemmConfig config() const override { return kConfig; }
@@ -105,6 +125,11 @@ class SignalingGemmImpl final : public SignalingGemm {
   void run(const GemmShape& shape, const void* a, const void* b, const EpilogueTargets& targets,
            const ScheduleOptions& schedule, int device_sms, cudaStream_t stream) override {
     typename Gemm::Arguments args = arguments(shape, a, b, targets, schedule, device_sms);
+    // The claimed scheduler's counter first: its can_implement refuses a launch without one.
+    if constexpr (kClaimedTiles) {
+      ensure_claim_counter(stream);
+      args.scheduler.claim_counter = claim_counter_;
+    }
     const cutlass::Status can = gemm_.can_implement(args);
     if (can != cutlass::Status::kSuccess) {
       throw UsageError("signaling GEMM: CUTLASS cannot run " + std::to_string(shape.m) + "x" +
@@ -155,6 +180,19 @@ class SignalingGemmImpl final : public SignalingGemm {
   }
 
  private:
+  // The claimed scheduler's counter on the current device: zeroed once (each launch leaves it at
+  // zero again).
+  void ensure_claim_counter(cudaStream_t stream) {
+    int device = 0;
+    KILN_CUDA_CHECK(cudaGetDevice(&device));
+    if (claim_counter_ != nullptr && claim_device_ == device) return;
+    if (claim_counter_ != nullptr) KILN_CUDA_CHECK(cudaFree(claim_counter_));
+    claim_counter_ = nullptr;
+    KILN_CUDA_CHECK(cudaMalloc(&claim_counter_, sizeof(unsigned)));
+    claim_device_ = device;
+    KILN_CUDA_CHECK(cudaMemsetAsync(claim_counter_, 0, sizeof(unsigned), stream));
+  }
+
   // CUTLASS's parameters with the scheduler's swizzle widened past 8 where the plan asks for it
   // (overlap/wide_swizzle.hpp); every launch, geometry and slot count goes through this.
   static typename Kernel::Params widened(typename Kernel::Params params, const GemmShape& shape,
@@ -213,10 +251,13 @@ class SignalingGemmImpl final : public SignalingGemm {
         widened(Kernel::to_underlying_arguments(args, nullptr), shape, schedule, hw.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     args.epilogue.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
+    args.epilogue.tile_order = params.scheduler;
     return args;
   }
 
   Gemm gemm_;
+  unsigned* claim_counter_ = nullptr;
+  int claim_device_ = -1;
 };
 
 // Every configuration of built_gemm_configs(), for one dtype and weight layout.
