@@ -122,10 +122,11 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
         {[&](int) { gemm->run(shape, a.data(), b.data(), deferred, best_schedule, sms, stream); },
          &row.kiln_deferred_us}};
     // CUTLASS's own epilogue on the same kernel (plain_gemm.hpp), where it is built (bf16 nk, not
-    // coop-n or pingpong-swap; "-" in the table otherwise): the part of a gap to cuBLAS that is
-    // CUTLASS's, not kiln's epilogue's.
+    // coop-n or pingpong-swap, and with CUTLASS's static scheduler only; "-" in the table
+    // otherwise): the part of a gap to cuBLAS that is CUTLASS's, not kiln's epilogue's.
     std::unique_ptr<overlap::PlainCutlassGemm> plain_cutlass;
-    if (overlap::has_plain_cutlass_twin(o.dtype, o.layout, best_config)) {
+    if (overlap::has_plain_cutlass_twin(o.dtype, o.layout, best_config) &&
+        !best_schedule.claimed_tiles) {
       plain_cutlass = overlap::make_plain_cutlass_gemm(o.dtype, o.layout, best_config);
       variants.push_back({[&](int) {
                             plain_cutlass->run(shape, a.data(), b.data(), restored.data(),
@@ -138,8 +139,8 @@ std::vector<OverlapGemmRow> run_overlap_gemm_bench(
     row.caps.reserve(o.caps.size());  // the variants below keep pointers into it
     for (const int cap : o.caps) {
       if (cap % best_config.cluster.size() != 0) continue;
-      const overlap::ScheduleOptions schedule{cap, best_schedule.raster_along_n,
-                                              best_schedule.swizzle};
+      overlap::ScheduleOptions schedule = best_schedule;
+      schedule.cta_cap = cap;
       capped.push_back(
           std::make_unique<tune::StandaloneTargets>(*gemm, shape, schedule, sms, element));
       tune::StandaloneTargets* t = capped.back().get();

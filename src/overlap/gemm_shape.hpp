@@ -109,6 +109,10 @@ struct ScheduleOptions {
   int cta_cap = 0;  // 0: every SM
   bool raster_along_n = true;
   int swizzle = 1;  // 1, 2, 4, 8 (CUTLASS's), 16 or 32 (overlap/wide_swizzle.hpp)
+  // Ping-pong kernels only: after its first tile a cluster claims the next one from a global
+  // counter instead of taking CUTLASS's static next (sm90_claimed_tile_scheduler.cuh): the same
+  // tiles and slots, balanced at run time. Plan word scheduler=claimed (default static).
+  bool claimed_tiles = false;
 };
 
 // The widest swizzle a plan may ask for.

@@ -51,6 +51,11 @@ class PlainImpl final : public PlainCutlassGemm {
 
   void run(const GemmShape& shape, const void* a, const void* b, void* c,
            const ScheduleOptions& schedule, int device_sms, cudaStream_t stream) override {
+    if (schedule.claimed_tiles) {
+      throw UsageError(
+          "plain CUTLASS GEMM: scheduler=claimed is not built (CUTLASS's static "
+          "scheduler only)");
+    }
     using StrideA = typename Kernel::StrideA;
     using StrideB = typename Kernel::StrideB;
     using StrideD = typename Kernel::StrideD;

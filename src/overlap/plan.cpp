@@ -40,9 +40,10 @@ std::string to_string(const Plan& plan) {
     kernel = fmt::format(" cluster={}x{} kernel={}", g.cluster.m, g.cluster.n,
                          kernel_schedule_name(g.kernel));
   }
-  return fmt::format("tile={}{} cap={} raster={} swizzle={} signal={} comm={} groups={}",
+  return fmt::format("tile={}{} cap={} raster={} swizzle={}{} signal={} comm={} groups={}",
                      tile_name(g.tile), kernel, plan.schedule.cta_cap,
                      plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
+                     plan.schedule.claimed_tiles ? " scheduler=claimed" : "",
                      plan.deferred_signal ? "deferred" : "eager", transport_name(plan),
                      partition_string(plan.partition));
 }
@@ -85,6 +86,13 @@ void validate_plan(const Plan& plan, const std::string& argument) {
   if (swizzle < 1 || swizzle > kMaxSwizzle || (swizzle & (swizzle - 1)) != 0) {
     throw UsageError(fmt::format("{} swizzle={}: accepted 1, 2, 4, 8, 16, 32", argument, swizzle));
   }
+  const bool pingpong = plan.gemm.kernel == KernelSchedule::kPingpong ||
+                        plan.gemm.kernel == KernelSchedule::kPingpongSwapAB;
+  if (plan.schedule.claimed_tiles && !pingpong) {
+    throw UsageError(fmt::format(
+        "{} scheduler=claimed: built for kernel=pingpong and kernel=pingpong-swap, not kernel={}",
+        argument, kernel_schedule_name(plan.gemm.kernel)));
+  }
 }
 
 Plan parse_plan(const std::string& text, const std::string& argument) {
@@ -96,7 +104,7 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
     if (eq == std::string::npos) {
       throw UsageError(
           fmt::format("{}: '{}' is not key=value; keys: tile, cluster, kernel, cap, "
-                      "raster, swizzle, signal, comm, groups",
+                      "raster, swizzle, scheduler, signal, comm, groups",
                       argument, field));
     }
     const std::string key = field.substr(0, eq);
@@ -126,6 +134,11 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
       plan.schedule.raster_along_n = value == "n";
     } else if (key == "swizzle") {
       plan.schedule.swizzle = parse_int(value, argument + " swizzle");
+    } else if (key == "scheduler") {
+      if (value != "static" && value != "claimed") {
+        throw UsageError(fmt::format("{} scheduler={}: accepted static, claimed", argument, value));
+      }
+      plan.schedule.claimed_tiles = value == "claimed";
     } else if (key == "signal") {
       if (value != "eager" && value != "deferred") {
         throw UsageError(fmt::format("{} signal={}: accepted eager, deferred", argument, value));
@@ -144,7 +157,7 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
     } else {
       throw UsageError(
           fmt::format("{}: unknown key '{}'; keys: tile, cluster, kernel, cap, "
-                      "raster, swizzle, signal, comm, groups",
+                      "raster, swizzle, scheduler, signal, comm, groups",
                       argument, key));
     }
   }

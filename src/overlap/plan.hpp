@@ -3,7 +3,8 @@
 //   "tile=128x256 cap=128 raster=n swizzle=8 signal=eager comm=nccl groups=1,2,2,3"
 // so a plan printed by a bench run can be passed back with --plan. The kernel's cluster and
 // schedule ("cluster=1x2 kernel=pingpong") are printed only when they differ from the default
-// 2x1 cooperative kernel, so plans and tuner profiles written before they existed still match.
+// 2x1 cooperative kernel, so plans and tuner profiles written before they existed still match;
+// likewise "scheduler=claimed" (ping-pong tiles claimed at run time) only when it is set.
 #pragma once
 
 #include <string>

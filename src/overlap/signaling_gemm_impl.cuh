@@ -22,12 +22,6 @@
 #include "overlap/sm90_gemm_parts.cuh"
 #include "overlap/wide_swizzle.hpp"
 
-// Ping-pong kernels with tiles claimed at run time (sm90_claimed_tile_scheduler.cuh) instead of
-// CUTLASS's static schedule: a build-time switch while the two are compared (issue 17).
-#ifndef KILN_CLAIMED_TILES
-#define KILN_CLAIMED_TILES 0
-#endif
-
 namespace kiln::overlap::device {
 
 template <class Element>
@@ -57,7 +51,6 @@ class SignalingGemmImpl final : public SignalingGemm {
   static constexpr bool kSwap = kKernel == KernelSchedule::kPingpongSwapAB;
   static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong || kSwap;
   static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
-  static constexpr bool kClaimedTiles = kPingpong && KILN_CLAIMED_TILES != 0;
   // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
   using LayoutWeightKN =
       std::conditional_t<kLayout == WeightLayout::kNK, cutlass::layout::ColumnMajor,
@@ -76,21 +69,29 @@ class SignalingGemmImpl final : public SignalingGemm {
   static constexpr int kKernelClusterN = kSwap ? kClusterM : kClusterN;
   using CtaTile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<64>>;  // C's
   static constexpr GemmConfig kConfig{{kTileM, kTileN}, {kClusterM, kClusterN}, kKernel};
-  using Epilogue = SignalingAdapter<
-      SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap, kClaimedTiles>>;
-  using Mainloop =
-      Sm90Mainloop<Element, LayoutA, LayoutB, kKernelTileM, kKernelTileN, kKernelClusterM,
-                   kKernelClusterN, kSwap ? KernelSchedule::kPingpong : kKernel,
-                   static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
-  using SchedulerTag = std::conditional_t<kClaimedTiles, ClaimedTileSchedulerTag,
-                                          cutlass::gemm::PersistentScheduler>;
-  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
-                                                      Epilogue, SchedulerTag>;
-  using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
-  using RasterOptions = typename Kernel::TileScheduler::RasterOrderOptions;
-  // The claimed scheduler's few hundred bytes of barriers and answers are not in the main loop's
-  // carve-out (its stage count stays the static kernel's): they must fit in what is left.
-  static_assert(Kernel::SharedStorageSize <= 232448, "over the 227 KiB of shared memory per CTA");
+  // One CUTLASS kernel of this configuration: with CUTLASS's static persistent scheduler, or, for
+  // ping-pong, with tiles claimed from a global counter at run time (sm90_claimed_tile_scheduler.
+  // cuh; the plan's scheduler=claimed). Both have the same grid, tile numbering and slots.
+  template <bool kClaimed>
+  struct Variant {
+    using Epilogue = SignalingAdapter<
+        SignalingEpilogue<Element, CtaTile, kPingpong, kSplitN ? 2 : 1, kSwap, kClaimed>>;
+    using Mainloop =
+        Sm90Mainloop<Element, LayoutA, LayoutB, kKernelTileM, kKernelTileN, kKernelClusterM,
+                     kKernelClusterN, kSwap ? KernelSchedule::kPingpong : kKernel,
+                     static_cast<int>(sizeof(typename Epilogue::SharedStorage))>;
+    using SchedulerTag =
+        std::conditional_t<kClaimed, ClaimedTileSchedulerTag, cutlass::gemm::PersistentScheduler>;
+    using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,
+                                                        Epilogue, SchedulerTag>;
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+    // The claimed scheduler's few hundred bytes of barriers and answers are not in the main
+    // loop's carve-out (its stage count stays the static kernel's): they must fit in what is left.
+    static_assert(Kernel::SharedStorageSize <= 232448, "over the 227 KiB of shared memory per CTA");
+  };
+  using Static = Variant<false>;
+  // Cooperative configurations have no claimed kernel (the same type; run() refuses the option).
+  using Claimed = Variant<kPingpong>;
 
  public:
   SignalingGemmImpl() = default;
@@ -110,9 +111,13 @@ class SignalingGemmImpl final : public SignalingGemm {
     // accepts); without a current context the driver refuses them and CUTLASS prints a descriptor
     // dump per call (seen in a test's child process): make sure the primary context exists.
     KILN_CUDA_CHECK(cudaFree(nullptr));
-    typename Gemm::Arguments args = arguments(shape, nullptr, nullptr, {}, schedule, device_sms);
-    const typename Kernel::Params params = widened(Kernel::to_underlying_arguments(args, nullptr),
-                                                   shape, schedule, args.hw_info.sm_count);
+    // Claimed tiles: the same grid and tile numbering (the claimed scheduler derives both from the
+    // static one), so the static kernel answers for both.
+    using Kernel = typename Static::Kernel;
+    typename Static::Gemm::Arguments args =
+        arguments<Static>(shape, nullptr, nullptr, {}, schedule, device_sms);
+    const typename Kernel::Params params = widened<Static>(
+        Kernel::to_underlying_arguments(args, nullptr), shape, schedule, args.hw_info.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     LaunchGeometry g;
     g.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
@@ -124,13 +129,31 @@ class SignalingGemmImpl final : public SignalingGemm {
 
   void run(const GemmShape& shape, const void* a, const void* b, const EpilogueTargets& targets,
            const ScheduleOptions& schedule, int device_sms, cudaStream_t stream) override {
-    typename Gemm::Arguments args = arguments(shape, a, b, targets, schedule, device_sms);
+    if (!schedule.claimed_tiles) {
+      launch<Static>(gemm_static_, shape, a, b, targets, schedule, device_sms, stream);
+    } else if constexpr (kPingpong) {
+      launch<Claimed>(gemm_claimed_, shape, a, b, targets, schedule, device_sms, stream);
+    } else {
+      throw UsageError(
+          "signaling GEMM: scheduler=claimed is built for the ping-pong kernels only, "
+          "not " +
+          gemm_config_name(kConfig));
+    }
+  }
+
+ private:
+  template <class V>
+  void launch(typename V::Gemm& gemm, const GemmShape& shape, const void* a, const void* b,
+              const EpilogueTargets& targets, const ScheduleOptions& schedule, int device_sms,
+              cudaStream_t stream) {
+    using Kernel = typename V::Kernel;
+    typename V::Gemm::Arguments args = arguments<V>(shape, a, b, targets, schedule, device_sms);
     // The claimed scheduler's counter first: its can_implement refuses a launch without one.
-    if constexpr (kClaimedTiles) {
+    if constexpr (!std::is_same_v<V, Static>) {
       ensure_claim_counter(stream);
       args.scheduler.claim_counter = claim_counter_;
     }
-    const cutlass::Status can = gemm_.can_implement(args);
+    const cutlass::Status can = gemm.can_implement(args);
     if (can != cutlass::Status::kSuccess) {
       throw UsageError("signaling GEMM: CUTLASS cannot run " + std::to_string(shape.m) + "x" +
                        std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": " +
@@ -141,13 +164,13 @@ class SignalingGemmImpl final : public SignalingGemm {
     // (GemmUniversalAdapter::run reports only kErrorInternal, and also fails on any stale error
     // left in cudaGetLastError, e.g. by NCCL's initialisation). No workspace: static persistent
     // scheduler, no-smem epilogue.
-    const cutlass::Status init = gemm_.initialize(args, nullptr, stream);
+    const cutlass::Status init = gemm.initialize(args, nullptr, stream);
     if (init != cutlass::Status::kSuccess) {
       throw Error(std::string("signaling GEMM: CUTLASS initialisation failed: ") +
                   cutlassGetStatusString(init));
     }
     const typename Kernel::Params params =
-        widened(gemm_.params(), shape, schedule, args.hw_info.sm_count);
+        widened<V>(gemm.params(), shape, schedule, args.hw_info.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     if (grid.x % kKernelClusterM != 0 || grid.y % kKernelClusterN != 0) {
       throw Error("signaling GEMM: grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) +
@@ -179,7 +202,6 @@ class SignalingGemmImpl final : public SignalingGemm {
     }
   }
 
- private:
   // The claimed scheduler's counter on the current device: zeroed once (each launch leaves it at
   // zero again).
   void ensure_claim_counter(cudaStream_t stream) {
@@ -195,17 +217,22 @@ class SignalingGemmImpl final : public SignalingGemm {
 
   // CUTLASS's parameters with the scheduler's swizzle widened past 8 where the plan asks for it
   // (overlap/wide_swizzle.hpp); every launch, geometry and slot count goes through this.
-  static typename Kernel::Params widened(typename Kernel::Params params, const GemmShape& shape,
-                                         const ScheduleOptions& schedule, int sm_count) {
+  template <class V>
+  static typename V::Kernel::Params widened(typename V::Kernel::Params params,
+                                            const GemmShape& shape, const ScheduleOptions& schedule,
+                                            int sm_count) {
     const SchedulerFrame frame = scheduler_frame(shape, kConfig);
     widen_scheduler_swizzle(params.scheduler, frame.problem, frame.tile, frame.cluster, schedule,
                             sm_count);
     return params;
   }
 
-  typename Gemm::Arguments arguments(const GemmShape& shape, const void* a, const void* b,
-                                     const EpilogueTargets& targets,
-                                     const ScheduleOptions& schedule, int device_sms) const {
+  template <class V>
+  typename V::Gemm::Arguments arguments(const GemmShape& shape, const void* a, const void* b,
+                                        const EpilogueTargets& targets,
+                                        const ScheduleOptions& schedule, int device_sms) const {
+    using Kernel = typename V::Kernel;
+    using RasterOptions = typename Kernel::TileScheduler::RasterOrderOptions;
     using StrideA = typename Kernel::StrideA;
     using StrideB = typename Kernel::StrideB;
     // The kernel's own problem: C's, or Cᵀ's with the operands exchanged.
@@ -215,7 +242,7 @@ class SignalingGemmImpl final : public SignalingGemm {
     const void* kernel_b = kSwap ? a : b;
     const StrideA stride_a = packed_stride<StrideA>(kernel_m, shape.k);  // A indexed (M, K)
     const StrideB stride_b = packed_stride<StrideB>(kernel_n, shape.k);  // B indexed (N, K)
-    typename Epilogue::Arguments epilogue;
+    typename V::Epilogue::Arguments epilogue;
     epilogue.slots = static_cast<Element*>(targets.slots);
     epilogue.slot_of_tile = targets.slot_of_tile;
     epilogue.group_counters = targets.group_counters;
@@ -238,24 +265,25 @@ class SignalingGemmImpl final : public SignalingGemm {
     scheduler.raster_order =
         schedule.raster_along_n ? RasterOptions::AlongN : RasterOptions::AlongM;
 
-    typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                                  {kernel_m, kernel_n, shape.k, 1},
-                                  {static_cast<const Element*>(kernel_a), stride_a,
-                                   static_cast<const Element*>(kernel_b), stride_b},
-                                  epilogue,
-                                  hw,
-                                  scheduler};
+    typename V::Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                                     {kernel_m, kernel_n, shape.k, 1},
+                                     {static_cast<const Element*>(kernel_a), stride_a,
+                                      static_cast<const Element*>(kernel_b), stride_b},
+                                     epilogue,
+                                     hw,
+                                     scheduler};
     // The epilogue's slot is the scheduler's linear index; it needs the grid size the kernel
     // will launch with, which CUTLASS derives from these same arguments.
     const typename Kernel::Params params =
-        widened(Kernel::to_underlying_arguments(args, nullptr), shape, schedule, hw.sm_count);
+        widened<V>(Kernel::to_underlying_arguments(args, nullptr), shape, schedule, hw.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     args.epilogue.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
     args.epilogue.tile_order = params.scheduler;
     return args;
   }
 
-  Gemm gemm_;
+  typename Static::Gemm gemm_static_;
+  typename Claimed::Gemm gemm_claimed_;
   unsigned* claim_counter_ = nullptr;
   int claim_device_ = -1;
 };

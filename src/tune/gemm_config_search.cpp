@@ -56,6 +56,7 @@ std::string candidate_name(const GemmCandidate& c) {
   std::string name = fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
                                  c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
   if (c.schedule.cta_cap > 0) name += fmt::format(" cap={}", c.schedule.cta_cap);
+  if (c.schedule.claimed_tiles) name += " scheduler=claimed";
   return name;
 }
 
@@ -179,7 +180,8 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
       {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1},
-      {"unchecked", &o.unchecked, 0, 1},      {"sustained-warmup-ms", &warmup_ms, 0, 5000}};
+      {"unchecked", &o.unchecked, 0, 1},      {"sustained-warmup-ms", &warmup_ms, 0, 5000},
+      {"claimed", &o.claimed, 0, 1}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -195,7 +197,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       throw UsageError(fmt::format(
           "search option '{}': accepted max-swizzle, finalists, "
           "screen-rounds, final-rounds, sustained, sustained-rounds, sustained-warmup-ms, "
-          "without-tile-n, balanced-cap, unchecked",
+          "without-tile-n, balanced-cap, unchecked, claimed",
           name));
     }
     int value = -1;
@@ -340,7 +342,7 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
     finalist_kernels.push_back(all[i]->candidate.config.kernel);
   const std::vector<std::size_t> chosen =
       sustained_finalists(finalist_kernels, static_cast<std::size_t>(std::max(0, o.sustained)));
-  std::deque<Contender> capped;  // stage 3's balanced-cap variants (stable addresses)
+  std::deque<Contender> capped;  // stage 3's balanced-cap and claimed variants (stable addresses)
   if (!chosen.empty()) {
     std::vector<Contender*> best;
     std::vector<bool> in_stage3(all.size(), false);
@@ -362,6 +364,27 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
         // Its own slot buffer: the shared one is sized for the uncapped geometries.
         c.targets = std::make_unique<StandaloneTargets>(*c.gemm, shape, c.candidate.schedule, sms,
                                                         element, nullptr);
+        c.signalled = c.targets->signalling(false);
+        best.push_back(&c);
+      }
+    }
+    // Each ping-pong candidate (capped or not) also with its tiles claimed at run time.
+    if (o.claimed != 0) {
+      const std::size_t timed = best.size();
+      for (std::size_t i = 0; i < timed; ++i) {
+        const Contender& from = *best[i];
+        const overlap::KernelSchedule k = from.candidate.config.kernel;
+        if (k != overlap::KernelSchedule::kPingpong &&
+            k != overlap::KernelSchedule::kPingpongSwapAB)
+          continue;
+        Contender& c = capped.emplace_back();
+        c.candidate = from.candidate;
+        c.candidate.schedule.claimed_tiles = true;
+        c.gemm = from.gemm;
+        // The same geometry as its static twin: the shared slot buffer fits unless capped.
+        c.targets = std::make_unique<StandaloneTargets>(
+            *c.gemm, shape, c.candidate.schedule, sms, element,
+            c.candidate.schedule.cta_cap == o.cta_cap ? slots.data() : nullptr);
         c.signalled = c.targets->signalling(false);
         best.push_back(&c);
       }

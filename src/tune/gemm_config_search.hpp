@@ -84,6 +84,11 @@ struct GemmSearchOptions {
   // (overlap::awaits_gpu_check); 0: leave them out of the built list (a caller's `configs` are
   // timed as given).
   int unchecked = 0;
+  // Stage 3 also times each of its ping-pong candidates with tiles claimed at run time
+  // (scheduler=claimed, overlap/sm90_claimed_tile_scheduler.cuh); 0: not. On one H200 that was
+  // 1-3% faster on 4 of issue 17's 12 shapes and 1% slower on one
+  // (docs/results/2026-12-03-claimed/).
+  int claimed = 1;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
@@ -97,7 +102,8 @@ std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& 
 // sustained-warmup-ms (stage 3's launches of each candidate before its first round, in ms; 0:
 // two rounds' worth, as stage 2 takes),
 // balanced-cap (0: stage 3 does not also try each candidate on fewer SMs), unchecked (1: also
-// the configurations that await their GPU check),
+// the configurations that await their GPU check), claimed (0: stage 3 does not also try each
+// ping-pong candidate with claimed tiles),
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);
@@ -130,7 +136,8 @@ int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);
 // Times the candidates for C = A·op(B) of `shape` (A and B device matrices of `dtype` in
 // `layout`) and returns them fastest first: stage 3's first, then the other finalists, then the
 // rest, each part by the median of the stage that timed it. Stage 3 adds a copy of each of its
-// candidates with the balanced CTA cap (options.balanced_cap, `cap=N` in candidate_name), so the
+// candidates with the balanced CTA cap (options.balanced_cap, `cap=N` in candidate_name) and of
+// each ping-pong one with claimed tiles (options.claimed, `scheduler=claimed`), so the
 // list can hold more entries than enumerated candidates and more finalists than
 // options.finalists. Throws kiln::UsageError when no candidate can run the shape, naming each
 // one's reason.

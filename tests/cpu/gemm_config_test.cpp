@@ -223,6 +223,9 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_NE(message("max-swizzle=0").find("1 <= N"), std::string::npos);
   EXPECT_NE(message("balanced-cap=2").find("0 <= N <= 1"), std::string::npos);
   EXPECT_EQ(parse_gemm_search_options("balanced-cap=0").balanced_cap, 0);
+  EXPECT_EQ(defaults.claimed, 1);
+  EXPECT_EQ(parse_gemm_search_options("claimed=0").claimed, 0);
+  EXPECT_NE(message("claimed=2").find("0 <= N <= 1"), std::string::npos);
   EXPECT_EQ(defaults.balanced_cap, 1);
   EXPECT_EQ(message("sustained=0"), "no error");
   EXPECT_EQ(defaults.sustained_warmup_ms, 300.0);

@@ -413,6 +413,33 @@ TEST(Plan, PrintsAndParsesTheSameFormat) {
   EXPECT_TRUE(parse_plan("groups=each", "--plan").partition.empty());
 }
 
+TEST(Plan, ClaimedTilesAreAPingPongSchedulerOption) {
+  const std::string text =
+      "tile=128x144 cluster=2x1 kernel=pingpong cap=0 raster=m swizzle=1 scheduler=claimed "
+      "signal=eager comm=nccl groups=each";
+  const Plan plan = parse_plan(text, "--plan");
+  EXPECT_TRUE(plan.schedule.claimed_tiles);
+  EXPECT_EQ(to_string(plan), text);
+  EXPECT_FALSE(parse_plan("scheduler=static", "--plan").schedule.claimed_tiles);
+  EXPECT_FALSE(Plan{}.schedule.claimed_tiles);
+  EXPECT_EQ(to_string(Plan{}).find("scheduler"), std::string::npos);  // the default is not named
+  EXPECT_TRUE(
+      parse_plan("tile=144x128 cluster=1x2 kernel=pingpong-swap scheduler=claimed", "--plan")
+          .schedule.claimed_tiles);
+  try {
+    parse_plan("tile=128x256 scheduler=claimed", "--plan");  // cooperative: not built
+    ADD_FAILURE() << "a cooperative plan with claimed tiles was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel=coop"), std::string::npos) << e.what();
+  }
+  try {
+    parse_plan("tile=128x144 cluster=2x1 kernel=pingpong scheduler=dynamic", "--plan");
+    ADD_FAILURE() << "scheduler=dynamic was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("static, claimed"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Plan, RejectsBadFieldsNamingThem) {
   const auto message = [](const std::string& text) {
     try {

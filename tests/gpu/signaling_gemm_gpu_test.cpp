@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -43,7 +44,10 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
                          const overlap::ScheduleOptions& schedule, std::uint64_t seed) {
   const int sms = overlap::current_device_sms();
   core::Stream stream;
-  overlap::CublasGemm cublas;
+  // The reference needs no timed choice among cublasLt's candidates: the heuristic's first. (Under
+  // racecheck one of the other candidates trips the sanitizer at 300x264x136 on an H200,
+  // docs/results/2026-12-03-claimed/, and timing eight per case only slows the test.)
+  overlap::CublasGemm cublas(1);
   const std::size_t c_count = std::size_t(shape.m) * shape.n;
   core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
       ref(c_count * 2), out(c_count * 2);
@@ -53,10 +57,11 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
   auto gemm = overlap::make_signaling_gemm(dtype, layout, config);
   if (!(gemm->config() == config)) return "make_signaling_gemm returned another configuration";
   tune::StandaloneTargets t(*gemm, shape, schedule, sms, 2);
-  const std::string label = fmt::format(
-      "{} {} {} {} cap={} raster={} swizzle={}", overlap::gemm_config_name(config),
-      core::dtype_name(dtype), overlap::weight_layout_name(layout), overlap::shape_name(shape),
-      schedule.cta_cap, schedule.raster_along_n ? "n" : "m", schedule.swizzle);
+  const std::string label =
+      fmt::format("{} {} {} {} cap={} raster={} swizzle={}{}", overlap::gemm_config_name(config),
+                  core::dtype_name(dtype), overlap::weight_layout_name(layout),
+                  overlap::shape_name(shape), schedule.cta_cap, schedule.raster_along_n ? "n" : "m",
+                  schedule.swizzle, schedule.claimed_tiles ? " scheduler=claimed" : "");
   std::string failures;
   const std::vector<float> want = download_floats(ref.data(), c_count, dtype);
   const overlap::WaveGroups groups = overlap::make_wave_groups({}, t.launch);
@@ -133,39 +138,41 @@ std::vector<overlap::GemmConfig> configurations_to_check() {
 int check_every_configuration(const comm::RankInfo&) {
   const std::vector<overlap::GemmShape> shapes = {{300, 264, 136}, {1000, 520, 256}};
   std::uint64_t seed = 77;
-  int checked = 0, failed = 0;
+  int checked = 0, failed = 0, claimed_cases = 0;
   const std::vector<overlap::GemmConfig> configs = configurations_to_check();
   for (const overlap::GemmConfig& config : configs) {
     const auto started = std::chrono::steady_clock::now();
     const int failed_before = failed, checked_before = checked;
     const int odd_cap = config.cluster.size() == 1 ? 7 : 6;
+    const bool pingpong = config.kernel == overlap::KernelSchedule::kPingpong ||
+                          config.kernel == overlap::KernelSchedule::kPingpongSwapAB;
+    const auto check_case = [&](core::DType dtype, overlap::WeightLayout layout,
+                                const overlap::GemmShape& shape,
+                                const overlap::ScheduleOptions& schedule) {
+      const std::string failures = check_config(config, dtype, layout, shape, schedule, seed += 2);
+      if (!failures.empty()) {
+        std::fprintf(stderr, "%s\n", failures.c_str());
+        ++failed;
+      }
+      ++checked;
+      claimed_cases += schedule.claimed_tiles;
+    };
     for (const core::DType dtype : {core::DType::kBf16, core::DType::kFp16}) {
       for (const auto layout : {overlap::WeightLayout::kNK, overlap::WeightLayout::kKN}) {
         for (const overlap::GemmShape& shape : shapes) {
-          for (const overlap::ScheduleOptions schedule :
-               {overlap::ScheduleOptions{0, true, 1},
-                overlap::ScheduleOptions{odd_cap, false, 2}}) {
-            const std::string failures =
-                check_config(config, dtype, layout, shape, schedule, seed += 2);
-            if (!failures.empty()) {
-              std::fprintf(stderr, "%s\n", failures.c_str());
-              ++failed;
-            }
-            ++checked;
-          }
+          check_case(dtype, layout, shape, {0, true, 1});
+          check_case(dtype, layout, shape, {odd_cap, false, 2});
         }
         // Wide swizzles (16 along N, 32 along M) on a shape with enough tiles for them: 3100
         // rows are 13-25 tiles, 6200 columns 20-49, neither a tile multiple.
-        for (const overlap::ScheduleOptions schedule :
-             {overlap::ScheduleOptions{0, true, 16},
-              overlap::ScheduleOptions{odd_cap, false, 32}}) {
-          const std::string failures =
-              check_config(config, dtype, layout, {3100, 6200, 128}, schedule, seed += 2);
-          if (!failures.empty()) {
-            std::fprintf(stderr, "%s\n", failures.c_str());
-            ++failed;
-          }
-          ++checked;
+        check_case(dtype, layout, {3100, 6200, 128}, {0, true, 16});
+        check_case(dtype, layout, {3100, 6200, 128}, {odd_cap, false, 32});
+        // Ping-pong: the same with tiles claimed at run time (the eager and deferred launches of
+        // check_config share one claim counter, which each launch must leave at zero), on a
+        // one-wave and a many-wave shape; the slot check holds the claimed tiles to the model.
+        if (pingpong) {
+          check_case(dtype, layout, {1000, 520, 256}, {0, true, 1, true});
+          check_case(dtype, layout, {3100, 6200, 128}, {odd_cap, false, 32, true});
         }
       }
     }
@@ -176,7 +183,15 @@ int check_every_configuration(const comm::RankInfo&) {
                  failed - failed_before,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
-  const int expected = static_cast<int>(configs.size()) * 24;
+  int pingpong_configs = 0;
+  for (const overlap::GemmConfig& c : configs) {
+    pingpong_configs += c.kernel == overlap::KernelSchedule::kPingpong ||
+                        c.kernel == overlap::KernelSchedule::kPingpongSwapAB;
+  }
+  const int expected = static_cast<int>(configs.size()) * 24 + pingpong_configs * 8;
+  if (claimed_cases != pingpong_configs * 8)
+    std::fprintf(stderr, "checked %d claimed-tile cases, expected %d\n", claimed_cases,
+                 pingpong_configs * 8);
   if (checked != expected)
     std::fprintf(stderr, "checked %d cases, expected %d\n", checked, expected);
   return failed == 0 && checked == expected && expected > 0 ? 0 : 1;
@@ -185,6 +200,79 @@ int check_every_configuration(const comm::RankInfo&) {
 TEST(SignalingGemmGpu, EveryConfigurationMatchesCublas) {
   KILN_SKIP_UNLESS_GPUS(1);
   EXPECT_EQ(comm::launch_local_ranks(1, check_every_configuration), 0);
+}
+
+// Claimed tiles compute each tile as the static order does (the same main loop and epilogue on the
+// same tile; only which CTA runs it, and when, differs), so the two products are bitwise equal and
+// so are their tile tables. No cuBLAS in the process: compute-sanitizer's racecheck can run this
+// one (on an H200, cuBLAS's kernels trip it, docs/results/2026-12-03-claimed/):
+//   KILN_TEST_GEMM_CONFIG="tile=128x144 cluster=2x1" compute-sanitizer --tool racecheck \
+//     kiln_gpu_tests --gtest_filter=SignalingGemmGpu.ClaimedTilesMatchTheStaticOrderBitwise
+int check_claimed_matches_static(const comm::RankInfo&) {
+  const int sms = overlap::current_device_sms();
+  const overlap::GemmShape shape{2000, 3120, 264};  // 2-4 waves: most tiles are claimed ones
+  const std::size_t c_count = std::size_t(shape.m) * shape.n;
+  core::Stream stream;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2),
+      out(c_count * 2);
+  int failed = 0, checked = 0;
+  for (const overlap::GemmConfig& config : configurations_to_check()) {
+    if (config.kernel != overlap::KernelSchedule::kPingpong &&
+        config.kernel != overlap::KernelSchedule::kPingpongSwapAB)
+      continue;
+    const core::DType dtype = checked % 2 == 0 ? core::DType::kBf16 : core::DType::kFp16;
+    const auto layout = checked % 4 < 2 ? overlap::WeightLayout::kNK : overlap::WeightLayout::kKN;
+    core::fill_uniform(a.data(), dtype, std::size_t(shape.m) * shape.k, 31 + checked, stream);
+    core::fill_uniform(b.data(), dtype, std::size_t(shape.n) * shape.k, 63 + checked, stream);
+    auto gemm = overlap::make_signaling_gemm(dtype, layout, config);
+    std::vector<std::vector<std::uint16_t>> products;
+    std::vector<std::vector<int>> tables;
+    for (const bool claimed : {false, true, true}) {  // claimed twice: the counter is reused
+      const overlap::ScheduleOptions schedule{0, false, 2, claimed};
+      tune::StandaloneTargets t(*gemm, shape, schedule, sms, 2);
+      core::poison(t.own_slots.data(), t.own_slots.bytes(), stream);
+      core::poison(out.data(), out.bytes(), stream);
+      KILN_CUDA_CHECK(cudaMemsetAsync(t.slot_of_tile.data(), 0xff, t.slot_of_tile.bytes(), stream));
+      gemm->run(shape, a.data(), b.data(), t.signalling(false), schedule, sms, stream);
+      const overlap::ReorderSource source{t.own_slots.data(), t.slot_of_tile.as<int>(), t.geometry,
+                                          0};
+      overlap::restore_row_major(source, dtype, shape.m, shape.n, out.data(), stream);
+      KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
+      products.emplace_back(c_count);
+      KILN_CUDA_CHECK(
+          cudaMemcpy(products.back().data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost));
+      tables.emplace_back(t.slot_of_tile.bytes() / sizeof(int));
+      KILN_CUDA_CHECK(cudaMemcpy(tables.back().data(), t.slot_of_tile.data(),
+                                 t.slot_of_tile.bytes(), cudaMemcpyDeviceToHost));
+    }
+    const std::string name = overlap::gemm_config_name(config);
+    for (std::size_t run = 1; run < products.size(); ++run) {
+      if (products[run] != products[0] || tables[run] != tables[0]) {
+        std::fprintf(stderr, "%s %s: claimed run %zu differs from the static order (%s)\n",
+                     name.c_str(), core::dtype_name(dtype).c_str(), run,
+                     products[run] != products[0] ? "product" : "tile table");
+        ++failed;
+      }
+    }
+    // A product left (partly) unwritten keeps core::poison's 0x7f7f bytes (NaN in fp16, the
+    // largest finite bf16), and nothing here is non-finite.
+    const std::uint16_t exponent = dtype == core::DType::kBf16 ? 0x7f80 : 0x7c00;
+    const bool poisoned = std::any_of(products[0].begin(), products[0].end(), [&](std::uint16_t h) {
+      return h == 0x7f7f || (h & exponent) == exponent;
+    });
+    if (poisoned) {
+      std::fprintf(stderr, "%s: the static product holds non-finite values\n", name.c_str());
+      ++failed;
+    }
+    ++checked;
+  }
+  std::fprintf(stderr, "%d ping-pong configurations compared, %d failed\n", checked, failed);
+  return failed == 0 && checked > 0 ? 0 : 1;
+}
+
+TEST(SignalingGemmGpu, ClaimedTilesMatchTheStaticOrderBitwise) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_claimed_matches_static), 0);
 }
 
 int check_search(const comm::RankInfo&) {
@@ -200,6 +288,7 @@ int check_search(const comm::RankInfo&) {
   // As many finalists as 1x1 configurations (three): diverse_finalists must take one of each,
   // where the fastest three candidates overall could be schedules of one.
   o.finalists = 3;
+  o.claimed = 0;  // one entry per candidate (SearchTimesTheBalancedCapUnderSustainedLoad: claimed)
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int one_by_one = 0, failed = 0;
@@ -295,7 +384,25 @@ int check_balanced_cap_search(const comm::RankInfo&) {
     expect(wrong.empty(), tune::candidate_name(*found) + ": " + wrong);
   }
   expect(sms != 132 || variants == 2, fmt::format("{} capped variants on 132 SMs", variants));
-  expect(ranked.size() == 2 + variants, fmt::format("{} candidates ranked", ranked.size()));
+  // Every static ping-pong candidate of stage 3, capped or not, has a claimed-tile twin there
+  // (options.claimed), which computes the same product.
+  std::size_t claimed = 0;
+  for (const auto& c : ranked) {
+    if (c.config.kernel != kPingpong || c.schedule.claimed_tiles) continue;
+    ++claimed;
+    const auto twin = std::find_if(ranked.begin(), ranked.end(), [&](const auto& x) {
+      return x.config == c.config && x.schedule.cta_cap == c.schedule.cta_cap &&
+             x.schedule.claimed_tiles;
+    });
+    expect(twin != ranked.end(), tune::candidate_name(c) + ": no claimed-tile twin");
+    if (twin == ranked.end()) continue;
+    const std::string wrong = check_config(c.config, core::DType::kBf16, overlap::WeightLayout::kNK,
+                                           {1000, 2048, 264}, twin->schedule, 13);
+    expect(wrong.empty(), tune::candidate_name(*twin) + ": " + wrong);
+  }
+  expect(claimed >= 1, "no ping-pong candidate in stage 3");
+  expect(ranked.size() == 2 + variants + claimed,
+         fmt::format("{} candidates ranked, expected {}", ranked.size(), 2 + variants + claimed));
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     expect(ranked[i].stage == 3, tune::candidate_name(ranked[i]) + ": not timed by stage 3");
     if (i > 0) expect(ranked[i - 1].us.median <= ranked[i].us.median, "stage 3 out of order");
