@@ -65,6 +65,10 @@ struct ClusterShape {
 // tile and cluster are given in C's terms like every other schedule's
 // (docs/research/gemm-tile-heights-for-the-last-wave.md).
 enum class KernelSchedule { kCooperative, kCooperativeSplitN, kPingpong, kPingpongSwapAB };
+// Ping-pong, on C or on Cᵀ: the schedules built with claimed tiles too (ScheduleOptions).
+constexpr bool is_pingpong(KernelSchedule k) {
+  return k == KernelSchedule::kPingpong || k == KernelSchedule::kPingpongSwapAB;
+}
 // "coop", "coop-n", "pingpong", "pingpong-swap"
 std::string kernel_schedule_name(KernelSchedule schedule);
 // Parses those names; throws kiln::UsageError naming `argument` and the accepted ones.

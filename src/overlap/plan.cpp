@@ -86,9 +86,7 @@ void validate_plan(const Plan& plan, const std::string& argument) {
   if (swizzle < 1 || swizzle > kMaxSwizzle || (swizzle & (swizzle - 1)) != 0) {
     throw UsageError(fmt::format("{} swizzle={}: accepted 1, 2, 4, 8, 16, 32", argument, swizzle));
   }
-  const bool pingpong = plan.gemm.kernel == KernelSchedule::kPingpong ||
-                        plan.gemm.kernel == KernelSchedule::kPingpongSwapAB;
-  if (plan.schedule.claimed_tiles && !pingpong) {
+  if (plan.schedule.claimed_tiles && !is_pingpong(plan.gemm.kernel)) {
     throw UsageError(fmt::format(
         "{} scheduler=claimed: built for kernel=pingpong and kernel=pingpong-swap, not kernel={}",
         argument, kernel_schedule_name(plan.gemm.kernel)));

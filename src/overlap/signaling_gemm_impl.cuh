@@ -49,7 +49,7 @@ class SignalingGemmImpl final : public SignalingGemm {
   // its A operand is kiln's B, its B operand kiln's A, and its tile and cluster are kiln's
   // transposed. kTileM x kTileN and the cluster are C's, as in the configuration's name.
   static constexpr bool kSwap = kKernel == KernelSchedule::kPingpongSwapAB;
-  static constexpr bool kPingpong = kKernel == KernelSchedule::kPingpong || kSwap;
+  static constexpr bool kPingpong = is_pingpong(kKernel);
   static constexpr bool kSplitN = kKernel == KernelSchedule::kCooperativeSplitN;
   // CUTLASS names B's layout as a K×N matrix: N×K row-major storage is column-major K×N.
   using LayoutWeightKN =

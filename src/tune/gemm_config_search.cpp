@@ -373,10 +373,7 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
       const std::size_t timed = best.size();
       for (std::size_t i = 0; i < timed; ++i) {
         const Contender& from = *best[i];
-        const overlap::KernelSchedule k = from.candidate.config.kernel;
-        if (k != overlap::KernelSchedule::kPingpong &&
-            k != overlap::KernelSchedule::kPingpongSwapAB)
-          continue;
+        if (!overlap::is_pingpong(from.candidate.config.kernel)) continue;
         Contender& c = capped.emplace_back();
         c.candidate = from.candidate;
         c.candidate.schedule.claimed_tiles = true;

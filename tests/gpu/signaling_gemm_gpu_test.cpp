@@ -144,8 +144,7 @@ int check_every_configuration(const comm::RankInfo&) {
     const auto started = std::chrono::steady_clock::now();
     const int failed_before = failed, checked_before = checked;
     const int odd_cap = config.cluster.size() == 1 ? 7 : 6;
-    const bool pingpong = config.kernel == overlap::KernelSchedule::kPingpong ||
-                          config.kernel == overlap::KernelSchedule::kPingpongSwapAB;
+    const bool pingpong = overlap::is_pingpong(config.kernel);
     const auto check_case = [&](core::DType dtype, overlap::WeightLayout layout,
                                 const overlap::GemmShape& shape,
                                 const overlap::ScheduleOptions& schedule) {
@@ -185,8 +184,7 @@ int check_every_configuration(const comm::RankInfo&) {
   }
   int pingpong_configs = 0;
   for (const overlap::GemmConfig& c : configs) {
-    pingpong_configs += c.kernel == overlap::KernelSchedule::kPingpong ||
-                        c.kernel == overlap::KernelSchedule::kPingpongSwapAB;
+    pingpong_configs += overlap::is_pingpong(c.kernel);
   }
   const int expected = static_cast<int>(configs.size()) * 24 + pingpong_configs * 8;
   if (claimed_cases != pingpong_configs * 8)
@@ -217,9 +215,7 @@ int check_claimed_matches_static(const comm::RankInfo&) {
       out(c_count * 2);
   int failed = 0, checked = 0;
   for (const overlap::GemmConfig& config : configurations_to_check()) {
-    if (config.kernel != overlap::KernelSchedule::kPingpong &&
-        config.kernel != overlap::KernelSchedule::kPingpongSwapAB)
-      continue;
+    if (!overlap::is_pingpong(config.kernel)) continue;
     const core::DType dtype = checked % 2 == 0 ? core::DType::kBf16 : core::DType::kFp16;
     const auto layout = checked % 4 < 2 ? overlap::WeightLayout::kNK : overlap::WeightLayout::kKN;
     core::fill_uniform(a.data(), dtype, std::size_t(shape.m) * shape.k, 31 + checked, stream);
