@@ -114,9 +114,12 @@ struct ScheduleOptions {
   bool raster_along_n = true;
   int swizzle = 1;  // 1, 2, 4, 8 (CUTLASS's), 16 or 32 (overlap/wide_swizzle.hpp)
   // Ping-pong kernels only: after its first tile a cluster claims the next one from a global
-  // counter instead of taking CUTLASS's static next (sm90_claimed_tile_scheduler.cuh): the same
-  // tiles and slots, balanced at run time. Plan word scheduler=claimed (default static).
+  // counter instead of taking CUTLASS's static next (sm90_claimed_tile_scheduler.cuh), in the band
+  // order of band_order.hpp: the swizzle is the band width, the last band narrower instead of
+  // padded. Plan word scheduler=claimed (default static).
   bool claimed_tiles = false;
+  // Claimed tiles only: odd bands walk the raster's major mode backwards (scheduler=serpentine).
+  bool serpentine = false;
 };
 
 // The widest swizzle a plan may ask for.

@@ -27,10 +27,15 @@ LaunchGeometry host_launch_geometry(const GemmShape& shape, const GemmConfig& co
   const cutlass::gemm::GemmCoord cluster(frame.cluster.m, frame.cluster.n, 1);
   const auto raster = schedule.raster_along_n ? Params::RasterOrderOptions::AlongN
                                               : Params::RasterOrderOptions::AlongM;
+  // Claimed tiles: CUTLASS's parameters without swizzle (the band order pads nothing).
+  const int swizzle = schedule.claimed_tiles ? 1 : schedule.swizzle;
   Params params;
-  params.initialize(problem, cta, cluster, hw, schedule.swizzle, raster);
-  widen_scheduler_swizzle(params, frame.problem, frame.tile, frame.cluster, schedule, hw.sm_count);
-  const dim3 grid = Params::get_grid_shape(problem, cta, cluster, hw, schedule.swizzle, raster);
+  params.initialize(problem, cta, cluster, hw, swizzle, raster);
+  if (!schedule.claimed_tiles) {
+    widen_scheduler_swizzle(params, frame.problem, frame.tile, frame.cluster, schedule,
+                            hw.sm_count);
+  }
+  const dim3 grid = Params::get_grid_shape(problem, cta, cluster, hw, swizzle, raster);
   LaunchGeometry g;
   g.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
   g.slots = static_cast<int>(params.blocks_per_problem_);
@@ -68,6 +73,8 @@ SchedulerModel scheduler_model(const GemmShape& shape, const GemmConfig& config,
   model.cluster_n = frame.cluster.n;
   model.swizzle = schedule.swizzle;
   model.raster_along_n = schedule.raster_along_n;
+  model.claimed = schedule.claimed_tiles;
+  model.serpentine = schedule.serpentine;
   return model;
 }
 

@@ -43,7 +43,9 @@ std::string to_string(const Plan& plan) {
   return fmt::format("tile={}{} cap={} raster={} swizzle={}{} signal={} comm={} groups={}",
                      tile_name(g.tile), kernel, plan.schedule.cta_cap,
                      plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
-                     plan.schedule.claimed_tiles ? " scheduler=claimed" : "",
+                     !plan.schedule.claimed_tiles ? ""
+                     : plan.schedule.serpentine   ? " scheduler=serpentine"
+                                                  : " scheduler=claimed",
                      plan.deferred_signal ? "deferred" : "eager", transport_name(plan),
                      partition_string(plan.partition));
 }
@@ -133,10 +135,12 @@ Plan parse_plan(const std::string& text, const std::string& argument) {
     } else if (key == "swizzle") {
       plan.schedule.swizzle = parse_int(value, argument + " swizzle");
     } else if (key == "scheduler") {
-      if (value != "static" && value != "claimed") {
-        throw UsageError(fmt::format("{} scheduler={}: accepted static, claimed", argument, value));
+      if (value != "static" && value != "claimed" && value != "serpentine") {
+        throw UsageError(
+            fmt::format("{} scheduler={}: accepted static, claimed, serpentine", argument, value));
       }
-      plan.schedule.claimed_tiles = value == "claimed";
+      plan.schedule.claimed_tiles = value != "static";
+      plan.schedule.serpentine = value == "serpentine";
     } else if (key == "signal") {
       if (value != "eager" && value != "deferred") {
         throw UsageError(fmt::format("{} signal={}: accepted eager, deferred", argument, value));

@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "core/dtype.hpp"
+#include "overlap/band_order.hpp"
 #include "overlap/slot_layout.hpp"
 #include "overlap/slot_store_map.hpp"
 
@@ -65,9 +66,9 @@ struct SignalingEpilogueArguments {
   int grid_ctas = 0;             // CTAs the persistent kernel launches (slots per wave)
   int raster_along_n = 1;        // the scheduler's raster order (its first linear index)
   int deferred_signal = 0;       // 1: signal each tile at the CTA's next epilogue / store_tail
-  // Claimed tiles (sm90_claimed_tile_scheduler.cuh): the scheduler's parameters, from which the
-  // epilogue recovers a tile's linear index (its slot) from the tile's coordinates.
-  cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90Params tile_order{};
+  // Claimed tiles (sm90_claimed_tile_scheduler.cuh): the scheduler's band order, from which the
+  // epilogue recovers a tile's slot from the tile's coordinates (band_order.hpp).
+  BandOrder claimed_order{};
   // Tests only (issue 18's stress test): about one tile in four waits this long between its
   // completed stores and its signal, so that groups complete late and out of order. 0 in use.
   unsigned debug_signal_delay_ns = 0;
@@ -239,16 +240,12 @@ class SignalingEpilogue {
     // 1. The slot: CUTLASS's StaticPersistentTileScheduler starts this CTA at this linear index
     // and advances it by the grid size after every tile. Ping-pong: the second consumer warp group
     // (warp group 2) starts one step later and each group advances two steps per tile.
-    // Claimed tiles: the same linear index, inverted from the tile's coordinates.
+    // Claimed tiles: the band order's slot, inverted from the tile's coordinates.
     int slot;
     int stride = 0;
     if constexpr (kClaimedTiles) {
-      using Order = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
-      const auto& order = args_.tile_order;
-      slot = static_cast<int>(Order::get_linear_idx_from_m_and_n(
-          static_cast<int>(get<0>(blk_coord_mnkl)), static_cast<int>(get<1>(blk_coord_mnkl)),
-          order.divmod_cluster_shape_major_, order.divmod_cluster_shape_minor_,
-          order.divmod_cluster_blk_major_, order.log_swizzle_size_, order.raster_order_));
+      slot = band_slot(args_.claimed_order, static_cast<int>(get<0>(blk_coord_mnkl)),
+                       static_cast<int>(get<1>(blk_coord_mnkl)));
       // The next tile is not known yet: the group is loaded now (its latency is the price).
       prefetch_group(slot);
     } else {

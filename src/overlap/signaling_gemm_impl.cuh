@@ -111,8 +111,8 @@ class SignalingGemmImpl final : public SignalingGemm {
     // accepts); without a current context the driver refuses them and CUTLASS prints a descriptor
     // dump per call (seen in a test's child process): make sure the primary context exists.
     KILN_CUDA_CHECK(cudaFree(nullptr));
-    // Claimed tiles: the same grid and tile numbering (the claimed scheduler derives both from the
-    // static one), so the static kernel answers for both.
+    // Claimed tiles: the same grid as the static kernel's, and its slot count at swizzle 1 (the
+    // band order has no padding; arguments() asks for that), so the static kernel answers for both.
     using Kernel = typename Static::Kernel;
     typename Static::Gemm::Arguments args =
         arguments<Static>(shape, nullptr, nullptr, {}, schedule, device_sms);
@@ -221,6 +221,7 @@ class SignalingGemmImpl final : public SignalingGemm {
   static typename V::Kernel::Params widened(typename V::Kernel::Params params,
                                             const GemmShape& shape, const ScheduleOptions& schedule,
                                             int sm_count) {
+    if (schedule.claimed_tiles) return params;  // the band order has no swizzle to widen
     const SchedulerFrame frame = scheduler_frame(shape, kConfig);
     widen_scheduler_swizzle(params.scheduler, frame.problem, frame.tile, frame.cluster, schedule,
                             sm_count);
@@ -261,7 +262,13 @@ class SignalingGemmImpl final : public SignalingGemm {
     hw.sm_count =
         schedule.cta_cap > 0 && schedule.cta_cap < device_sms ? schedule.cta_cap : device_sms;
     typename Kernel::TileSchedulerArguments scheduler;
-    scheduler.max_swizzle_size = schedule.swizzle;
+    // Claimed tiles take the swizzle as their band width (band_order.hpp) and CUTLASS's parameters
+    // without swizzle, so that no padding tile becomes a work item.
+    scheduler.max_swizzle_size = schedule.claimed_tiles ? 1 : schedule.swizzle;
+    if constexpr (!std::is_same_v<V, Static>) {
+      scheduler.band = schedule.swizzle;
+      scheduler.serpentine = schedule.serpentine ? 1 : 0;
+    }
     scheduler.raster_order =
         schedule.raster_along_n ? RasterOptions::AlongN : RasterOptions::AlongM;
 
@@ -278,7 +285,7 @@ class SignalingGemmImpl final : public SignalingGemm {
         widened<V>(Kernel::to_underlying_arguments(args, nullptr), shape, schedule, hw.sm_count);
     const dim3 grid = Kernel::get_grid_shape(params);
     args.epilogue.grid_ctas = static_cast<int>(grid.x * grid.y * grid.z);
-    args.epilogue.tile_order = params.scheduler;
+    if constexpr (!std::is_same_v<V, Static>) args.epilogue.claimed_order = params.scheduler.order;
     return args;
   }
 

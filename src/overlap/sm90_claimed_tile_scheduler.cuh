@@ -11,10 +11,11 @@
 // last 2-3%. The idea is CUTLASS's sm100 CLC scheduler (a hardware query answered into every
 // CTA's shared memory), emulated with an atomic and distributed shared memory.
 //
-// Tile numbering: the work item w is a cluster id of the static scheduler's sequence (cluster
-// c's k-th tile is w = c + k C there), so a claimed w gives each CTA of the cluster exactly the
-// tile, and the linear index, the static scheduler would have given it: the slot layout and wave
-// groups of the overlap runtime are unchanged; only which cluster runs a tile, and when, differs.
+// Tile numbering: work items are cluster tiles in kiln's band order (band_order.hpp): CUTLASS's
+// static order for the same raster and swizzle, except that the last band of the swizzle is
+// narrower instead of padded, and odd bands may walk backwards (scheduler=serpentine). A CTA's slot
+// is the linear index the static scheduler would give it for the same item, so with swizzle 1 the
+// tiles and slots are the static order's; only which cluster runs a tile, and when, differs.
 //
 // Protocol (the pieces CUTLASS's ping-pong kernel already drives for a dynamic scheduler):
 //  - the kernel's scheduler warp in the cluster's first CTA (the leader), throttled by its
@@ -36,6 +37,8 @@
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include <cstdint>
+
+#include "overlap/band_order.hpp"
 
 namespace kiln::overlap::device {
 
@@ -155,8 +158,8 @@ class LeaderThrottlePipeline : public cutlass::PipelineAsync<kStages> {
   bool leader_;
 };
 
-// The scheduler: CUTLASS's static sm90 scheduler for the tile numbering, grid and parameters
-// (kiln's wider swizzle, launch geometry and slot count apply unchanged), plus the claim.
+// The scheduler: CUTLASS's static sm90 scheduler for the grid and parameters (built with swizzle
+// 1, so without swizzle padding), kiln's band order for the tiles, plus the claim.
 template <class ClusterShape, int kStages = 4>
 class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
   using Static = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
@@ -190,11 +193,16 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   };
 
   // The claim counter: a zeroed unsigned in global memory, one per GEMM object (see the header).
+  // band and serpentine: the band order's (band_order.hpp); max_swizzle_size must be 1 (the band
+  // replaces CUTLASS's swizzle, whose padding tiles would otherwise be counted as work items).
   struct Arguments : Static::Arguments {
     unsigned* claim_counter = nullptr;
+    int band = 1;
+    int serpentine = 0;
   };
   struct Params : Static::Params {
     unsigned* claim_counter = nullptr;
+    kiln::overlap::BandOrder order{};
   };
 
   template <class ProblemShapeMNKL, class TileShape, class Cluster>
@@ -209,19 +217,48 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
         problem_shape_mnkl, tile_shape, cluster_shape, hw_info, arguments, workspace,
         epilogue_subtile, ktile_start_alignment_count);
     params.claim_counter = arguments.claim_counter;
+    params.order = band_order(params, arguments.band, arguments.serpentine);
     return params;
   }
   static bool can_implement(Arguments const& args) {
-    return Static::can_implement(args) && args.claim_counter != nullptr;
+    return Static::can_implement(args) && args.claim_counter != nullptr &&
+           args.max_swizzle_size == 1 && args.band >= 1;
+  }
+  // The band order over the static parameters' tile grid (whole clusters, swizzle 1).
+  static kiln::overlap::BandOrder band_order(Static::Params const& params, int band,
+                                             int serpentine) {
+    kiln::overlap::BandOrder order;
+    order.cluster_m = static_cast<int>(params.cluster_shape_m_);
+    order.cluster_n = static_cast<int>(params.cluster_shape_n_);
+    order.tiles_m = static_cast<int>(params.problem_tiles_m_) * order.cluster_m;
+    order.tiles_n = static_cast<int>(params.problem_tiles_n_) * order.cluster_n;
+    order.raster_along_n = params.raster_order_ == RasterOrder::AlongN ? 1 : 0;
+    order.band = band;
+    order.serpentine = serpentine;
+    return order;
   }
 
   CUTLASS_DEVICE explicit ClaimedTileScheduler(Params const& params)
-      : Static(params), claim_counter_(params.claim_counter) {
+      : Static(params), claim_counter_(params.claim_counter), order_(params.order) {
 #if defined(__CUDA_ARCH__)
     grid_clusters_ = gridDim.x * gridDim.y * gridDim.z / kClusterSize;
 #endif
-    work_items_ = static_cast<std::uint32_t>(params.blocks_per_problem_ / kClusterSize);
+    work_items_ = static_cast<std::uint32_t>(order_.items());
     raster_along_n_ = params.raster_order_ == RasterOrder::AlongN;
+  }
+
+  // A cluster's first tile: work item = its static cluster id (the static scheduler's first
+  // linear index of the CTA, divided by the cluster size), in the band order.
+  template <class ClusterShapeT>
+  CUTLASS_DEVICE WorkTileInfo initial_work_tile_info(ClusterShapeT) const {
+#if defined(__CUDA_ARCH__)
+    const std::uint64_t first =
+        raster_along_n_ ? std::uint64_t(blockIdx.x) + std::uint64_t(blockIdx.y) * gridDim.x
+                        : std::uint64_t(blockIdx.x) * gridDim.y + std::uint64_t(blockIdx.y);
+    return work_for_item(static_cast<std::uint32_t>(first / kClusterSize));
+#else
+    return WorkTileInfo::invalid_work_tile();
+#endif
   }
 
   CUTLASS_DEVICE void set_data_ptr(CLCResponse* data) {
@@ -259,8 +296,7 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
                  : "r"(cute::cast_smem_ptr_to_uint(&storage_->data()[state.index()]))
                  : "memory");
     pipeline.consumer_release(state);
-    WorkTileInfo work = WorkTileInfo::invalid_work_tile();
-    if (valid != 0) work = get_current_work_for_linear_idx(linear_index(item));
+    const WorkTileInfo work = valid != 0 ? work_for_item(item) : WorkTileInfo::invalid_work_tile();
     return cute::make_tuple(work, true);
   }
 
@@ -271,16 +307,16 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   }
 
  private:
-  // The static scheduler's linear index of this CTA's tile in work item (cluster id) `item`: its
-  // grid is (clusters x cluster M, cluster N) along M and (cluster M, clusters x cluster N) along
-  // N, and a CTA's index is blockIdx.x * gridDim.y + blockIdx.y, resp. blockIdx.x + blockIdx.y *
-  // gridDim.x (StaticPersistentTileScheduler's constructor).
-  CUTLASS_DEVICE std::uint64_t linear_index(std::uint32_t item) const {
+  // This CTA's tile of work item `item` in the band order (its slot: item * cluster size plus the
+  // CTA's rank in CUTLASS's numbering, band_order.hpp).
+  CUTLASS_DEVICE WorkTileInfo work_for_item(std::uint32_t item) const {
+    if (item >= work_items_) return WorkTileInfo::invalid_work_tile();
     const dim3 in_cluster = cute::block_id_in_cluster();
-    if (raster_along_n_) {
-      return in_cluster.x + (std::uint64_t(item) * kClusterN + in_cluster.y) * kClusterM;
-    }
-    return (std::uint64_t(item) * kClusterM + in_cluster.x) * kClusterN + in_cluster.y;
+    const int rank = raster_along_n_ ? static_cast<int>(in_cluster.x + in_cluster.y * kClusterM)
+                                     : static_cast<int>(in_cluster.x * kClusterN + in_cluster.y);
+    const kiln::overlap::BandTile tile =
+        kiln::overlap::band_tile(order_, static_cast<int>(item) * kClusterSize + rank);
+    return {tile.m, tile.n, 0, true};
   }
 
   // Lane r < cluster size writes the answer into CTA r's stage and completes its bytes there.
@@ -305,6 +341,7 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   }
 
   unsigned* claim_counter_ = nullptr;
+  kiln::overlap::BandOrder order_{};
   SharedStorage* storage_ = nullptr;
   std::uint32_t grid_clusters_ = 1;
   std::uint32_t work_items_ = 0;

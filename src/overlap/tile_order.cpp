@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "overlap/band_order.hpp"
+
 namespace kiln::overlap {
 namespace {
 
@@ -14,9 +16,22 @@ struct Padded {
   int blocks_m, blocks_n, log_swizzle;
 };
 
+BandOrder band_order(const SchedulerModel& model) {
+  BandOrder o;
+  o.tiles_m = round_up(model.tiles_m, model.cluster_m);
+  o.tiles_n = round_up(model.tiles_n, model.cluster_n);
+  o.cluster_m = model.cluster_m;
+  o.cluster_n = model.cluster_n;
+  o.raster_along_n = model.raster_along_n ? 1 : 0;
+  o.band = model.swizzle;
+  o.serpentine = model.serpentine ? 1 : 0;
+  return o;
+}
+
 Padded pad(const SchedulerModel& model) {
   const int m = round_up(model.tiles_m, model.cluster_m);
   const int n = round_up(model.tiles_n, model.cluster_n);
+  if (model.claimed) return {m, n, 0};
   const int s = scheduler_log_swizzle(m, n, model.swizzle);
   if (s > 3) {
     // kiln's wide swizzles pad only the mode the swizzle groups walk (wide_swizzle.hpp).
@@ -48,6 +63,10 @@ int scheduler_slots(const SchedulerModel& model) {
 }
 
 TileCoord scheduler_tile(const SchedulerModel& model, int slot) {
+  if (model.claimed) {
+    const BandTile t = band_tile(band_order(model), slot);
+    return {t.m, t.n};
+  }
   const Padded p = pad(model);
   const bool along_n = model.raster_along_n;
   const int major_cluster = along_n ? model.cluster_n : model.cluster_m;

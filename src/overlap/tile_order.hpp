@@ -4,7 +4,8 @@
 // that compare the two, and for tuning without a GPU). It follows the scheduler's documented
 // behaviour: tiles padded to cluster x swizzle multiples, clusters walked along the raster's
 // major mode, swizzle groups of 2^s clusters along the minor mode. Swizzles of 16 and 32 are
-// kiln's own widening of that order (overlap/wide_swizzle.hpp).
+// kiln's own widening of that order (overlap/wide_swizzle.hpp). Claimed tiles follow the band
+// order of band_order.hpp instead (no swizzle padding).
 #pragma once
 
 namespace kiln::overlap {
@@ -14,6 +15,9 @@ struct SchedulerModel {
   int cluster_m = 2, cluster_n = 1;
   int swizzle = 1;  // requested max swizzle (1, 2, 4, 8, 16, 32)
   bool raster_along_n = true;
+  // Claimed tiles: the band order of band_order.hpp (swizzle = band width, no swizzle padding).
+  bool claimed = false;
+  bool serpentine = false;
 };
 
 struct TileCoord {

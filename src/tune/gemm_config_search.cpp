@@ -56,7 +56,8 @@ std::string candidate_name(const GemmCandidate& c) {
   std::string name = fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
                                  c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
   if (c.schedule.cta_cap > 0) name += fmt::format(" cap={}", c.schedule.cta_cap);
-  if (c.schedule.claimed_tiles) name += " scheduler=claimed";
+  if (c.schedule.claimed_tiles)
+    name += c.schedule.serpentine ? " scheduler=serpentine" : " scheduler=claimed";
   return name;
 }
 
@@ -378,7 +379,8 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
         c.candidate = from.candidate;
         c.candidate.schedule.claimed_tiles = true;
         c.gemm = from.gemm;
-        // The same geometry as its static twin: the shared slot buffer fits unless capped.
+        // The static twin's grid and at most its slots (the band order pads nothing): the shared
+        // slot buffer fits unless capped.
         c.targets = std::make_unique<StandaloneTargets>(
             *c.gemm, shape, c.candidate.schedule, sms, element,
             c.candidate.schedule.cta_cap == o.cta_cap ? slots.data() : nullptr);

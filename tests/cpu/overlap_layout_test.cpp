@@ -423,9 +423,17 @@ TEST(Plan, ClaimedTilesAreAPingPongSchedulerOption) {
   EXPECT_FALSE(parse_plan("scheduler=static", "--plan").schedule.claimed_tiles);
   EXPECT_FALSE(Plan{}.schedule.claimed_tiles);
   EXPECT_EQ(to_string(Plan{}).find("scheduler"), std::string::npos);  // the default is not named
+  EXPECT_FALSE(plan.schedule.serpentine);
   EXPECT_TRUE(
       parse_plan("tile=144x128 cluster=1x2 kernel=pingpong-swap scheduler=claimed", "--plan")
           .schedule.claimed_tiles);
+  // scheduler=serpentine: claimed tiles whose odd bands walk backwards (band_order.hpp).
+  const Plan serpentine =
+      parse_plan("tile=128x144 cluster=2x1 kernel=pingpong scheduler=serpentine", "--plan");
+  EXPECT_TRUE(serpentine.schedule.claimed_tiles);
+  EXPECT_TRUE(serpentine.schedule.serpentine);
+  EXPECT_EQ(parse_plan(to_string(serpentine), "--plan").schedule.serpentine, true);
+  EXPECT_NE(to_string(serpentine).find("scheduler=serpentine"), std::string::npos);
   try {
     parse_plan("tile=128x256 scheduler=claimed", "--plan");  // cooperative: not built
     ADD_FAILURE() << "a cooperative plan with claimed tiles was accepted";
@@ -436,7 +444,8 @@ TEST(Plan, ClaimedTilesAreAPingPongSchedulerOption) {
     parse_plan("tile=128x144 cluster=2x1 kernel=pingpong scheduler=dynamic", "--plan");
     ADD_FAILURE() << "scheduler=dynamic was accepted";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("static, claimed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("static, claimed, serpentine"), std::string::npos)
+        << e.what();
   }
 }
 
