@@ -53,16 +53,8 @@ struct BandTile {
   int m = 0, n = 0;  // CTA tile indices in the scheduler's problem
 };
 
-// The CTA tile of slot `slot` (0 <= slot < order.slots()).
-KILN_BAND_FN BandTile band_tile(const BandOrder& o, int slot) {
-  const int size = o.cluster_size();
-  const int item = slot / size;
-  const int rank = slot % size;
-  // The CTA's coordinates inside its cluster, as CUTLASS numbers the CTAs of one cluster id:
-  // along M, (item * cluster_m + x) * cluster_n + y; along N, x + (item * cluster_n + y) *
-  // cluster_m.
-  const int x = o.raster_along_n ? rank % o.cluster_m : rank / o.cluster_n;
-  const int y = o.raster_along_n ? rank / o.cluster_m : rank % o.cluster_n;
+// The cluster tile of work item `item` (0 <= item < order.items()): cluster indices along M, N.
+KILN_BAND_FN BandTile band_cluster_tile(const BandOrder& o, int item) {
   const int major_count = o.clusters_major();
   const int minor_count = o.clusters_minor();
   const int width = o.band_width();
@@ -81,9 +73,20 @@ KILN_BAND_FN BandTile band_tile(const BandOrder& o, int slot) {
   int major = within / band_cols;
   const int minor = band * width + within % band_cols;
   if (o.serpentine && (band & 1)) major = major_count - 1 - major;
-  const int cluster_mi = o.raster_along_n ? minor : major;
-  const int cluster_ni = o.raster_along_n ? major : minor;
-  return {cluster_mi * o.cluster_m + x, cluster_ni * o.cluster_n + y};
+  return o.raster_along_n ? BandTile{minor, major} : BandTile{major, minor};
+}
+
+// The CTA tile of slot `slot` (0 <= slot < order.slots()).
+KILN_BAND_FN BandTile band_tile(const BandOrder& o, int slot) {
+  const int size = o.cluster_size();
+  const int rank = slot % size;
+  // The CTA's coordinates inside its cluster, as CUTLASS numbers the CTAs of one cluster id:
+  // along M, (item * cluster_m + x) * cluster_n + y; along N, x + (item * cluster_n + y) *
+  // cluster_m.
+  const int x = o.raster_along_n ? rank % o.cluster_m : rank / o.cluster_n;
+  const int y = o.raster_along_n ? rank / o.cluster_m : rank % o.cluster_n;
+  const BandTile c = band_cluster_tile(o, slot / size);
+  return {c.m * o.cluster_m + x, c.n * o.cluster_n + y};
 }
 
 // The slot of CTA tile (m, n): the inverse of band_tile.

@@ -170,7 +170,8 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   static constexpr int kClusterN = cute::size<1>(ClusterShape{});
   static constexpr int kClusterSize = kClusterM * kClusterN;
 
-  // The answer: the claimed work item (a static cluster id) and whether it is in range.
+  // The answer: the claimed work item's cluster tile (indices along M and N) and whether it is
+  // in range.
   struct CLCResponse {
     std::uint32_t data[4] = {0, 0, 0, 0};
   };
@@ -278,8 +279,16 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
         if (claim + 1 == work_items_) atomicExch(claim_counter_, 0u);
       }
       claim = __shfl_sync(0xffffffffu, claim, 0);
+      // The answer is the item's cluster tile, computed here, a tile ahead of its readers: the
+      // band order's divisions would otherwise delay the producer's next loads.
       const std::uint32_t item = grid_clusters_ + claim;
-      send(state, item, item < work_items_ ? 1u : 0u);
+      if (item < work_items_) {
+        const kiln::overlap::BandTile c =
+            kiln::overlap::band_cluster_tile(order_, static_cast<int>(item));
+        send(state, static_cast<std::uint32_t>(c.m), static_cast<std::uint32_t>(c.n), 1u);
+      } else {
+        send(state, 0u, 0u, 0u);
+      }
     }
     ++state;
     return state;
@@ -290,20 +299,21 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   CUTLASS_DEVICE auto fetch_next_work(WorkTileInfo, AnswerPipeline& pipeline, AnswerState state) {
     pipeline.consumer_wait(state);
     // Read after the wait and before the release (volatile, with the barrier's own asm).
-    std::uint32_t item, valid;
-    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
-                 : "=r"(item), "=r"(valid)
+    std::uint32_t cluster_m, cluster_n, valid, unused;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(cluster_m), "=r"(cluster_n), "=r"(valid), "=r"(unused)
                  : "r"(cute::cast_smem_ptr_to_uint(&storage_->data()[state.index()]))
                  : "memory");
     pipeline.consumer_release(state);
-    const WorkTileInfo work = valid != 0 ? work_for_item(item) : WorkTileInfo::invalid_work_tile();
+    const WorkTileInfo work =
+        valid != 0 ? cta_tile(cluster_m, cluster_n) : WorkTileInfo::invalid_work_tile();
     return cute::make_tuple(work, true);
   }
 
   // The end of the kernel: the leader sends "no more work" once more (see the kernel).
   CUTLASS_DEVICE void store_invalid_response(typename Pipeline::PipelineState state) {
     // Only the leader's producer_acquire announced the bytes on every CTA's full barrier.
-    if (cute::block_rank_in_cluster() == 0) send(state, 0u, 0u);
+    if (cute::block_rank_in_cluster() == 0) send(state, 0u, 0u, 0u);
   }
 
  private:
@@ -311,17 +321,20 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
   // CTA's rank in CUTLASS's numbering, band_order.hpp).
   CUTLASS_DEVICE WorkTileInfo work_for_item(std::uint32_t item) const {
     if (item >= work_items_) return WorkTileInfo::invalid_work_tile();
+    const kiln::overlap::BandTile c =
+        kiln::overlap::band_cluster_tile(order_, static_cast<int>(item));
+    return cta_tile(static_cast<std::uint32_t>(c.m), static_cast<std::uint32_t>(c.n));
+  }
+  // This CTA's tile of a cluster tile (cluster indices along M and N).
+  CUTLASS_DEVICE WorkTileInfo cta_tile(std::uint32_t cluster_m, std::uint32_t cluster_n) const {
     const dim3 in_cluster = cute::block_id_in_cluster();
-    const int rank = raster_along_n_ ? static_cast<int>(in_cluster.x + in_cluster.y * kClusterM)
-                                     : static_cast<int>(in_cluster.x * kClusterN + in_cluster.y);
-    const kiln::overlap::BandTile tile =
-        kiln::overlap::band_tile(order_, static_cast<int>(item) * kClusterSize + rank);
-    return {tile.m, tile.n, 0, true};
+    return {static_cast<int>(cluster_m * kClusterM + in_cluster.x),
+            static_cast<int>(cluster_n * kClusterN + in_cluster.y), 0, true};
   }
 
   // Lane r < cluster size writes the answer into CTA r's stage and completes its bytes there.
-  CUTLASS_DEVICE void send(typename Pipeline::PipelineState state, std::uint32_t item,
-                           std::uint32_t valid) const {
+  CUTLASS_DEVICE void send(typename Pipeline::PipelineState state, std::uint32_t cluster_m,
+                           std::uint32_t cluster_n, std::uint32_t valid) const {
     const std::uint32_t lane = cutlass::canonical_lane_idx();
     if (lane >= kClusterSize) return;
     const std::uint32_t data = cute::cast_smem_ptr_to_uint(&storage_->data()[state.index()]);
@@ -333,10 +346,10 @@ class ClaimedTileScheduler : public cutlass::gemm::kernel::detail::PersistentTil
         "mapa.shared::cluster.u32 remote_data, %0, %2;\n\t"
         "mapa.shared::cluster.u32 remote_bar, %1, %2;\n\t"
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [remote_data], "
-        "{%3, %4, %5, %5}, [remote_bar];\n\t"
+        "{%3, %4, %5, %6}, [remote_bar];\n\t"
         "}"
         :
-        : "r"(data), "r"(full), "r"(lane), "r"(item), "r"(valid), "r"(0u)
+        : "r"(data), "r"(full), "r"(lane), "r"(cluster_m), "r"(cluster_n), "r"(valid), "r"(0u)
         : "memory");
   }
 
