@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "comm/communicator.hpp"
 #include "comm/sm_probe.hpp"
@@ -36,18 +37,21 @@ int check_geometry(const comm::RankInfo&) {
       for (const int cap : {0, 128, 124, 120, 8, 2, 131, 7}) {
         if (cap % config.cluster.size() != 0) continue;
         for (const int swizzle : {1, 2, 4, 8, 16, 32}) {
-          for (const bool along_n : {true, false}) {
-            const overlap::ScheduleOptions s{cap, along_n, swizzle};
+          for (const auto& [along_n, claimed] :
+               {std::pair{true, false}, {false, false}, {true, true}, {false, true}}) {
+            // Claimed tiles (ping-pong only): no swizzle padding in either (band_order.hpp).
+            if (claimed && !overlap::is_pingpong(config.kernel)) continue;
+            const overlap::ScheduleOptions s{cap, along_n, swizzle, claimed};
             const overlap::LaunchGeometry k = kernel->geometry(shape, s, sms);
             const overlap::LaunchGeometry h = overlap::host_launch_geometry(shape, config, s, sms);
             if (k.grid_ctas != h.grid_ctas || k.slots != h.slots || k.tiles_m != h.tiles_m ||
                 k.tiles_n != h.tiles_n) {
               std::fprintf(stderr,
-                           "geometry %dx%dx%d %s cap %d swizzle %d raster %s: kernel "
+                           "geometry %dx%dx%d %s cap %d swizzle %d raster %s%s: kernel "
                            "grid %d slots %d, host grid %d slots %d\n",
                            shape.m, shape.n, shape.k, overlap::gemm_config_name(config).c_str(),
-                           cap, swizzle, along_n ? "n" : "m", k.grid_ctas, k.slots, h.grid_ctas,
-                           h.slots);
+                           cap, swizzle, along_n ? "n" : "m", claimed ? " claimed" : "",
+                           k.grid_ctas, k.slots, h.grid_ctas, h.slots);
               ++failures;
             }
           }
