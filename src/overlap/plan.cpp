@@ -33,6 +33,11 @@ std::string transport_name(const Plan& plan) {
   return !plan.copy_engine ? "nccl" : plan.two_phase ? "ce2" : "ce";
 }
 
+std::string scheduler_words(const ScheduleOptions& schedule) {
+  if (!schedule.claimed_tiles) return "";
+  return schedule.serpentine ? " scheduler=serpentine" : " scheduler=claimed";
+}
+
 std::string to_string(const Plan& plan) {
   const GemmConfig& g = plan.gemm;
   std::string kernel;
@@ -43,11 +48,8 @@ std::string to_string(const Plan& plan) {
   return fmt::format("tile={}{} cap={} raster={} swizzle={}{} signal={} comm={} groups={}",
                      tile_name(g.tile), kernel, plan.schedule.cta_cap,
                      plan.schedule.raster_along_n ? "n" : "m", plan.schedule.swizzle,
-                     !plan.schedule.claimed_tiles ? ""
-                     : plan.schedule.serpentine   ? " scheduler=serpentine"
-                                                  : " scheduler=claimed",
-                     plan.deferred_signal ? "deferred" : "eager", transport_name(plan),
-                     partition_string(plan.partition));
+                     scheduler_words(plan.schedule), plan.deferred_signal ? "deferred" : "eager",
+                     transport_name(plan), partition_string(plan.partition));
 }
 
 std::vector<int> parse_partition(const std::string& text, const std::string& argument) {

@@ -38,6 +38,8 @@ struct Plan {
 std::string to_string(const Plan& plan);
 // The plan's comm= value: nccl, ce or ce2.
 std::string transport_name(const Plan& plan);
+// " scheduler=claimed" or " scheduler=serpentine" for claimed tiles; empty for the default static.
+std::string scheduler_words(const ScheduleOptions& schedule);
 // Throws kiln::UsageError naming `argument`, the bad field and what is accepted.
 Plan parse_plan(const std::string& text, const std::string& argument);
 // "1,2,2,3" -> {1,2,2,3}; every entry >= 1.

@@ -56,8 +56,7 @@ std::string candidate_name(const GemmCandidate& c) {
   std::string name = fmt::format("{} raster={} swizzle={}", overlap::gemm_config_name(c.config),
                                  c.schedule.raster_along_n ? "n" : "m", c.schedule.swizzle);
   if (c.schedule.cta_cap > 0) name += fmt::format(" cap={}", c.schedule.cta_cap);
-  if (c.schedule.claimed_tiles)
-    name += c.schedule.serpentine ? " scheduler=serpentine" : " scheduler=claimed";
+  name += overlap::scheduler_words(c.schedule);
   return name;
 }
 

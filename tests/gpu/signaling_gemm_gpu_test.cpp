@@ -57,13 +57,11 @@ std::string check_config(const overlap::GemmConfig& config, core::DType dtype,
   auto gemm = overlap::make_signaling_gemm(dtype, layout, config);
   if (!(gemm->config() == config)) return "make_signaling_gemm returned another configuration";
   tune::StandaloneTargets t(*gemm, shape, schedule, sms, 2);
-  const std::string label = fmt::format(
-      "{} {} {} {} cap={} raster={} swizzle={}{}", overlap::gemm_config_name(config),
-      core::dtype_name(dtype), overlap::weight_layout_name(layout), overlap::shape_name(shape),
-      schedule.cta_cap, schedule.raster_along_n ? "n" : "m", schedule.swizzle,
-      !schedule.claimed_tiles ? ""
-      : schedule.serpentine   ? " scheduler=serpentine"
-                              : " scheduler=claimed");
+  const std::string label =
+      fmt::format("{} {} {} {} cap={} raster={} swizzle={}{}", overlap::gemm_config_name(config),
+                  core::dtype_name(dtype), overlap::weight_layout_name(layout),
+                  overlap::shape_name(shape), schedule.cta_cap, schedule.raster_along_n ? "n" : "m",
+                  schedule.swizzle, overlap::scheduler_words(schedule));
   std::string failures;
   const std::vector<float> want = download_floats(ref.data(), c_count, dtype);
   const overlap::WaveGroups groups = overlap::make_wave_groups({}, t.launch);
