@@ -38,7 +38,6 @@
 #include <cute/arch/copy_sm90_tma.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/epilogue/collective/detail.hpp>
-#include <cutlass/gemm/kernel/sm90_tile_scheduler.hpp>
 #include <type_traits>
 
 #include "core/dtype.hpp"
