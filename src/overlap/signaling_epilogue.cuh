@@ -128,26 +128,28 @@ class SignalingEpilogue {
                 "ping-pong-swap: C's columns in whole 64-column atoms, its rows in 16-row bands");
   static constexpr int kGroupCols = kTileN / kGroupsN;  // columns one warp group holds
   // Swapped: 16x16 boxes, a warp's 16 columns of an atom by a 16-row band. A warp group width
-  // that 64 does not divide (144, 160, 176) is stored as one unswizzled box of the whole width per
-  // 16-row band: one wait, fence and TMA store per band where 32- and 16-column boxes took 5-11
+  // that 64 does not divide (144, 160, 176) is stored as one box of the whole width per 16-row
+  // band: one wait, fence and TMA store per band where 32- and 16-column boxes took 5-11
   // (1.7-2.2% faster on ping-pong 128x144 at K = 1024 and 128x160 at 16384²x2048, one H200;
-  // docs/results/2026-12-02b-epilogue/).
+  // docs/results/2026-12-02b-epilogue/), a 3-D box of swizzled 32- or 16-column pieces
+  // (store_piece_cols), so that staging it is free of bank conflicts.
   static constexpr int kBoxCols = epilogue_box_cols(kGroupCols, kSwapAB);
-  // The staging layout follows the descriptor's swizzle (store_box_swizzle_bytes): a whole-band
-  // box of 144, 160 or 176 columns is unswizzled.
+  // The staging layout follows the descriptor's swizzle (store_staging_byte).
   static constexpr int kSwizzleBytes = store_box_swizzle_bytes(kBoxCols);
-  static constexpr bool kWholeBandBox = kSwizzleBytes == 0;
+  static constexpr int kPieceCols = store_piece_cols(kBoxCols);
+  static constexpr int kPieces = kBoxCols / kPieceCols;  // > 1: a 3-D TMA store
   static_assert(kBoxCols > 0 && kBoxCols % 16 == 0 && kGroupCols % kBoxCols == 0,
                 "whole 16-column store boxes");
   static constexpr int kChunks = kGroupCols / kBoxCols;  // boxes per warp and 16-row band
   static constexpr int kBoxBytes = kStoreBoxRows * kBoxCols * 2;
   static constexpr int kRowBytes = kBoxCols * 2;  // one staged row: 128, 64, 32 or the band's
-  static_assert(kSwizzleBytes == 0 || kSwizzleBytes == kRowBytes,
-                "a swizzled box's row is its span");
+  static_assert(kSwizzleBytes == 2 * kPieceCols && kPieceCols > 0, "a swizzled piece per box");
+  // Every buffer starts on a whole swizzle pattern (8 rows of a piece), as TMA's swizzle needs.
+  static_assert(kBoxBytes % (8 * kSwizzleBytes) == 0, "buffers aligned to the swizzle's repeat");
   // Staging buffers per warp, each a box in flight: four of the quarter-size 32-byte-row boxes
   // (2 KiB, half what two full boxes hold), so that the warp waits for the TMA engine less often;
   // one whole-band box (4.5-5.5 KiB), since a second would cost the main loop a stage.
-  static constexpr int kBuffersPerWarp = kWholeBandBox ? 1 : kRowBytes == 32 ? 4 : 2;
+  static constexpr int kBuffersPerWarp = kPieces > 1 ? 1 : kRowBytes == 32 ? 4 : 2;
 
   // The staging buffers; 1024-byte alignment makes the TMA's 128-byte swizzle a function of the
   // row within the box (checked on the device).
@@ -385,18 +387,7 @@ class SignalingEpilogue {
         }
         const int row = lane % 8 + 8 * ((lane / 8) % 2);  // 0..15
         const int col = 16 * group16 + 8 * (lane / 16);   // the 8-column row's first column
-        // The TMA swizzle: the 16-byte chunk index XOR address bits 7.. (128-byte rows: the
-        // row within 8 rows; 64-byte rows: bits 1-2 of the row; 32-byte rows: bit 2).
-        std::uint32_t byte;
-        if constexpr (kWholeBandBox) {
-          byte = row * kRowBytes + col * 2;  // no swizzle
-        } else if constexpr (kRowBytes == 128) {
-          byte = row * 128 + ((col * 2) ^ ((row & 7) << 4));
-        } else if constexpr (kRowBytes == 64) {
-          byte = (row * 64 + col * 2) ^ (((row >> 1) & 3) << 4);
-        } else {
-          byte = (row * 32 + col * 2) ^ (((row >> 2) & 1) << 4);
-        }
+        const std::uint32_t byte = store_staging_byte(row, col, kBoxCols);
         asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                      :
                      : "r"(buffer + byte), "r"(fragment[0]), "r"(fragment[1]), "r"(fragment[2]),
@@ -406,11 +397,21 @@ class SignalingEpilogue {
       cute::tma_store_fence();  // the generic-proxy writes, before the TMA engine reads them
       __syncwarp();
       if (lane == 0) {
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
-                     :
-                     : "l"(store_map_), "r"(buffer), "r"(band_col + chunk * kBoxCols),
-                       "r"(matrix_row)
-                     : "memory");
+        if constexpr (kPieces > 1) {
+          // The 3-D view (piece column, piece, row): the band's first piece.
+          asm volatile(
+              "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+              :
+              : "l"(store_map_), "r"(buffer), "r"(0), "r"((band_col + chunk * kBoxCols) / kPieceCols),
+                "r"(matrix_row)
+              : "memory");
+        } else {
+          asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                       :
+                       : "l"(store_map_), "r"(buffer), "r"(band_col + chunk * kBoxCols),
+                         "r"(matrix_row)
+                       : "memory");
+        }
         cute::tma_store_arrive();
       }
     }
@@ -453,11 +454,9 @@ class SignalingEpilogue {
     static_assert(kBoxCols == 16 && kRowBytes == 32);
     cutlass::NumericArrayConverter<ElementD, float, 2> convert;
     // This lane's row address: fragment j = lane / 8 is the box's rows 8 (j / 2) .. + 7 and
-    // columns 8 (j % 2) .. + 7; the lane gives its row lane % 8. 32-byte swizzle: the 16-byte
-    // chunk's bit 4 XOR the row's bit 2 (as store_band's kRowBytes == 32 case).
+    // columns 8 (j % 2) .. + 7; the lane gives its row lane % 8 (32-byte swizzle).
     const int box_row = 8 * (lane / 16) + lane % 8;
-    const std::uint32_t lane_byte = static_cast<std::uint32_t>(
-        (box_row * 32 + ((lane / 8) % 2) * 16) ^ (((box_row >> 2) & 1) << 4));
+    const std::uint32_t lane_byte = store_staging_byte(box_row, 8 * ((lane / 8) % 2), kBoxCols);
     // Warp-uniform values broadcast from lane 0 (see store_band).
     staging = __shfl_sync(0xffffffffu, staging, 0);
     const int warp_col = __shfl_sync(0xffffffffu, (warp % 4) * 16, 0);

@@ -32,11 +32,11 @@ CUtensorMapSwizzle swizzle_mode(int swizzle_bytes) {
 
 CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeometry& geometry,
                                 int box_cols) {
-  if (box_cols <= 0 || box_cols % 8 != 0 || box_cols > 256) {
+  if (box_cols <= 0 || box_cols % kNarrowestStoreBoxCols != 0 || box_cols > 256) {
     throw UsageError("store box width " + std::to_string(box_cols) + ": accepted " +
                      std::to_string(kStoreBoxCols) + ", " + std::to_string(kNarrowStoreBoxCols) +
                      ", " + std::to_string(kNarrowestStoreBoxCols) +
-                     " (swizzled) or another multiple of 8 up to 256 (unswizzled)");
+                     " or another multiple of 16 up to 256 (stored in swizzled pieces of those)");
   }
   if (dtype != core::DType::kBf16 && dtype != core::DType::kFp16) {
     throw UsageError("the signaling epilogue stores bf16 or fp16, not " + core::dtype_name(dtype));
@@ -58,17 +58,28 @@ CUtensorMap make_slot_store_map(void* slots, core::DType dtype, const SlotGeomet
   }
   static const auto encode =
       reinterpret_cast<EncodeTiled>(core::driver_function("cuTensorMapEncodeTiled"));
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(geometry.tile_n),
-                              static_cast<cuuint64_t>(geometry.slots) * geometry.tile_m};
-  const cuuint64_t row_stride_bytes[1] = {static_cast<cuuint64_t>(geometry.tile_n) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), kStoreBoxRows};
-  const cuuint32_t element_strides[2] = {1, 1};
+  // One piece: a 2-D box. Several: a 3-D view of the same matrix (piece columns, the row's
+  // pieces, rows), whose box is the band's pieces side by side (store_piece_cols).
+  const int piece = store_piece_cols(box_cols);
+  const bool pieced = piece < box_cols;
+  const cuuint64_t rows = static_cast<cuuint64_t>(geometry.slots) * geometry.tile_m;
+  const cuuint64_t row_bytes = static_cast<cuuint64_t>(geometry.tile_n) * 2;
+  const cuuint64_t dims_2d[2] = {static_cast<cuuint64_t>(geometry.tile_n), rows};
+  const cuuint64_t strides_2d[1] = {row_bytes};
+  const cuuint32_t box_2d[2] = {static_cast<cuuint32_t>(box_cols), kStoreBoxRows};
+  const cuuint64_t dims_3d[3] = {static_cast<cuuint64_t>(piece),
+                                 static_cast<cuuint64_t>(geometry.tile_n / piece), rows};
+  const cuuint64_t strides_3d[2] = {static_cast<cuuint64_t>(piece) * 2, row_bytes};
+  const cuuint32_t box_3d[3] = {static_cast<cuuint32_t>(piece),
+                                static_cast<cuuint32_t>(box_cols / piece), kStoreBoxRows};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map{};
   core::check_driver(
       encode(&map,
              dtype == core::DType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-             2, slots, dims, row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             pieced ? 3 : 2, slots, pieced ? dims_3d : dims_2d, pieced ? strides_3d : strides_2d,
+             pieced ? box_3d : box_2d, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
              swizzle_mode(store_box_swizzle_bytes(box_cols)), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled (signaling epilogue store)");

@@ -176,34 +176,79 @@ TEST(SlotStoreMap, BoxRowsAreConsecutiveRowsOfTheSlotMatrix) {
     }
 }
 
-// A store box is swizzled exactly when it is one of the three swizzled widths, by its own row
-// width; every other box is unswizzled. The descriptor and the epilogue's staging both take the
-// swizzle from here, so a whole-band box that happens to be 32 or 16 columns wide (a 32- or
-// 16-column warp group) is staged swizzled, as its descriptor stores it.
-TEST(SlotStoreMap, ABoxIsSwizzledByItsRowWidthOnlyAtTheThreeSwizzledWidths) {
+// Every store box is swizzled by its piece: the widest of 64, 32, 16 columns that divides it. The
+// descriptor and the epilogue's staging both take the swizzle from here.
+TEST(SlotStoreMap, ABoxIsSwizzledByTheWidestSwizzledPieceThatDividesIt) {
   EXPECT_EQ(store_box_swizzle_bytes(64), 128);
   EXPECT_EQ(store_box_swizzle_bytes(32), 64);
   EXPECT_EQ(store_box_swizzle_bytes(16), 32);
+  EXPECT_EQ(store_piece_cols(144), 16);
+  EXPECT_EQ(store_piece_cols(160), 32);
+  EXPECT_EQ(store_piece_cols(176), 16);
+  EXPECT_EQ(store_piece_cols(192), 64);
   for (int cols = 8; cols <= 256; cols += 8) {
-    const int swizzle = store_box_swizzle_bytes(cols);
-    if (cols == 16 || cols == 32 || cols == 64) {
-      EXPECT_EQ(swizzle, 2 * cols) << cols;
-    } else {
-      EXPECT_EQ(swizzle, 0) << cols;
+    const int piece = store_piece_cols(cols);
+    if (cols % 16 != 0) {
+      EXPECT_EQ(piece, 0) << cols;
+      continue;
     }
+    EXPECT_TRUE(piece == 16 || piece == 32 || piece == 64) << cols;
+    EXPECT_EQ(cols % piece, 0) << cols;
+    EXPECT_TRUE(piece == 64 || cols % (2 * piece) != 0) << cols << ": a wider piece divides it";
+    EXPECT_EQ(store_box_swizzle_bytes(cols), 2 * piece) << cols;
   }
+}
+
+// The staging address of element (row, col) of a box is where TMA reads it: the box laid out as
+// TMA lays out a (piece, pieces, 16 rows) box, innermost first, then TMA's swizzle of the address
+// (16-byte chunk bits [4, 4 + b) XOR address bits [7, 7 + b), b = log2(swizzle / 16)). Every
+// box's 16-byte rows of 8 columns land in distinct 16-byte chunks, and each stmatrix 8x8 matrix
+// (8 consecutive rows of an 8-column group) covers all 32 banks once: no bank conflicts.
+TEST(SlotStoreMap, StagingIsTmasSwizzledBoxLayoutAndFreeOfBankConflicts) {
   for (int group = 16; group <= 256; group += 16) {
     for (const bool swap : {false, true}) {
       const int box = epilogue_box_cols(group, swap);
       if (box == 0) continue;
+      const int piece = store_piece_cols(box);
       const int swizzle = store_box_swizzle_bytes(box);
-      EXPECT_TRUE(swizzle == 0 || swizzle == 2 * box) << group << (swap ? " swapped" : "");
+      int bits = 0;
+      while ((16 << bits) < swizzle) ++bits;
+      std::vector<int> chunk_owner(kStoreBoxRows * box / 8, -1);
+      for (int row = 0; row < kStoreBoxRows; ++row) {
+        for (int col = 0; col < box; col += 8) {
+          const int p = col / piece;
+          const std::uint32_t linear =
+              static_cast<std::uint32_t>(((row * (box / piece) + p) * piece + col % piece) * 2);
+          const std::uint32_t mask = (1u << bits) - 1;
+          const std::uint32_t tma = linear ^ (((linear >> 7) & mask) << 4);
+          const std::uint32_t byte = store_staging_byte(row, col, box);
+          ASSERT_EQ(byte, tma) << "box " << box << " row " << row << " col " << col;
+          ASSERT_EQ(byte % 16, 0u);
+          ASSERT_LT(byte, static_cast<std::uint32_t>(kStoreBoxRows * box * 2));
+          int& owner = chunk_owner[byte / 16];
+          ASSERT_EQ(owner, -1) << "box " << box << ": two rows in one chunk";
+          owner = row * box + col;
+        }
+      }
+      for (int row0 = 0; row0 < kStoreBoxRows; row0 += 8) {
+        for (int col = 0; col < box; col += 8) {
+          std::vector<int> bank_uses(32, 0);
+          for (int r = row0; r < row0 + 8; ++r) {
+            const std::uint32_t byte = store_staging_byte(r, col, box);
+            for (int word = 0; word < 4; ++word) ++bank_uses[(byte / 4 + word) % 32];
+          }
+          for (int bank = 0; bank < 32; ++bank) {
+            EXPECT_EQ(bank_uses[bank], 1)
+                << "box " << box << " rows " << row0 << "+8 col " << col << " bank " << bank;
+          }
+        }
+      }
     }
   }
 }
 
 // The epilogue's box per warp-group width: 64 columns where they divide it, else the whole width
-// unswizzled (one TMA store per 16-row band); swapped kernels 16x16.
+// (one TMA store per 16-row band, in swizzled pieces); swapped kernels 16x16.
 TEST(SlotStoreMap, EpilogueStoresABandInOneBoxWhere64ColumnsDoNotDivideIt) {
   EXPECT_EQ(epilogue_box_cols(256, false), 64);
   EXPECT_EQ(epilogue_box_cols(192, false), 64);
@@ -239,7 +284,7 @@ TEST(SlotStoreMap, AcceptsEachBoxWidthOnlyWhereItDividesTheTile) {
       EXPECT_NE(std::string(e.what()).find("tile width 176"), std::string::npos) << e.what();
     }
   }
-  for (int box : {12, 264, 0}) {  // not a multiple of 8, wider than a TMA box, none
+  for (int box : {12, 8, 24, 264, 0}) {  // not whole 16-column pieces, wider than a TMA box, none
     try {
       make_slot_store_map(nullptr, core::DType::kBf16, g, box);
       FAIL() << "a " << box << "-column box was accepted";
