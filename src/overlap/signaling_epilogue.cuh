@@ -402,8 +402,8 @@ class SignalingEpilogue {
           asm volatile(
               "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
               :
-              : "l"(store_map_), "r"(buffer), "r"(0), "r"((band_col + chunk * kBoxCols) / kPieceCols),
-                "r"(matrix_row)
+              : "l"(store_map_), "r"(buffer), "r"(0),
+                "r"((band_col + chunk * kBoxCols) / kPieceCols), "r"(matrix_row)
               : "memory");
         } else {
           asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"

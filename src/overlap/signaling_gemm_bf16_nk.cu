@@ -6,3 +6,11 @@ std::unique_ptr<SignalingGemm> make_bf16_nk(const GemmConfig& config) {
   return make_configured_gemm<cutlass::bfloat16_t, WeightLayout::kNK>(config);
 }
 }  // namespace kiln::overlap::device
+
+#ifdef KILN_MAINLOOP_TRACE
+// Diagnostic build only: the ping-pong main loops' clock records (sm90_mainloop_trace.cuh).
+extern "C" __attribute__((visibility("default"))) long long kiln_mainloop_trace_bf16_nk(
+    void* host, unsigned long long bytes) {
+  return kiln::overlap::device::fetch_mainloop_trace(host, bytes);
+}
+#endif

@@ -58,10 +58,10 @@ inline constexpr int kNarrowestStoreBoxCols = 16;
 // shared-store bank conflicts at 4096x8192x2048, docs/results/2026-12-03b-claim-ahead/).
 constexpr int store_piece_cols(int box_cols) {
   if (box_cols <= 0) return 0;
-  return box_cols % kStoreBoxCols == 0         ? kStoreBoxCols
-         : box_cols % kNarrowStoreBoxCols == 0 ? kNarrowStoreBoxCols
+  return box_cols % kStoreBoxCols == 0            ? kStoreBoxCols
+         : box_cols % kNarrowStoreBoxCols == 0    ? kNarrowStoreBoxCols
          : box_cols % kNarrowestStoreBoxCols == 0 ? kNarrowestStoreBoxCols
-                                                   : 0;
+                                                  : 0;
 }
 
 // The TMA swizzle of a store box, as the bytes of one swizzled row of its piece: 128, 64 or 32
@@ -70,7 +70,9 @@ constexpr int store_piece_cols(int box_cols) {
 // shared-memory box with it (store_staging_byte), so that the two cannot disagree about where a
 // column lands (a box staged unswizzled under a swizzled descriptor, or the reverse, stores a
 // permuted tile without any error).
-constexpr int store_box_swizzle_bytes(int box_cols) { return 2 * store_piece_cols(box_cols); }
+constexpr int store_box_swizzle_bytes(int box_cols) {
+  return 2 * store_piece_cols(box_cols);
+}
 
 // Where the epilogue stages element (row, col) of a `box_cols`-wide 16-bit box in its buffer
 // (aligned to 1024 bytes): the box's rows one after another (a 3-D box's pieces are side by side in
@@ -79,7 +81,8 @@ constexpr int store_box_swizzle_bytes(int box_cols) { return 2 * store_piece_col
 // 64-byte, one for 32-byte swizzle).
 KILN_LAYOUT_FN constexpr std::uint32_t store_staging_byte(int row, int col, int box_cols) {
   const std::uint32_t address = static_cast<std::uint32_t>(row * box_cols * 2 + col * 2);
-  const std::uint32_t chunk_mask = static_cast<std::uint32_t>(store_box_swizzle_bytes(box_cols) / 16 - 1);
+  const std::uint32_t chunk_mask =
+      static_cast<std::uint32_t>(store_box_swizzle_bytes(box_cols) / 16 - 1);
   return address ^ (((address >> 7) & chunk_mask) << 4);
 }
 

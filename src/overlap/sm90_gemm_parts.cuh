@@ -13,6 +13,9 @@
 
 #include "core/error.hpp"
 #include "overlap/gemm_shape.hpp"
+#ifdef KILN_MAINLOOP_TRACE
+#include "overlap/sm90_mainloop_trace.cuh"
+#endif
 
 namespace kiln::overlap::device {
 
@@ -120,15 +123,33 @@ constexpr bool uses_explicit_gmma(int tile_n, KernelSchedule kernel) {
          (kernel == KernelSchedule::kPingpong && (tile_n == 144 || tile_n == 160 || tile_n == 176));
 }
 
-// The main loop of a configuration: the builder's, or the explicit one (coop-n, wide ping-pong).
+// CUTLASS's main loop of a configuration: the builder's, or the explicit one (coop-n, wide
+// ping-pong).
 template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
           int kClusterN, KernelSchedule kKernel, int kCarveout>
-using Sm90Mainloop = typename std::conditional_t<
+using Sm90CutlassMainloop = typename std::conditional_t<
     uses_explicit_gmma(kTileN, kKernel),
     ExplicitGmmaMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                          kCarveout>,
     Sm90MainloopBuilder<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
                         kCarveout>>::CollectiveOp;
+
+#ifdef KILN_MAINLOOP_TRACE
+// Diagnostic build: ping-pong main loops with clock reads (sm90_mainloop_trace.cuh).
+template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
+          int kClusterN, KernelSchedule kKernel, int kCarveout>
+using Sm90Mainloop = std::conditional_t<
+    kKernel == KernelSchedule::kPingpong,
+    TracedMainloop<Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM,
+                                       kClusterN, kKernel, kCarveout>>,
+    Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM, kClusterN, kKernel,
+                        kCarveout>>;
+#else
+template <class Element, class LayoutA, class LayoutB, int kTileM, int kTileN, int kClusterM,
+          int kClusterN, KernelSchedule kKernel, int kCarveout>
+using Sm90Mainloop = Sm90CutlassMainloop<Element, LayoutA, LayoutB, kTileM, kTileN, kClusterM,
+                                         kClusterN, kKernel, kCarveout>;
+#endif
 
 // A configuration as types, for the `make` of dispatch_built_config.
 template <int kTileM_, int kTileN_, int kClusterM_, int kClusterN_, KernelSchedule kKernel_>
