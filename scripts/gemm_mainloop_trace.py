@@ -18,6 +18,7 @@ cycles per k-block (slow k-blocks: stages late, or GMMAs slowed by other traffic
 import argparse
 import ctypes
 import json
+import lzma
 import os
 import statistics
 import sys
@@ -150,7 +151,9 @@ def summary_line(tag, s):
 
 def analyse(args):
     for path in args.json:
-        with open(path) as f:
+        # the device scripts keep the records xz-compressed (docs/results/2026-12-03d-pieced-boxes/)
+        opener = lzma.open if path.endswith(".xz") else open
+        with opener(path, "rt") as f:
             d = json.load(f)
         print(f"# {d['shape']} {d['plan']} ({d['device']})")
         for i, launch in enumerate(d["launches"]):
@@ -168,7 +171,7 @@ def main():
     c.add_argument("--launches", type=int, default=3, help="launches recorded")
     c.add_argument("--json", required=True)
     a = sub.add_parser("analyse", help="summarise saved records")
-    a.add_argument("json", nargs="+")
+    a.add_argument("json", nargs="+", help="records written by collect (.json or .json.xz)")
     args = parser.parse_args()
     if args.command == "collect":
         parts = args.shape.split("x")
