@@ -3,7 +3,9 @@
 
 A build configured with -DCMAKE_CUDA_FLAGS=-DKILN_MAINLOOP_TRACE (src/overlap/sm90_mainloop_trace.cuh)
 records, per CTA, consumer warp group and tile, %clock64 at: mma entry, first stage ready, mma exit,
-every GMMA of the tile done; plus the cycles the k-loop waited for stages and for its GMMAs.
+every GMMA of the tile done; the cycles the k-loop waited for stages and for its GMMAs; the
+epilogue's entry, stores issued and exit; and, for each warp group's first 16 tiles, the moment
+each k-block's GMMAs were done.
 
   collect (on a GPU):  python3 scripts/gemm_mainloop_trace.py collect --lib build-trace/libkiln_gemm_capi.so \
                          --shape 4096x8192x2048 --plan "tile=128x144 ..." --json out.json
@@ -14,6 +16,9 @@ from its first issue (first stage ready, or the previous tile's last GMMA if lat
 what is left of the CTA's span is idle, split into: the gap between one tile's last GMMA and the
 next tile's first issue (hand-off), and the excess of each tile's GMMA span over the fastest tile's
 cycles per k-block (slow k-blocks: stages late, or GMMAs slowed by other traffic).
+The k-block analysis places each k-block's span against what the CTA's other warp group was doing
+then (its epilogue's staging and store issue, its wait for the stores and the signal, or nothing)
+and against the k-block's position in its tile.
 """
 import argparse
 import ctypes
@@ -23,7 +28,8 @@ import os
 import statistics
 import sys
 
-CTAS, GROUPS, TILES, FIELDS = 264, 2, 96, 8
+CTAS, GROUPS, TILES, FIELDS = 264, 2, 96, 16
+KTILES, KBLOCKS = 16, 128  # sm90_mainloop_trace.cuh
 
 
 def collect(args):
@@ -36,6 +42,9 @@ def collect(args):
         sys.exit(f"--lib {args.lib}: no kiln_mainloop_trace_bf16_nk (not a -DKILN_MAINLOOP_TRACE build)")
     fetch.restype = ctypes.c_longlong
     fetch.argtypes = [ctypes.c_void_p, ctypes.c_ulonglong]
+    probe = getattr(lib, "kiln_mainloop_trace_probe_bf16_nk", None)
+    if args.probe and probe is None:
+        sys.exit(f"--lib {args.lib}: no kiln_mainloop_trace_probe_bf16_nk (an older trace build)")
     m, n, k = (int(p) for p in args.shape.split("x"))
     a = torch.rand(m, k, device="cuda").sub_(0.5).to(torch.bfloat16)
     b = torch.rand(n, k, device="cuda").sub_(0.5).to(torch.bfloat16)
@@ -43,8 +52,10 @@ def collect(args):
     handle = ctypes.c_void_p()
     check(lib, lib.kiln_gemm_create(b"bf16", b"nk", m, n, k, args.plan.encode(), a.data_ptr(),
                                     b.data_ptr(), stream, ctypes.byref(handle)), "kiln_gemm_create")
-    buf = (ctypes.c_ulonglong * (CTAS * GROUPS * TILES * FIELDS))()
+    buf = (ctypes.c_ulonglong * (CTAS * GROUPS * (TILES * FIELDS + KTILES * KBLOCKS)))()
     launches = []
+    if probe is not None and probe(args.probe) != 0:
+        sys.exit(f"setting --probe {args.probe} failed")
     try:
         for _ in range(args.launches):
             # back-to-back launches, then the records of the last (each launch overwrites them)
@@ -54,21 +65,130 @@ def collect(args):
             got = fetch(ctypes.cast(buf, ctypes.c_void_p), ctypes.sizeof(buf))
             if got != ctypes.sizeof(buf):
                 sys.exit(f"fetching the trace failed ({got})")
-            launches.append(records(buf))
+            launches.append({"tiles": records(buf), "kblocks": kblock_records(buf)})
         describe = lib.kiln_gemm_describe(handle).decode()
     finally:
+        if probe is not None:
+            probe(0)
         lib.kiln_gemm_destroy(handle)
-    out = {"shape": args.shape, "plan": args.plan, "describe": describe,
+    out = {"shape": args.shape, "plan": args.plan, "probe": args.probe, "describe": describe,
            "device": torch.cuda.get_device_name(), "launches": launches}
     with open(args.json, "w") as f:
         json.dump(out, f)
-    print(f"# {args.shape}: {describe}")
+    print(f"# {args.shape}: {describe}" + (f" (probe {args.probe})" if args.probe else ""))
     for i, launch in enumerate(launches):
-        print(summary_line(f"launch {i}", analyse_launch(launch)))
+        print(summary_line(f"launch {i}", analyse_launch(tile_rows(launch))))
+        if isinstance(launch, dict):
+            print(kblock_report(launch))
+
+
+def tile_rows(launch):
+    """A launch's tile records (older files hold the list of rows alone)."""
+    return launch["tiles"] if isinstance(launch, dict) else launch
+
+
+def kblock_records(buf):
+    """Per (cta, group, tile): the k-blocks' done times recorded (zero entries dropped)."""
+    base0 = CTAS * GROUPS * TILES * FIELDS
+    out = []
+    for cta in range(CTAS):
+        for group in range(GROUPS):
+            for tile in range(KTILES):
+                base = base0 + ((cta * GROUPS + group) * KTILES + tile) * KBLOCKS
+                times = list(buf[base:base + KBLOCKS])
+                while times and times[-1] == 0:
+                    times.pop()
+                if times:
+                    out.append([cta, group, tile, times])
+    return out
+
+
+def overlap(a0, a1, b0, b1):
+    return max(0, min(a1, b1) - max(a0, b0))
+
+
+def kblock_report(launch):
+    """Each recorded k-block's span against the other warp group's epilogue phases and its position."""
+    rows = {(r[0], r[1], r[2]): r[3:] for r in launch["tiles"]}
+    windows = {}  # (cta, group) -> [(entry, stores issued, exit)]
+    for (cta, group, _), f in rows.items():
+        if f[8] and f[9] and f[10]:
+            windows.setdefault((cta, group), []).append((f[8], f[9], f[10]))
+    spans = []  # (cycles, staging overlap, signal-wait overlap, position, k-blocks)
+    for cta, group, tile, times in launch["kblocks"]:
+        f = rows.get((cta, group, tile))
+        if f is None or not f[3]:
+            continue
+        kb = f[7] & 0xffffffff
+        done = times[:kb - 1] + [f[3]]
+        if len(done) != kb:
+            continue  # a record past KBLOCKS or with a missing time
+        other = windows.get((cta, 1 - group), [])
+        for i in range(1, kb):
+            a0, a1 = done[i - 1], done[i]
+            stage = sum(overlap(a0, a1, e0, e1) for e0, e1, _ in other)
+            wait = sum(overlap(a0, a1, e1, e2) for _, e1, e2 in other)
+            spans.append((a1 - a0, stage, wait, i, kb))
+    if not spans:
+        return "  (no k-block records)"
+    cycles = sorted(s[0] for s in spans)
+    rate = cycles[len(cycles) // 20]
+    lines = [f"  k-blocks recorded: {len(spans)}; 5th percentile {rate} cycles, median "
+             f"{statistics.median(cycles)}"]
+
+    def row(tag, sel):
+        if not sel:
+            return f"  {tag:<44} none"
+        c = [s[0] for s in sel]
+        excess = sum(max(0, x - rate) for x in c)
+        return (f"  {tag:<44} n={len(sel):6d} median {statistics.median(c):6.0f} mean "
+                f"{statistics.mean(c):7.1f} excess over 5th pct {excess / len(sel):6.1f}/k-block")
+
+    none = [s for s in spans if s[1] == 0 and s[2] == 0]
+    staging_full = [s for s in spans if s[1] >= 0.9 * s[0]]
+    staging_part = [s for s in spans if 0 < s[1] < 0.9 * s[0]]
+    wait_only = [s for s in spans if s[1] == 0 and s[2] > 0]
+    lines += [row("other group outside its epilogue", none),
+              row("other group staging/issuing stores (>=90%)", staging_full),
+              row("other group staging, part of the span", staging_part),
+              row("other group waiting for stores/signal only", wait_only)]
+    tiles = max(1, len({(r[0], r[1], r[2]) for r in launch["kblocks"]}))
+    beside = sum(max(0, x[0] - rate) for x in spans if x[1] or x[2])
+    outside = sum(max(0, x[0] - rate) for x in none)
+    lines.append(f"  excess over the 5th percentile per tile (k-blocks 1..last): beside the other "
+                 f"group's epilogue {beside / tiles:.0f}, outside it {outside / tiles:.0f} cycles")
+    for pos in (1, 2, 3, 4, 5, 6, 8, 12, 16):
+        lines.append(row(f"position {pos} in its tile", [s for s in spans if s[3] == pos]))
+    lines.append(row("last k-block of its tile", [s for s in spans if s[3] == s[4] - 1]))
+    # least squares: cycles = base + a * staging overlap + b * wait overlap
+    n = len(spans)
+    xs1 = [s[1] for s in spans]
+    xs2 = [s[2] for s in spans]
+    ys = [s[0] for s in spans]
+    m1, m2, my = sum(xs1) / n, sum(xs2) / n, sum(ys) / n
+    s11 = sum((x - m1) ** 2 for x in xs1)
+    s22 = sum((x - m2) ** 2 for x in xs2)
+    s12 = sum((x - m1) * (y - m2) for x, y in zip(xs1, xs2))
+    s1y = sum((x - m1) * (y - my) for x, y in zip(xs1, ys))
+    s2y = sum((x - m2) * (y - my) for x, y in zip(xs2, ys))
+    det = s11 * s22 - s12 * s12
+    if det > 0:
+        a = (s1y * s22 - s2y * s12) / det
+        b = (s2y * s11 - s1y * s12) / det
+        lines.append(f"  fit: k-block cycles = {my - a * m1 - b * m2:.1f} + {a:.4f} x (cycles "
+                     f"beside the other's staging) + {b:.4f} x (beside its store/signal wait)")
+    phases = [(f[9] - f[8], f[10] - f[9], f[8] - f[3]) for f in rows.values()
+              if f[3] and f[8] and f[9] and f[10]]
+    if phases:
+        lines.append("  epilogue phases (median cycles): last GMMA done -> epilogue entry "
+                     f"{statistics.median(p[2] for p in phases):.0f}, staging + store issue "
+                     f"{statistics.median(p[0] for p in phases):.0f}, store/signal wait "
+                     f"{statistics.median(p[1] for p in phases):.0f}")
+    return "\n".join(lines)
 
 
 def records(buf):
-    """Non-empty records as [cta, group, tile, f0..f7]."""
+    """Non-empty records as [cta, group, tile, f0..f15]."""
     rows = []
     for cta in range(CTAS):
         for group in range(GROUPS):
@@ -107,7 +227,7 @@ def analyse_launch(rows):
         end = max(r[3 + 3] for r in rs)
         busy = 0
         for r in rs:
-            entry, first, exit_, done, waited, nr, gw, meta = r[3:11]
+            entry, first, exit_, done, waited, nr, gw, meta = r[3:11]  # fields 8-15: epilogue
             kb = meta & 0xffffffff
             issue = first if prev_done is None else max(first, prev_done)
             if prev_done is not None:
@@ -155,9 +275,12 @@ def analyse(args):
         opener = lzma.open if path.endswith(".xz") else open
         with opener(path, "rt") as f:
             d = json.load(f)
-        print(f"# {d['shape']} {d['plan']} ({d['device']})")
+        probe = f" probe {d['probe']}" if d.get("probe") else ""
+        print(f"# {d['shape']} {d['plan']}{probe} ({d['device']})")
         for i, launch in enumerate(d["launches"]):
-            print(summary_line(f"launch {i}", analyse_launch(launch)))
+            print(summary_line(f"launch {i}", analyse_launch(tile_rows(launch))))
+            if isinstance(launch, dict):
+                print(kblock_report(launch))
 
 
 def main():
@@ -169,6 +292,8 @@ def main():
     c.add_argument("--plan", required=True)
     c.add_argument("--warmup", type=int, default=20, help="back-to-back launches per record")
     c.add_argument("--launches", type=int, default=3, help="launches recorded")
+    c.add_argument("--probe", type=int, default=0,
+                   help="probe switches (1: the epilogue skips its staging and stores; wrong outputs)")
     c.add_argument("--json", required=True)
     a = sub.add_parser("analyse", help="summarise saved records")
     a.add_argument("json", nargs="+", help="records written by collect (.json or .json.xz)")

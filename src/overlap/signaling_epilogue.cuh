@@ -44,6 +44,9 @@
 #include "overlap/band_order.hpp"
 #include "overlap/slot_layout.hpp"
 #include "overlap/slot_store_map.hpp"
+#ifdef KILN_MAINLOOP_TRACE
+#include "overlap/sm90_mainloop_trace.cuh"
+#endif
 
 namespace kiln::overlap::device {
 
@@ -213,6 +216,7 @@ class SignalingEpilogue {
     static_assert(kAtomsM * kGroupsM * 64 == (kSwapAB ? kTileN : kTileM) &&
                   decltype(size<2>(accumulators))::value == 1 &&
                   decltype(size<0>(accumulators))::value == (kSwapAB ? kTileM : kGroupCols) / 2);
+    trace_mark(tiles_done_, 8);
     const SlotGeometry& geo = args_.geometry;
     thread_idx_ = thread_idx;
     consumer_threads_ = static_cast<int>(size(tiled_mma));
@@ -267,11 +271,14 @@ class SignalingEpilogue {
     const int group_slots = next_group_slots_;
 
     // 2. Stage and store, 16 rows x 64 columns per box, a band of 16 rows per GMMA atom.
-    store_tile(accumulators, tiled_mma, blk_shape_mnk, thread_idx, staging, lane,
-               [&](int band_row) {
-                 return slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
-                                                                      group_slots, band_row);
-               });
+    if (!trace_skips_stores()) {
+      store_tile(accumulators, tiled_mma, blk_shape_mnk, thread_idx, staging, lane,
+                 [&](int band_row) {
+                   return slot_matrix_row<(kTileM & (kTileM - 1)) == 0>(geo, slot, group_first,
+                                                                        group_slots, band_row);
+                 });
+    }
+    trace_mark(tiles_done_ - 1, 9);
 
     // The reorder after communication reads where each real tile went (padding tiles that the
     // scheduler rounds up to cluster/swizzle multiples have no place in the result).
@@ -283,10 +290,14 @@ class SignalingEpilogue {
     if constexpr (!kClaimedTiles) prefetch_group(slot + stride);
 
     // 3. Signal.
-    if (args_.group_counters == nullptr) return;
+    if (args_.group_counters == nullptr) {
+      trace_mark(tiles_done_ - 1, 10);
+      return;
+    }
     pending_group_ = group;
     pending_slot_ = slot;
     if (!args_.deferred_signal) signal_pending();
+    trace_mark(tiles_done_ - 1, 10);
   }
 
   // Contiguous row blocks (slot_layout.hpp): the tile's slot and group follow from its coordinates
@@ -335,6 +346,21 @@ class SignalingEpilogue {
     next_group_ = args_.wave_group[slot / args_.grid_ctas];
     next_group_first_ = args_.group_first_slot[next_group_];
     next_group_slots_ = args_.group_slot_count[next_group_];
+  }
+
+  // The diagnostic build's clock marks (sm90_mainloop_trace.cuh); nothing in the default build.
+  CUTLASS_DEVICE static void trace_mark([[maybe_unused]] int tile, [[maybe_unused]] int field) {
+#ifdef KILN_MAINLOOP_TRACE
+    trace_epilogue_mark(tile, field);
+#endif
+  }
+
+  CUTLASS_DEVICE static bool trace_skips_stores() {
+#ifdef KILN_MAINLOOP_TRACE
+    return trace_probe_skips_stores();
+#else
+    return false;
+#endif
   }
 
   // Ping-pong: which consumer warp group runs this epilogue (0 or 1; warp group 0 is the producer).

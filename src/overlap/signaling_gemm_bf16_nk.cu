@@ -13,4 +13,8 @@ extern "C" __attribute__((visibility("default"))) long long kiln_mainloop_trace_
     void* host, unsigned long long bytes) {
   return kiln::overlap::device::fetch_mainloop_trace(host, bytes);
 }
+// Sets the probe switches of sm90_mainloop_trace.cuh (0: none); returns 0, or -1 on failure.
+extern "C" __attribute__((visibility("default"))) int kiln_mainloop_trace_probe_bf16_nk(int probe) {
+  return kiln::overlap::device::set_trace_probe(probe) ? 0 : -1;
+}
 #endif

@@ -18,39 +18,85 @@ namespace kiln::overlap::device {
 //   0 mma entry (after the kernel's order-barrier wait), 1 first stage ready, 2 mma exit
 //   (the kernel cues the other warp group then), 3 mma_tail exit (every GMMA of the tile done),
 //   4 cycles spent waiting for stages in the k-loop (first stage excluded), 5 waits that found
-//   the stage not ready, 6 cycles in the loop's warpgroup_wait, 7 (smid << 32) | k-blocks.
+//   the stage not ready, 6 cycles in the loop's warpgroup_wait, 7 (smid << 32) | k-blocks,
+//   8 epilogue entry (after the kernel's epilogue-order wait), 9 the tile's TMA stores issued,
+//   10 epilogue exit (eager signalling: after the stores completed and the tile was counted).
+// K-block records, for a warp group's first kTraceKTiles tiles: [..][tile][j] = %clock64 when
+// the k-loop's warpgroup_wait<1> returned with k-block j's GMMAs done (j < k-blocks - 1; the
+// last k-block's is field 3). Together they say which k-blocks ran slow and what the other warp
+// group was doing meanwhile (docs/results/2026-12-03e-kblock-trace/).
 inline constexpr int kTraceCtas = 264;
 inline constexpr int kTraceTiles = 96;
-inline constexpr int kTraceFields = 8;
+inline constexpr int kTraceFields = 16;
+inline constexpr int kTraceKTiles = 16;
+inline constexpr int kTraceKBlocks = 128;
 static __device__ unsigned long long g_mainloop_trace[kTraceCtas][2][kTraceTiles][kTraceFields];
+static __device__ unsigned long long g_kblock_trace[kTraceCtas][2][kTraceKTiles][kTraceKBlocks];
+// Probe switches (bit 0: the epilogue skips its staging and TMA stores, so that what remains of
+// the per-tile cost without them can be placed; outputs are then wrong by design).
+static __device__ int g_trace_probe;
 
-// Copies the records to `host` (at most `bytes`) and zeroes them; returns the bytes copied, or -1.
+static inline bool set_trace_probe(int probe) {
+  return cudaMemcpyToSymbol(g_trace_probe, &probe, sizeof(probe)) == cudaSuccess;
+}
+
+// Copies the tile records and then the k-block records to `host` (which must hold both) and
+// zeroes them; returns the bytes copied, or -1.
 static inline long long fetch_mainloop_trace(void* host, unsigned long long bytes) {
-  const unsigned long long size = sizeof(g_mainloop_trace);
-  const unsigned long long n = bytes < size ? bytes : size;
+  const unsigned long long tiles = sizeof(g_mainloop_trace);
+  const unsigned long long kblocks = sizeof(g_kblock_trace);
+  if (bytes < tiles + kblocks) return -1;
   if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-  if (cudaMemcpyFromSymbol(host, g_mainloop_trace, n) != cudaSuccess) return -1;
+  if (cudaMemcpyFromSymbol(host, g_mainloop_trace, tiles) != cudaSuccess) return -1;
+  if (cudaMemcpyFromSymbol(static_cast<char*>(host) + tiles, g_kblock_trace, kblocks) !=
+      cudaSuccess) {
+    return -1;
+  }
   void* address = nullptr;
   if (cudaGetSymbolAddress(&address, g_mainloop_trace) != cudaSuccess) return -1;
-  if (cudaMemset(address, 0, size) != cudaSuccess) return -1;
-  return static_cast<long long>(n);
+  if (cudaMemset(address, 0, tiles) != cudaSuccess) return -1;
+  if (cudaGetSymbolAddress(&address, g_kblock_trace) != cudaSuccess) return -1;
+  if (cudaMemset(address, 0, kblocks) != cudaSuccess) return -1;
+  return static_cast<long long>(tiles + kblocks);
+}
+
+CUTLASS_DEVICE unsigned long long trace_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
+// This consumer warp group's record of its `tile`-th tile (nullptr past the arrays).
+CUTLASS_DEVICE unsigned long long* trace_record(int tile) {
+  const int cta = static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x);
+  const int group = static_cast<int>(threadIdx.x) / 128 - 1;
+  if (cta >= kTraceCtas || group < 0 || group > 1 || tile >= kTraceTiles) return nullptr;
+  return g_mainloop_trace[cta][group][tile];
+}
+
+CUTLASS_DEVICE unsigned long long* trace_kblock_record(int tile) {
+  const int cta = static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x);
+  const int group = static_cast<int>(threadIdx.x) / 128 - 1;
+  if (cta >= kTraceCtas || group < 0 || group > 1 || tile >= kTraceKTiles) return nullptr;
+  return g_kblock_trace[cta][group][tile];
+}
+
+CUTLASS_DEVICE bool trace_probe_skips_stores() {
+  return (g_trace_probe & 1) != 0;
+}
+
+// The signaling epilogue's marks (fields 8-10), by the warp group's first thread.
+CUTLASS_DEVICE void trace_epilogue_mark(int tile, int field) {
+  if (threadIdx.x % 128 != 0) return;
+  if (unsigned long long* r = trace_record(tile)) r[field] = trace_now();
 }
 
 template <class Base>
 struct TracedMainloop : Base {
   int traced_tiles_ = 0;
 
-  CUTLASS_DEVICE static unsigned long long now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-  }
-  CUTLASS_DEVICE static unsigned long long* record(int tile) {
-    const int cta = static_cast<int>(blockIdx.x + blockIdx.y * gridDim.x);
-    const int group = static_cast<int>(threadIdx.x) / 128 - 1;
-    if (cta >= kTraceCtas || group < 0 || group > 1 || tile >= kTraceTiles) return nullptr;
-    return g_mainloop_trace[cta][group][tile];
-  }
+  CUTLASS_DEVICE static unsigned long long now() { return trace_now(); }
+  CUTLASS_DEVICE static unsigned long long* record(int tile) { return trace_record(tile); }
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(typename Base::MainloopPipeline pipeline,
@@ -62,6 +108,9 @@ struct TracedMainloop : Base {
     using TiledMma = typename Base::TiledMma;
     const unsigned long long entry = now();
     const int k_blocks = k_tile_count;
+    unsigned long long* const kblock_done =
+        thread_idx == 0 ? trace_kblock_record(traced_tiles_) : nullptr;
+    int kblock = 0;
     Tensor sA =
         make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});
     Tensor sB =
@@ -115,7 +164,10 @@ struct TracedMainloop : Base {
       warpgroup_commit_batch();
       const unsigned long long issued = now();
       warpgroup_wait<1>();
-      gmma_waited += now() - issued;
+      const unsigned long long done = now();
+      gmma_waited += done - issued;
+      if (kblock_done != nullptr && kblock < kTraceKBlocks) kblock_done[kblock] = done;
+      ++kblock;
       warpgroup_fence_operand(accum);
       pipeline.consumer_release(smem_pipe_release);
       ++smem_pipe_read;
