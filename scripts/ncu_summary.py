@@ -13,7 +13,8 @@ Columns (each only when its metrics are in the CSV):
   idle/SM   sm__cycles_active.avg x (1 - sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active / 100)
   coalescable, hw-coalesced, L2->LRC   lrc__request_sectors_op_read_coalescable.sum,
             lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum, lrc__lts2lrc_sectors_op_read.sum
-  DRAM      dram__bytes_read.sum
+  DRAM      dram__bytes_read.sum (DRAM written: dram__bytes_write.sum)
+  SM cycles sm__cycles_active.avg
   st-conflicts  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
   instructions  smsp__inst_executed.sum
 Exits 1 (naming the file) when the CSV has no launch rows, e.g. when the profiled program failed.
@@ -32,6 +33,8 @@ PLAIN = (
      "5.1f"),
     ("L2->LRC", "lrc__lts2lrc_sectors_op_read.sum", 1e6, "M", "5.1f"),
     ("DRAM", "dram__bytes_read.sum", 1e6, "MB", "5.0f"),
+    ("DRAM written", "dram__bytes_write.sum", 1e6, "MB", "5.0f"),
+    ("SM cycles", "sm__cycles_active.avg", 1e3, "k", "7.1f"),
     ("st-conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1e3, "k", "7.1f"),
     ("instructions", "smsp__inst_executed.sum", 1e6, "M", "6.2f"),
 )
