@@ -14,6 +14,7 @@
 #include "core/event_timer.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "overlap/operand_traffic.hpp"
 #include "overlap/tile_order.hpp"
 
 namespace kiln::tune {
@@ -181,7 +182,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
       {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1},
       {"unchecked", &o.unchecked, 0, 1},      {"sustained-warmup-ms", &warmup_ms, 0, 5000},
-      {"claimed", &o.claimed, 0, 1}};
+      {"claimed", &o.claimed, 0, 1},          {"least-traffic", &o.least_traffic, 0, 1}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -197,7 +198,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       throw UsageError(fmt::format(
           "search option '{}': accepted max-swizzle, finalists, "
           "screen-rounds, final-rounds, sustained, sustained-rounds, sustained-warmup-ms, "
-          "without-tile-n, balanced-cap, unchecked, claimed",
+          "without-tile-n, balanced-cap, unchecked, claimed, least-traffic",
           name));
     }
     int value = -1;
@@ -380,6 +381,43 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
         c.gemm = from.gemm;
         // The static twin's grid and at most its slots (the band order pads nothing): the shared
         // slot buffer fits unless capped.
+        c.targets = std::make_unique<StandaloneTargets>(
+            *c.gemm, shape, c.candidate.schedule, sms, element,
+            c.candidate.schedule.cta_cap == o.cta_cap ? slots.data() : nullptr);
+        c.signalled = c.targets->signalling(false);
+        best.push_back(&c);
+      }
+    }
+    // Each ping-pong candidate also in the claimed band order whose modelled DRAM traffic is
+    // least (overlap/operand_traffic.hpp), where that reads at least 10% less than its own order:
+    // at long K the order's DRAM traffic sets the clock under the power cap, which the short
+    // blocks of stages 1 and 2 do not show (on one H200 at 4096x8192x8192 the same 128x144 tile
+    // and cycles ran 2-5% slower at sustained load in its static order than in a serpentine one,
+    // docs/results/2026-12-03e-kblock-trace/).
+    if (o.least_traffic != 0) {
+      int device = 0, l2 = 0;
+      KILN_CUDA_CHECK(cudaGetDevice(&device));
+      KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+      const std::size_t timed = best.size();
+      for (std::size_t i = 0; i < timed; ++i) {
+        const Contender& from = *best[i];
+        if (!overlap::is_pingpong(from.candidate.config.kernel) || l2 <= 0) continue;
+        const auto l2_bytes = static_cast<std::size_t>(l2);
+        const double own = overlap::modeled_operand_bytes(
+            shape, from.candidate.config, from.candidate.schedule, sms, element, l2_bytes);
+        const overlap::LeastTrafficOrder least = overlap::least_traffic_band_order(
+            shape, from.candidate.config, from.candidate.schedule, sms, element, l2_bytes);
+        if (least.bytes > 0.9 * own) continue;
+        const bool timed_already = std::any_of(best.begin(), best.end(), [&](const Contender* x) {
+          return x->candidate.config == from.candidate.config &&
+                 candidate_name(x->candidate) ==
+                     candidate_name(GemmCandidate{from.candidate.config, least.schedule, {}});
+        });
+        if (timed_already) continue;
+        Contender& c = capped.emplace_back();
+        c.candidate = from.candidate;
+        c.candidate.schedule = least.schedule;
+        c.gemm = from.gemm;
         c.targets = std::make_unique<StandaloneTargets>(
             *c.gemm, shape, c.candidate.schedule, sms, element,
             c.candidate.schedule.cta_cap == o.cta_cap ? slots.data() : nullptr);

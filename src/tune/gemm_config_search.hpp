@@ -89,6 +89,10 @@ struct GemmSearchOptions {
   // 1-3% faster on 4 of issue 17's 12 shapes and 1% slower on one
   // (docs/results/2026-12-03-claimed/).
   int claimed = 1;
+  // Stage 3 also times each of its ping-pong candidates in the claimed band order with the least
+  // modelled DRAM traffic (overlap::least_traffic_band_order) where that is at least 10% below its
+  // own order's; 0: not.
+  int least_traffic = 1;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
 
@@ -103,7 +107,8 @@ std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& 
 // two rounds' worth, as stage 2 takes),
 // balanced-cap (0: stage 3 does not also try each candidate on fewer SMs), unchecked (1: also
 // the configurations that await their GPU check), claimed (0: stage 3 does not also try each
-// ping-pong candidate with claimed tiles),
+// ping-pong candidate with claimed tiles), least-traffic (0: stage 3 does not also try each
+// ping-pong candidate in its least-traffic band order),
 // without-tile-n (repeatable: leaves out the built configurations of that tile width).
 // Unset keys keep their defaults; a bad key or value throws kiln::UsageError naming it.
 GemmSearchOptions parse_gemm_search_options(const std::string& spec);
