@@ -79,6 +79,26 @@ std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig
   return chosen;
 }
 
+std::size_t least_traffic_near_tie(const std::vector<double>& us, const std::vector<double>& bytes,
+                                   double tolerance) {
+  if (us.empty() || us.size() != bytes.size()) {
+    throw UsageError(
+        fmt::format("least_traffic_near_tie: {} times and {} traffics (must be equal "
+                    "and at least one)",
+                    us.size(), bytes.size()));
+  }
+  const std::size_t fastest =
+      static_cast<std::size_t>(std::min_element(us.begin(), us.end()) - us.begin());
+  std::size_t chosen = fastest;
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    if (us[i] <= us[fastest] * (1.0 + tolerance) && bytes[i] <= 0.9 * bytes[fastest] &&
+        bytes[i] < bytes[chosen]) {
+      chosen = i;
+    }
+  }
+  return chosen;
+}
+
 std::vector<std::size_t> sustained_finalists(const std::vector<overlap::KernelSchedule>& kernels,
                                              std::size_t kept) {
   kept = std::min(kept, kernels.size());
@@ -436,6 +456,26 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
       best[i]->candidate.finalist = true;
     }
     std::sort(best.begin(), best.end(), faster);
+    // Among stage 3's near-ties, the order with clearly less DRAM traffic goes first: stage 3's
+    // interleaved blocks share one clock, so they show only part of what a kernel's own DRAM
+    // traffic costs it at sustained load (least_traffic_near_tie).
+    if (o.least_traffic != 0) {
+      int device = 0, l2 = 0;
+      KILN_CUDA_CHECK(cudaGetDevice(&device));
+      KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+      if (l2 > 0) {
+        std::vector<double> us, bytes;
+        for (const Contender* c : best) {
+          us.push_back(c->candidate.us.median);
+          bytes.push_back(overlap::modeled_operand_bytes(shape, c->candidate.config,
+                                                         c->candidate.schedule, sms, element,
+                                                         static_cast<std::size_t>(l2)));
+        }
+        const std::size_t first = least_traffic_near_tie(us, bytes, kTrafficTieTolerance);
+        std::rotate(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(first),
+                    best.begin() + static_cast<std::ptrdiff_t>(first) + 1);
+      }
+    }
     // Stage 3's candidates (the capped variants among them) first, then the rest as ranked.
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (!in_stage3[i]) best.push_back(all[i]);

@@ -91,7 +91,8 @@ struct GemmSearchOptions {
   int claimed = 1;
   // Stage 3 also times each of its ping-pong candidates in the claimed band order with the least
   // modelled DRAM traffic (overlap::least_traffic_band_order) where that is at least 10% below its
-  // own order's; 0: not.
+  // own order's, and among its near-ties puts the least-traffic one first
+  // (least_traffic_near_tie); 0: neither.
   int least_traffic = 1;
   bool rotate_inputs = true;  // copies of A and B so the operands timed exceed 2x the L2
 };
@@ -134,6 +135,19 @@ std::vector<std::size_t> diverse_finalists(const std::vector<overlap::GemmConfig
 // (docs/results/2026-12-02b-epilogue/). Fewer than 2 kept: none (no stage 3).
 std::vector<std::size_t> sustained_finalists(const std::vector<overlap::KernelSchedule>& kernels,
                                              std::size_t kept);
+
+// Stage 3's pick among near-ties (`us`: medians, `bytes`: modelled DRAM operand traffic,
+// overlap::modeled_operand_bytes): of the candidates within `tolerance` (a fraction) of the
+// fastest, the one with the least traffic if that is at least 10% below the fastest's; else the
+// fastest. Why: stage 3's interleaved blocks share one clock, so a kernel's own DRAM traffic shows
+// there only in part; run alone at sustained load on one H200, the same 128x144 tile at the same
+// cycles took 2-5% longer in an order that read 1.1 GB than in one that read 0.87 GB, at
+// 4096x8192x8192 (docs/results/2026-12-03e-kblock-trace/). Throws kiln::UsageError for empty
+// or unequal inputs.
+std::size_t least_traffic_near_tie(const std::vector<double>& us, const std::vector<double>& bytes,
+                                   double tolerance);
+// The tolerance the search gives it: stage 3's medians spread by 1-2% between runs.
+inline constexpr double kTrafficTieTolerance = 0.01;
 
 // How many operand sets rotate so that their bytes exceed twice the L2 (at most 8, at least 1).
 int rotated_input_sets(std::size_t operand_bytes, std::size_t l2_bytes);

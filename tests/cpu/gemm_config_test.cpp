@@ -336,5 +336,22 @@ TEST(GemmSearchOptionsText, WithoutTileNLeavesOutThoseWidthsOnly) {
   EXPECT_THROW((void)parse_gemm_search_options("without-tile-n=4"), UsageError);
 }
 
+// Stage 3's near-tie rule: a candidate within the tolerance of the fastest wins only with at
+// least 10% less modelled DRAM traffic, and then the least-traffic such candidate wins; anything
+// slower than the tolerance never does.
+TEST(LeastTrafficNearTie, PrefersClearlyLessTrafficOnlyWithinTheTolerance) {
+  // fastest alone: nothing near it reads 10% less
+  EXPECT_EQ(least_traffic_near_tie({100.0, 100.5, 103.0}, {1000.0, 950.0, 500.0}, 0.01), 0u);
+  // a near-tie with 21% less traffic wins; of two such, the one with less traffic
+  EXPECT_EQ(least_traffic_near_tie({100.0, 100.8, 100.9}, {1100.0, 870.0, 790.0}, 0.01), 2u);
+  // the fastest need not be first in the input
+  EXPECT_EQ(least_traffic_near_tie({101.0, 100.0}, {800.0, 1100.0}, 0.01), 0u);
+  EXPECT_EQ(least_traffic_near_tie({101.5, 100.0}, {800.0, 1100.0}, 0.01), 1u);
+  // a zero tolerance keeps the fastest unless another is exactly as fast
+  EXPECT_EQ(least_traffic_near_tie({100.0, 100.0}, {1000.0, 800.0}, 0.0), 1u);
+  EXPECT_THROW(least_traffic_near_tie({}, {}, 0.01), UsageError);
+  EXPECT_THROW(least_traffic_near_tie({1.0, 2.0}, {1.0}, 0.01), UsageError);
+}
+
 }  // namespace
 }  // namespace kiln::tune
