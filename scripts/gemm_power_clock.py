@@ -3,6 +3,11 @@ signaling GEMM (issue 17: is the gap to cuBLAS cycles, or clock under the power 
 
 Run on a GPU machine from the repository root, after building build/libkiln_gemm_capi.so:
     python3 scripts/gemm_power_clock.py --shape 16384x16384x2048 [--dtype bf16] [--seconds 3]
+        [--plan "tile=128x144 cluster=2x1 kernel=pingpong raster=n swizzle=8 scheduler=serpentine"
+         --plan "" ...]
+With several --plan, each is a kiln contender (kiln, kiln1, ...; "" = kiln's search): orders or
+tiles compared by their own sustained clock (docs/results/2026-12-03e-kblock-trace/: at long K the
+tile order's DRAM traffic sets it).
 Each contender runs alone, back to back, for --seconds (twice, in rotated order) while
 `nvidia-smi` samples the SM clock and board power every 100 ms. The first third of each block is
 discarded (the clock settles), then: time per product from CUDA events around the rest, the mean
@@ -87,19 +92,28 @@ def run_shape(lib, text, args, sampler_path):
     c_base = torch.empty_like(c_torch)
     stream = torch.cuda.current_stream().cuda_stream
     s = ctypes.c_void_p(stream)
-    handle = ctypes.c_void_p()
-    check(lib, lib.kiln_gemm_create(args.dtype.encode(), b"nk", m, n, k, args.plan.encode(),
-                                    a[0].data_ptr(), b[0].data_ptr(), stream,
-                                    ctypes.byref(handle)), "kiln_gemm_create")
+    handles = {}  # contender name -> kiln handle, one per --plan
     try:
+        for j, plan in enumerate(args.plan):
+            h = ctypes.c_void_p()
+            check(lib, lib.kiln_gemm_create(args.dtype.encode(), b"nk", m, n, k, plan.encode(),
+                                            a[0].data_ptr(), b[0].data_ptr(), stream,
+                                            ctypes.byref(h)), f"kiln_gemm_create ({plan!r})")
+            handles["kiln" if j == 0 else f"kiln{j}"] = h
+        handle = handles["kiln"]
+
+        def kiln_call(h):
+            return lambda i: check(lib, lib.kiln_gemm_run_signaling(
+                h, a[i % sets].data_ptr(), b[i % sets].data_ptr(), s), "signaling GEMM")
+
         variants = {
             "torch": lambda i: torch.matmul(a[i % sets], b[i % sets].t(), out=c_torch),
             "baseline": lambda i: check(lib, lib.kiln_gemm_run_baseline(
                 handle, a[i % sets].data_ptr(), b[i % sets].data_ptr(), c_base.data_ptr(), s),
                 "baseline"),
-            "kiln": lambda i: check(lib, lib.kiln_gemm_run_signaling(
-                handle, a[i % sets].data_ptr(), b[i % sets].data_ptr(), s), "signaling GEMM"),
         }
+        for name, h in handles.items():
+            variants[name] = kiln_call(h)
         names = list(variants)
         blocks = {name: [] for name in names}
         for r in range(args.repeats):
@@ -109,8 +123,10 @@ def run_shape(lib, text, args, sampler_path):
         time.sleep(0.3)  # the sampler's last lines
         samples = read_samples(sampler_path)
         flops = 2.0 * m * n * k
-        row = {"shape": text, "dtype": args.dtype,
-               "kiln_config": lib.kiln_gemm_describe(handle).decode()}
+        row = {"shape": text, "dtype": args.dtype, "contenders": names,
+               "kiln_config": lib.kiln_gemm_describe(handle).decode(),
+               "kiln_configs": {name: lib.kiln_gemm_describe(h).decode()
+                                for name, h in handles.items()}}
         for name in names:
             us, mhz, watts = [], [], []
             for t0, t1, per in blocks[name]:
@@ -126,11 +142,13 @@ def run_shape(lib, text, args, sampler_path):
                          "mcycles_per_product": t * clock / 1e6,
                          "mj_per_product": t * power / 1e3}
         # Correctness of what was timed, on set 0.
-        row["baseline_error_vs_torch"], row["kiln_error_vs_torch"] = errors_vs_torch(
-            lib, handle, a[0], b[0], c_torch, c_base, s)
+        for name, h in handles.items():
+            row["baseline_error_vs_torch"], row[f"{name}_error_vs_torch"] = errors_vs_torch(
+                lib, h, a[0], b[0], c_torch, c_base, s)
         return row
     finally:
-        lib.kiln_gemm_destroy(handle)
+        for h in handles.values():
+            lib.kiln_gemm_destroy(h)
 
 
 def main():
@@ -138,11 +156,14 @@ def main():
     parser.add_argument("--shape", action="append", required=True, help="MxNxK, repeatable")
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--lib", default="build/libkiln_gemm_capi.so")
-    parser.add_argument("--plan", default="", help="kiln's GEMM plan (default: search per shape)")
+    parser.add_argument("--plan", action="append", default=[],
+                        help="a kiln GEMM plan, repeatable: one kiln contender each ('' or none: "
+                             "kiln's search per shape)")
     parser.add_argument("--seconds", type=float, default=3.0, help="per block (>= 0.6)")
     parser.add_argument("--repeats", type=int, default=2, help="blocks per contender (>= 1)")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
+    args.plan = args.plan or [""]
     if args.seconds < 0.6:
         parser.error("--seconds must be >= 0.6 (the sampler reads every 100 ms)")
     if args.repeats < 1:
@@ -162,18 +183,23 @@ def main():
         print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, "
               f"{args.repeats} blocks of {args.seconds} s per contender")
         print(f"{'shape':>18} {'contender':>9} {'us':>8} {'TFLOP/s':>8} {'SM MHz':>7} {'W':>6} "
-              f"{'Mcycles':>8} {'mJ':>7}")
+              f"{'Mcycles':>8} {'mJ':>7} {'us/base':>8} {'cycles/base':>11}")
         for text in args.shape:
             row = run_shape(lib, text, args, sampler_path)
             rows.append(row)
-            good = row["baseline_error_vs_torch"] <= 1e-2 and row["kiln_error_vs_torch"] <= 1e-2
+            good = all(row[f"{name}_error_vs_torch"] <= 1e-2
+                       for name in ["baseline"] + list(row["kiln_configs"]))
             ok = ok and good
-            for name in ("torch", "baseline", "kiln"):
+            base = row["baseline"]
+            for name in row["contenders"]:
                 v = row[name]
                 print(f"{text:>18} {name:>9} {v['us']:8.1f} {v['tflops']:8.1f} {v['sm_mhz']:7.0f} "
                       f"{v['power_w']:6.0f} {v['mcycles_per_product']:8.3f} "
-                      f"{v['mj_per_product']:7.1f}", flush=True)
-            print(f"{'':>18} {row['kiln_config']}{'' if good else '  WRONG RESULT'}", flush=True)
+                      f"{v['mj_per_product']:7.1f} {v['us'] / base['us']:8.3f} "
+                      f"{v['mcycles_per_product'] / base['mcycles_per_product']:11.3f}", flush=True)
+            for name, config in row["kiln_configs"].items():
+                bad = "" if row[f"{name}_error_vs_torch"] <= 1e-2 else "  WRONG RESULT"
+                print(f"{'':>18} {name}: {config}{bad}", flush=True)
     finally:
         sampler.terminate()
         sampler.wait(timeout=10)

@@ -4,7 +4,7 @@
 # first 16 tiles and of the epilogue's entry / stores issued / exit) on the issue's slowest shapes,
 # with the epilogue as it is and with its staging and stores skipped (probe 1: wrong outputs by
 # design); whether the trace build runs at the default build's speed; and the clock probe
-# (scripts/gemm_clock_probe.py): each contender back to back for seconds under the power cap, its
+# (scripts/gemm_clock_probe.py at 3c57054, since folded into scripts/gemm_power_clock.py: --plan repeatable): each contender back to back for seconds under the power cap, its
 # time split into cycles and clock.
 # Prepared: bash scripts/pack_carry.sh build/libkiln_gemm_capi.so ab/trace.so
 # Device: run(command="bash docs/results/2026-12-03e-kblock-trace/scripts/call1.sh", carry=["carry"])
@@ -43,12 +43,14 @@ if step rep; then  # the trace build against the default one, same plan, same pr
     --json "$out/rep-4096x8192x2048.json"
   grep -E "^ +[0-9]+x|/base|correctness|Error|error" "$out/rep-4096x8192x2048.txt" | cut -c1-190 | tee -a "$out/summary.txt"
 fi
+# The clock step ran as scripts/gemm_clock_probe.py (--cycles for --repeats) at 3c57054; that
+# script is now scripts/gemm_power_clock.py, which takes several --plan.
 if step clock; then
   while IFS='|' read -r shape plans; do
     IFS=';' read -ra list <<< "$plans"; args=()
     for p in "${list[@]}"; do args+=(--plan "$p"); done
-    capped 60 "clock-$shape.txt" python3 scripts/gemm_clock_probe.py --lib $lib --shape $shape \
-      "${args[@]}" --seconds 2 --cycles 2 --json "$out/clock-$shape.json"
+    capped 60 "clock-$shape.txt" python3 scripts/gemm_power_clock.py --lib $lib --shape $shape \
+      "${args[@]}" --seconds 2 --repeats 2 --json "$out/clock-$shape.json"
     cat "$out/clock-$shape.txt" | cut -c1-200 | tee -a "$out/summary.txt"
   done <<SHAPES
 4096x8192x8192|$p144;tile=128x128 cluster=2x1 kernel=pingpong raster=n swizzle=4 cap=128 scheduler=claimed

@@ -22,12 +22,14 @@ declare -A plans
 plans[4096x8192x8192]="tile=128x144 $pp raster=m swizzle=1;tile=128x144 $pp raster=m swizzle=16 scheduler=serpentine;tile=128x144 $pp raster=m swizzle=8 scheduler=claimed;tile=128x144 $pp raster=n swizzle=16;tile=128x144 $pp raster=m swizzle=1 signal=deferred;tile=128x128 $pp raster=n swizzle=4 cap=128 scheduler=claimed;tile=256x128 cluster=2x1 kernel=coop raster=m swizzle=1;tile=128x256 cluster=2x1 kernel=coop raster=n swizzle=8"
 plans[8192x8192x8192]="tile=128x176 $pp raster=n swizzle=1 scheduler=claimed;tile=128x176 $pp raster=m swizzle=16 scheduler=serpentine;tile=128x192 $pp raster=m swizzle=8 scheduler=serpentine;tile=128x144 $pp raster=m swizzle=16 scheduler=serpentine;tile=256x128 cluster=2x1 kernel=coop raster=m swizzle=8"
 plans[4096x8192x2048]="tile=128x144 $pp raster=m swizzle=1;tile=128x144 $pp raster=m swizzle=16 scheduler=serpentine;tile=128x144 $pp raster=m swizzle=1 signal=deferred;tile=128x192 $pp raster=m swizzle=1"
+# The clock step ran as scripts/gemm_clock_probe.py (--cycles for --repeats) at 3c57054; that
+# script is now scripts/gemm_power_clock.py, which takes several --plan.
 if step clock; then
   for shape in 4096x8192x8192 8192x8192x8192 4096x8192x2048; do
     IFS=';' read -ra list <<< "${plans[$shape]}"; args=()
     for p in "${list[@]}"; do args+=(--plan "$p"); done
-    capped 120 "clock-$shape.txt" python3 scripts/gemm_clock_probe.py --lib $lib --shape $shape \
-      "${args[@]}" --seconds 2 --cycles 2 --json "$out/clock-$shape.json"
+    capped 120 "clock-$shape.txt" python3 scripts/gemm_power_clock.py --lib $lib --shape $shape \
+      "${args[@]}" --seconds 2 --repeats 2 --json "$out/clock-$shape.json"
     cut -c1-230 "$out/clock-$shape.txt" | tee -a "$out/summary.txt"
   done
 fi

@@ -15,11 +15,13 @@ source scripts/device_steps.sh
 lib=build/libkiln_gemm_capi.so
 note "binary: $(cat carry/MANIFEST)"
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader)"
+# The clock step ran as scripts/gemm_clock_probe.py (--cycles for --repeats) at 3c57054; that
+# script is now scripts/gemm_power_clock.py, which takes several --plan.
 if step clock; then  # kiln0: the search's pick; kiln1: a given least-traffic 128x144 order
   for shape in 4096x8192x8192 8192x8192x8192; do
-    capped 90 "clock-$shape.txt" python3 scripts/gemm_clock_probe.py --lib $lib --shape $shape \
+    capped 90 "clock-$shape.txt" python3 scripts/gemm_power_clock.py --lib $lib --shape $shape \
       --plan "" --plan "tile=128x144 cluster=2x1 kernel=pingpong raster=n swizzle=8 scheduler=serpentine" \
-      --seconds 2 --cycles 2 --json "$out/clock-$shape.json"
+      --seconds 2 --repeats 2 --json "$out/clock-$shape.json"
     cut -c1-260 "$out/clock-$shape.txt" | tee -a "$out/summary.txt"
   done
 fi

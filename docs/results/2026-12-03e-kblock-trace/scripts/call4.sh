@@ -24,10 +24,12 @@ if step tables; then
   table bf16 bf16
   python3 docs/results/2026-11-30j-wave-fit/scripts/summarize.py "$out"/table-*.json 2>&1 | tee -a "$out/summary.txt"
 fi
+# The clock step ran as scripts/gemm_clock_probe.py (--cycles for --repeats) at 3c57054; that
+# script is now scripts/gemm_power_clock.py, which takes several --plan.
 if step clock; then  # kiln0: the search's pick
   for shape in 4096x8192x8192 8192x8192x8192 16384x8192x4096; do
-    capped 60 "clock-$shape.txt" python3 scripts/gemm_clock_probe.py --lib $lib --shape $shape \
-      --plan "" --seconds 2 --cycles 2 --json "$out/clock-$shape.json"
+    capped 60 "clock-$shape.txt" python3 scripts/gemm_power_clock.py --lib $lib --shape $shape \
+      --plan "" --seconds 2 --repeats 2 --json "$out/clock-$shape.json"
     cut -c1-260 "$out/clock-$shape.txt" | tee -a "$out/summary.txt"
   done
 fi
