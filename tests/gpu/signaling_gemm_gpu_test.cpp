@@ -27,6 +27,7 @@
 #include "overlap/cublas_gemm.hpp"
 #include "overlap/gemm_collective.hpp"
 #include "overlap/launch_geometry.hpp"
+#include "overlap/operand_traffic.hpp"
 #include "overlap/reorder_kernels.hpp"
 #include "overlap/tile_order.hpp"
 #include "tune/gemm_config_search.hpp"
@@ -304,6 +305,10 @@ int check_search(const comm::RankInfo&) {
   // where the fastest three candidates overall could be schedules of one.
   o.finalists = 3;
   o.claimed = 0;  // one entry per candidate (SearchTimesTheBalancedCapUnderSustainedLoad: claimed)
+  // One entry per candidate, each stage in time order: no least-traffic orders added to stage 3
+  // and no near-tie reordering (they matter only when a wave's operands exceed the L2; issue 17's
+  // tables exercise them, docs/results/2026-12-03e-kblock-trace/).
+  o.least_traffic = 0;
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int one_by_one = 0, failed = 0;
@@ -372,6 +377,7 @@ int check_balanced_cap_search(const comm::RankInfo&) {
   o.finalists = 2;
   o.sustained = 2;
   o.sustained_warmup_ms = 20.0;
+  o.least_traffic = 0;  // the counts below are the cap and claimed variants' alone
   const auto ranked = tune::search_gemm_configs(
       shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
   int failed = 0;
@@ -428,6 +434,72 @@ int check_balanced_cap_search(const comm::RankInfo&) {
 TEST(SignalingGemmGpu, SearchTimesTheBalancedCapUnderSustainedLoad) {
   KILN_SKIP_UNLESS_GPUS(1);
   EXPECT_EQ(comm::launch_local_ranks(1, check_balanced_cap_search), 0);
+}
+
+// Stage 3 also times each ping-pong candidate in its least-traffic band order
+// (overlap::least_traffic_band_order) where that reads >= 10% less from DRAM: at 4096x8192x8192
+// the static raster-m order of 128x144 tiles is modelled at 1.1 GB, the least-traffic one at 0.79
+// GB (docs/results/2026-12-03e-kblock-trace/). The added candidate is timed by stage 3 and
+// computes the product cuBLAS does.
+int check_least_traffic_search(const comm::RankInfo&) {
+  const overlap::GemmShape shape{4096, 8192, 8192};
+  const int sms = overlap::current_device_sms();
+  int device = 0, l2 = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  core::Stream stream;
+  core::DeviceBuffer a(std::size_t(shape.m) * shape.k * 2), b(std::size_t(shape.n) * shape.k * 2);
+  core::fill_uniform(a.data(), core::DType::kBf16, std::size_t(shape.m) * shape.k, 17, stream);
+  core::fill_uniform(b.data(), core::DType::kBf16, std::size_t(shape.n) * shape.k, 18, stream);
+  using enum overlap::KernelSchedule;
+  const overlap::GemmConfig config{{128, 144}, {2, 1}, kPingpong};
+  tune::GemmSearchOptions o;
+  o.configs = {config};
+  o.swizzles = {1, 2};
+  o.rasters_along_n = {false};
+  o.finalists = 2;
+  o.sustained = 2;
+  o.sustained_warmup_ms = 20.0;
+  o.sustained_rounds = 2;
+  o.balanced_cap = 0;
+  o.claimed = 0;
+  o.rotate_inputs = false;
+  const auto ranked = tune::search_gemm_configs(
+      shape, core::DType::kBf16, overlap::WeightLayout::kNK, a.data(), b.data(), o, stream);
+  int failed = 0;
+  const auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::fprintf(stderr, "%s\n", what.c_str());
+      ++failed;
+    }
+  };
+  const overlap::LeastTrafficOrder least = overlap::least_traffic_band_order(
+      shape, config, {0, false, 1}, sms, 2, static_cast<std::size_t>(l2));
+  const double own =
+      overlap::modeled_operand_bytes(shape, config, {0, false, 1}, sms, 2, std::size_t(l2));
+  expect(least.bytes <= 0.9 * own,
+         fmt::format("least-traffic order {:.0f} MB against {:.0f} MB: this test needs a shape "
+                     "where it reads less",
+                     least.bytes / 1e6, own / 1e6));
+  const tune::GemmCandidate wanted{config, least.schedule, {}};
+  const auto found = std::find_if(ranked.begin(), ranked.end(), [&](const auto& c) {
+    return tune::candidate_name(c) == tune::candidate_name(wanted);
+  });
+  expect(found != ranked.end(), tune::candidate_name(wanted) + ": not among the candidates");
+  if (found != ranked.end()) {
+    expect(found->stage == 3 && found->us.median > 0.0,
+           tune::candidate_name(*found) + fmt::format(": stage {}", found->stage));
+    const std::string wrong = check_config(config, core::DType::kBf16, overlap::WeightLayout::kNK,
+                                           {1000, 2920, 264}, found->schedule, 19);
+    expect(wrong.empty(), tune::candidate_name(*found) + ": " + wrong);
+  }
+  expect(ranked.size() == 3, fmt::format("{} candidates ranked, expected 3", ranked.size()));
+  return failed == 0 ? 0 : 1;
+}
+
+TEST(SignalingGemmGpu, SearchAddsTheLeastTrafficOrderUnderSustainedLoad) {
+  KILN_SKIP_UNLESS_GPUS(1);
+  EXPECT_EQ(comm::launch_local_ranks(1, check_least_traffic_search), 0);
 }
 
 }  // namespace
