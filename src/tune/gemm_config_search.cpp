@@ -196,13 +196,19 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
   int warmup_ms = static_cast<int>(o.sustained_warmup_ms);
   int without_tile_n = 0;  // the last value read; each is collected into `without` below
   std::vector<int> without;
-  const Key keys[] = {
-      {"max-swizzle", &max_swizzle, 1},       {"finalists", &o.finalists, 1},
-      {"screen-rounds", &o.screen_rounds, 1}, {"final-rounds", &o.final_rounds, 1},
-      {"sustained", &o.sustained, 0},         {"sustained-rounds", &o.sustained_rounds, 1},
-      {"without-tile-n", &without_tile_n, 8}, {"balanced-cap", &o.balanced_cap, 0, 1},
-      {"unchecked", &o.unchecked, 0, 1},      {"sustained-warmup-ms", &warmup_ms, 0, 5000},
-      {"claimed", &o.claimed, 0, 1},          {"least-traffic", &o.least_traffic, 0, 1}};
+  const Key keys[] = {{"max-swizzle", &max_swizzle, 1},
+                      {"finalists", &o.finalists, 1},
+                      {"screen-rounds", &o.screen_rounds, 1},
+                      {"final-rounds", &o.final_rounds, 1},
+                      {"sustained", &o.sustained, 0},
+                      {"sustained-rounds", &o.sustained_rounds, 1},
+                      {"without-tile-n", &without_tile_n, 8},
+                      {"balanced-cap", &o.balanced_cap, 0, 1},
+                      {"unchecked", &o.unchecked, 0, 1},
+                      {"sustained-warmup-ms", &warmup_ms, 0, 5000},
+                      {"claimed", &o.claimed, 0, 1},
+                      {"least-traffic", &o.least_traffic, 0, 1},
+                      {"sustained-per-round", &o.sustained_per_round, 1, 5000}};
   std::size_t at = 0;
   while (at < spec.size()) {
     const std::size_t end = std::min(spec.find(',', at), spec.size());
@@ -218,7 +224,7 @@ GemmSearchOptions parse_gemm_search_options(const std::string& spec) {
       throw UsageError(fmt::format(
           "search option '{}': accepted max-swizzle, finalists, "
           "screen-rounds, final-rounds, sustained, sustained-rounds, sustained-warmup-ms, "
-          "without-tile-n, balanced-cap, unchecked, claimed, least-traffic",
+          "without-tile-n, balanced-cap, unchecked, claimed, least-traffic, sustained-per-round",
           name));
     }
     int value = -1;

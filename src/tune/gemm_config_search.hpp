@@ -104,6 +104,8 @@ std::vector<overlap::GemmConfig> searched_gemm_configs(const GemmSearchOptions& 
 // Search options from "key=N,key=N" (the C API's and the same-process script's A/B of search
 // settings): max-swizzle (drops wider swizzles), finalists, screen-rounds, final-rounds,
 // sustained (finalists timed under sustained load; 0 or 1: no such stage), sustained-rounds,
+// sustained-per-round (stage 3's launches of a candidate per block, 1-5000: blocks of a few
+// hundred ms let each kernel's own energy set its clock, as scripts/gemm_power_clock.py does),
 // sustained-warmup-ms (stage 3's launches of each candidate before its first round, in ms; 0:
 // two rounds' worth, as stage 2 takes),
 // balanced-cap (0: stage 3 does not also try each candidate on fewer SMs), unchecked (1: also

@@ -232,6 +232,12 @@ TEST(GemmSearchOptionsText, SetsTheNamedFieldsAndRefusesTheRest) {
   EXPECT_EQ(parse_gemm_search_options("sustained-warmup-ms=0").sustained_warmup_ms, 0.0);
   EXPECT_EQ(parse_gemm_search_options("finalists=9").sustained_warmup_ms, 300.0);
   EXPECT_NE(message("sustained-warmup-ms=5001").find("0 <= N <= 5000"), std::string::npos);
+  EXPECT_EQ(parse_gemm_search_options("sustained-per-round=250").sustained_per_round, 250);
+  EXPECT_EQ(parse_gemm_search_options("").sustained_per_round, defaults.sustained_per_round);
+  EXPECT_NE(message("sustained-per-round=0").find("1 <= N <= 5000"), std::string::npos);
+  EXPECT_EQ(parse_gemm_search_options("least-traffic=0").least_traffic, 0);
+  EXPECT_EQ(defaults.least_traffic, 1);
+  EXPECT_NE(message("least-traffic=2").find("0 <= N <= 1"), std::string::npos);
 }
 
 // Stage 3 takes stage 2's `kept` fastest and the fastest of each kernel schedule they lack, in
