@@ -134,18 +134,24 @@ struct OperandSets {
   std::vector<core::DeviceBuffer> copies;
 };
 
+// The current device's L2 size in bytes (0 if it reports none).
+std::size_t current_device_l2_bytes() {
+  int device = 0, l2 = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  return l2 > 0 ? static_cast<std::size_t>(l2) : 0;
+}
+
 OperandSets make_operand_sets(const overlap::GemmShape& shape, std::size_t element, const void* a,
                               const void* b, bool rotate, cudaStream_t stream) {
   OperandSets sets;
   sets.a.push_back(a);
   sets.b.push_back(b);
   if (!rotate) return sets;
-  int device = 0, l2 = 0;
-  KILN_CUDA_CHECK(cudaGetDevice(&device));
-  KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const std::size_t l2 = current_device_l2_bytes();
   const std::size_t a_bytes = static_cast<std::size_t>(shape.m) * shape.k * element;
   const std::size_t b_bytes = static_cast<std::size_t>(shape.n) * shape.k * element;
-  const int count = rotated_input_sets(a_bytes + b_bytes, static_cast<std::size_t>(l2));
+  const int count = rotated_input_sets(a_bytes + b_bytes, l2);
   for (int s = 1; s < count; ++s) {
     sets.copies.emplace_back(a_bytes);
     KILN_CUDA_CHECK(
@@ -420,15 +426,12 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
     // blocks of stages 1 and 2 do not show (on one H200 at 4096x8192x8192 the same 128x144 tile
     // and cycles ran 2-5% slower at sustained load in its static order than in a serpentine one,
     // docs/results/2026-12-03e-kblock-trace/).
-    if (o.least_traffic != 0) {
-      int device = 0, l2 = 0;
-      KILN_CUDA_CHECK(cudaGetDevice(&device));
-      KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    const std::size_t l2_bytes = o.least_traffic != 0 ? current_device_l2_bytes() : 0;
+    if (l2_bytes > 0) {
       const std::size_t timed = best.size();
       for (std::size_t i = 0; i < timed; ++i) {
         const Contender& from = *best[i];
-        if (!overlap::is_pingpong(from.candidate.config.kernel) || l2 <= 0) continue;
-        const auto l2_bytes = static_cast<std::size_t>(l2);
+        if (!overlap::is_pingpong(from.candidate.config.kernel)) continue;
         const double own = overlap::modeled_operand_bytes(
             shape, from.candidate.config, from.candidate.schedule, sms, element, l2_bytes);
         const overlap::LeastTrafficOrder least = overlap::least_traffic_band_order(
@@ -465,22 +468,16 @@ std::vector<GemmCandidate> search_gemm_configs(const overlap::GemmShape& shape, 
     // Among stage 3's near-ties, the order with clearly less DRAM traffic goes first: stage 3's
     // interleaved blocks share one clock, so they show only part of what a kernel's own DRAM
     // traffic costs it at sustained load (least_traffic_near_tie).
-    if (o.least_traffic != 0) {
-      int device = 0, l2 = 0;
-      KILN_CUDA_CHECK(cudaGetDevice(&device));
-      KILN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-      if (l2 > 0) {
-        std::vector<double> us, bytes;
-        for (const Contender* c : best) {
-          us.push_back(c->candidate.us.median);
-          bytes.push_back(overlap::modeled_operand_bytes(shape, c->candidate.config,
-                                                         c->candidate.schedule, sms, element,
-                                                         static_cast<std::size_t>(l2)));
-        }
-        const std::size_t first = least_traffic_near_tie(us, bytes, kTrafficTieTolerance);
-        std::rotate(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(first),
-                    best.begin() + static_cast<std::ptrdiff_t>(first) + 1);
+    if (l2_bytes > 0) {
+      std::vector<double> us, bytes;
+      for (const Contender* c : best) {
+        us.push_back(c->candidate.us.median);
+        bytes.push_back(overlap::modeled_operand_bytes(
+            shape, c->candidate.config, c->candidate.schedule, sms, element, l2_bytes));
       }
+      const std::size_t first = least_traffic_near_tie(us, bytes, kTrafficTieTolerance);
+      std::rotate(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(first),
+                  best.begin() + static_cast<std::ptrdiff_t>(first) + 1);
     }
     // Stage 3's candidates (the capped variants among them) first, then the rest as ranked.
     for (std::size_t i = 0; i < all.size(); ++i) {
